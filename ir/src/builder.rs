@@ -1,0 +1,213 @@
+//! Building functions op by op, with every op type-checked as it is added.
+//!
+//! ```
+//! use shardc_ir::{DType, FunctionBuilder, TensorType, BinaryOp};
+//! let t = TensorType::new(DType::F32, [4, 8]);
+//! let mut b = FunctionBuilder::new("main", &[t.clone(), t]);
+//! let (x, y) = (b.arg(0), b.arg(1));
+//! let s = b.binary(BinaryOp::Add, x, y).unwrap();
+//! let f = b.finish(&[s]);
+//! assert_eq!(f.result_types()[0].shape, vec![4, 8]);
+//! ```
+
+use crate::dtype::TensorType;
+use crate::error::IrError;
+use crate::infer;
+use crate::literal::Literal;
+use crate::module::{Block, BlockId, Function, OpId, ValueData, ValueDef, ValueId, ValueAttrs, Visibility};
+use crate::op::{BinaryOp, DotDims, Op, OpKind, UnaryOp};
+use crate::sharding::Sharding;
+
+/// Builds one [`Function`]. Nested blocks (regions) are opened with
+/// [`begin_block`](Self::begin_block) and closed with [`end_block`](Self::end_block)
+/// before the op that owns them is pushed.
+pub struct FunctionBuilder {
+    func: Function,
+    /// Open blocks, innermost last; the body is always at the bottom.
+    stack: Vec<BlockId>,
+}
+
+impl FunctionBuilder {
+    pub fn new(name: &str, arg_types: &[TensorType]) -> FunctionBuilder {
+        let mut b = FunctionBuilder {
+            func: Function {
+                name: name.to_string(),
+                ..Function::default()
+            },
+            stack: Vec::new(),
+        };
+        b.begin_block(arg_types);
+        b.func.arg_attrs = vec![ValueAttrs::default(); arg_types.len()];
+        b
+    }
+
+    pub fn set_visibility(&mut self, v: Visibility) {
+        self.func.visibility = v;
+    }
+
+    /// The `i`-th argument of the function.
+    pub fn arg(&self, i: usize) -> ValueId {
+        self.func.blocks[0].args[i]
+    }
+
+    pub fn args(&self) -> Vec<ValueId> {
+        self.func.blocks[0].args.clone()
+    }
+
+    pub fn ty(&self, v: ValueId) -> &TensorType {
+        self.func.ty(v)
+    }
+
+    /// The function as built so far.
+    pub fn func(&self) -> &Function {
+        &self.func
+    }
+
+    pub fn arg_attrs_mut(&mut self, i: usize) -> &mut ValueAttrs {
+        &mut self.func.arg_attrs[i]
+    }
+
+    pub fn set_arg_sharding(&mut self, i: usize, s: Sharding) {
+        self.func.arg_attrs[i].sharding = Some(s);
+    }
+
+    pub fn op_mut(&mut self, id: OpId) -> &mut Op {
+        &mut self.func.ops[id.index()]
+    }
+
+    fn new_value(&mut self, ty: TensorType, def: ValueDef) -> ValueId {
+        let id = ValueId::from_index(self.func.values.len());
+        self.func.values.push(ValueData { ty, def });
+        id
+    }
+
+    /// Opens a nested block with arguments of the given types and returns them.
+    pub fn begin_block(&mut self, arg_types: &[TensorType]) -> Vec<ValueId> {
+        let block = BlockId::from_index(self.func.blocks.len());
+        self.func.blocks.push(Block::default());
+        let args: Vec<ValueId> = arg_types
+            .iter()
+            .enumerate()
+            .map(|(index, t)| self.new_value(t.clone(), ValueDef::BlockArg { block, index }))
+            .collect();
+        self.func.blocks[block.index()].args = args.clone();
+        self.stack.push(block);
+        args
+    }
+
+    /// Closes the innermost nested block, which returns `results`.
+    ///
+    /// # Panics
+    /// If only the body is open (close the body with [`finish`](Self::finish)).
+    pub fn end_block(&mut self, results: &[ValueId]) -> BlockId {
+        assert!(self.stack.len() > 1, "end_block without a matching begin_block");
+        let block = self.stack.pop().expect("checked above");
+        self.func.blocks[block.index()].results = results.to_vec();
+        block
+    }
+
+    /// The name the next op's result will print as, for error messages.
+    fn next_name(&self) -> String {
+        let n = self.func.ops.iter().filter(|o| !o.results.is_empty()).count();
+        format!("%{n} in @{}", self.func.name)
+    }
+
+    /// Adds an op to the innermost open block, checking its typing rule.
+    /// `declared` states result types (required for ops whose type is not derivable).
+    pub fn push(
+        &mut self,
+        kind: OpKind,
+        operands: &[ValueId],
+        declared: Option<&[TensorType]>,
+        regions: Vec<BlockId>,
+    ) -> Result<OpId, IrError> {
+        let operand_types: Vec<TensorType> = operands.iter().map(|&v| self.func.ty(v).clone()).collect();
+        let types = infer::result_types(&kind, &operand_types, declared).map_err(|v| IrError::InvalidOp {
+            at: self.next_name(),
+            op: kind.name(),
+            rule: v.rule,
+            fix: v.fix,
+        })?;
+        let op = OpId::from_index(self.func.ops.len());
+        let results = types
+            .into_iter()
+            .enumerate()
+            .map(|(index, t)| self.new_value(t, ValueDef::OpResult { op, index }))
+            .collect();
+        self.func.ops.push(Op {
+            kind,
+            operands: operands.to_vec(),
+            results,
+            regions,
+            shardings: None,
+            attrs: Vec::new(),
+        });
+        let block = *self.stack.last().expect("the body block is always open");
+        self.func.blocks[block.index()].ops.push(op);
+        Ok(op)
+    }
+
+    /// Adds a one-result op whose type is derived from its operands.
+    pub fn push1(&mut self, kind: OpKind, operands: &[ValueId]) -> Result<ValueId, IrError> {
+        let op = self.push(kind, operands, None, Vec::new())?;
+        Ok(self.func.ops[op.index()].results[0])
+    }
+
+    /// Adds a one-result op with a stated result type.
+    pub fn push1_typed(&mut self, kind: OpKind, operands: &[ValueId], ty: TensorType) -> Result<ValueId, IrError> {
+        let op = self.push(kind, operands, Some(&[ty]), Vec::new())?;
+        Ok(self.func.ops[op.index()].results[0])
+    }
+
+    pub fn constant(&mut self, lit: Literal) -> ValueId {
+        self.push1(OpKind::Constant(lit), &[])
+            .expect("a constant has no operands and always type-checks")
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
+        self.push1(OpKind::Unary(op), &[x])
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.push1(OpKind::Binary(op), &[x, y])
+    }
+
+    pub fn dot_general(&mut self, lhs: ValueId, rhs: ValueId, dims: DotDims) -> Result<ValueId, IrError> {
+        self.push1(OpKind::DotGeneral(dims), &[lhs, rhs])
+    }
+
+    /// `reduce` of one input with a reducer that applies one binary op, as
+    /// `stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [...]`.
+    pub fn reduce(&mut self, x: ValueId, init: ValueId, dims: &[usize], reducer: BinaryOp) -> Result<ValueId, IrError> {
+        let scalar = TensorType::scalar(self.ty(x).dtype);
+        let acc = self.begin_block(&[scalar.clone(), scalar]);
+        let r = self.binary(reducer, acc[0], acc[1]);
+        let r = match r {
+            Ok(r) => r,
+            Err(e) => {
+                self.end_block(&[]);
+                return Err(e);
+            }
+        };
+        let body = self.end_block(&[r]);
+        let op = self.push(
+            OpKind::Reduce {
+                dimensions: dims.to_vec(),
+            },
+            &[x, init],
+            None,
+            vec![body],
+        )?;
+        Ok(self.func.ops[op.index()].results[0])
+    }
+
+    /// Closes the body, which returns `results`, and gives the function.
+    pub fn finish(mut self, results: &[ValueId]) -> Function {
+        while self.stack.len() > 1 {
+            self.end_block(&[]);
+        }
+        self.func.blocks[0].results = results.to_vec();
+        self.func.result_attrs = vec![ValueAttrs::default(); results.len()];
+        self.func
+    }
+}

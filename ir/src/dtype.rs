@@ -1,0 +1,160 @@
+//! Element types and static tensor types.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// An element type, named as MLIR names it (`f32`, `bf16`, `i1`, ...).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum DType {
+    F32,
+    F64,
+    BF16,
+    F16,
+    I32,
+    I64,
+    /// A boolean, as StableHLO's `i1`.
+    I1,
+}
+
+impl DType {
+    /// Every element type, in a fixed order.
+    pub const ALL: [DType; 7] = [
+        DType::F32,
+        DType::F64,
+        DType::BF16,
+        DType::F16,
+        DType::I32,
+        DType::I64,
+        DType::I1,
+    ];
+
+    /// The MLIR spelling: `f32`, `i1`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+            DType::BF16 => "bf16",
+            DType::F16 => "f16",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::I1 => "i1",
+        }
+    }
+
+    /// Parses the MLIR spelling; `None` for anything else.
+    pub fn from_name(s: &str) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.name() == s)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F64 | DType::BF16 | DType::F16)
+    }
+
+    /// Signed integers (`i32`, `i64`); `i1` is a boolean, not counted here.
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::I32 | DType::I64)
+    }
+
+    pub fn is_bool(self) -> bool {
+        self == DType::I1
+    }
+
+    pub fn bit_width(self) -> usize {
+        match self {
+            DType::F64 | DType::I64 => 64,
+            DType::F32 | DType::I32 => 32,
+            DType::BF16 | DType::F16 => 16,
+            DType::I1 => 1,
+        }
+    }
+
+    /// Bytes one element takes in memory and on the wire (`i1` takes a byte).
+    pub fn size_bytes(self) -> usize {
+        self.bit_width().div_ceil(8)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A ranked tensor type with a static shape: `tensor<8x16xf32>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TensorType {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+}
+
+impl TensorType {
+    pub fn new(dtype: DType, shape: impl Into<Vec<usize>>) -> TensorType {
+        TensorType {
+            dtype,
+            shape: shape.into(),
+        }
+    }
+
+    /// A rank-0 tensor.
+    pub fn scalar(dtype: DType) -> TensorType {
+        TensorType::new(dtype, Vec::new())
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn size_bytes(&self) -> usize {
+        self.num_elements() * self.dtype.size_bytes()
+    }
+
+    /// The same shape with another element type.
+    pub fn with_dtype(&self, dtype: DType) -> TensorType {
+        TensorType::new(dtype, self.shape.clone())
+    }
+
+    /// Row-major strides, in elements.
+    pub fn strides(&self) -> Vec<usize> {
+        row_major_strides(&self.shape)
+    }
+}
+
+/// Row-major strides of a shape, in elements.
+pub fn row_major_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+impl fmt::Display for TensorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("tensor<")?;
+        for d in &self.shape {
+            write!(f, "{d}x")?;
+        }
+        write!(f, "{}>", self.dtype)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_mlir() {
+        assert_eq!(TensorType::new(DType::F32, [8, 16]).to_string(), "tensor<8x16xf32>");
+        assert_eq!(TensorType::scalar(DType::I1).to_string(), "tensor<i1>");
+    }
+
+    #[test]
+    fn strides_are_row_major() {
+        assert_eq!(row_major_strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(row_major_strides(&[]), Vec::<usize>::new());
+    }
+}

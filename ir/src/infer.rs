@@ -1,0 +1,466 @@
+//! Result types of ops, and the typing rule of each op.
+//!
+//! [`result_types`] checks an op's operand types and attributes against StableHLO's rules
+//! and returns its result types. Ops whose result type cannot be derived from their
+//! operands (iota, reshape, broadcast_in_dim, convert, random, call) take it as declared.
+
+use crate::dtype::{DType, TensorType};
+use crate::op::{BinaryOp, OpKind, UnaryOp};
+
+/// A broken typing rule and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: String,
+    pub fix: String,
+}
+
+fn fail<T>(rule: impl Into<String>, fix: impl Into<String>) -> Result<T, Violation> {
+    Err(Violation {
+        rule: rule.into(),
+        fix: fix.into(),
+    })
+}
+
+fn expect_operands(ops: &[TensorType], n: usize) -> Result<(), Violation> {
+    if ops.len() != n {
+        return fail(
+            format!("takes {n} operand(s) but was given {}", ops.len()),
+            format!("pass exactly {n}"),
+        );
+    }
+    Ok(())
+}
+
+fn same_type(a: &TensorType, b: &TensorType, what: &str) -> Result<(), Violation> {
+    if a != b {
+        return fail(
+            format!("{what} must have the same type, but got {a} and {b}"),
+            "broadcast or convert the operands to one type first",
+        );
+    }
+    Ok(())
+}
+
+fn check_perm(p: &[usize], rank: usize, what: &str) -> Result<(), Violation> {
+    let mut seen = vec![false; rank];
+    for &d in p {
+        if d >= rank || std::mem::replace(&mut seen[d], true) {
+            return fail(
+                format!("{what} {p:?} is not a list of distinct dimensions below rank {rank}"),
+                format!("list each dimension of 0..{rank} at most once"),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn unary_dtype_ok(u: UnaryOp, d: DType) -> bool {
+    use UnaryOp::*;
+    match u {
+        Not => d.is_int() || d.is_bool(),
+        Negate | Abs | Sign => d.is_float() || d.is_int(),
+        _ => d.is_float(),
+    }
+}
+
+fn binary_dtype_ok(b: BinaryOp, d: DType) -> bool {
+    use BinaryOp::*;
+    match b {
+        And | Or | Xor => d.is_int() || d.is_bool(),
+        ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => d.is_int(),
+        Atan2 => d.is_float(),
+        Maximum | Minimum => true,
+        _ => d.is_float() || d.is_int(),
+    }
+}
+
+/// The result types of an op, or the rule its operands break.
+///
+/// `declared` is the result types the caller states (the text format always states them).
+/// It is required for ops whose result type is not derivable, and otherwise checked
+/// against the derived type.
+pub fn result_types(
+    kind: &OpKind,
+    operands: &[TensorType],
+    declared: Option<&[TensorType]>,
+) -> Result<Vec<TensorType>, Violation> {
+    let derived = derive(kind, operands, declared)?;
+    if let Some(decl) = declared {
+        if decl != derived.as_slice() {
+            let show = |ts: &[TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+            return fail(
+                format!("result type is declared as ({}) but the operands give ({})", show(decl), show(&derived)),
+                "fix the declared result type",
+            );
+        }
+    }
+    Ok(derived)
+}
+
+fn declared_one<'a>(declared: Option<&'a [TensorType]>, what: &str) -> Result<&'a TensorType, Violation> {
+    match declared {
+        Some([t]) => Ok(t),
+        Some(ts) => fail(format!("has one result but {} were declared", ts.len()), "declare exactly one result type"),
+        None => fail(format!("cannot derive the result type of {what}"), "state the result type"),
+    }
+}
+
+fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) -> Result<Vec<TensorType>, Violation> {
+    let one = |t: TensorType| Ok(vec![t]);
+    match kind {
+        OpKind::Unary(u) => {
+            expect_operands(ops, 1)?;
+            if !unary_dtype_ok(*u, ops[0].dtype) {
+                return fail(
+                    format!("is not defined on element type {}", ops[0].dtype),
+                    "convert the operand to a supported element type first",
+                );
+            }
+            if *u == UnaryOp::IsFinite {
+                return one(ops[0].with_dtype(DType::I1));
+            }
+            one(ops[0].clone())
+        }
+        OpKind::Binary(b) => {
+            expect_operands(ops, 2)?;
+            same_type(&ops[0], &ops[1], "both operands")?;
+            if !binary_dtype_ok(*b, ops[0].dtype) {
+                return fail(
+                    format!("is not defined on element type {}", ops[0].dtype),
+                    "convert the operands to a supported element type first",
+                );
+            }
+            one(ops[0].clone())
+        }
+        OpKind::Compare { .. } => {
+            expect_operands(ops, 2)?;
+            same_type(&ops[0], &ops[1], "both operands")?;
+            one(ops[0].with_dtype(DType::I1))
+        }
+        OpKind::Select => {
+            expect_operands(ops, 3)?;
+            same_type(&ops[1], &ops[2], "on_true and on_false")?;
+            let pred = &ops[0];
+            if pred.dtype != DType::I1 || (pred.rank() != 0 && pred.shape != ops[1].shape) {
+                return fail(
+                    format!("predicate must be i1 of shape {:?} or a scalar, but is {pred}", ops[1].shape),
+                    "compare first to get an i1 predicate of the operands' shape",
+                );
+            }
+            one(ops[1].clone())
+        }
+        OpKind::Clamp => {
+            expect_operands(ops, 3)?;
+            for (b, what) in [(&ops[0], "min"), (&ops[2], "max")] {
+                if b.dtype != ops[1].dtype || (b.rank() != 0 && b.shape != ops[1].shape) {
+                    return fail(
+                        format!("{what} must be {} or a scalar of its element type, but is {b}", ops[1]),
+                        "broadcast or convert the bound",
+                    );
+                }
+            }
+            one(ops[1].clone())
+        }
+        OpKind::Constant(lit) => {
+            expect_operands(ops, 0)?;
+            one(lit.ty.clone())
+        }
+        OpKind::Iota { dimension } => {
+            expect_operands(ops, 0)?;
+            let t = declared_one(declared, "iota")?;
+            if *dimension >= t.rank() {
+                return fail(
+                    format!("iota dimension {dimension} is out of range for rank {}", t.rank()),
+                    "pick a dimension of the result",
+                );
+            }
+            if t.dtype.is_bool() {
+                return fail("iota cannot produce i1", "produce an integer or float iota");
+            }
+            one(t.clone())
+        }
+        OpKind::Convert => {
+            expect_operands(ops, 1)?;
+            let t = declared_one(declared, "convert")?;
+            if t.shape != ops[0].shape {
+                return fail(
+                    format!("convert keeps the shape, but {} becomes {t}", ops[0]),
+                    "declare a result with the operand's shape",
+                );
+            }
+            one(t.clone())
+        }
+        OpKind::BroadcastInDim { dims } => {
+            expect_operands(ops, 1)?;
+            let t = declared_one(declared, "broadcast_in_dim")?;
+            let x = &ops[0];
+            if t.dtype != x.dtype {
+                return fail(format!("broadcast keeps the element type, but {x} becomes {t}"), "convert separately");
+            }
+            if dims.len() != x.rank() {
+                return fail(
+                    format!("dims has {} entries but the operand has rank {}", dims.len(), x.rank()),
+                    "map each operand dimension to one result dimension",
+                );
+            }
+            check_perm(dims, t.rank(), "dims")?;
+            for (i, &d) in dims.iter().enumerate() {
+                if x.shape[i] != 1 && x.shape[i] != t.shape[d] {
+                    return fail(
+                        format!(
+                            "operand dimension {i} (size {}) maps to result dimension {d} (size {}); it must be 1 or equal",
+                            x.shape[i], t.shape[d]
+                        ),
+                        "reshape the operand or fix dims",
+                    );
+                }
+            }
+            one(t.clone())
+        }
+        OpKind::Reshape => {
+            expect_operands(ops, 1)?;
+            let t = declared_one(declared, "reshape")?;
+            if t.dtype != ops[0].dtype || t.num_elements() != ops[0].num_elements() {
+                return fail(
+                    format!("cannot reshape {} ({} elements) to {t} ({} elements)", ops[0], ops[0].num_elements(), t.num_elements()),
+                    "keep the element type and the number of elements",
+                );
+            }
+            one(t.clone())
+        }
+        OpKind::Transpose { permutation } => {
+            expect_operands(ops, 1)?;
+            let x = &ops[0];
+            if permutation.len() != x.rank() {
+                return fail(
+                    format!("permutation has {} entries but the operand has rank {}", permutation.len(), x.rank()),
+                    "give a permutation of all dimensions",
+                );
+            }
+            check_perm(permutation, x.rank(), "permutation")?;
+            one(TensorType::new(x.dtype, permutation.iter().map(|&p| x.shape[p]).collect::<Vec<_>>()))
+        }
+        OpKind::Slice { start, limit, strides } => {
+            expect_operands(ops, 1)?;
+            let x = &ops[0];
+            if start.len() != x.rank() || limit.len() != x.rank() || strides.len() != x.rank() {
+                return fail(
+                    format!("start, limit and strides need {} entries each (the operand's rank)", x.rank()),
+                    "give one entry per dimension",
+                );
+            }
+            let mut shape = Vec::with_capacity(x.rank());
+            for d in 0..x.rank() {
+                if start[d] > limit[d] || limit[d] > x.shape[d] || strides[d] == 0 {
+                    return fail(
+                        format!(
+                            "dimension {d}: slice [{}:{}:{}] does not fit size {}",
+                            start[d], limit[d], strides[d], x.shape[d]
+                        ),
+                        "need 0 <= start <= limit <= size and stride >= 1",
+                    );
+                }
+                shape.push((limit[d] - start[d]).div_ceil(strides[d]));
+            }
+            one(TensorType::new(x.dtype, shape))
+        }
+        OpKind::Concatenate { dimension } => {
+            let Some(first) = ops.first() else {
+                return fail("needs at least one operand", "pass the tensors to concatenate");
+            };
+            if *dimension >= first.rank() {
+                return fail(
+                    format!("dimension {dimension} is out of range for rank {}", first.rank()),
+                    "concatenate along an existing dimension",
+                );
+            }
+            let mut shape = first.shape.clone();
+            for (i, t) in ops.iter().enumerate().skip(1) {
+                let same_elsewhere = t.rank() == first.rank()
+                    && (0..t.rank()).all(|d| d == *dimension || t.shape[d] == first.shape[d]);
+                if t.dtype != first.dtype || !same_elsewhere {
+                    return fail(
+                        format!("operand {i} ({t}) does not match operand 0 ({first}) outside dimension {dimension}"),
+                        "make all operands agree except along the concatenated dimension",
+                    );
+                }
+                shape[*dimension] += t.shape[*dimension];
+            }
+            one(TensorType::new(first.dtype, shape))
+        }
+        OpKind::Pad { low, high, interior } => {
+            expect_operands(ops, 2)?;
+            let x = &ops[0];
+            if ops[1] != TensorType::scalar(x.dtype) {
+                return fail(
+                    format!("padding value must be tensor<{}>, but is {}", x.dtype, ops[1]),
+                    "pass a scalar of the operand's element type",
+                );
+            }
+            if low.len() != x.rank() || high.len() != x.rank() || interior.len() != x.rank() {
+                return fail(
+                    format!("low, high and interior need {} entries each (the operand's rank)", x.rank()),
+                    "give one entry per dimension",
+                );
+            }
+            let mut shape = Vec::with_capacity(x.rank());
+            for d in 0..x.rank() {
+                let n = x.shape[d] as i64;
+                let size = low[d] + high[d] + n + (n - 1).max(0) * interior[d];
+                if interior[d] < 0 || size < 0 {
+                    return fail(
+                        format!("dimension {d}: interior padding {} or resulting size {size} is negative", interior[d]),
+                        "interior padding must be >= 0 and the padded size >= 0",
+                    );
+                }
+                shape.push(size as usize);
+            }
+            one(TensorType::new(x.dtype, shape))
+        }
+        OpKind::DotGeneral(d) => {
+            expect_operands(ops, 2)?;
+            let (l, r) = (&ops[0], &ops[1]);
+            if l.dtype != r.dtype {
+                return fail(format!("operands have element types {} and {}", l.dtype, r.dtype), "convert one of them");
+            }
+            if d.lhs_batch.len() != d.rhs_batch.len() || d.lhs_contracting.len() != d.rhs_contracting.len() {
+                return fail(
+                    "lhs and rhs must list as many batching dims as each other, and as many contracting dims",
+                    "pair each lhs dimension with one rhs dimension",
+                );
+            }
+            let lhs_dims: Vec<usize> = d.lhs_batch.iter().chain(&d.lhs_contracting).copied().collect();
+            let rhs_dims: Vec<usize> = d.rhs_batch.iter().chain(&d.rhs_contracting).copied().collect();
+            check_perm(&lhs_dims, l.rank(), "lhs batching+contracting dims")?;
+            check_perm(&rhs_dims, r.rank(), "rhs batching+contracting dims")?;
+            for (&a, &b) in lhs_dims.iter().zip(&rhs_dims) {
+                if l.shape[a] != r.shape[b] {
+                    return fail(
+                        format!("lhs dimension {a} (size {}) is paired with rhs dimension {b} (size {})", l.shape[a], r.shape[b]),
+                        "paired batching/contracting dimensions must have equal sizes",
+                    );
+                }
+            }
+            let mut shape: Vec<usize> = d.lhs_batch.iter().map(|&a| l.shape[a]).collect();
+            shape.extend((0..l.rank()).filter(|a| !lhs_dims.contains(a)).map(|a| l.shape[a]));
+            shape.extend((0..r.rank()).filter(|b| !rhs_dims.contains(b)).map(|b| r.shape[b]));
+            one(TensorType::new(l.dtype, shape))
+        }
+        OpKind::Reduce { dimensions } => {
+            if ops.is_empty() || ops.len() % 2 != 0 {
+                return fail(
+                    format!("takes N inputs and N init values, but was given {} operands", ops.len()),
+                    "pass each input with one scalar init value",
+                );
+            }
+            let n = ops.len() / 2;
+            let (inputs, inits) = ops.split_at(n);
+            for (i, t) in inputs.iter().enumerate() {
+                if t.shape != inputs[0].shape {
+                    return fail(
+                        format!("input {i} ({t}) and input 0 ({}) differ in shape", inputs[0]),
+                        "reduce inputs of one shape together",
+                    );
+                }
+            }
+            check_perm(dimensions, inputs[0].rank(), "dimensions")?;
+            let mut out = Vec::with_capacity(n);
+            for (t, init) in inputs.iter().zip(inits) {
+                if *init != TensorType::scalar(t.dtype) {
+                    return fail(
+                        format!("init value {init} must be tensor<{}>", t.dtype),
+                        "pass a scalar init of the input's element type",
+                    );
+                }
+                let shape: Vec<usize> = (0..t.rank()).filter(|d| !dimensions.contains(d)).map(|d| t.shape[d]).collect();
+                out.push(TensorType::new(t.dtype, shape));
+            }
+            Ok(out)
+        }
+        OpKind::Gather(g) => {
+            expect_operands(ops, 2)?;
+            gather_type(g, &ops[0], &ops[1]).map(|t| vec![t])
+        }
+        OpKind::Random { .. } => {
+            expect_operands(ops, 1)?;
+            if ops[0] != TensorType::scalar(DType::I64) {
+                return fail(format!("seed must be tensor<i64>, but is {}", ops[0]), "pass a scalar i64 seed");
+            }
+            let t = declared_one(declared, "random")?;
+            if !t.dtype.is_float() {
+                return fail(format!("random produces floats, not {}", t.dtype), "declare a float result");
+            }
+            one(t.clone())
+        }
+        OpKind::Call { callee } => match declared {
+            Some(ts) => Ok(ts.to_vec()),
+            None => fail(format!("cannot derive the result types of a call to @{callee} here"), "state them"),
+        },
+        OpKind::ShardingConstraint(s) => {
+            expect_operands(ops, 1)?;
+            if s.rank() != ops[0].rank() {
+                return fail(
+                    format!("sharding has {} dimension(s) but the value has rank {}", s.rank(), ops[0].rank()),
+                    "give one {...} per dimension",
+                );
+            }
+            one(ops[0].clone())
+        }
+    }
+}
+
+fn gather_type(g: &crate::op::GatherDims, operand: &TensorType, indices: &TensorType) -> Result<TensorType, Violation> {
+    if !indices.dtype.is_int() {
+        return fail(format!("start_indices must be integers, not {}", indices.dtype), "convert the indices to i32 or i64");
+    }
+    if g.slice_sizes.len() != operand.rank() {
+        return fail(
+            format!("slice_sizes has {} entries but the operand has rank {}", g.slice_sizes.len(), operand.rank()),
+            "give one slice size per operand dimension",
+        );
+    }
+    for (d, (&s, &n)) in g.slice_sizes.iter().zip(&operand.shape).enumerate() {
+        if s > n {
+            return fail(format!("slice size {s} exceeds operand dimension {d} (size {n})"), "shrink the slice");
+        }
+    }
+    let collapsed: Vec<usize> = g.collapsed_slice_dims.iter().chain(&g.operand_batching_dims).copied().collect();
+    check_perm(&collapsed, operand.rank(), "collapsed_slice_dims+operand_batching_dims")?;
+    for &d in &collapsed {
+        if g.slice_sizes[d] != 1 {
+            return fail(format!("collapsed or batching dimension {d} has slice size {}", g.slice_sizes[d]), "use slice size 1 there");
+        }
+    }
+    check_perm(&g.start_index_map, operand.rank(), "start_index_map")?;
+    if g.index_vector_dim > indices.rank() {
+        return fail(
+            format!("index_vector_dim {} exceeds the indices' rank {}", g.index_vector_dim, indices.rank()),
+            "pick a dimension of start_indices, or its rank for scalar indices",
+        );
+    }
+    let index_len = if g.index_vector_dim < indices.rank() { indices.shape[g.index_vector_dim] } else { 1 };
+    if index_len != g.start_index_map.len() {
+        return fail(
+            format!("each index has {index_len} component(s) but start_index_map lists {}", g.start_index_map.len()),
+            "map each index component to one operand dimension",
+        );
+    }
+    if g.operand_batching_dims.len() != g.start_indices_batching_dims.len() {
+        return fail("operand_batching_dims and start_indices_batching_dims differ in length", "pair them one to one");
+    }
+    let batch: Vec<usize> = (0..indices.rank()).filter(|&d| d != g.index_vector_dim).map(|d| indices.shape[d]).collect();
+    let offsets: Vec<usize> = (0..operand.rank()).filter(|d| !collapsed.contains(d)).map(|d| g.slice_sizes[d]).collect();
+    if g.offset_dims.len() != offsets.len() {
+        return fail(
+            format!("offset_dims has {} entries but {} slice dimensions are not collapsed", g.offset_dims.len(), offsets.len()),
+            "list one result dimension per uncollapsed slice dimension",
+        );
+    }
+    let rank = batch.len() + offsets.len();
+    check_perm(&g.offset_dims, rank, "offset_dims")?;
+    let (mut b, mut o) = (batch.iter(), offsets.iter());
+    let shape: Vec<usize> = (0..rank)
+        .map(|d| if g.offset_dims.contains(&d) { *o.next().unwrap_or(&0) } else { *b.next().unwrap_or(&0) })
+        .collect();
+    Ok(TensorType::new(operand.dtype, shape))
+}

@@ -1,0 +1,31 @@
+//! The shardc IR: element and tensor types, device meshes, shardings, ops with StableHLO
+//! semantics, functions and modules, a builder, a verifier, the text format (StableHLO +
+//! Shardy, as JAX prints it) and the registry of op sharding rules.
+//!
+//! Nothing here depends on MLIR.
+
+pub mod builder;
+pub mod dtype;
+pub mod error;
+pub mod infer;
+pub mod literal;
+pub mod mesh;
+pub mod module;
+pub mod op;
+pub mod rules;
+pub mod sharding;
+pub mod testing;
+pub mod text;
+pub mod verify;
+
+pub use builder::FunctionBuilder;
+pub use dtype::{DType, TensorType};
+pub use error::{IrError, ParseError, Pos};
+pub use literal::{Elements, Literal, Scalar};
+pub use mesh::{Mesh, MeshAxis};
+pub use module::{Block, BlockId, Function, Module, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility};
+pub use op::{
+    BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind, Precision, UnaryOp,
+};
+pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
+pub use verify::{verify_function, verify_module};

@@ -1,0 +1,282 @@
+//! Tensor contents: constants in the IR and values in the reference interpreter.
+
+use crate::dtype::{DType, TensorType};
+use crate::error::IrError;
+use half::{bf16, f16};
+use serde::{Deserialize, Serialize};
+
+/// Elements of one dtype, stored in that dtype (so f32 arithmetic rounds as f32 does).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Elements {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    BF16(Vec<bf16>),
+    F16(Vec<f16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    I1(Vec<bool>),
+}
+
+/// Applies `$body` to the vector inside any variant, binding it as `$v`.
+#[macro_export]
+macro_rules! for_each_elements {
+    ($e:expr, $v:ident => $body:expr) => {
+        match $e {
+            $crate::Elements::F32($v) => $body,
+            $crate::Elements::F64($v) => $body,
+            $crate::Elements::BF16($v) => $body,
+            $crate::Elements::F16($v) => $body,
+            $crate::Elements::I32($v) => $body,
+            $crate::Elements::I64($v) => $body,
+            $crate::Elements::I1($v) => $body,
+        }
+    };
+}
+
+/// One element as a number: floats as `f64` (exact for every float dtype), integers as `i64`.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Scalar {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+}
+
+impl Scalar {
+    /// The value as `f64` (booleans as 0 or 1).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Scalar::Float(x) => x,
+            Scalar::Int(i) => i as f64,
+            Scalar::Bool(b) => b as u8 as f64,
+        }
+    }
+
+    /// The value as `i64` (floats truncated toward zero, as `convert` does).
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Scalar::Float(x) => x as i64,
+            Scalar::Int(i) => i,
+            Scalar::Bool(b) => b as i64,
+        }
+    }
+
+    pub fn as_bool(self) -> bool {
+        match self {
+            Scalar::Float(x) => x != 0.0,
+            Scalar::Int(i) => i != 0,
+            Scalar::Bool(b) => b,
+        }
+    }
+}
+
+impl Elements {
+    /// `n` zeros (or `false`s) of a dtype.
+    pub fn zeros(dtype: DType, n: usize) -> Elements {
+        Elements::from_f64(dtype, &vec![0.0; n])
+    }
+
+    /// Converts values to a dtype, rounding as `stablehlo.convert` does.
+    pub fn from_f64(dtype: DType, v: &[f64]) -> Elements {
+        match dtype {
+            DType::F32 => Elements::F32(v.iter().map(|&x| x as f32).collect()),
+            DType::F64 => Elements::F64(v.to_vec()),
+            DType::BF16 => Elements::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
+            DType::F16 => Elements::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
+            DType::I32 => Elements::I32(v.iter().map(|&x| x as i32).collect()),
+            DType::I64 => Elements::I64(v.iter().map(|&x| x as i64).collect()),
+            DType::I1 => Elements::I1(v.iter().map(|&x| x != 0.0).collect()),
+        }
+    }
+
+    /// Builds elements of a dtype from scalars (converting each).
+    pub fn from_scalars(dtype: DType, v: &[Scalar]) -> Elements {
+        match dtype {
+            DType::I32 => Elements::I32(v.iter().map(|s| s.as_i64() as i32).collect()),
+            DType::I64 => Elements::I64(v.iter().map(|s| s.as_i64()).collect()),
+            DType::I1 => Elements::I1(v.iter().map(|s| s.as_bool()).collect()),
+            _ => Elements::from_f64(dtype, &v.iter().map(|s| s.as_f64()).collect::<Vec<_>>()),
+        }
+    }
+
+    pub fn dtype(&self) -> DType {
+        match self {
+            Elements::F32(_) => DType::F32,
+            Elements::F64(_) => DType::F64,
+            Elements::BF16(_) => DType::BF16,
+            Elements::F16(_) => DType::F16,
+            Elements::I32(_) => DType::I32,
+            Elements::I64(_) => DType::I64,
+            Elements::I1(_) => DType::I1,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        for_each_elements!(self, v => v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i` as a scalar.
+    pub fn get(&self, i: usize) -> Scalar {
+        match self {
+            Elements::F32(v) => Scalar::Float(v[i] as f64),
+            Elements::F64(v) => Scalar::Float(v[i]),
+            Elements::BF16(v) => Scalar::Float(v[i].to_f64()),
+            Elements::F16(v) => Scalar::Float(v[i].to_f64()),
+            Elements::I32(v) => Scalar::Int(v[i] as i64),
+            Elements::I64(v) => Scalar::Int(v[i]),
+            Elements::I1(v) => Scalar::Bool(v[i]),
+        }
+    }
+
+    /// Every element as `f64`.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        (0..self.len()).map(|i| self.get(i).as_f64()).collect()
+    }
+
+    /// A new vector of the same dtype holding the elements at `indices`.
+    pub fn gather(&self, indices: &[usize]) -> Elements {
+        match self {
+            Elements::F32(v) => Elements::F32(indices.iter().map(|&i| v[i]).collect()),
+            Elements::F64(v) => Elements::F64(indices.iter().map(|&i| v[i]).collect()),
+            Elements::BF16(v) => Elements::BF16(indices.iter().map(|&i| v[i]).collect()),
+            Elements::F16(v) => Elements::F16(indices.iter().map(|&i| v[i]).collect()),
+            Elements::I32(v) => Elements::I32(indices.iter().map(|&i| v[i]).collect()),
+            Elements::I64(v) => Elements::I64(indices.iter().map(|&i| v[i]).collect()),
+            Elements::I1(v) => Elements::I1(indices.iter().map(|&i| v[i]).collect()),
+        }
+    }
+
+    /// The raw bits of element `i`, zero-extended: what `dense<"0x...">` and bitwise equality use.
+    pub fn bits(&self, i: usize) -> u64 {
+        match self {
+            Elements::F32(v) => v[i].to_bits() as u64,
+            Elements::F64(v) => v[i].to_bits(),
+            Elements::BF16(v) => v[i].to_bits() as u64,
+            Elements::F16(v) => v[i].to_bits() as u64,
+            Elements::I32(v) => v[i] as u32 as u64,
+            Elements::I64(v) => v[i] as u64,
+            Elements::I1(v) => v[i] as u64,
+        }
+    }
+
+    /// Builds elements from raw bit patterns (the low `bit_width` bits of each).
+    pub fn from_bits(dtype: DType, bits: &[u64]) -> Elements {
+        match dtype {
+            DType::F32 => Elements::F32(bits.iter().map(|&b| f32::from_bits(b as u32)).collect()),
+            DType::F64 => Elements::F64(bits.iter().map(|&b| f64::from_bits(b)).collect()),
+            DType::BF16 => Elements::BF16(bits.iter().map(|&b| bf16::from_bits(b as u16)).collect()),
+            DType::F16 => Elements::F16(bits.iter().map(|&b| f16::from_bits(b as u16)).collect()),
+            DType::I32 => Elements::I32(bits.iter().map(|&b| b as u32 as i32).collect()),
+            DType::I64 => Elements::I64(bits.iter().map(|&b| b as i64).collect()),
+            DType::I1 => Elements::I1(bits.iter().map(|&b| b & 1 != 0).collect()),
+        }
+    }
+}
+
+/// Bitwise equality: NaNs with the same bits are equal, `0.0` and `-0.0` are not.
+impl PartialEq for Elements {
+    fn eq(&self, other: &Elements) -> bool {
+        self.dtype() == other.dtype()
+            && self.len() == other.len()
+            && (0..self.len()).all(|i| self.bits(i) == other.bits(i))
+    }
+}
+
+/// A tensor value: a type and its elements. A literal whose single element stands for a
+/// larger shape is a *splat* (`dense<0.0> : tensor<8x8xf32>`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Literal {
+    pub ty: TensorType,
+    pub elements: Elements,
+}
+
+impl Literal {
+    /// A literal with one element per position of `ty`, or a single element (a splat).
+    pub fn new(ty: TensorType, elements: Elements) -> Result<Literal, IrError> {
+        if elements.dtype() != ty.dtype {
+            return Err(IrError::InvalidLiteral(format!(
+                "elements are {} but the type is {ty}",
+                elements.dtype()
+            )));
+        }
+        if elements.len() != ty.num_elements() && elements.len() != 1 {
+            return Err(IrError::InvalidLiteral(format!(
+                "{} elements given for {ty}, which holds {}; give exactly that many or one (a splat)",
+                elements.len(),
+                ty.num_elements()
+            )));
+        }
+        Ok(Literal { ty, elements })
+    }
+
+    /// A splat of one value converted to `ty`'s dtype.
+    pub fn splat(ty: TensorType, value: Scalar) -> Literal {
+        let elements = Elements::from_scalars(ty.dtype, &[value]);
+        Literal { ty, elements }
+    }
+
+    /// A rank-0 literal.
+    pub fn scalar(dtype: DType, value: Scalar) -> Literal {
+        Literal::splat(TensorType::scalar(dtype), value)
+    }
+
+    /// A dense literal from `f64` values converted to `dtype`.
+    pub fn from_f64(dtype: DType, shape: &[usize], values: &[f64]) -> Result<Literal, IrError> {
+        Literal::new(TensorType::new(dtype, shape), Elements::from_f64(dtype, values))
+    }
+
+    pub fn is_splat(&self) -> bool {
+        self.elements.len() == 1 && self.ty.num_elements() != 1
+    }
+
+    /// The same value with one element per position (a splat expanded).
+    pub fn to_dense(&self) -> Literal {
+        if !self.is_splat() {
+            return self.clone();
+        }
+        let n = self.ty.num_elements();
+        Literal {
+            ty: self.ty.clone(),
+            elements: self.elements.gather(&vec![0; n]),
+        }
+    }
+
+    /// Element at a flat row-major index (splats answer every index).
+    pub fn get(&self, i: usize) -> Scalar {
+        self.elements.get(if self.is_splat() { 0 } else { i })
+    }
+
+    /// Every element as `f64`, a splat expanded.
+    pub fn to_f64_vec(&self) -> Vec<f64> {
+        (0..self.ty.num_elements()).map(|i| self.get(i).as_f64()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splat_expands() {
+        let l = Literal::splat(TensorType::new(DType::F32, [2, 2]), Scalar::Float(1.5));
+        assert!(l.is_splat());
+        assert_eq!(l.to_dense().elements, Elements::F32(vec![1.5; 4]));
+        assert_eq!(l.get(3), Scalar::Float(1.5));
+    }
+
+    #[test]
+    fn equality_is_bitwise() {
+        assert_eq!(Elements::F32(vec![f32::NAN]), Elements::F32(vec![f32::NAN]));
+        assert_ne!(Elements::F32(vec![0.0]), Elements::F32(vec![-0.0]));
+    }
+
+    #[test]
+    fn rejects_wrong_counts() {
+        let ty = TensorType::new(DType::F32, [3]);
+        assert!(Literal::new(ty.clone(), Elements::F32(vec![1.0, 2.0])).is_err());
+        assert!(Literal::new(ty, Elements::F64(vec![1.0])).is_err());
+    }
+}

@@ -1,0 +1,197 @@
+//! Device meshes: named axes with sizes, and the device ids laid out on them.
+
+use crate::error::IrError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One named axis of a mesh: `"data"=2`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MeshAxis {
+    pub name: String,
+    pub size: usize,
+}
+
+/// A logical device mesh, declared in a module as `sdy.mesh @mesh = <["data"=2, "model"=4]>`.
+///
+/// Devices are laid out row-major over the axes (the first axis is the major one) unless
+/// `device_ids` gives an explicit order: position `p` of the row-major enumeration holds
+/// device `device_ids[p]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Mesh {
+    /// The symbol the module declares it under (`@mesh`).
+    pub name: String,
+    pub axes: Vec<MeshAxis>,
+    /// An explicit device order; `None` means `0..num_devices()` row-major.
+    pub device_ids: Option<Vec<usize>>,
+}
+
+impl Mesh {
+    /// A mesh with row-major device ids. Errors on an empty or repeated axis name, or a size of 0.
+    pub fn new(name: &str, axes: &[(&str, usize)]) -> Result<Mesh, IrError> {
+        let mesh = Mesh {
+            name: name.to_string(),
+            axes: axes
+                .iter()
+                .map(|(n, s)| MeshAxis {
+                    name: n.to_string(),
+                    size: *s,
+                })
+                .collect(),
+            device_ids: None,
+        };
+        mesh.validate()?;
+        Ok(mesh)
+    }
+
+    /// The same mesh with an explicit device order.
+    pub fn with_device_ids(mut self, ids: Vec<usize>) -> Result<Mesh, IrError> {
+        self.device_ids = Some(ids);
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// Checks axis names, sizes and the device order.
+    pub fn validate(&self) -> Result<(), IrError> {
+        let bad = |rule: String, fix: &str| IrError::InvalidMesh {
+            mesh: self.name.clone(),
+            rule,
+            fix: fix.to_string(),
+        };
+        for (i, a) in self.axes.iter().enumerate() {
+            if a.name.is_empty() {
+                return Err(bad(format!("axis {i} has an empty name"), "give every axis a name"));
+            }
+            if a.size == 0 {
+                return Err(bad(
+                    format!("axis \"{}\" has size 0", a.name),
+                    "every axis needs at least one device",
+                ));
+            }
+            if self.axes[..i].iter().any(|b| b.name == a.name) {
+                return Err(bad(
+                    format!("axis \"{}\" is declared twice", a.name),
+                    "give each axis a distinct name",
+                ));
+            }
+        }
+        if let Some(ids) = &self.device_ids {
+            let n = self.num_devices();
+            if ids.len() != n {
+                return Err(bad(
+                    format!("device_ids lists {} devices but the axes hold {n}", ids.len()),
+                    "list exactly one id per device",
+                ));
+            }
+            let mut seen = vec![false; n];
+            for &id in ids {
+                if id >= n || std::mem::replace(&mut seen[id], true) {
+                    return Err(bad(
+                        format!("device_ids is not a permutation of 0..{n} (bad or repeated id {id})"),
+                        "list each device id from 0 to N-1 exactly once",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn num_devices(&self) -> usize {
+        self.axes.iter().map(|a| a.size).product()
+    }
+
+    pub fn axis(&self, name: &str) -> Option<&MeshAxis> {
+        self.axes.iter().find(|a| a.name == name)
+    }
+
+    pub fn axis_index(&self, name: &str) -> Option<usize> {
+        self.axes.iter().position(|a| a.name == name)
+    }
+
+    pub fn axis_size(&self, name: &str) -> Option<usize> {
+        self.axis(name).map(|a| a.size)
+    }
+
+    /// The device at a position of the row-major enumeration.
+    pub fn device_at(&self, position: usize) -> usize {
+        match &self.device_ids {
+            Some(ids) => ids[position],
+            None => position,
+        }
+    }
+
+    /// Mesh coordinates (one per axis) of a row-major position.
+    pub fn coords(&self, mut position: usize) -> Vec<usize> {
+        let mut coords = vec![0; self.axes.len()];
+        for (i, a) in self.axes.iter().enumerate().rev() {
+            coords[i] = position % a.size;
+            position /= a.size;
+        }
+        coords
+    }
+
+    /// The row-major position of mesh coordinates.
+    pub fn position(&self, coords: &[usize]) -> usize {
+        coords
+            .iter()
+            .zip(&self.axes)
+            .fold(0, |acc, (c, a)| acc * a.size + c)
+    }
+
+    /// A conventional name made of the axes, e.g. `mesh_data2_model4`.
+    pub fn shape_name(&self) -> String {
+        let mut s = String::from("mesh");
+        for a in &self.axes {
+            s.push_str(&format!("_{}{}", a.name, a.size));
+        }
+        s
+    }
+}
+
+/// Prints the mesh attribute body: `<["data"=2, "model"=4]>` (with `, device_ids=[...]` if set).
+impl fmt::Display for Mesh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<[")?;
+        for (i, a) in self.axes.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "\"{}\"={}", a.name, a.size)?;
+        }
+        f.write_str("]")?;
+        if let Some(ids) = &self.device_ids {
+            f.write_str(", device_ids=[")?;
+            for (i, id) in ids.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{id}")?;
+            }
+            f.write_str("]")?;
+        }
+        f.write_str(">")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coords_round_trip() {
+        let m = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+        assert_eq!(m.num_devices(), 8);
+        assert_eq!(m.coords(6), vec![1, 2]);
+        assert_eq!(m.position(&[1, 2]), 6);
+        assert_eq!(m.to_string(), r#"<["data"=2, "model"=4]>"#);
+        assert_eq!(m.shape_name(), "mesh_data2_model4");
+    }
+
+    #[test]
+    fn rejects_bad_meshes() {
+        assert!(Mesh::new("m", &[("a", 2), ("a", 2)]).is_err());
+        assert!(Mesh::new("m", &[("a", 0)]).is_err());
+        let m = Mesh::new("m", &[("a", 2)]).unwrap();
+        assert!(m.clone().with_device_ids(vec![1, 1]).is_err());
+        assert_eq!(m.with_device_ids(vec![1, 0]).unwrap().device_at(0), 1);
+    }
+}

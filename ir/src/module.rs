@@ -1,0 +1,222 @@
+//! Modules, functions, blocks and values, with typed ids.
+//!
+//! A [`Function`] owns arenas of values, ops and blocks; [`ValueId`], [`OpId`] and
+//! [`BlockId`] index them. Block 0 is the function body. Ids are allocated in the order
+//! the text format reads them (block arguments, then each op's regions, then its results),
+//! so printing and parsing a function gives back the same ids.
+
+use crate::dtype::TensorType;
+use crate::mesh::Mesh;
+use crate::op::Op;
+use crate::sharding::Sharding;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! typed_id {
+    ($(#[$m:meta])* $name:ident, $prefix:literal) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+
+            pub fn from_index(i: usize) -> $name {
+                $name(u32::try_from(i).expect(concat!(stringify!($name), " overflow: more than 2^32 entries")))
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+typed_id!(
+    /// A value (block argument or op result) of one function.
+    ValueId,
+    "v"
+);
+typed_id!(
+    /// An op of one function.
+    OpId,
+    "op"
+);
+typed_id!(
+    /// A block of one function; `BlockId(0)` is the body.
+    BlockId,
+    "bb"
+);
+
+/// Where a value comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ValueDef {
+    BlockArg { block: BlockId, index: usize },
+    OpResult { op: OpId, index: usize },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueData {
+    pub ty: TensorType,
+    pub def: ValueDef,
+}
+
+/// A straight-line block: arguments, ops in order, and the values it returns
+/// (`return` in a function body, `stablehlo.return` in a region).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Block {
+    pub args: Vec<ValueId>,
+    pub ops: Vec<OpId>,
+    pub results: Vec<ValueId>,
+}
+
+/// Attributes of a function argument or result.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct ValueAttrs {
+    /// `sdy.sharding`.
+    pub sharding: Option<Sharding>,
+    /// Other attributes (`jax.result_info`, ...), kept as written.
+    pub attrs: Vec<(String, String)>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Visibility {
+    #[default]
+    Public,
+    Private,
+}
+
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Function {
+    pub name: String,
+    pub visibility: Visibility,
+    pub values: Vec<ValueData>,
+    pub ops: Vec<Op>,
+    pub blocks: Vec<Block>,
+    /// One entry per body argument.
+    pub arg_attrs: Vec<ValueAttrs>,
+    /// One entry per body result.
+    pub result_attrs: Vec<ValueAttrs>,
+}
+
+impl Function {
+    pub const BODY: BlockId = BlockId(0);
+
+    pub fn body(&self) -> &Block {
+        &self.blocks[0]
+    }
+
+    pub fn value(&self, v: ValueId) -> &ValueData {
+        &self.values[v.index()]
+    }
+
+    pub fn ty(&self, v: ValueId) -> &TensorType {
+        &self.values[v.index()].ty
+    }
+
+    pub fn op(&self, id: OpId) -> &Op {
+        &self.ops[id.index()]
+    }
+
+    pub fn block(&self, id: BlockId) -> &Block {
+        &self.blocks[id.index()]
+    }
+
+    pub fn args(&self) -> &[ValueId] {
+        &self.body().args
+    }
+
+    pub fn results(&self) -> &[ValueId] {
+        &self.body().results
+    }
+
+    pub fn arg_types(&self) -> Vec<TensorType> {
+        self.args().iter().map(|&v| self.ty(v).clone()).collect()
+    }
+
+    pub fn result_types(&self) -> Vec<TensorType> {
+        self.results().iter().map(|&v| self.ty(v).clone()).collect()
+    }
+
+    /// The op defining a value, if it is an op result.
+    pub fn defining_op(&self, v: ValueId) -> Option<OpId> {
+        match self.value(v).def {
+            ValueDef::OpResult { op, .. } => Some(op),
+            ValueDef::BlockArg { .. } => None,
+        }
+    }
+
+    /// The ops of the body in order (not descending into regions).
+    pub fn body_ops(&self) -> impl Iterator<Item = (OpId, &Op)> {
+        self.body().ops.iter().map(move |&id| (id, self.op(id)))
+    }
+
+    /// The names the text format gives every value: `%arg0`, `%3`, `%4#1`.
+    ///
+    /// Block arguments are numbered `%argN` and op results `%N`, each counter running in
+    /// text order over the whole function (an op's results are named before its regions).
+    pub fn value_names(&self) -> Vec<String> {
+        let mut names = vec![String::new(); self.values.len()];
+        let mut next_arg = 0;
+        let mut next_result = 0;
+        self.name_block(Self::BODY, &mut names, &mut next_arg, &mut next_result);
+        names
+    }
+
+    fn name_block(&self, b: BlockId, names: &mut [String], next_arg: &mut usize, next_result: &mut usize) {
+        let block = self.block(b);
+        for &a in &block.args {
+            names[a.index()] = format!("%arg{next_arg}");
+            *next_arg += 1;
+        }
+        for &id in &block.ops {
+            let op = self.op(id);
+            match op.results.as_slice() {
+                [] => {}
+                [r] => names[r.index()] = format!("%{next_result}"),
+                rs => {
+                    for (i, r) in rs.iter().enumerate() {
+                        names[r.index()] = format!("%{next_result}#{i}");
+                    }
+                }
+            }
+            if !op.results.is_empty() {
+                *next_result += 1;
+            }
+            for &r in &op.regions {
+                self.name_block(r, names, next_arg, next_result);
+            }
+        }
+    }
+}
+
+/// A module: meshes and functions. The entry point is `main` (JAX's name).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct Module {
+    /// `module @name`, if named.
+    pub name: Option<String>,
+    /// Module attributes other than meshes, kept as written.
+    pub attrs: Vec<(String, String)>,
+    pub meshes: Vec<Mesh>,
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
+    pub fn mesh(&self, name: &str) -> Option<&Mesh> {
+        self.meshes.iter().find(|m| m.name == name)
+    }
+
+    /// The entry function: `main` if present, else the first public function.
+    pub fn entry(&self) -> Option<&Function> {
+        self.function("main")
+            .or_else(|| self.functions.iter().find(|f| f.visibility == Visibility::Public))
+    }
+}

@@ -1,0 +1,266 @@
+//! Operations: StableHLO semantics and names, plus shardc's counter-based random op and
+//! Shardy's sharding constraint.
+//!
+//! An [`Op`] is a kind (with the op's static attributes), operands, results and regions.
+//! Per-op knowledge beyond names (result types, sharding rules, interpretation) lives in
+//! the tables of `infer`, `rules` and the reference interpreter, keyed by [`OpKind`].
+
+use crate::literal::Literal;
+use crate::module::{BlockId, ValueId};
+use crate::sharding::Sharding;
+use serde::{Deserialize, Serialize};
+
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name { $($(#[$vm])* $variant),* }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The name as the text format writes it.
+            pub fn name(self) -> &'static str {
+                match self { $($name::$variant => $text),* }
+            }
+
+            /// Parses the text-format name.
+            pub fn from_name(s: &str) -> Option<$name> {
+                match s { $($text => Some($name::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// Elementwise ops with one operand (`stablehlo.<name>`).
+    UnaryOp {
+        Negate => "negate",
+        Exponential => "exponential",
+        ExponentialMinusOne => "exponential_minus_one",
+        Log => "log",
+        LogPlusOne => "log_plus_one",
+        Tanh => "tanh",
+        Sqrt => "sqrt",
+        Rsqrt => "rsqrt",
+        Cbrt => "cbrt",
+        Abs => "abs",
+        Logistic => "logistic",
+        Not => "not",
+        Sine => "sine",
+        Cosine => "cosine",
+        Tan => "tan",
+        Floor => "floor",
+        Ceil => "ceil",
+        Sign => "sign",
+        RoundNearestEven => "round_nearest_even",
+        RoundNearestAfz => "round_nearest_afz",
+        IsFinite => "is_finite",
+    }
+}
+
+named_enum! {
+    /// Elementwise ops with two operands of one type (`stablehlo.<name>`).
+    BinaryOp {
+        Add => "add",
+        Subtract => "subtract",
+        Multiply => "multiply",
+        Divide => "divide",
+        Remainder => "remainder",
+        Maximum => "maximum",
+        Minimum => "minimum",
+        Power => "power",
+        Atan2 => "atan2",
+        And => "and",
+        Or => "or",
+        Xor => "xor",
+        ShiftLeft => "shift_left",
+        ShiftRightLogical => "shift_right_logical",
+        ShiftRightArithmetic => "shift_right_arithmetic",
+    }
+}
+
+named_enum! {
+    /// `stablehlo.compare` directions.
+    ComparisonDirection {
+        Eq => "EQ",
+        Ne => "NE",
+        Ge => "GE",
+        Gt => "GT",
+        Le => "LE",
+        Lt => "LT",
+    }
+}
+
+named_enum! {
+    /// `stablehlo.compare` comparison types.
+    ComparisonType {
+        Float => "FLOAT",
+        TotalOrder => "TOTALORDER",
+        Signed => "SIGNED",
+        Unsigned => "UNSIGNED",
+    }
+}
+
+named_enum! {
+    /// `dot_general` precision config entries.
+    Precision {
+        Default => "DEFAULT",
+        High => "HIGH",
+        Highest => "HIGHEST",
+    }
+}
+
+named_enum! {
+    /// Distributions of shardc's counter-based random op.
+    Distribution {
+        /// Uniform on `[0, 1)`.
+        Uniform => "UNIFORM",
+        /// Standard normal.
+        Normal => "NORMAL",
+    }
+}
+
+/// Dimension numbers of `stablehlo.dot_general`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct DotDims {
+    pub lhs_batch: Vec<usize>,
+    pub rhs_batch: Vec<usize>,
+    pub lhs_contracting: Vec<usize>,
+    pub rhs_contracting: Vec<usize>,
+    /// The precision config as written (empty when absent).
+    pub precision: Vec<Precision>,
+}
+
+/// Dimension numbers and slice sizes of `stablehlo.gather`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct GatherDims {
+    pub offset_dims: Vec<usize>,
+    pub collapsed_slice_dims: Vec<usize>,
+    pub operand_batching_dims: Vec<usize>,
+    pub start_indices_batching_dims: Vec<usize>,
+    pub start_index_map: Vec<usize>,
+    pub index_vector_dim: usize,
+    pub slice_sizes: Vec<usize>,
+    pub indices_are_sorted: bool,
+}
+
+/// What an op does, with its static attributes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum OpKind {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare {
+        direction: ComparisonDirection,
+        compare_type: Option<ComparisonType>,
+    },
+    /// `select(pred, on_true, on_false)`; `pred` is `i1`, of the operands' shape or a scalar.
+    Select,
+    /// `clamp(min, x, max)`.
+    Clamp,
+    Constant(Literal),
+    Iota {
+        dimension: usize,
+    },
+    Convert,
+    BroadcastInDim {
+        dims: Vec<usize>,
+    },
+    Reshape,
+    Transpose {
+        permutation: Vec<usize>,
+    },
+    Slice {
+        start: Vec<usize>,
+        limit: Vec<usize>,
+        strides: Vec<usize>,
+    },
+    Concatenate {
+        dimension: usize,
+    },
+    /// Edge padding (`low`, `high`, may be negative) and interior padding; operands `x, pad_value`.
+    Pad {
+        low: Vec<i64>,
+        high: Vec<i64>,
+        interior: Vec<i64>,
+    },
+    DotGeneral(DotDims),
+    /// Reduces `N` operands with `N` scalar inits over `dimensions`; the one region is the
+    /// reducer `(acc_1..acc_N, x_1..x_N) -> (acc_1..acc_N)`.
+    Reduce {
+        dimensions: Vec<usize>,
+    },
+    /// Operands `(operand, start_indices)`.
+    Gather(GatherDims),
+    /// shardc's counter-based random op (`shardc.random`): operand is a scalar `i64` seed;
+    /// element `i` (flat row-major global index) is a pure function of `(seed, i)`, so the
+    /// global tensor is the same however it is sharded.
+    Random {
+        distribution: Distribution,
+    },
+    /// `func.call` of a function of the module.
+    Call {
+        callee: String,
+    },
+    /// `sdy.sharding_constraint`: the value, laid out as given.
+    ShardingConstraint(Sharding),
+}
+
+impl OpKind {
+    /// The op's full name: `stablehlo.add`, `func.call`, `sdy.sharding_constraint`, ...
+    pub fn name(&self) -> String {
+        match self {
+            OpKind::Unary(u) => format!("stablehlo.{}", u.name()),
+            OpKind::Binary(b) => format!("stablehlo.{}", b.name()),
+            other => other.fixed_name().to_string(),
+        }
+    }
+
+    /// The name of every kind but the unary and binary families.
+    fn fixed_name(&self) -> &'static str {
+        match self {
+            OpKind::Unary(_) | OpKind::Binary(_) => "stablehlo.<elementwise>",
+            OpKind::Compare { .. } => "stablehlo.compare",
+            OpKind::Select => "stablehlo.select",
+            OpKind::Clamp => "stablehlo.clamp",
+            OpKind::Constant(_) => "stablehlo.constant",
+            OpKind::Iota { .. } => "stablehlo.iota",
+            OpKind::Convert => "stablehlo.convert",
+            OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",
+            OpKind::Reshape => "stablehlo.reshape",
+            OpKind::Transpose { .. } => "stablehlo.transpose",
+            OpKind::Slice { .. } => "stablehlo.slice",
+            OpKind::Concatenate { .. } => "stablehlo.concatenate",
+            OpKind::Pad { .. } => "stablehlo.pad",
+            OpKind::DotGeneral(_) => "stablehlo.dot_general",
+            OpKind::Reduce { .. } => "stablehlo.reduce",
+            OpKind::Gather(_) => "stablehlo.gather",
+            OpKind::Random { .. } => "shardc.random",
+            OpKind::Call { .. } => "func.call",
+            OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",
+        }
+    }
+
+    /// `true` for ops that apply a scalar function at each position of same-shaped operands.
+    pub fn is_elementwise(&self) -> bool {
+        matches!(
+            self,
+            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::Select | OpKind::Clamp | OpKind::Convert
+        )
+    }
+}
+
+/// One operation inside a function body or region.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Op {
+    pub kind: OpKind,
+    pub operands: Vec<ValueId>,
+    pub results: Vec<ValueId>,
+    /// Nested blocks (the reducer of `stablehlo.reduce`).
+    pub regions: Vec<BlockId>,
+    /// `sdy.sharding` on the op: one sharding per result, when annotated.
+    pub shardings: Option<Vec<Sharding>>,
+    /// Other attributes, kept as written (`name`, raw attribute text) so they print back.
+    pub attrs: Vec<(String, String)>,
+}

@@ -1,0 +1,1 @@
+//! The op sharding-rule registry.

@@ -1,0 +1,303 @@
+//! Shardings, in Shardy's model (openxla/shardy `docs/sharding_representation.md`).
+//!
+//! A sharding names a mesh and, for each tensor dimension, an ordered list of mesh axes,
+//! major to minor. A dimension is *closed* (propagation must not shard it further) or
+//! *open* (`?`). Axes listed in `replicated` may never shard the value; axes in
+//! `unreduced` mean the value is a partial result that still owes a reduction over them.
+//! Priorities (`p0` is the strongest) order user annotations during propagation.
+//!
+//! Text: `<@mesh, [{"data"}, {"model", ?}p1], replicated={"pipe"}, unreduced={"x"}>`.
+
+use crate::mesh::Mesh;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A mesh axis, or a sub-axis of one: `"x"` or `"x":(2)4` (the sub-axis of size 4 whose
+/// major part has size 2, as Shardy writes it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AxisRef {
+    pub name: String,
+    pub sub: Option<SubAxis>,
+}
+
+/// The part of an axis of `size` devices that follows a major part of `pre_size` devices.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SubAxis {
+    pub pre_size: usize,
+    pub size: usize,
+}
+
+impl AxisRef {
+    pub fn new(name: &str) -> AxisRef {
+        AxisRef {
+            name: name.to_string(),
+            sub: None,
+        }
+    }
+
+    /// The number of devices this axis (or sub-axis) spans, or `None` if the mesh has no such axis.
+    pub fn size(&self, mesh: &Mesh) -> Option<usize> {
+        match self.sub {
+            Some(s) => mesh.axis(&self.name).map(|_| s.size),
+            None => mesh.axis_size(&self.name),
+        }
+    }
+}
+
+impl fmt::Display for AxisRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\"{}\"", self.name)?;
+        if let Some(s) = self.sub {
+            write!(f, ":({}){}", s.pre_size, s.size)?;
+        }
+        Ok(())
+    }
+}
+
+/// The sharding of one tensor dimension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct DimSharding {
+    /// Axes that split this dimension, major to minor.
+    pub axes: Vec<AxisRef>,
+    /// `true` if propagation may shard this dimension further (`{?}`, `{"a", ?}`).
+    pub open: bool,
+    /// The user's priority for this dimension (`p0` strongest); `None` for the default.
+    pub priority: Option<u32>,
+}
+
+impl DimSharding {
+    /// A closed dimension split over the given axes.
+    pub fn axes(names: &[&str]) -> DimSharding {
+        DimSharding {
+            axes: names.iter().map(|n| AxisRef::new(n)).collect(),
+            open: false,
+            priority: None,
+        }
+    }
+
+    /// A closed, unsplit dimension: `{}`.
+    pub fn closed() -> DimSharding {
+        DimSharding::default()
+    }
+
+    /// An open, unsplit dimension: `{?}`.
+    pub fn open() -> DimSharding {
+        DimSharding {
+            open: true,
+            ..DimSharding::default()
+        }
+    }
+
+    /// How many shards the dimension is cut into on this mesh (1 when unsplit).
+    /// Unknown axes count as 1; the verifier reports them.
+    pub fn num_shards(&self, mesh: &Mesh) -> usize {
+        self.axes.iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+    }
+}
+
+impl fmt::Display for DimSharding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        for (i, a) in self.axes.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{a}")?;
+        }
+        if self.open {
+            f.write_str(if self.axes.is_empty() { "?" } else { ", ?" })?;
+        }
+        f.write_str("}")?;
+        if let Some(p) = self.priority {
+            write!(f, "p{p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// How a partial (unreduced) value is to be combined across its unreduced axes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum Reduction {
+    #[default]
+    Sum,
+    Max,
+    Min,
+}
+
+impl Reduction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduction::Sum => "sum",
+            Reduction::Max => "max",
+            Reduction::Min => "min",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Reduction> {
+        [Reduction::Sum, Reduction::Max, Reduction::Min]
+            .into_iter()
+            .find(|r| r.name() == s)
+    }
+}
+
+/// The sharding of one tensor over a named mesh.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Sharding {
+    /// The mesh symbol, without `@`.
+    pub mesh: String,
+    /// One entry per tensor dimension.
+    pub dims: Vec<DimSharding>,
+    /// Axes that may never shard this value.
+    pub replicated: Vec<AxisRef>,
+    /// Axes over which the value is partial and still owes a reduction.
+    pub unreduced: Vec<AxisRef>,
+    /// The reduction `unreduced` owes (Shardy's unreduced is a sum; others are shardc's extension).
+    pub reduction: Reduction,
+}
+
+impl Sharding {
+    /// A sharding with the given per-dimension axes; every dimension closed.
+    pub fn new(mesh: &str, dims: Vec<DimSharding>) -> Sharding {
+        Sharding {
+            mesh: mesh.to_string(),
+            dims,
+            replicated: Vec::new(),
+            unreduced: Vec::new(),
+            reduction: Reduction::Sum,
+        }
+    }
+
+    /// From axis names per dimension: `Sharding::split("mesh", &[&["data"], &[]])`.
+    pub fn split(mesh: &str, dims: &[&[&str]]) -> Sharding {
+        Sharding::new(mesh, dims.iter().map(|d| DimSharding::axes(d)).collect())
+    }
+
+    /// Fully replicated with all dimensions closed.
+    pub fn replicated(mesh: &str, rank: usize) -> Sharding {
+        Sharding::new(mesh, vec![DimSharding::closed(); rank])
+    }
+
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    /// Every axis that splits some dimension, in dimension order.
+    pub fn split_axes(&self) -> impl Iterator<Item = &AxisRef> {
+        self.dims.iter().flat_map(|d| d.axes.iter())
+    }
+
+    /// Every axis this sharding mentions, with where: split, replicated, unreduced.
+    pub fn mentioned_axes(&self) -> impl Iterator<Item = &AxisRef> {
+        self.split_axes()
+            .chain(self.replicated.iter())
+            .chain(self.unreduced.iter())
+    }
+
+    /// `true` if no dimension is split and nothing is unreduced.
+    pub fn is_fully_replicated(&self) -> bool {
+        self.dims.iter().all(|d| d.axes.is_empty()) && self.unreduced.is_empty()
+    }
+
+    /// The per-device shape of a tensor of `global` shape. Dimensions that do not divide
+    /// are rounded up (the verifier reports them unless padding was asked for).
+    pub fn local_shape(&self, mesh: &Mesh, global: &[usize]) -> Vec<usize> {
+        global
+            .iter()
+            .zip(&self.dims)
+            .map(|(&g, d)| g.div_ceil(d.num_shards(mesh)))
+            .collect()
+    }
+
+    /// JAX-reader form of a sharded type: `f32[8@data,4@model]`, `f32[16@(data,model),4]`.
+    pub fn describe(&self, ty: &crate::TensorType) -> String {
+        let dims: Vec<String> = ty
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match self.dims.get(i).map(|d| d.axes.as_slice()) {
+                None | Some([]) => n.to_string(),
+                Some([a]) => format!("{n}@{}", a.name),
+                Some(axes) => format!(
+                    "{n}@({})",
+                    axes.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(",")
+                ),
+            })
+            .collect();
+        let mut s = format!("{}[{}]", ty.dtype, dims.join(","));
+        if !self.unreduced.is_empty() {
+            let names: Vec<&str> = self.unreduced.iter().map(|a| a.name.as_str()).collect();
+            s.push_str(&format!("{{{} over {}}}", self.reduction.name(), names.join(",")));
+        }
+        s
+    }
+}
+
+fn write_axis_set(f: &mut fmt::Formatter<'_>, key: &str, axes: &[AxisRef]) -> fmt::Result {
+    write!(f, ", {key}={{")?;
+    for (i, a) in axes.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{a}")?;
+    }
+    f.write_str("}")
+}
+
+/// Prints the Shardy attribute body: `<@mesh, [{"data"}, {}]>`.
+impl fmt::Display for Sharding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<@{}, [", self.mesh)?;
+        for (i, d) in self.dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")?;
+        if !self.replicated.is_empty() {
+            write_axis_set(f, "replicated", &self.replicated)?;
+        }
+        if !self.unreduced.is_empty() {
+            write_axis_set(f, "unreduced", &self.unreduced)?;
+            if self.reduction != Reduction::Sum {
+                write!(f, ", reduction={}", self.reduction.name())?;
+            }
+        }
+        f.write_str(">")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, TensorType};
+
+    #[test]
+    fn prints_shardy_syntax() {
+        let mut s = Sharding::split("mesh", &[&["data"], &[]]);
+        assert_eq!(s.to_string(), r#"<@mesh, [{"data"}, {}]>"#);
+        s.dims[1] = DimSharding {
+            axes: vec![AxisRef::new("model")],
+            open: true,
+            priority: Some(1),
+        };
+        s.replicated.push(AxisRef::new("pipe"));
+        assert_eq!(
+            s.to_string(),
+            r#"<@mesh, [{"data"}, {"model", ?}p1], replicated={"pipe"}>"#
+        );
+        assert_eq!(DimSharding::open().to_string(), "{?}");
+    }
+
+    #[test]
+    fn local_shape_and_description() {
+        let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+        let s = Sharding::split("mesh", &[&["data"], &["model"]]);
+        assert_eq!(s.local_shape(&mesh, &[8, 16]), vec![4, 4]);
+        let ty = TensorType::new(DType::F32, [8, 16]);
+        assert_eq!(s.describe(&ty), "f32[8@data,16@model]");
+        let s2 = Sharding::split("mesh", &[&["data", "model"], &[]]);
+        assert_eq!(s2.local_shape(&mesh, &[8, 16]), vec![1, 16]);
+        assert_eq!(s2.describe(&ty), "f32[8@(data,model),16]");
+    }
+}

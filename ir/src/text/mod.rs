@@ -1,0 +1,1 @@
+//! The text format: StableHLO ops with Shardy sharding attributes, as JAX prints them.

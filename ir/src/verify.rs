@@ -1,0 +1,216 @@
+//! The verifier: shapes, types, calls and shardings of a whole module.
+//!
+//! Every error names the value (`%3 in @main`), the dimension or axis at fault, the rule
+//! broken and the fix. Run it on every module a user hands in (the parser does).
+
+use crate::error::IrError;
+use crate::infer;
+use crate::mesh::Mesh;
+use crate::module::{BlockId, Function, Module};
+use crate::op::OpKind;
+use crate::sharding::{AxisRef, Sharding};
+use crate::TensorType;
+use std::collections::HashSet;
+
+/// Checks a module; the first error found is returned.
+pub fn verify_module(m: &Module) -> Result<(), IrError> {
+    let mut names = HashSet::new();
+    for mesh in &m.meshes {
+        if !names.insert(mesh.name.as_str()) {
+            return Err(IrError::Duplicate { what: "mesh", name: mesh.name.clone() });
+        }
+        mesh.validate()?;
+    }
+    let mut names = HashSet::new();
+    for f in &m.functions {
+        if !names.insert(f.name.as_str()) {
+            return Err(IrError::Duplicate { what: "function", name: f.name.clone() });
+        }
+    }
+    for f in &m.functions {
+        verify_function(m, f)?;
+    }
+    Ok(())
+}
+
+/// Checks one function of a module (calls and mesh names are resolved in `m`).
+pub fn verify_function(m: &Module, f: &Function) -> Result<(), IrError> {
+    let names = f.value_names();
+    let at = |v: crate::ValueId| format!("{} in @{}", names[v.index()], f.name);
+    if f.arg_attrs.len() != f.args().len() || f.result_attrs.len() != f.results().len() {
+        return Err(IrError::InvalidFunction {
+            at: format!("@{}", f.name),
+            rule: "argument/result attributes do not match the signature".into(),
+        });
+    }
+    for (i, (&v, a)) in f.args().iter().zip(&f.arg_attrs).enumerate() {
+        if let Some(s) = &a.sharding {
+            check_sharding(m, s, f.ty(v), &format!("argument {i} ({}) of @{}", names[v.index()], f.name))?;
+        }
+    }
+    for (i, (&v, a)) in f.results().iter().zip(&f.result_attrs).enumerate() {
+        if let Some(s) = &a.sharding {
+            check_sharding(m, s, f.ty(v), &format!("result {i} ({}) of @{}", names[v.index()], f.name))?;
+        }
+    }
+    for op in &f.ops {
+        let operand_types: Vec<TensorType> = op.operands.iter().map(|&v| f.ty(v).clone()).collect();
+        let result_types: Vec<TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
+        let here = op.results.first().map(|&r| at(r)).unwrap_or_else(|| format!("an op in @{}", f.name));
+        let invalid = |rule: String, fix: &str| IrError::InvalidOp {
+            at: here.clone(),
+            op: op.kind.name(),
+            rule,
+            fix: fix.to_string(),
+        };
+        infer::result_types(&op.kind, &operand_types, Some(&result_types)).map_err(|v| invalid(v.rule, &v.fix))?;
+        match &op.kind {
+            OpKind::Reduce { .. } => {
+                let [body] = op.regions.as_slice() else {
+                    return Err(invalid(format!("needs exactly one reducer region, has {}", op.regions.len()), "give one reducer"));
+                };
+                check_reducer(f, *body, &operand_types).map_err(|r| invalid(r, "the reducer takes (accumulators..., elements...) as scalars and returns one scalar per input"))?;
+            }
+            OpKind::Call { callee } => {
+                let Some(g) = m.function(callee) else {
+                    return Err(IrError::UnknownFunction { at: here, callee: callee.clone() });
+                };
+                if g.arg_types() != operand_types || g.result_types() != result_types {
+                    let show = |ts: &[TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+                    return Err(IrError::CallMismatch {
+                        at: here,
+                        callee: callee.clone(),
+                        detail: format!(
+                            "type ({}) -> ({}), but @{callee} has type ({}) -> ({}); match the callee's signature",
+                            show(&operand_types),
+                            show(&result_types),
+                            show(&g.arg_types()),
+                            show(&g.result_types())
+                        ),
+                    });
+                }
+            }
+            OpKind::ShardingConstraint(s) => check_sharding(m, s, &result_types[0], &here)?,
+            _ if !op.regions.is_empty() => {
+                return Err(invalid(format!("takes no regions, but has {}", op.regions.len()), "remove the region"));
+            }
+            _ => {}
+        }
+        if let Some(shardings) = &op.shardings {
+            if shardings.len() != op.results.len() {
+                return Err(invalid(
+                    format!("has {} result(s) but sdy.sharding lists {}", op.results.len(), shardings.len()),
+                    "give one sharding per result",
+                ));
+            }
+            for (s, &r) in shardings.iter().zip(&op.results) {
+                check_sharding(m, s, f.ty(r), &at(r))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_reducer(f: &Function, body: BlockId, operands: &[TensorType]) -> Result<(), String> {
+    let b = f.block(body);
+    let n = operands.len() / 2;
+    let want: Vec<TensorType> = operands[..n]
+        .iter()
+        .chain(&operands[..n])
+        .map(|t| TensorType::scalar(t.dtype))
+        .collect();
+    let args: Vec<TensorType> = b.args.iter().map(|&v| f.ty(v).clone()).collect();
+    if args != want {
+        return Err(format!("reducer arguments are {args:?}, expected {} scalars matching the inputs", 2 * n));
+    }
+    let results: Vec<TensorType> = b.results.iter().map(|&v| f.ty(v).clone()).collect();
+    if results != want[..n] {
+        return Err(format!("reducer returns {} value(s) of the wrong types; expected {n} scalar(s)", results.len()));
+    }
+    Ok(())
+}
+
+fn axis_list(axes: &[AxisRef]) -> String {
+    axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Checks a sharding against the module's meshes and the tensor type it annotates.
+/// `at` names the value in messages.
+pub fn check_sharding(m: &Module, s: &Sharding, ty: &TensorType, at: &str) -> Result<(), IrError> {
+    let Some(mesh) = m.mesh(&s.mesh) else {
+        let known: Vec<String> = m.meshes.iter().map(|x| format!("@{}", x.name)).collect();
+        return Err(IrError::UnknownMesh {
+            at: at.to_string(),
+            mesh: s.mesh.clone(),
+            known: if known.is_empty() { "(none declared)".into() } else { known.join(", ") },
+        });
+    };
+    check_sharding_on_mesh(mesh, s, ty, at)
+}
+
+/// Checks a sharding on a given mesh.
+pub fn check_sharding_on_mesh(mesh: &Mesh, s: &Sharding, ty: &TensorType, at: &str) -> Result<(), IrError> {
+    if s.rank() != ty.rank() {
+        return Err(IrError::ShardingRank {
+            at: at.to_string(),
+            sharding_rank: s.rank(),
+            rank: ty.rank(),
+            scalar_hint: if ty.rank() == 0 { " (a scalar's sharding is `[]`)" } else { "" },
+        });
+    }
+    let mut seen: Vec<&AxisRef> = Vec::new();
+    for a in s.mentioned_axes() {
+        let Some(axis) = mesh.axis(&a.name) else {
+            return Err(IrError::UnknownAxis {
+                at: at.to_string(),
+                axis: a.name.clone(),
+                mesh: mesh.name.clone(),
+                known: mesh.axes.iter().map(|x| format!("\"{}\"", x.name)).collect::<Vec<_>>().join(", "),
+            });
+        };
+        if let Some(sub) = a.sub {
+            if sub.pre_size == 0 || sub.size <= 1 || axis.size % (sub.pre_size * sub.size) != 0 {
+                return Err(IrError::InvalidSubAxis {
+                    at: at.to_string(),
+                    axis: a.to_string(),
+                    name: a.name.clone(),
+                    size: axis.size,
+                });
+            }
+        }
+        let overlaps = seen.iter().any(|b| b.name == a.name && sub_axes_overlap(a, b, axis.size));
+        if overlaps {
+            return Err(IrError::AxisUsedTwice { at: at.to_string(), axis: a.to_string() });
+        }
+        seen.push(a);
+    }
+    for (d, (dim, &size)) in s.dims.iter().zip(&ty.shape).enumerate() {
+        let shards = dim.num_shards(mesh);
+        if size % shards != 0 {
+            return Err(IrError::NotDivisible {
+                at: at.to_string(),
+                dim: d,
+                size,
+                axes: axis_list(&dim.axes),
+                shards,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Two references to one axis overlap unless both are disjoint sub-axes.
+fn sub_axes_overlap(a: &AxisRef, b: &AxisRef, axis_size: usize) -> bool {
+    let range = |x: &AxisRef| match x.sub {
+        Some(s) => {
+            // Sub-axis (p)s covers the "digits" from axis_size/(p*s) to axis_size/p, as a
+            // range of strides; express it as [p, p*s) in the major-to-minor product.
+            (s.pre_size, s.pre_size * s.size)
+        }
+        None => (1, axis_size),
+    };
+    let (a0, a1) = range(a);
+    let (b0, b1) = range(b);
+    a0 < b1 && b0 < a1
+}
+

@@ -1,0 +1,3 @@
+//! The shardc runtime: the reference interpreter, devices, collectives and backends.
+
+pub mod reference;
