@@ -1,1 +1,0 @@
-//! The op sharding-rule registry.

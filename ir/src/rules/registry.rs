@@ -1,0 +1,503 @@
+//! The registry: the factor rule of each op family, built with [`RuleBuilder`].
+//!
+//! One arm per family: every elementwise op in one arm, the rest alphabetical, and the
+//! ops without a rule listed explicitly with the reason. Each family's derivation
+//! follows Shardy's registry (openxla/shardy `op_sharding_rule_registry.cc`); where we
+//! differ, the comment says so and why.
+
+use super::builder::RuleBuilder;
+use super::reshape::reshape_factors;
+use super::{Combiner, FactorKind, OpRule, RuleError};
+use crate::dtype::TensorType;
+use crate::infer;
+use crate::module::{Function, ValueId};
+use crate::op::{DotDims, GatherDims, Op, OpKind};
+
+use FactorKind::{NeedReplication, PassThrough, Permutation};
+
+/// The sharding rule of one op instance of `f` (the function `op` belongs to; its
+/// operand and result types are read from `f`).
+///
+/// Errors: [`RuleError::NoRule`] for ops that have no rule (today `func.call`, which the
+/// compiler inlines before propagation); [`RuleError::InvalidOp`] for an op that breaks
+/// its typing rule; [`RuleError::Inconsistent`] if the derived rule breaks the rule
+/// invariants (a bug here). An op never silently gets a replicating rule.
+pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
+    let x = Instance::new(f, op)?;
+    let builder = match &op.kind {
+        // Pointwise: every operand and result has the same shape (scalar select
+        // predicates and clamp bounds excepted: they map to no factor), and each
+        // dimension is one pass-through factor. Keep this arm equal to
+        // `OpKind::is_elementwise`.
+        OpKind::Unary(_)
+        | OpKind::Binary(_)
+        | OpKind::Compare { .. }
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Convert => pointwise(&x),
+
+        // The rest, alphabetically.
+        OpKind::BroadcastInDim { dims } => broadcast_in_dim(&x, dims),
+        OpKind::Call { callee } => {
+            return Err(RuleError::NoRule {
+                op: op.kind.name(),
+                at: x.at(),
+                why: format!(
+                    "the shardings of a call's results follow from the body of @{callee}, which propagation does not see through a call"
+                ),
+                fix: format!(
+                    "inline @{callee} first (the compiler inlines every call before propagation)"
+                ),
+            });
+        }
+        OpKind::Concatenate { dimension } => concatenate(&x, *dimension),
+        // A constant can be produced in any layout: each device materializes its part
+        // of the literal. Every dimension is a pass-through factor of the result.
+        OpKind::Constant(_) => pointwise(&x),
+        OpKind::DotGeneral(dims) => dot_general(&x, dims),
+        OpKind::Gather(dims) => gather(&x, dims),
+        // Element `p` of an iota is `p[dimension]`: each device computes its part,
+        // offsetting by the global position of its shard. Shardy has no iota rule (it
+        // does not propagate into constant-like ops); ours lets the result take any layout.
+        OpKind::Iota { .. } => pointwise(&x),
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => pad(&x, low, high, interior),
+        // `shardc.random` is counter-based on the flat global index, so each device
+        // draws its own part of the global tensor: every result dimension passes
+        // through; the scalar seed maps to no factor.
+        OpKind::Random { .. } => pointwise(&x),
+        OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
+        OpKind::Reshape => reshape(&x),
+        // The value, unchanged: an identity, as in Shardy.
+        OpKind::ShardingConstraint(_) => pointwise(&x),
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => slice(&x, start, limit, strides),
+        OpKind::Transpose { permutation } => transpose(&x, permutation),
+    };
+    x.finish(builder)
+}
+
+/// The op under derivation, with its operand and result types.
+struct Instance<'a> {
+    f: &'a Function,
+    op: &'a Op,
+    operands: Vec<TensorType>,
+    results: Vec<TensorType>,
+}
+
+impl<'a> Instance<'a> {
+    /// Reads the types and checks the op against its typing rule, so that the
+    /// derivations below can rely on consistent shapes and attributes.
+    fn new(f: &'a Function, op: &'a Op) -> Result<Instance<'a>, RuleError> {
+        let types = |what: &str, ids: &[ValueId]| -> Result<Vec<TensorType>, RuleError> {
+            ids.iter()
+                .enumerate()
+                .map(|(k, &v)| match f.values.get(v.index()) {
+                    Some(data) => Ok(data.ty.clone()),
+                    None => Err(RuleError::InvalidOp {
+                        op: op.kind.name(),
+                        at: format!("an op in @{}", f.name),
+                        rule: format!(
+                            "its {what} {k} is value {v}, which @{} does not define",
+                            f.name
+                        ),
+                        fix: "pass the function the op belongs to".to_string(),
+                    }),
+                })
+                .collect()
+        };
+        let x = Instance {
+            f,
+            op,
+            operands: types("operand", &op.operands)?,
+            results: types("result", &op.results)?,
+        };
+        infer::result_types(&op.kind, &x.operands, Some(&x.results))
+            .map_err(|v| x.invalid(v.rule, v.fix))?;
+        Ok(x)
+    }
+
+    /// The value the op defines, as messages name it: `%3 in @main`.
+    fn at(&self) -> String {
+        let names = self.f.value_names();
+        match self.op.results.first().and_then(|r| names.get(r.index())) {
+            Some(name) => format!("{name} in @{}", self.f.name),
+            None => format!("an op in @{}", self.f.name),
+        }
+    }
+
+    fn invalid(&self, rule: String, fix: String) -> RuleError {
+        RuleError::InvalidOp {
+            op: self.op.kind.name(),
+            at: self.at(),
+            rule,
+            fix,
+        }
+    }
+
+    fn operand_shape(&self, k: usize) -> &[usize] {
+        &self.operands[k].shape
+    }
+
+    fn result_shape(&self, k: usize) -> &[usize] {
+        &self.results[k].shape
+    }
+
+    fn shapes(&self) -> (Vec<&[usize]>, Vec<&[usize]>) {
+        (
+            self.operands.iter().map(|t| t.shape.as_slice()).collect(),
+            self.results.iter().map(|t| t.shape.as_slice()).collect(),
+        )
+    }
+
+    fn builder(&self) -> RuleBuilder {
+        let (operands, results) = self.shapes();
+        RuleBuilder::new(&operands, &results)
+    }
+
+    /// Builds the rule and checks its invariants against the op's shapes.
+    fn finish(&self, b: RuleBuilder) -> Result<OpRule, RuleError> {
+        let inconsistent = |rule: String, detail: String| RuleError::Inconsistent {
+            op: self.op.kind.name(),
+            at: self.at(),
+            rule,
+            detail,
+        };
+        let rule = b
+            .build()
+            .map_err(|d| inconsistent("not built".to_string(), d))?;
+        let (operands, results) = self.shapes();
+        rule.check(&operands, &results)
+            .map_err(|d| inconsistent(rule.to_string(), d))?;
+        Ok(rule)
+    }
+}
+
+/// One pass-through factor per result dimension, at that dimension of every operand and
+/// result that is not a scalar.
+fn pointwise(x: &Instance) -> RuleBuilder {
+    let mut b = x.builder();
+    for (d, &n) in x.result_shape(0).iter().enumerate() {
+        b.pointwise(d, n, PassThrough);
+    }
+    b
+}
+
+/// `([i, k, j, l, n])->([i, j, k, m, n, o])` for `2x3x5x1x7 -> 2x5x3x11x7x13`, dims
+/// `[0, 2, 1, 3, 4]`: each result dimension is a factor, shared with the operand
+/// dimension mapped to it. An operand dimension of size 1 expanded to a larger size is
+/// not the same dimension (every result position reads its one element), so it gets a
+/// size-1 factor of its own (`l`) and the result dimension another (`m`). A dimension
+/// the broadcast adds (`o`) is in the result only: each device broadcasts into its part.
+fn broadcast_in_dim(x: &Instance, dims: &[usize]) -> RuleBuilder {
+    let (input, output) = (x.operand_shape(0), x.result_shape(0));
+    let mut b = x.builder();
+    for (od, &n) in output.iter().enumerate() {
+        let mut id = dims.iter().position(|&d| d == od);
+        if let Some(i) = id
+            && input[i] == 1
+            && n != 1
+        {
+            b.factor(1, PassThrough, &[Some(i)], &[]);
+            id = None;
+        }
+        b.factor(n, PassThrough, &[id], &[Some(od)]);
+    }
+    b
+}
+
+/// Every dimension but the concatenated one passes through. Along the concatenated
+/// dimension (one factor of the result's size, as in Shardy) the result's shards do not
+/// line up with the operands', so sharding it moves data. Following Shardy:
+/// - when every operand is a `slice`, or every operand is one tensor or a slice of it
+///   (at least one a slice: `concat(slice(x), x, slice(x))`, the pattern of rolls and
+///   halos), the pieces shift between neighbours: *permutation*;
+/// - otherwise the operands are unrelated tensors and the partitioner would have to
+///   reassemble them across devices piece by piece: *need-replication*.
+///
+/// A concatenate of one operand moves nothing, so that factor passes through (Shardy
+/// marks it need-replication; the identity needs no such restriction).
+fn concatenate(x: &Instance, dimension: usize) -> RuleBuilder {
+    let f = x.f;
+    let slice_source = |v: ValueId| -> Option<ValueId> {
+        let op = f.ops.get(f.defining_op(v)?.index())?;
+        match op.kind {
+            OpKind::Slice { .. } => op.operands.first().copied(),
+            _ => None,
+        }
+    };
+    let operands = &x.op.operands;
+    let all_slices = operands.iter().all(|&v| slice_source(v).is_some());
+    let source = |v: ValueId| slice_source(v).unwrap_or(v);
+    let one_source = operands.iter().all(|&v| source(v) == source(operands[0]));
+    let any_slice = operands.iter().any(|&v| slice_source(v).is_some());
+    let along = if operands.len() == 1 {
+        PassThrough
+    } else if all_slices || (one_source && any_slice) {
+        Permutation
+    } else {
+        NeedReplication
+    };
+    let mut b = x.builder();
+    for (d, &n) in x.result_shape(0).iter().enumerate() {
+        b.pointwise(d, n, if d == dimension { along } else { PassThrough });
+    }
+    b
+}
+
+/// `([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}` for a matmul. Factors in
+/// Shardy's order: batch dimensions (in lhs, rhs and result), lhs free dimensions (lhs
+/// and result), rhs free dimensions (rhs and result), then contracting dimensions (lhs
+/// and rhs only: reduction by sum, since sharding them leaves partial sums).
+fn dot_general(x: &Instance, d: &DotDims) -> RuleBuilder {
+    let (lhs, rhs) = (x.operand_shape(0), x.operand_shape(1));
+    let mut b = x.builder();
+    let mut out = 0;
+    for (&l, &r) in d.lhs_batch.iter().zip(&d.rhs_batch) {
+        b.factor(lhs[l], PassThrough, &[Some(l), Some(r)], &[Some(out)]);
+        out += 1;
+    }
+    for l in (0..lhs.len()).filter(|l| !d.lhs_batch.contains(l) && !d.lhs_contracting.contains(l)) {
+        b.factor(lhs[l], PassThrough, &[Some(l), None], &[Some(out)]);
+        out += 1;
+    }
+    for r in (0..rhs.len()).filter(|r| !d.rhs_batch.contains(r) && !d.rhs_contracting.contains(r)) {
+        b.factor(rhs[r], PassThrough, &[None, Some(r)], &[Some(out)]);
+        out += 1;
+    }
+    for (&l, &r) in d.lhs_contracting.iter().zip(&d.rhs_contracting) {
+        b.factor(
+            lhs[l],
+            FactorKind::Reduction(Combiner::Sum),
+            &[Some(l), Some(r)],
+            &[],
+        );
+    }
+    b
+}
+
+/// Shardy's gather rule. Result dimensions in order, then collapsed slice dimensions,
+/// then the index vector dimension:
+/// - a result batch dimension is a pass-through factor shared with its indices
+///   dimension, and with the operand batching dimension paired to it if any;
+/// - a result offset dimension whose slice is the whole operand dimension is a
+///   pass-through factor shared with that operand dimension;
+/// - an offset dimension sliced to size 1 from a larger operand dimension: the operand
+///   dimension is a reduction (sum) factor, as in Shardy: a device whose shard misses
+///   an index contributes zero, and the partial results sum; the result dimension (size
+///   1) gets a need-replication factor;
+/// - an offset dimension sliced to a size between: the operand dimension needs
+///   replication (the slice can start anywhere); the result dimension gets a
+///   pass-through factor of its own (a device with the whole operand dimension can
+///   produce any part of the slice). Shardy instead shares one blocked need-replication
+///   factor of the operand's size between both; separate factors keep every
+///   dimension's size equal to its factors' product and need no "blocked" flag;
+/// - a collapsed slice dimension is a reduction (sum) factor of the operand, or needs
+///   replication if its size is 1 (Shardy: nothing to shard);
+/// - the index vector dimension needs replication: every component of an index is needed
+///   to find its slice.
+fn gather(x: &Instance, g: &GatherDims) -> RuleBuilder {
+    let (operand, indices, result) = (x.operand_shape(0), x.operand_shape(1), x.result_shape(0));
+    let skipped =
+        |d: usize| g.collapsed_slice_dims.contains(&d) || g.operand_batching_dims.contains(&d);
+    let sum = FactorKind::Reduction(Combiner::Sum);
+    let mut b = x.builder();
+    let mut input_dim = 0;
+    let mut batch_pos = 0;
+    for (rd, &s) in result.iter().enumerate() {
+        if g.offset_dims.contains(&rd) {
+            while skipped(input_dim) {
+                input_dim += 1;
+            }
+            let n = operand.get(input_dim).copied().unwrap_or(0);
+            if n == s {
+                b.factor(n, PassThrough, &[Some(input_dim)], &[Some(rd)]);
+            } else if s == 1 {
+                b.factor(n, sum, &[Some(input_dim)], &[]);
+                b.factor(1, NeedReplication, &[], &[Some(rd)]);
+            } else {
+                b.factor(n, NeedReplication, &[Some(input_dim)], &[]);
+                b.factor(s, PassThrough, &[], &[Some(rd)]);
+            }
+            input_dim += 1;
+        } else {
+            let indices_dim = if batch_pos < g.index_vector_dim {
+                batch_pos
+            } else {
+                batch_pos + 1
+            };
+            let operand_dim = g
+                .start_indices_batching_dims
+                .iter()
+                .position(|&d| d == indices_dim)
+                .and_then(|p| g.operand_batching_dims.get(p).copied());
+            b.factor(
+                s,
+                PassThrough,
+                &[operand_dim, Some(indices_dim)],
+                &[Some(rd)],
+            );
+            batch_pos += 1;
+        }
+    }
+    for &d in &g.collapsed_slice_dims {
+        let n = operand[d];
+        b.factor(
+            n,
+            if n == 1 { NeedReplication } else { sum },
+            &[Some(d)],
+            &[],
+        );
+    }
+    if let Some(&n) = indices.get(g.index_vector_dim) {
+        b.factor(n, NeedReplication, &[None, Some(g.index_vector_dim)], &[]);
+    }
+    b
+}
+
+/// One factor per dimension, of the operand's size (as in Shardy), shared by operand and
+/// result; the padding value is a scalar. A dimension with any padding (edge, negative
+/// edge or interior) moves its elements across shard boundaries: *permutation*. Shardy
+/// decides by comparing sizes, which misses `low=1, high=-1` (same size, every element
+/// shifted by one); we look at the padding itself.
+fn pad(x: &Instance, low: &[i64], high: &[i64], interior: &[i64]) -> RuleBuilder {
+    let mut b = x.builder();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let moves = low[d] != 0 || high[d] != 0 || interior[d] != 0;
+        b.factor(
+            n,
+            if moves { Permutation } else { PassThrough },
+            &[Some(d), None],
+            &[Some(d)],
+        );
+    }
+    b
+}
+
+/// Kept dimensions pass through (shared by every input and result); reduced dimensions
+/// are reduction factors of every input, combined as the reducer body says. The scalar
+/// inits map to no factor. The partitioner must apply a non-identity init once, not
+/// once per device.
+fn reduce(x: &Instance, dimensions: &[usize]) -> Result<RuleBuilder, RuleError> {
+    let n = x.operands.len() / 2;
+    let combiner = reducer_combiner(x, n)?;
+    let mut b = x.builder();
+    let inputs = |d: usize| vec![Some(d); n];
+    let mut out = 0;
+    for (d, &size) in x.operand_shape(0).iter().enumerate() {
+        if dimensions.contains(&d) {
+            b.factor(size, FactorKind::Reduction(combiner), &inputs(d), &[]);
+        } else {
+            b.factor(size, PassThrough, &inputs(d), &vec![Some(out); n]);
+            out += 1;
+        }
+    }
+    Ok(b)
+}
+
+/// How the partial results of a reduce combine: a body of one input whose only op is an
+/// associative, commutative binary op of the accumulator and the element (in either
+/// order) is that op's [`Combiner`]; anything else (several inputs, as in argmax, or
+/// several ops) combines with the body itself.
+fn reducer_combiner(x: &Instance, n: usize) -> Result<Combiner, RuleError> {
+    let f = x.f;
+    let body = match x.op.regions.as_slice() {
+        [region] => f.blocks.get(region.index()),
+        _ => None,
+    };
+    let Some(body) = body else {
+        return Err(x.invalid(
+            format!(
+                "needs exactly one reducer region of its function, has {}",
+                x.op.regions.len()
+            ),
+            "give the reduce one reducer block".to_string(),
+        ));
+    };
+    if n != 1 {
+        return Ok(Combiner::Body);
+    }
+    if let ([id], [acc, elem], [out]) = (
+        body.ops.as_slice(),
+        body.args.as_slice(),
+        body.results.as_slice(),
+    ) && let Some(op) = f.ops.get(id.index())
+        && let OpKind::Binary(binary) = op.kind
+        && op.results == [*out]
+        && (op.operands == [*acc, *elem] || op.operands == [*elem, *acc])
+        && let Some(c) = Combiner::of_binary(binary)
+    {
+        return Ok(c);
+    }
+    Ok(Combiner::Body)
+}
+
+/// The factorization of `reshape` (see `reshape.rs`). Factors shared by both sides pass
+/// through, as do factors of the result only (a device holding the operand can produce
+/// any part of the result). A factor of size > 1 in the operand only (where the shapes
+/// have no digit in common, as in `2x3 -> 3x2`) needs replication: no sharding of it
+/// corresponds to a sharding of the result, so the partitioner must gather it. Shardy
+/// leaves such factors pass-through; marking them says outright what they cost.
+///
+/// A reshape of an empty tensor has no elements to move: every operand dimension is a
+/// need-replication factor and every result dimension a pass-through factor of its own.
+fn reshape(x: &Instance) -> RuleBuilder {
+    let (input, output) = (x.operand_shape(0), x.result_shape(0));
+    let mut b = x.builder();
+    match reshape_factors(input, output) {
+        Ok(factors) => {
+            for rf in factors {
+                let kind = match (rf.input, rf.output) {
+                    (Some(_), None) if rf.size > 1 => NeedReplication,
+                    _ => PassThrough,
+                };
+                b.factor(rf.size, kind, &[rf.input], &[rf.output]);
+            }
+        }
+        Err(_) => {
+            // The typing rule holds, so this is the empty case.
+            for (d, &n) in input.iter().enumerate() {
+                b.factor(n, NeedReplication, &[Some(d)], &[]);
+            }
+            for (d, &n) in output.iter().enumerate() {
+                b.factor(n, PassThrough, &[], &[Some(d)]);
+            }
+        }
+    }
+    b
+}
+
+/// One factor per dimension, of the operand's size (as in Shardy), shared by operand and
+/// result. A dimension the slice keeps whole passes through; any other (a start, a
+/// limit or a stride) moves elements across shard boundaries: *permutation* (the
+/// offsets are static, so the partitioner knows where each element goes).
+fn slice(x: &Instance, start: &[usize], limit: &[usize], strides: &[usize]) -> RuleBuilder {
+    let mut b = x.builder();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let whole = start[d] == 0 && limit[d] == n && strides[d] == 1;
+        b.factor(
+            n,
+            if whole { PassThrough } else { Permutation },
+            &[Some(d)],
+            &[Some(d)],
+        );
+    }
+    b
+}
+
+/// `([k, j, l, i])->([i, j, k, l])` for permutation `[3, 1, 0, 2]`: a factor per result
+/// dimension, shared with the operand dimension it comes from.
+fn transpose(x: &Instance, permutation: &[usize]) -> RuleBuilder {
+    let input = x.operand_shape(0);
+    let mut b = x.builder();
+    for (od, &id) in permutation.iter().enumerate() {
+        b.factor(input[id], PassThrough, &[Some(id)], &[Some(od)]);
+    }
+    b
+}
