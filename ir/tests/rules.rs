@@ -881,3 +881,57 @@ fn combiners_and_kinds_print() {
         ]
     );
 }
+
+/// `OpRule::check` is what turns a registry bug into `RuleError::Inconsistent`; each
+/// broken invariant is caught.
+#[test]
+fn check_catches_broken_rules() {
+    let good = rule_of(&["8x32xf32", "32x16xf32"], |b, a| {
+        b.dot_general(a[0], a[1], dot(&[], &[], &[1], &[0]))
+    });
+    let (ops, res): (&[&[usize]], &[&[usize]]) = (&[&[8, 32], &[32, 16]], &[&[8, 16]]);
+    assert_eq!(good.check(ops, res), Ok(()));
+    let [i, j, k] = [0, 1, 2].map(FactorId::from_index);
+    let broken = |edit: &dyn Fn(&mut OpRule)| {
+        let mut r = good.clone();
+        edit(&mut r);
+        r.check(ops, res).unwrap_err()
+    };
+    assert_eq!(
+        broken(&|r| r.factors[i.index()].kind = FactorKind::Reduction(Combiner::Sum)),
+        "reduction factor i appears in a result"
+    );
+    assert_eq!(
+        broken(&|r| r.factors[i.index()].size = 4),
+        "the factors of dimension 0 of operand 0 multiply to 4, but the dimension has size 8"
+    );
+    assert_eq!(
+        broken(&|r| r.factors[k.index()].kind = FactorKind::PassThrough),
+        "pass-through factor k of size 32 appears in operands only; it must be a reduction or need replication"
+    );
+    assert_eq!(
+        broken(&|r| {
+            r.operands[0].pop();
+        }),
+        "the rule maps 1 dimension(s) of operand 0, which has rank 2"
+    );
+    assert_eq!(
+        broken(&|r| r.operands[1][1] = vec![]),
+        "dimension 1 of operand 1 has no factor"
+    );
+    assert_eq!(
+        broken(&|r| r.operands[1][1] = vec![k, j]),
+        "factor k appears twice in operand 1"
+    );
+    assert_eq!(
+        broken(&|r| r.operands[0][0] = vec![FactorId::from_index(9)]),
+        "dimension 0 of operand 0 names factor #9, but the rule has 3"
+    );
+    assert_eq!(
+        broken(&|r| r.factors.push(shardc_ir::rules::Factor {
+            size: 1,
+            kind: FactorKind::PassThrough
+        })),
+        "factor l appears in no tensor"
+    );
+}
