@@ -448,6 +448,15 @@ fn gather_type(g: &crate::op::GatherDims, operand: &TensorType, indices: &Tensor
     if g.operand_batching_dims.len() != g.start_indices_batching_dims.len() {
         return fail("operand_batching_dims and start_indices_batching_dims differ in length", "pair them one to one");
     }
+    check_perm(&g.start_indices_batching_dims, indices.rank(), "start_indices_batching_dims")?;
+    for (&o, &i) in g.operand_batching_dims.iter().zip(&g.start_indices_batching_dims) {
+        if i == g.index_vector_dim || operand.shape[o] != indices.shape[i] {
+            return fail(
+                format!("operand batching dimension {o} is paired with start_indices dimension {i}, which is the index vector dimension or differs in size"),
+                "pair each operand batching dimension with a start_indices batch dimension of the same size",
+            );
+        }
+    }
     let batch: Vec<usize> = (0..indices.rank()).filter(|&d| d != g.index_vector_dim).map(|d| indices.shape[d]).collect();
     let offsets: Vec<usize> = (0..operand.rank()).filter(|d| !collapsed.contains(d)).map(|d| g.slice_sizes[d]).collect();
     if g.offset_dims.len() != offsets.len() {

@@ -935,3 +935,29 @@ fn check_catches_broken_rules() {
         "factor l appears in no tensor"
     );
 }
+
+/// The gather rule shares a factor between each operand batching dimension and its
+/// start_indices dimension, so the typing rule must reject pairs that differ in size or
+/// name the index vector dimension (it did not, before the rules needed it).
+#[test]
+fn gathers_with_inconsistent_batching_dims_are_rejected() {
+    let gather = |start_indices_batching_dims: Vec<usize>| {
+        OpKind::Gather(GatherDims {
+            offset_dims: vec![2],
+            collapsed_slice_dims: vec![1],
+            operand_batching_dims: vec![0],
+            start_indices_batching_dims,
+            start_index_map: vec![1],
+            index_vector_dim: 2,
+            slice_sizes: vec![1, 1, 8],
+            indices_are_sorted: false,
+        })
+    };
+    let mut b = FunctionBuilder::new("case", &[t("4x10x8xf32"), t("4x5x1xi32")]);
+    let (x, idx) = (b.arg(0), b.arg(1));
+    assert!(b.push1(gather(vec![0]), &[x, idx]).is_ok());
+    for bad in [vec![1], vec![2], vec![3]] {
+        let err = b.push1(gather(bad.clone()), &[x, idx]).unwrap_err();
+        assert!(matches!(err, IrError::InvalidOp { .. }), "{bad:?}: {err}");
+    }
+}
