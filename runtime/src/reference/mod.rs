@@ -11,15 +11,25 @@
 //! Values are [`Literal`]s, each dtype stored natively. f32 arithmetic is done in f32 and
 //! f64 in f64 (transcendental functions are Rust's std functions of that type); bf16 and
 //! f16 are computed in f32 and rounded to the dtype after every op, as XLA does on CPU.
-//! Integers wrap. Where StableHLO leaves a result open, the choice is documented where it
-//! is made: [`elementwise`](self) for division by zero, shifts, integer powers, `sign`,
-//! NaN in `maximum`/`minimum` and `compare`; `convert` for out-of-range conversions;
-//! `dot` and `reduce` for the order of accumulation; [`random`] for the random numbers.
+//! Integers wrap (two's complement). Where StableHLO leaves a result open, the choice is
+//! documented in the file that makes it:
+//!
+//! - `elementwise.rs`: integer division and remainder by zero (-1 and the dividend, as
+//!   XLA), shifts by out-of-range amounts (0, or the sign fill), integer powers with
+//!   negative exponents, `sign` of ±0, NaN and ±0 in `maximum`/`minimum`, `compare`
+//!   under FLOAT and TOTALORDER;
+//! - `convert.rs`: float to int truncates toward zero and saturates, NaN gives 0;
+//!   every conversion rounds once, to nearest even;
+//! - `dot.rs`: products summed from 0 in ascending contracting order, no fused
+//!   multiply-add; bf16/f16 accumulate in f32 and round once;
+//! - `reduce.rs`: folded from the init in row-major order of the reduced positions;
+//! - `gather.rs`: start indices clamped into the operand, as the spec says;
+//! - [`random`]: `shardc.random`'s numbers, bit for bit.
 //!
 //! # How it runs
 //!
 //! A function is checked once (structure, typing rules, reducers, call signatures), then
-//! its body runs op by op; each op's semantics is one entry of [`Interp::evaluate`], the op
+//! its body runs op by op; each op's semantics is one entry of `Interp::evaluate`, the op
 //! table, which hands it to the kernel of its family (one file per family). Values are
 //! dropped after their last use. Region bodies (reducers) run through the same machinery.
 
@@ -125,27 +135,25 @@ pub fn eval_op(
         });
     }
     for (index, (input, &v)) in inputs.iter().zip(&op.operands).enumerate() {
-        let name = value_name(f, v);
         if input.ty != *f.ty(v) {
             return Err(InterpError::OperandType {
                 op: op.kind.name(),
                 at: site.at(),
                 index,
-                name,
+                name: value_name(f, v),
                 expected: f.ty(v).clone(),
                 given: input.ty.clone(),
             });
         }
-        check::check_literal(
-            || {
-                format!(
-                    "the value of operand {index} ({name}) of {} defining {}",
-                    op.kind.name(),
-                    site.at()
-                )
-            },
-            input,
-        )?;
+        let what = || {
+            format!(
+                "the value of operand {index} ({}) of {} defining {}",
+                value_name(f, v),
+                op.kind.name(),
+                site.at()
+            )
+        };
+        check::check_literal(what, input)?;
     }
     let dense: Vec<Cow<Literal>> = inputs
         .iter()
