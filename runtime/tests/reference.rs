@@ -1096,7 +1096,16 @@ fn reduce_fast_path_and_general_body_agree_bit_for_bit() {
         .collect();
     let x = f32s(&[3, 4, 5], &v);
     let init = f32s(&[], &[0.25]);
-    for dims in [vec![0], vec![1], vec![2], vec![0, 2], vec![1, 0, 2]] {
+    // Reduced dimensions innermost, outermost, in between, split, and all.
+    for dims in [
+        vec![2],
+        vec![1, 2],
+        vec![0],
+        vec![0, 1],
+        vec![1],
+        vec![0, 2],
+        vec![1, 0, 2],
+    ] {
         let fast = reduce(x.clone(), init.clone(), &dims, BinaryOp::Add);
         let slow = reduce_add_general(&x, &init, &dims);
         assert_eq!(fast, slow, "dims {dims:?}");

@@ -13,81 +13,37 @@
 //! on i1 the product is AND and the sum OR.
 
 use super::layout::strided_indices;
-use super::native::{Native, slice_of, with_native};
+use super::native::{Compute, slice_of, with_native};
 use half::{bf16, f16};
 use shardc_ir::{DotDims, Elements, Literal, TensorType};
 
-/// How an element type multiplies and accumulates in a dot product.
-trait Dot: Native {
-    type Acc: Copy + Send + Sync;
-    const ZERO: Self::Acc;
-    fn widen(self) -> Self::Acc;
-    fn mul_add(acc: Self::Acc, a: Self::Acc, b: Self::Acc) -> Self::Acc;
-    fn narrow(acc: Self::Acc) -> Self;
+/// How an element type multiplies and accumulates in a dot product, in its compute type
+/// (f32 for bf16 and f16, whose products are exact in f32).
+trait Dot: Compute {
+    const ZERO: Self::C;
+    fn mul_add(acc: Self::C, a: Self::C, b: Self::C) -> Self::C;
 }
 
-macro_rules! float_dot {
-    ($t:ty, $acc:ty, $widen:expr, $narrow:expr) => {
+macro_rules! dot {
+    ($($t:ty => $zero:expr, |$acc:ident, $a:ident, $b:ident| $e:expr;)*) => {$(
         impl Dot for $t {
-            type Acc = $acc;
-            const ZERO: $acc = 0.0;
-            #[inline]
-            fn widen(self) -> $acc {
-                $widen(self)
-            }
-            #[inline]
-            fn mul_add(acc: $acc, a: $acc, b: $acc) -> $acc {
-                acc + a * b
-            }
-            #[inline]
-            fn narrow(acc: $acc) -> Self {
-                $narrow(acc)
+            const ZERO: Self::C = $zero;
+            #[inline(always)]
+            fn mul_add($acc: Self::C, $a: Self::C, $b: Self::C) -> Self::C {
+                $e
             }
         }
-    };
+    )*};
 }
 
-float_dot!(f32, f32, |x| x, |x| x);
-float_dot!(f64, f64, |x| x, |x| x);
-float_dot!(bf16, f32, bf16::to_f32, bf16::from_f32);
-float_dot!(f16, f32, f16::to_f32, f16::from_f32);
-
-macro_rules! int_dot {
-    ($t:ty) => {
-        impl Dot for $t {
-            type Acc = $t;
-            const ZERO: $t = 0;
-            #[inline]
-            fn widen(self) -> $t {
-                self
-            }
-            #[inline]
-            fn mul_add(acc: $t, a: $t, b: $t) -> $t {
-                acc.wrapping_add(a.wrapping_mul(b))
-            }
-            #[inline]
-            fn narrow(acc: $t) -> Self {
-                acc
-            }
-        }
-    };
-}
-
-int_dot!(i32);
-int_dot!(i64);
-
-impl Dot for bool {
-    type Acc = bool;
-    const ZERO: bool = false;
-    fn widen(self) -> bool {
-        self
-    }
-    fn mul_add(acc: bool, a: bool, b: bool) -> bool {
-        acc | (a & b)
-    }
-    fn narrow(acc: bool) -> bool {
-        acc
-    }
+dot! {
+    f32 => 0.0, |acc, a, b| acc + a * b;
+    f64 => 0.0, |acc, a, b| acc + a * b;
+    bf16 => 0.0, |acc, a, b| acc + a * b;
+    f16 => 0.0, |acc, a, b| acc + a * b;
+    i32 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    i64 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    bool => false, |acc, a, b| acc | (a & b);
 }
 
 /// Sizes of a canonical batched matmul: `[b, m, k] x [b, k, n] -> [b, m, n]`.
@@ -153,7 +109,7 @@ pub(crate) fn dot_general(lhs: &Literal, rhs: &Literal, d: &DotDims, out: &Tenso
 }
 
 /// The elements widened to the accumulator type, read through `read` if given.
-fn widened<T: Dot>(x: &Elements, read: Option<&[usize]>) -> Vec<T::Acc> {
+fn widened<T: Dot>(x: &Elements, read: Option<&[usize]>) -> Vec<T::C> {
     let xs = slice_of::<T>(x);
     match read {
         Some(idx) => idx.iter().map(|&i| xs[i].widen()).collect(),

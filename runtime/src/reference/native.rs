@@ -3,7 +3,7 @@
 //! [`Native`] ties a Rust type to its [`Elements`] variant so kernels can be written once,
 //! generic over the element type, and dispatched with [`with_native!`]. Floats compute in
 //! a [`Float`] type: `f32` in `f32`, `f64` in `f64`, and `bf16`/`f16` in `f32`, rounded
-//! back to the dtype after every op ([`FloatStorage::narrow`]), as XLA does on CPU.
+//! back to the dtype after every op ([`Compute::narrow`]), as XLA does on CPU.
 //!
 //! The correctly rounded conversions from `f64` and `i64` to `bf16`/`f16` live here too:
 //! `half`'s own `from_f64` drops the low 32 bits of the `f64` before rounding (and on x86
@@ -11,7 +11,6 @@
 
 use half::{bf16, f16};
 use shardc_ir::{DType, Elements};
-use std::cmp::Ordering;
 use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
 /// A Rust type that stores the elements of one dtype.
@@ -127,7 +126,6 @@ pub(crate) trait Float:
     fn atan2(self, x: Self) -> Self;
     fn is_nan(self) -> bool;
     fn is_sign_negative(self) -> bool;
-    fn total_cmp(&self, other: &Self) -> Ordering;
 }
 
 macro_rules! float {
@@ -192,9 +190,6 @@ macro_rules! float {
             fn is_sign_negative(self) -> bool {
                 <$t>::is_sign_negative(self)
             }
-            fn total_cmp(&self, other: &Self) -> Ordering {
-                <$t>::total_cmp(self, other)
-            }
         }
     };
 }
@@ -202,13 +197,54 @@ macro_rules! float {
 float!(f32);
 float!(f64);
 
-/// A float dtype's storage type and the [`Float`] type it computes in.
-pub(crate) trait FloatStorage: Native {
-    type C: Float;
+/// How a dtype computes: in `C` (f32 for bf16 and f16, the type itself otherwise), the
+/// result rounded back to the dtype by [`Compute::narrow`].
+pub(crate) trait Compute: Native {
+    type C: Copy + Send + Sync + 'static;
     /// The exact value in the compute type.
     fn widen(self) -> Self::C;
     /// The compute-type value rounded to this dtype (to nearest, ties to even).
     fn narrow(c: Self::C) -> Self;
+}
+
+macro_rules! computes_as_itself {
+    ($($t:ty),*) => {$(
+        impl Compute for $t {
+            type C = $t;
+            #[inline(always)]
+            fn widen(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn narrow(c: $t) -> $t {
+                c
+            }
+        }
+    )*};
+}
+
+computes_as_itself!(f32, f64, i32, i64, bool);
+
+macro_rules! computes_in_f32 {
+    ($($t:ty),*) => {$(
+        impl Compute for $t {
+            type C = f32;
+            #[inline(always)]
+            fn widen(self) -> f32 {
+                self.to_f32()
+            }
+            #[inline(always)]
+            fn narrow(c: f32) -> $t {
+                <$t>::from_f32(c)
+            }
+        }
+    )*};
+}
+
+computes_in_f32!(bf16, f16);
+
+/// A float dtype: its [`Float`] compute type, and correctly rounded conversions.
+pub(crate) trait FloatStorage: Compute<C: Float> {
     /// An `f64` rounded to this dtype (to nearest, ties to even), in one rounding.
     fn from_f64(x: f64) -> Self;
     /// An `i64` rounded to this dtype (to nearest, ties to even), in one rounding.
@@ -218,13 +254,6 @@ pub(crate) trait FloatStorage: Native {
 }
 
 impl FloatStorage for f32 {
-    type C = f32;
-    fn widen(self) -> f32 {
-        self
-    }
-    fn narrow(c: f32) -> f32 {
-        c
-    }
     fn from_f64(x: f64) -> f32 {
         x as f32
     }
@@ -237,13 +266,6 @@ impl FloatStorage for f32 {
 }
 
 impl FloatStorage for f64 {
-    type C = f64;
-    fn widen(self) -> f64 {
-        self
-    }
-    fn narrow(c: f64) -> f64 {
-        c
-    }
     fn from_f64(x: f64) -> f64 {
         x
     }
@@ -256,13 +278,6 @@ impl FloatStorage for f64 {
 }
 
 impl FloatStorage for bf16 {
-    type C = f32;
-    fn widen(self) -> f32 {
-        self.to_f32()
-    }
-    fn narrow(c: f32) -> bf16 {
-        bf16::from_f32(c)
-    }
     fn from_f64(x: f64) -> bf16 {
         bf16::from_f32(f64_to_f32_round_odd(x))
     }
@@ -275,13 +290,6 @@ impl FloatStorage for bf16 {
 }
 
 impl FloatStorage for f16 {
-    type C = f32;
-    fn widen(self) -> f32 {
-        self.to_f32()
-    }
-    fn narrow(c: f32) -> f16 {
-        f16::from_f32(c)
-    }
     fn from_f64(x: f64) -> f16 {
         f16::from_f32(f64_to_f32_round_odd(x))
     }
@@ -335,13 +343,8 @@ pub(crate) trait Int: Native + Ord {
     fn wrapping_mul(self, y: Self) -> Self;
     fn wrapping_neg(self) -> Self;
     fn wrapping_abs(self) -> Self;
-    fn wrapping_div(self, y: Self) -> Self;
-    fn wrapping_rem(self, y: Self) -> Self;
     fn signum(self) -> Self;
     fn not(self) -> Self;
-    fn and(self, y: Self) -> Self;
-    fn or(self, y: Self) -> Self;
-    fn xor(self, y: Self) -> Self;
     /// The bits read as unsigned, zero-extended (shift amounts, UNSIGNED compares).
     fn to_unsigned(self) -> u64;
     /// `self << n` for `n < BITS`.
@@ -377,26 +380,11 @@ macro_rules! int {
             fn wrapping_abs(self) -> Self {
                 <$t>::wrapping_abs(self)
             }
-            fn wrapping_div(self, y: Self) -> Self {
-                <$t>::wrapping_div(self, y)
-            }
-            fn wrapping_rem(self, y: Self) -> Self {
-                <$t>::wrapping_rem(self, y)
-            }
             fn signum(self) -> Self {
                 <$t>::signum(self)
             }
             fn not(self) -> Self {
                 !self
-            }
-            fn and(self, y: Self) -> Self {
-                self & y
-            }
-            fn or(self, y: Self) -> Self {
-                self | y
-            }
-            fn xor(self, y: Self) -> Self {
-                self ^ y
             }
             fn to_unsigned(self) -> u64 {
                 self as $u as u64

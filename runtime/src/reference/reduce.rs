@@ -10,41 +10,63 @@
 //! body (argmax's compare/select pair, several inputs) runs through the interpreter once
 //! per element.
 
-use super::elementwise::{Lane, binary_fn};
+use super::elementwise::{FoldShape, Lane};
 use super::native::{Native, slice_of, with_native};
 use super::{Env, Interp, InterpError, Site};
 use shardc_ir::{BinaryOp, BlockId, Elements, Function, Literal, OpKind, TensorType};
 use std::borrow::Cow;
 use std::rc::Rc;
 
-/// The reduce's layout: each input read as `[outputs, reduced]`, row-major.
+/// How the inputs' elements line up with (output, reduced position) pairs.
+enum Layout {
+    /// Stored as `[outputs, reduced]`: the reduced dimensions are the innermost.
+    Rows,
+    /// Stored as `[reduced, outputs]`: the reduced dimensions are the outermost.
+    Columns,
+    /// Neither: these flat indices read the input in `[outputs, reduced]` order.
+    Gathered(Vec<usize>),
+}
+
 struct Plan {
-    /// Flat input indices in `[outputs, reduced]` order; `None` when the reduced
-    /// dimensions are already the innermost ones.
-    read: Option<Vec<usize>>,
+    layout: Layout,
     outputs: usize,
     reduced: usize,
 }
 
-fn plan(ty: &TensorType, dimensions: &[usize]) -> Plan {
-    let kept: Vec<usize> = (0..ty.rank()).filter(|d| !dimensions.contains(d)).collect();
-    let mut reduced_dims = dimensions.to_vec();
-    reduced_dims.sort_unstable();
-    let order: Vec<usize> = kept.iter().chain(&reduced_dims).copied().collect();
-    let outputs = kept.iter().map(|&d| ty.shape[d]).product();
-    let reduced = reduced_dims.iter().map(|&d| ty.shape[d]).product();
-    let read = if order.iter().enumerate().all(|(i, &d)| i == d) {
-        None
-    } else {
-        let strides = ty.strides();
-        let shape: Vec<usize> = order.iter().map(|&d| ty.shape[d]).collect();
-        let step: Vec<usize> = order.iter().map(|&d| strides[d]).collect();
-        Some(super::layout::strided_indices(&shape, &step, 0))
-    };
-    Plan {
-        read,
-        outputs,
-        reduced,
+impl Plan {
+    fn new(ty: &TensorType, dimensions: &[usize]) -> Plan {
+        let kept: Vec<usize> = (0..ty.rank()).filter(|d| !dimensions.contains(d)).collect();
+        let mut reduced_dims = dimensions.to_vec();
+        reduced_dims.sort_unstable();
+        let outputs = kept.iter().map(|&d| ty.shape[d]).product();
+        let reduced = reduced_dims.iter().map(|&d| ty.shape[d]).product();
+        let is_identity = |order: &[usize]| order.iter().enumerate().all(|(i, &d)| i == d);
+        let rows: Vec<usize> = kept.iter().chain(&reduced_dims).copied().collect();
+        let columns: Vec<usize> = reduced_dims.iter().chain(&kept).copied().collect();
+        let layout = if is_identity(&rows) {
+            Layout::Rows
+        } else if is_identity(&columns) {
+            Layout::Columns
+        } else {
+            let strides = ty.strides();
+            let shape: Vec<usize> = rows.iter().map(|&d| ty.shape[d]).collect();
+            let step: Vec<usize> = rows.iter().map(|&d| strides[d]).collect();
+            Layout::Gathered(super::layout::strided_indices(&shape, &step, 0))
+        };
+        Plan {
+            layout,
+            outputs,
+            reduced,
+        }
+    }
+
+    /// The flat input index of reduced position `r` of output `o`.
+    fn index(&self, o: usize, r: usize) -> usize {
+        match &self.layout {
+            Layout::Rows => o * self.reduced + r,
+            Layout::Columns => r * self.outputs + o,
+            Layout::Gathered(idx) => idx[o * self.reduced + r],
+        }
     }
 }
 
@@ -89,7 +111,7 @@ pub(crate) fn reduce(
         .iter()
         .map(|&r| site.f.ty(r).clone())
         .collect();
-    let plan = plan(&inputs[0].ty, dimensions);
+    let plan = Plan::new(&inputs[0].ty, dimensions);
     if let (1, Some((op, swapped))) = (n, single_binary(site.f, body)) {
         let elements = with_native!(inputs[0].ty.dtype, T => {
             fold::<T>(site, op, swapped, &inputs[0].elements, inits[0], &plan)?
@@ -110,24 +132,22 @@ fn fold<T: Lane>(
     init: &Literal,
     plan: &Plan,
 ) -> Result<Elements, InterpError> {
-    let f = binary_fn::<T>(op).ok_or_else(|| site.unsupported_reducer(T::DTYPE, op))?;
     let xs = slice_of::<T>(x);
-    let xs: Cow<[T]> = match &plan.read {
-        Some(idx) => Cow::Owned(idx.iter().map(|&i| xs[i]).collect()),
-        None => Cow::Borrowed(xs),
+    let xs: Cow<[T]> = match &plan.layout {
+        Layout::Gathered(idx) => Cow::Owned(idx.iter().map(|&i| xs[i]).collect()),
+        Layout::Rows | Layout::Columns => Cow::Borrowed(xs),
+    };
+    let shape = FoldShape {
+        outputs: plan.outputs,
+        reduced: plan.reduced,
+        columns: matches!(plan.layout, Layout::Columns),
+        swapped,
     };
     let init = slice_of::<T>(&init.elements)[0];
-    let mut out = Vec::with_capacity(plan.outputs);
-    for o in 0..plan.outputs {
-        let row = &xs[o * plan.reduced..(o + 1) * plan.reduced];
-        let acc = if swapped {
-            row.iter().fold(init, |acc, &x| f(x, acc))
-        } else {
-            row.iter().fold(init, |acc, &x| f(acc, x))
-        };
-        out.push(acc);
-    }
-    Ok(T::wrap(out))
+    let folded = T::fold(op, &xs, shape, init);
+    Ok(T::wrap(
+        folded.ok_or_else(|| site.unsupported_reducer(T::DTYPE, op))?,
+    ))
 }
 
 /// Runs the body once per reduced element.
@@ -152,8 +172,7 @@ fn general(
     for o in 0..plan.outputs {
         let mut accs: Vec<Rc<Literal>> = inits.iter().map(|&init| Rc::new(init.clone())).collect();
         for r in 0..plan.reduced {
-            let flat = o * plan.reduced + r;
-            let i = plan.read.as_ref().map_or(flat, |idx| idx[flat]);
+            let i = plan.index(o, r);
             args.clear();
             args.append(&mut accs);
             args.extend(inputs.iter().map(|x| scalar(x, i)));
