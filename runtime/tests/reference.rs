@@ -1269,6 +1269,27 @@ fn gather_scalar_indices_and_clamped_windows() {
     );
 }
 
+#[test]
+fn gather_index_vector_first_with_two_components() {
+    // Operand [3, 4] holds 10r + c. Indices [2, 2] with index_vector_dim 0: column k is
+    // the start (r, c) of batch position k: (1, 0) and (2, 3); windows are 1 x 2, so the
+    // second start's column is clamped to 4 - 2 = 2.
+    let operand: Vec<i32> = (0..3)
+        .flat_map(|r| (0..4).map(move |c| 10 * r + c))
+        .collect();
+    let g = GatherDims {
+        offset_dims: vec![1],
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0, 1],
+        index_vector_dim: 0,
+        slice_sizes: vec![1, 2],
+        ..GatherDims::default()
+    };
+    let r = gather(i32s(&[3, 4], &operand), i32s(&[2, 2], &[1, 2, 0, 3]), g);
+    assert_eq!(r.ty.shape, [2, 2]);
+    assert_eq!(ints(&r), [10, 11, 22, 23]);
+}
+
 // ---------------------------------------------------------------------------------------
 // call, sharding_constraint
 
@@ -1659,4 +1680,16 @@ fn error_malformed_function_does_not_panic() {
     )
     .unwrap_err();
     insta::assert_snapshot!(err, @"@main is malformed: a stablehlo.add op uses value v99, but there are 3 values; build functions with `FunctionBuilder` or the parser");
+}
+
+#[test]
+fn error_value_read_before_it_is_defined() {
+    let t = ty(DType::F32, &[2]);
+    let mut b = FunctionBuilder::new("main", std::slice::from_ref(&t));
+    let a = b.unary(UnaryOp::Negate, b.arg(0)).unwrap();
+    let c = b.unary(UnaryOp::Negate, a).unwrap();
+    let mut f = b.finish(&[c]);
+    f.blocks[0].ops.reverse();
+    let err = reference::run(&module_of(vec![f]), "main", &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
+    insta::assert_snapshot!(err, @"stablehlo.negate defining %0 in @main reads %1 in @main, which has no value at this point; define values before their uses (a region may read only values defined before its op)");
 }

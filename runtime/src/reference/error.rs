@@ -102,11 +102,11 @@ pub enum InterpError {
 
     /// A value was read before any op defined it.
     #[error(
-        "{op} defining {at} reads {name}, which has no value at this point; define values before their uses (regions may only read values defined before their op)"
+        "{reader} reads {name}, which has no value at this point; define values before their uses (a region may read only values defined before its op)"
     )]
     MissingValue {
-        op: String,
-        at: String,
+        /// The op reading it (`stablehlo.add defining %3 in @main`) or `the return of @main`.
+        reader: String,
         name: String,
     },
 

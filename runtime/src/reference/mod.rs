@@ -116,7 +116,12 @@ pub fn run(module: &Module, func: &str, args: &[Literal]) -> Result<Vec<Literal>
 ///
 /// `inputs` holds one literal per operand, of the operand's type (splats are accepted).
 /// The op is checked against its typing rule first. A reduce runs its region through the
-/// interpreter; a `func.call` runs the callee (resolved in `module`).
+/// interpreter (its body may read only its own arguments and values it defines, as
+/// StableHLO reducers do); a `func.call` runs the callee (resolved in `module`).
+///
+/// `shardc.random` gives the elements at flat indices `0..n` of the op's own result type;
+/// a per-device executor whose result is a shard of a larger global tensor draws the
+/// shard's global indices with [`random::elements_at`] instead.
 pub fn eval_op(
     module: &Module,
     f: &Function,
@@ -269,7 +274,7 @@ impl<'m> Interp<'m> {
         }
         f.results()
             .iter()
-            .map(|&v| read(f, None, &env, v))
+            .map(|&v| read(f, &env, v, || format!("the return of @{}", f.name)))
             .collect()
     }
 
@@ -289,14 +294,25 @@ impl<'m> Interp<'m> {
         for &id in &b.ops {
             self.exec_op(f, f.op(id), env)?;
         }
-        b.results.iter().map(|&v| read(f, None, env, v)).collect()
+        b.results
+            .iter()
+            .map(|&v| {
+                read(f, env, v, || {
+                    format!("the return of a region in @{}", f.name)
+                })
+            })
+            .collect()
     }
 
     fn exec_op(&mut self, f: &Function, op: &Op, env: &mut Env) -> Result<(), InterpError> {
         let inputs: Vec<Rc<Literal>> = op
             .operands
             .iter()
-            .map(|&v| read(f, Some(op), env, v))
+            .map(|&v| {
+                read(f, env, v, || {
+                    format!("{} defining {}", op.kind.name(), Site { f, op }.at())
+                })
+            })
             .collect::<Result<_, _>>()?;
         let refs: Vec<&Literal> = inputs.iter().map(|r| r.as_ref()).collect();
         let results = self.evaluate(f, op, &refs, env)?;
@@ -376,16 +392,17 @@ impl<'m> Interp<'m> {
     }
 }
 
-/// The current value of `v`; `op` is the op reading it (for the error message).
-fn read(f: &Function, op: Option<&Op>, env: &Env, v: ValueId) -> Result<Rc<Literal>, InterpError> {
+/// The current value of `v`; `reader` names what reads it, for the error message.
+fn read(
+    f: &Function,
+    env: &Env,
+    v: ValueId,
+    reader: impl FnOnce() -> String,
+) -> Result<Rc<Literal>, InterpError> {
     env[v.index()]
         .clone()
         .ok_or_else(|| InterpError::MissingValue {
-            op: op.map_or_else(|| "return".to_string(), |op| op.kind.name()),
-            at: op.map_or_else(
-                || format!("the results of @{}", f.name),
-                |op| Site { f, op }.at(),
-            ),
+            reader: reader(),
             name: value_name(f, v),
         })
 }
