@@ -69,7 +69,8 @@ fn binary_dtype_ok(b: BinaryOp, d: DType) -> bool {
         And | Or | Xor => d.is_int() || d.is_bool(),
         ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => d.is_int(),
         Atan2 => d.is_float(),
-        Maximum | Minimum => true,
+        // StableHLO defines these on i1 too (add and maximum are OR, multiply and minimum AND).
+        Add | Multiply | Maximum | Minimum => true,
         _ => d.is_float() || d.is_int(),
     }
 }

@@ -1,0 +1,198 @@
+//! `stablehlo.reduce` in its general form: `N` inputs, `N` inits, any reducer body.
+//!
+//! Order: every result element starts from the inits and folds in the reduced positions
+//! one at a time, in ascending row-major order of the reduced dimensions (taken in
+//! increasing dimension number): `acc = body(acc..., x...)`. The result is the same as
+//! running the body that way, bit for bit, whichever path computes it.
+//!
+//! Fast path: a body that is one binary op of its two arguments (`add`, `maximum`, ...,
+//! in either order) on one input is folded with that op's table entry directly. Any other
+//! body (argmax's compare/select pair, several inputs) runs through the interpreter once
+//! per element.
+
+use super::elementwise::{FoldShape, Lane};
+use super::native::{Native, slice_of, with_native};
+use super::{Env, Interp, InterpError, Site};
+use shardc_ir::{BinaryOp, BlockId, Elements, Function, Literal, OpKind, TensorType};
+use std::borrow::Cow;
+use std::rc::Rc;
+
+/// How the inputs' elements line up with (output, reduced position) pairs.
+enum Layout {
+    /// Stored as `[outputs, reduced]`: the reduced dimensions are the innermost.
+    Rows,
+    /// Stored as `[reduced, outputs]`: the reduced dimensions are the outermost.
+    Columns,
+    /// Neither: these flat indices read the input in `[outputs, reduced]` order.
+    Gathered(Vec<usize>),
+}
+
+struct Plan {
+    layout: Layout,
+    outputs: usize,
+    reduced: usize,
+}
+
+impl Plan {
+    fn new(ty: &TensorType, dimensions: &[usize]) -> Plan {
+        let kept: Vec<usize> = (0..ty.rank()).filter(|d| !dimensions.contains(d)).collect();
+        let mut reduced_dims = dimensions.to_vec();
+        reduced_dims.sort_unstable();
+        let outputs = kept.iter().map(|&d| ty.shape[d]).product();
+        let reduced = reduced_dims.iter().map(|&d| ty.shape[d]).product();
+        let is_identity = |order: &[usize]| order.iter().enumerate().all(|(i, &d)| i == d);
+        let rows: Vec<usize> = kept.iter().chain(&reduced_dims).copied().collect();
+        let columns: Vec<usize> = reduced_dims.iter().chain(&kept).copied().collect();
+        let layout = if is_identity(&rows) {
+            Layout::Rows
+        } else if is_identity(&columns) {
+            Layout::Columns
+        } else {
+            let strides = ty.strides();
+            let shape: Vec<usize> = rows.iter().map(|&d| ty.shape[d]).collect();
+            let step: Vec<usize> = rows.iter().map(|&d| strides[d]).collect();
+            Layout::Gathered(super::layout::strided_indices(&shape, &step, 0))
+        };
+        Plan {
+            layout,
+            outputs,
+            reduced,
+        }
+    }
+
+    /// The flat input index of reduced position `r` of output `o`.
+    fn index(&self, o: usize, r: usize) -> usize {
+        match &self.layout {
+            Layout::Rows => o * self.reduced + r,
+            Layout::Columns => r * self.outputs + o,
+            Layout::Gathered(idx) => idx[o * self.reduced + r],
+        }
+    }
+}
+
+/// If the body is `return op(arg0, arg1)` or `return op(arg1, arg0)` for one binary op,
+/// that op and whether its operands are swapped (element first, accumulator second).
+fn single_binary(f: &Function, body: BlockId) -> Option<(BinaryOp, bool)> {
+    let block = f.block(body);
+    let ([acc, x], [op_id], [result]) = (
+        block.args.as_slice(),
+        block.ops.as_slice(),
+        block.results.as_slice(),
+    ) else {
+        return None;
+    };
+    let op = f.op(*op_id);
+    let OpKind::Binary(b) = op.kind else {
+        return None;
+    };
+    if op.results.as_slice() != [*result] || !op.regions.is_empty() {
+        return None;
+    }
+    match op.operands.as_slice() {
+        [l, r] if l == acc && r == x => Some((b, false)),
+        [l, r] if l == x && r == acc => Some((b, true)),
+        _ => None,
+    }
+}
+
+pub(crate) fn reduce(
+    interp: &mut Interp,
+    site: &Site,
+    operands: &[&Literal],
+    dimensions: &[usize],
+    env: &mut Env,
+) -> Result<Vec<Literal>, InterpError> {
+    let n = operands.len() / 2;
+    let (inputs, inits) = operands.split_at(n);
+    let body = site.op.regions[0];
+    let out_types: Vec<TensorType> = site
+        .op
+        .results
+        .iter()
+        .map(|&r| site.f.ty(r).clone())
+        .collect();
+    let plan = Plan::new(&inputs[0].ty, dimensions);
+    if let (1, Some((op, swapped))) = (n, single_binary(site.f, body)) {
+        let elements = with_native!(inputs[0].ty.dtype, T => {
+            fold::<T>(site, op, swapped, &inputs[0].elements, inits[0], &plan)?
+        });
+        return Ok(vec![Literal {
+            ty: out_types[0].clone(),
+            elements,
+        }]);
+    }
+    general(interp, site, inputs, inits, &plan, &out_types, env)
+}
+
+fn fold<T: Lane>(
+    site: &Site,
+    op: BinaryOp,
+    swapped: bool,
+    x: &Elements,
+    init: &Literal,
+    plan: &Plan,
+) -> Result<Elements, InterpError> {
+    let xs = slice_of::<T>(x);
+    let xs: Cow<[T]> = match &plan.layout {
+        Layout::Gathered(idx) => Cow::Owned(idx.iter().map(|&i| xs[i]).collect()),
+        Layout::Rows | Layout::Columns => Cow::Borrowed(xs),
+    };
+    let shape = FoldShape {
+        outputs: plan.outputs,
+        reduced: plan.reduced,
+        columns: matches!(plan.layout, Layout::Columns),
+        swapped,
+    };
+    let init = slice_of::<T>(&init.elements)[0];
+    let folded = T::fold(op, &xs, shape, init);
+    Ok(T::wrap(
+        folded.ok_or_else(|| site.unsupported_reducer(T::DTYPE, op))?,
+    ))
+}
+
+/// Runs the body once per reduced element.
+fn general(
+    interp: &mut Interp,
+    site: &Site,
+    inputs: &[&Literal],
+    inits: &[&Literal],
+    plan: &Plan,
+    out_types: &[TensorType],
+    env: &mut Env,
+) -> Result<Vec<Literal>, InterpError> {
+    let body = site.op.regions[0];
+    let scalar = |x: &Literal, i: usize| {
+        Rc::new(Literal {
+            ty: TensorType::scalar(x.ty.dtype),
+            elements: x.elements.gather(&[i]),
+        })
+    };
+    let mut results: Vec<Vec<Rc<Literal>>> = vec![Vec::with_capacity(plan.outputs); inputs.len()];
+    let mut args = Vec::with_capacity(2 * inputs.len());
+    for o in 0..plan.outputs {
+        let mut accs: Vec<Rc<Literal>> = inits.iter().map(|&init| Rc::new(init.clone())).collect();
+        for r in 0..plan.reduced {
+            let i = plan.index(o, r);
+            args.clear();
+            args.append(&mut accs);
+            args.extend(inputs.iter().map(|x| scalar(x, i)));
+            accs = interp.exec_block(site.f, body, &args, env)?;
+        }
+        for (result, acc) in results.iter_mut().zip(accs) {
+            result.push(acc);
+        }
+    }
+    Ok(results
+        .into_iter()
+        .zip(out_types)
+        .map(|(scalars, ty)| Literal {
+            ty: ty.clone(),
+            elements: stack(ty, &scalars),
+        })
+        .collect())
+}
+
+/// One element from each scalar literal, in order.
+fn stack(ty: &TensorType, scalars: &[Rc<Literal>]) -> Elements {
+    with_native!(ty.dtype, T => T::wrap(scalars.iter().map(|s| slice_of::<T>(&s.elements)[0]).collect()))
+}

@@ -1,0 +1,1695 @@
+//! The reference interpreter against hand-computed values: every op, the float dtypes'
+//! rounding, the random numbers, and the errors a user sees.
+//!
+//! Programs are built with `FunctionBuilder`; expected numbers are written out by hand
+//! (or, for the random numbers, by an independent implementation noted beside them).
+
+// Expected values are written out as decimals on purpose (not taken from `std::f64::consts`),
+// some with every digit of their exact binary value.
+#![allow(clippy::approx_constant, clippy::excessive_precision)]
+
+use half::{bf16, f16};
+use shardc_ir::{
+    BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, Elements,
+    Function, FunctionBuilder, GatherDims, Literal, Mesh, Module, OpKind, Sharding, TensorType,
+    UnaryOp, Visibility, verify_module,
+};
+use shardc_runtime::reference::{self, random};
+use std::time::Instant;
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+fn ty(d: DType, shape: &[usize]) -> TensorType {
+    TensorType::new(d, shape)
+}
+
+fn lit(d: DType, shape: &[usize], e: Elements) -> Literal {
+    assert_eq!(e.dtype(), d);
+    Literal::new(ty(d, shape), e).expect("test literal")
+}
+
+fn f32s(shape: &[usize], v: &[f32]) -> Literal {
+    lit(DType::F32, shape, Elements::F32(v.to_vec()))
+}
+
+fn f64s(shape: &[usize], v: &[f64]) -> Literal {
+    lit(DType::F64, shape, Elements::F64(v.to_vec()))
+}
+
+fn bf16s(shape: &[usize], v: &[f32]) -> Literal {
+    lit(
+        DType::BF16,
+        shape,
+        Elements::BF16(v.iter().map(|&x| bf16::from_f32(x)).collect()),
+    )
+}
+
+fn i32s(shape: &[usize], v: &[i32]) -> Literal {
+    lit(DType::I32, shape, Elements::I32(v.to_vec()))
+}
+
+fn i64s(shape: &[usize], v: &[i64]) -> Literal {
+    lit(DType::I64, shape, Elements::I64(v.to_vec()))
+}
+
+fn bools(shape: &[usize], v: &[bool]) -> Literal {
+    lit(DType::I1, shape, Elements::I1(v.to_vec()))
+}
+
+fn module_of(functions: Vec<Function>) -> Module {
+    Module {
+        functions,
+        ..Module::default()
+    }
+}
+
+/// Runs `main(args...) = kind(args...)`, the result type stated when given.
+fn eval(kind: OpKind, args: &[Literal], declared: Option<TensorType>) -> Literal {
+    let types: Vec<TensorType> = args.iter().map(|a| a.ty.clone()).collect();
+    let mut b = FunctionBuilder::new("main", &types);
+    let operands = b.args();
+    let r = match declared {
+        Some(t) => b.push1_typed(kind, &operands, t),
+        None => b.push1(kind, &operands),
+    }
+    .expect("the test op type-checks");
+    let m = module_of(vec![b.finish(&[r])]);
+    verify_module(&m).expect("the test module verifies");
+    let mut results = reference::run(&m, "main", args).expect("the test program runs");
+    assert_eq!(results.len(), 1);
+    results.remove(0)
+}
+
+fn unary(op: UnaryOp, x: Literal) -> Literal {
+    eval(OpKind::Unary(op), &[x], None)
+}
+
+fn binary(op: BinaryOp, x: Literal, y: Literal) -> Literal {
+    eval(OpKind::Binary(op), &[x, y], None)
+}
+
+fn compare(
+    dir: ComparisonDirection,
+    ct: Option<ComparisonType>,
+    x: Literal,
+    y: Literal,
+) -> Vec<bool> {
+    match eval(
+        OpKind::Compare {
+            direction: dir,
+            compare_type: ct,
+        },
+        &[x, y],
+        None,
+    )
+    .elements
+    {
+        Elements::I1(v) => v,
+        other => panic!("compare gave {other:?}"),
+    }
+}
+
+/// The same float: equal bits, or both NaN (any payload).
+fn same(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+}
+
+/// Exact comparison of a float literal (widened to f64) with expected values; `-0.0` and
+/// `0.0` differ, any NaN matches any NaN.
+#[track_caller]
+fn assert_exact(l: &Literal, expected: &[f64]) {
+    let got = l.to_f64_vec();
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "got {got:?}, expected {expected:?}"
+    );
+    for (i, (&g, &e)) in got.iter().zip(expected).enumerate() {
+        assert!(
+            same(g, e),
+            "element {i}: got {g:?} ({:#x}), expected {e:?}; all: {got:?}",
+            g.to_bits()
+        );
+    }
+}
+
+/// Comparison within a relative tolerance (absolute near zero); infinities and NaN exact.
+#[track_caller]
+fn assert_close(l: &Literal, expected: &[f64], rel: f64) {
+    let got = l.to_f64_vec();
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "got {got:?}, expected {expected:?}"
+    );
+    for (i, (&g, &e)) in got.iter().zip(expected).enumerate() {
+        let ok = if e.is_nan() || e.is_infinite() {
+            same(g, e)
+        } else {
+            (g - e).abs() <= rel * e.abs().max(1.0)
+        };
+        assert!(
+            ok,
+            "element {i}: got {g:?}, expected {e:?} (rel {rel}); all: {got:?}"
+        );
+    }
+}
+
+fn ints(l: &Literal) -> Vec<i64> {
+    match &l.elements {
+        Elements::I32(v) => v.iter().map(|&x| x as i64).collect(),
+        Elements::I64(v) => v.clone(),
+        other => panic!("expected integers, got {other:?}"),
+    }
+}
+
+fn bools_of(l: &Literal) -> Vec<bool> {
+    match &l.elements {
+        Elements::I1(v) => v.clone(),
+        other => panic!("expected i1, got {other:?}"),
+    }
+}
+
+const NAN: f32 = f32::NAN;
+const INF: f32 = f32::INFINITY;
+
+// ---------------------------------------------------------------------------------------
+// Unary ops
+
+#[test]
+fn unary_exact_ops_f32() {
+    use UnaryOp::*;
+    let x = || f32s(&[6], &[-1.5, -0.0, 0.0, 2.5, -INF, NAN]);
+    assert_exact(
+        &unary(Negate, x()),
+        &[1.5, 0.0, -0.0, -2.5, f64::INFINITY, f64::NAN],
+    );
+    assert_exact(
+        &unary(Abs, x()),
+        &[1.5, 0.0, 0.0, 2.5, f64::INFINITY, f64::NAN],
+    );
+    assert_exact(
+        &unary(Floor, x()),
+        &[-2.0, -0.0, 0.0, 2.0, f64::NEG_INFINITY, f64::NAN],
+    );
+    assert_exact(
+        &unary(Ceil, x()),
+        &[-1.0, -0.0, 0.0, 3.0, f64::NEG_INFINITY, f64::NAN],
+    );
+    assert_exact(&unary(Sign, x()), &[-1.0, -0.0, 0.0, 1.0, -1.0, f64::NAN]);
+    let halves = || f32s(&[6], &[0.5, 1.5, 2.5, -0.5, -2.5, 2.4]);
+    assert_exact(
+        &unary(RoundNearestEven, halves()),
+        &[0.0, 2.0, 2.0, -0.0, -2.0, 2.0],
+    );
+    assert_exact(
+        &unary(RoundNearestAfz, halves()),
+        &[1.0, 2.0, 3.0, -1.0, -3.0, 2.0],
+    );
+    let r = unary(IsFinite, f32s(&[4], &[1.0, INF, -INF, NAN]));
+    assert_eq!(r.ty, ty(DType::I1, &[4]));
+    assert_eq!(bools_of(&r), [true, false, false, false]);
+    assert_exact(
+        &unary(Sqrt, f32s(&[3], &[4.0, -1.0, -0.0])),
+        &[2.0, f64::NAN, -0.0],
+    );
+    assert_exact(
+        &unary(Rsqrt, f32s(&[3], &[0.25, 4.0, 0.0])),
+        &[2.0, 0.5, f64::INFINITY],
+    );
+    assert_exact(&unary(Cbrt, f32s(&[2], &[27.0, -8.0])), &[3.0, -2.0]);
+}
+
+#[test]
+fn unary_transcendental_ops_f32() {
+    use UnaryOp::*;
+    let e = std::f32::consts::E;
+    let rel = 2e-7;
+    assert_close(
+        &unary(Exponential, f32s(&[5], &[0.0, 1.0, -INF, INF, -1.0])),
+        &[1.0, 2.718_281_828, 0.0, f64::INFINITY, 0.367_879_441],
+        rel,
+    );
+    // expm1 and log1p keep the precision of tiny arguments (exp(x) - 1 would give 0).
+    assert_close(
+        &unary(ExponentialMinusOne, f32s(&[3], &[0.0, 1e-10, 1.0])),
+        &[0.0, 1e-10, 1.718_281_828],
+        rel,
+    );
+    assert_eq!(
+        unary(ExponentialMinusOne, f32s(&[1], &[1e-10])).to_f64_vec()[0],
+        1e-10_f32 as f64
+    );
+    assert_close(
+        &unary(Log, f32s(&[4], &[1.0, e, 0.0, -1.0])),
+        &[0.0, 1.0, f64::NEG_INFINITY, f64::NAN],
+        rel,
+    );
+    assert_close(
+        &unary(LogPlusOne, f32s(&[3], &[0.0, 1e-10, -1.0])),
+        &[0.0, 1e-10, f64::NEG_INFINITY],
+        rel,
+    );
+    assert_close(
+        &unary(Tanh, f32s(&[4], &[0.0, 1.0, INF, -20.0])),
+        &[0.0, 0.761_594_156, 1.0, -1.0],
+        rel,
+    );
+    assert_close(&unary(Sqrt, f32s(&[1], &[2.0])), &[1.414_213_562], rel);
+    assert_close(&unary(Cbrt, f32s(&[1], &[0.001])), &[0.1], rel);
+    assert_close(
+        &unary(Logistic, f32s(&[4], &[0.0, 1.0, 100.0, -100.0])),
+        &[0.5, 0.731_058_579, 1.0, 0.0],
+        rel,
+    );
+    let pi = std::f32::consts::PI;
+    assert_close(
+        &unary(Sine, f32s(&[3], &[0.0, pi / 2.0, -pi / 2.0])),
+        &[0.0, 1.0, -1.0],
+        rel,
+    );
+    assert_close(&unary(Cosine, f32s(&[2], &[0.0, pi])), &[1.0, -1.0], rel);
+    assert_close(&unary(Tan, f32s(&[2], &[0.0, pi / 4.0])), &[0.0, 1.0], rel);
+}
+
+#[test]
+fn unary_f64_uses_f64_functions() {
+    let r = unary(UnaryOp::Exponential, f64s(&[2], &[1.0, 0.5]));
+    assert_close(&r, &[2.718_281_828_459_045, 1.648_721_270_700_128], 1e-15);
+    let r = unary(UnaryOp::Tanh, f64s(&[1], &[0.5]));
+    assert_close(&r, &[0.462_117_157_260_009_76], 1e-15);
+}
+
+#[test]
+fn unary_integer_and_boolean_ops() {
+    use UnaryOp::*;
+    let x = || i32s(&[4], &[i32::MIN, -3, 0, 5]);
+    assert_eq!(
+        ints(&unary(Negate, x())),
+        [i32::MIN as i64, 3, 0, -5],
+        "MIN wraps to itself"
+    );
+    assert_eq!(
+        ints(&unary(Abs, x())),
+        [i32::MIN as i64, 3, 0, 5],
+        "abs(MIN) wraps to MIN"
+    );
+    assert_eq!(ints(&unary(Sign, x())), [-1, -1, 0, 1]);
+    assert_eq!(ints(&unary(Not, x())), [i32::MAX as i64, 2, -1, -6]);
+    assert_eq!(ints(&unary(Negate, i64s(&[1], &[i64::MIN]))), [i64::MIN]);
+    assert_eq!(
+        bools_of(&unary(Not, bools(&[2], &[true, false]))),
+        [false, true]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Binary ops
+
+#[test]
+fn binary_float_arithmetic() {
+    use BinaryOp::*;
+    let x = || f32s(&[4], &[1.5, -2.0, 1.0, 0.0]);
+    let y = || f32s(&[4], &[0.25, 4.0, 0.0, 0.0]);
+    assert_exact(&binary(Add, x(), y()), &[1.75, 2.0, 1.0, 0.0]);
+    assert_exact(&binary(Subtract, x(), y()), &[1.25, -6.0, 1.0, 0.0]);
+    assert_exact(&binary(Multiply, x(), y()), &[0.375, -8.0, 0.0, 0.0]);
+    assert_exact(
+        &binary(Divide, x(), y()),
+        &[6.0, -0.5, f64::INFINITY, f64::NAN],
+    );
+    // The remainder takes the dividend's sign (fmod), not IEEE's round-to-nearest quotient.
+    let r = binary(
+        Remainder,
+        f32s(&[4], &[5.5, -5.5, 5.5, 1.0]),
+        f32s(&[4], &[2.0, 2.0, -2.0, 0.0]),
+    );
+    assert_exact(&r, &[1.5, -1.5, 1.5, f64::NAN]);
+    let r = binary(
+        Power,
+        f32s(&[3], &[2.0, 4.0, -8.0]),
+        f32s(&[3], &[10.0, 0.5, 1.0 / 3.0]),
+    );
+    assert_exact(&r, &[1024.0, 2.0, f64::NAN]);
+    let r = binary(
+        Atan2,
+        f32s(&[4], &[1.0, 0.0, -0.0, 1.0]),
+        f32s(&[4], &[1.0, -1.0, -1.0, 0.0]),
+    );
+    assert_close(
+        &r,
+        &[0.785_398_163, 3.141_592_654, -3.141_592_654, 1.570_796_327],
+        2e-7,
+    );
+}
+
+#[test]
+fn maximum_and_minimum_propagate_nan_and_order_zeros() {
+    let x = || f32s(&[5], &[NAN, 1.0, -0.0, 0.0, 1.0]);
+    let y = || f32s(&[5], &[1.0, NAN, 0.0, -0.0, 2.0]);
+    assert_exact(
+        &binary(BinaryOp::Maximum, x(), y()),
+        &[f64::NAN, f64::NAN, 0.0, 0.0, 2.0],
+    );
+    assert_exact(
+        &binary(BinaryOp::Minimum, x(), y()),
+        &[f64::NAN, f64::NAN, -0.0, -0.0, 1.0],
+    );
+    let r = binary(
+        BinaryOp::Maximum,
+        i32s(&[2], &[-3, 7]),
+        i32s(&[2], &[2, -9]),
+    );
+    assert_eq!(ints(&r), [2, 7]);
+    let r = binary(
+        BinaryOp::Minimum,
+        bools(&[2], &[true, true]),
+        bools(&[2], &[false, true]),
+    );
+    assert_eq!(bools_of(&r), [false, true]);
+}
+
+#[test]
+fn binary_integer_arithmetic_wraps_and_handles_zero_divisors() {
+    use BinaryOp::*;
+    let r = binary(Add, i32s(&[2], &[i32::MAX, -5]), i32s(&[2], &[1, 3]));
+    assert_eq!(ints(&r), [i32::MIN as i64, -2]);
+    let r = binary(Multiply, i32s(&[1], &[65536]), i32s(&[1], &[65536]));
+    assert_eq!(ints(&r), [0], "2^32 wraps to 0");
+    let r = binary(Subtract, i64s(&[1], &[i64::MIN]), i64s(&[1], &[1]));
+    assert_eq!(ints(&r), [i64::MAX]);
+    let x = || i32s(&[5], &[7, -7, 7, 7, i32::MIN]);
+    let y = || i32s(&[5], &[2, 2, -2, 0, -1]);
+    assert_eq!(
+        ints(&binary(Divide, x(), y())),
+        [3, -3, -3, -1, i32::MIN as i64],
+        "x/0 = -1, MIN/-1 = MIN"
+    );
+    assert_eq!(
+        ints(&binary(Remainder, x(), y())),
+        [1, -1, 1, 7, 0],
+        "x%0 = x, MIN%-1 = 0"
+    );
+    let r = binary(
+        Power,
+        i32s(&[7], &[2, 3, 2, 1, -1, -1, 2]),
+        i32s(&[7], &[10, 0, -1, -5, -3, -4, 31]),
+    );
+    assert_eq!(
+        ints(&r),
+        [1024, 1, 0, 1, -1, 1, i32::MIN as i64],
+        "negative exponents; 2^31 wraps"
+    );
+    let r = binary(Power, i64s(&[2], &[3, 3]), i64s(&[2], &[39, 40]));
+    assert_eq!(
+        ints(&r),
+        [4_052_555_153_018_976_267, -6_289_078_614_652_622_815],
+        "3^40 wraps"
+    );
+}
+
+#[test]
+fn bitwise_ops_and_shifts() {
+    use BinaryOp::*;
+    let x = || i32s(&[2], &[0b1100, -1]);
+    let y = || i32s(&[2], &[0b1010, 0x0F]);
+    assert_eq!(ints(&binary(And, x(), y())), [0b1000, 0x0F]);
+    assert_eq!(ints(&binary(Or, x(), y())), [0b1110, -1]);
+    assert_eq!(ints(&binary(Xor, x(), y())), [0b0110, -16]);
+    let b = || bools(&[4], &[false, false, true, true]);
+    let c = || bools(&[4], &[false, true, false, true]);
+    assert_eq!(
+        bools_of(&binary(And, b(), c())),
+        [false, false, false, true]
+    );
+    assert_eq!(bools_of(&binary(Or, b(), c())), [false, true, true, true]);
+    assert_eq!(bools_of(&binary(Xor, b(), c())), [false, true, true, false]);
+    // Shift amounts outside [0, 32) give 0 (left, logical) or the sign fill (arithmetic).
+    let x = || i32s(&[5], &[1, 1, 1, -8, 8]);
+    let n = || i32s(&[5], &[31, 32, -1, 1, 40]);
+    assert_eq!(
+        ints(&binary(ShiftLeft, x(), n())),
+        [i32::MIN as i64, 0, 0, -16, 0]
+    );
+    assert_eq!(
+        ints(&binary(ShiftRightLogical, x(), n())),
+        [0, 0, 0, 2_147_483_644, 0]
+    );
+    let r = binary(
+        ShiftRightArithmetic,
+        i32s(&[4], &[-8, -8, 8, -8]),
+        i32s(&[4], &[1, 40, 40, -1]),
+    );
+    assert_eq!(ints(&r), [-4, -1, 0, -1]);
+    let r = binary(
+        ShiftRightLogical,
+        i64s(&[2], &[-1, -1]),
+        i64s(&[2], &[60, 64]),
+    );
+    assert_eq!(ints(&r), [15, 0]);
+}
+
+#[test]
+fn boolean_add_and_multiply_are_or_and_and() {
+    let p = || bools(&[4], &[false, false, true, true]);
+    let q = || bools(&[4], &[false, true, false, true]);
+    assert_eq!(
+        bools_of(&binary(BinaryOp::Add, p(), q())),
+        [false, true, true, true]
+    );
+    assert_eq!(
+        bools_of(&binary(BinaryOp::Multiply, p(), q())),
+        [false, false, false, true]
+    );
+    assert_eq!(
+        bools_of(&binary(BinaryOp::Maximum, p(), q())),
+        [false, true, true, true]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Compare
+
+#[test]
+fn compare_float_versus_totalorder() {
+    use ComparisonDirection::*;
+    let x = || f32s(&[5], &[NAN, -0.0, 1.0, NAN, 1.0]);
+    let y = || f32s(&[5], &[NAN, 0.0, 2.0, 1.0, 1.0]);
+    let float = Some(ComparisonType::Float);
+    assert_eq!(
+        compare(Eq, float, x(), y()),
+        [false, true, false, false, true]
+    );
+    assert_eq!(
+        compare(Ne, float, x(), y()),
+        [true, false, true, true, false]
+    );
+    assert_eq!(
+        compare(Lt, float, x(), y()),
+        [false, false, true, false, false]
+    );
+    assert_eq!(
+        compare(Le, float, x(), y()),
+        [false, true, true, false, true]
+    );
+    assert_eq!(
+        compare(Gt, float, x(), y()),
+        [false, false, false, false, false]
+    );
+    assert_eq!(
+        compare(Ge, float, x(), y()),
+        [false, true, false, false, true]
+    );
+    // No compare_type on floats means FLOAT.
+    assert_eq!(
+        compare(Eq, None, x(), y()),
+        [false, true, false, false, true]
+    );
+    // totalOrder: -0 < +0, and +NaN is above everything and equal to itself.
+    let total = Some(ComparisonType::TotalOrder);
+    assert_eq!(
+        compare(Eq, total, x(), y()),
+        [true, false, false, false, true]
+    );
+    assert_eq!(
+        compare(Ne, total, x(), y()),
+        [false, true, true, true, false]
+    );
+    assert_eq!(
+        compare(Lt, total, x(), y()),
+        [false, true, true, false, false]
+    );
+    assert_eq!(
+        compare(Le, total, x(), y()),
+        [true, true, true, false, true]
+    );
+    assert_eq!(
+        compare(Gt, total, x(), y()),
+        [false, false, false, true, false]
+    );
+    assert_eq!(
+        compare(Ge, total, x(), y()),
+        [true, false, false, true, true]
+    );
+    // -NaN is below -inf in totalOrder.
+    let neg_nan = f32::from_bits(0xFFC0_0000);
+    let r = compare(Lt, total, f32s(&[1], &[neg_nan]), f32s(&[1], &[-INF]));
+    assert_eq!(r, [true]);
+}
+
+#[test]
+fn compare_integers_signed_unsigned_and_booleans() {
+    use ComparisonDirection::*;
+    let x = || i32s(&[3], &[-1, 1, 5]);
+    let y = || i32s(&[3], &[1, 2, 5]);
+    assert_eq!(
+        compare(Lt, None, x(), y()),
+        [true, true, false],
+        "SIGNED by default"
+    );
+    assert_eq!(
+        compare(Lt, Some(ComparisonType::Signed), x(), y()),
+        [true, true, false]
+    );
+    assert_eq!(
+        compare(Lt, Some(ComparisonType::Unsigned), x(), y()),
+        [false, true, false],
+        "-1 is 0xffffffff"
+    );
+    assert_eq!(
+        compare(Ge, Some(ComparisonType::Unsigned), x(), y()),
+        [true, false, true]
+    );
+    assert_eq!(compare(Eq, None, x(), y()), [false, false, true]);
+    assert_eq!(compare(Ne, None, x(), y()), [true, true, false]);
+    let p = || bools(&[2], &[true, false]);
+    let q = || bools(&[2], &[false, false]);
+    assert_eq!(
+        compare(Gt, None, p(), q()),
+        [true, false],
+        "UNSIGNED by default: true > false"
+    );
+    assert_eq!(
+        compare(Gt, Some(ComparisonType::Signed), p(), q()),
+        [false, false],
+        "as signed i1, true is -1"
+    );
+    assert_eq!(
+        compare(Lt, Some(ComparisonType::Signed), p(), q()),
+        [true, false]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Select, clamp, convert, iota
+
+#[test]
+fn select_with_full_and_scalar_predicates() {
+    let r = eval(
+        OpKind::Select,
+        &[
+            bools(&[3], &[true, false, true]),
+            f32s(&[3], &[1.0, 2.0, 3.0]),
+            f32s(&[3], &[-1.0, -2.0, -3.0]),
+        ],
+        None,
+    );
+    assert_exact(&r, &[1.0, -2.0, 3.0]);
+    let r = eval(
+        OpKind::Select,
+        &[
+            bools(&[], &[false]),
+            i32s(&[2], &[1, 2]),
+            i32s(&[2], &[8, 9]),
+        ],
+        None,
+    );
+    assert_eq!(ints(&r), [8, 9]);
+}
+
+#[test]
+fn clamp_with_scalar_and_full_bounds() {
+    let r = eval(
+        OpKind::Clamp,
+        &[
+            f32s(&[], &[0.0]),
+            f32s(&[4], &[-1.0, 0.5, 2.0, NAN]),
+            f32s(&[], &[1.0]),
+        ],
+        None,
+    );
+    assert_exact(&r, &[0.0, 0.5, 1.0, f64::NAN]);
+    let r = eval(
+        OpKind::Clamp,
+        &[
+            i32s(&[3], &[0, 10, -5]),
+            i32s(&[3], &[-3, 4, 7]),
+            i32s(&[3], &[2, 20, -1]),
+        ],
+        None,
+    );
+    assert_eq!(ints(&r), [0, 10, -1]);
+}
+
+#[test]
+fn convert_edge_cases() {
+    let to = |x: Literal, d: DType| {
+        let shape = x.ty.shape.clone();
+        eval(OpKind::Convert, &[x], Some(ty(d, &shape)))
+    };
+    // Float to int truncates toward zero, saturates, and maps NaN to 0.
+    let r = to(
+        f32s(&[7], &[2.7, -2.7, 3e9, -3e9, NAN, INF, -0.5]),
+        DType::I32,
+    );
+    assert_eq!(
+        ints(&r),
+        [
+            2,
+            -2,
+            i32::MAX as i64,
+            i32::MIN as i64,
+            0,
+            i32::MAX as i64,
+            0
+        ]
+    );
+    // Int to float rounds to nearest even: 2^24 + 1 is a tie between 2^24 and 2^24 + 2.
+    let r = to(i32s(&[3], &[16_777_217, 16_777_219, -7]), DType::F32);
+    assert_exact(&r, &[16_777_216.0, 16_777_220.0, -7.0]);
+    let r = to(i64s(&[1], &[(1 << 53) + 1]), DType::F64);
+    assert_exact(&r, &[9_007_199_254_740_992.0]);
+    // Int to int wraps.
+    let r = to(i64s(&[3], &[(1 << 32) + 5, 1 << 31, -1]), DType::I32);
+    assert_eq!(ints(&r), [5, i32::MIN as i64, -1]);
+    // To bool: x != 0 (NaN is not 0); from bool: 0 or 1.
+    let r = to(f32s(&[4], &[0.0, -0.0, NAN, 0.5]), DType::I1);
+    assert_eq!(bools_of(&r), [false, false, true, true]);
+    let r = to(bools(&[2], &[true, false]), DType::F32);
+    assert_exact(&r, &[1.0, 0.0]);
+    let r = to(bools(&[2], &[true, false]), DType::I64);
+    assert_eq!(ints(&r), [1, 0]);
+    // f64 to bf16 rounds once: 1 + 2^-8 + 2^-40 is just above the tie, so it rounds up.
+    let r = to(
+        f64s(
+            &[2],
+            &[1.0 + 2f64.powi(-8) + 2f64.powi(-40), 1.0 + 2f64.powi(-8)],
+        ),
+        DType::BF16,
+    );
+    assert_exact(&r, &[1.0078125, 1.0]);
+    // f32 to f16 overflows to infinity; f32 to f64 is exact.
+    let r = to(f32s(&[2], &[70000.0, -70000.0]), DType::F16);
+    assert_exact(&r, &[f64::INFINITY, f64::NEG_INFINITY]);
+    let r = to(f32s(&[1], &[0.1]), DType::F64);
+    assert_exact(&r, &[0.100_000_001_490_116_12]);
+    let r = to(f64s(&[1], &[0.1]), DType::F32);
+    assert_exact(&r, &[0.100_000_001_490_116_12]);
+}
+
+#[test]
+fn iota_counts_along_its_dimension() {
+    let r = eval(
+        OpKind::Iota { dimension: 1 },
+        &[],
+        Some(ty(DType::I32, &[2, 3])),
+    );
+    assert_eq!(ints(&r), [0, 1, 2, 0, 1, 2]);
+    let r = eval(
+        OpKind::Iota { dimension: 0 },
+        &[],
+        Some(ty(DType::F32, &[2, 3])),
+    );
+    assert_exact(&r, &[0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    let r = eval(
+        OpKind::Iota { dimension: 0 },
+        &[],
+        Some(ty(DType::BF16, &[3])),
+    );
+    assert_exact(&r, &[0.0, 1.0, 2.0]);
+}
+
+#[test]
+fn constants_expand_splats() {
+    let splat = Literal::splat(ty(DType::F32, &[2, 2]), shardc_ir::Scalar::Float(1.5));
+    let r = eval(OpKind::Constant(splat), &[], None);
+    assert!(!r.is_splat());
+    assert_eq!(r.elements, Elements::F32(vec![1.5; 4]));
+}
+
+// ---------------------------------------------------------------------------------------
+// Layout ops
+
+#[test]
+fn broadcast_in_dim_maps_and_expands_dimensions() {
+    let r = eval(
+        OpKind::BroadcastInDim { dims: vec![1] },
+        &[i32s(&[3], &[1, 2, 3])],
+        Some(ty(DType::I32, &[2, 3])),
+    );
+    assert_eq!(ints(&r), [1, 2, 3, 1, 2, 3]);
+    let r = eval(
+        OpKind::BroadcastInDim { dims: vec![0, 1] },
+        &[i32s(&[2, 1], &[7, 8])],
+        Some(ty(DType::I32, &[2, 3])),
+    );
+    assert_eq!(ints(&r), [7, 7, 7, 8, 8, 8]);
+    let r = eval(
+        OpKind::BroadcastInDim { dims: vec![] },
+        &[i32s(&[], &[4])],
+        Some(ty(DType::I32, &[2, 2])),
+    );
+    assert_eq!(ints(&r), [4, 4, 4, 4]);
+    // Operand dimensions may land in any order: [2, 3] -> [3, 1, 2] with dims = [2, 0].
+    let r = eval(
+        OpKind::BroadcastInDim { dims: vec![2, 0] },
+        &[i32s(&[2, 3], &[1, 2, 3, 4, 5, 6])],
+        Some(ty(DType::I32, &[3, 1, 2])),
+    );
+    assert_eq!(ints(&r), [1, 4, 2, 5, 3, 6]);
+}
+
+#[test]
+fn reshape_keeps_row_major_order() {
+    let r = eval(
+        OpKind::Reshape,
+        &[i32s(&[2, 3], &[1, 2, 3, 4, 5, 6])],
+        Some(ty(DType::I32, &[3, 2])),
+    );
+    assert_eq!(r.ty.shape, [3, 2]);
+    assert_eq!(ints(&r), [1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn transpose_3d() {
+    // x[i][j][k] = 12i + 4j + k, shape [2, 3, 4]; result[k][i][j] = x[i][j][k].
+    let x: Vec<i32> = (0..24).collect();
+    let r = eval(
+        OpKind::Transpose {
+            permutation: vec![2, 0, 1],
+        },
+        &[i32s(&[2, 3, 4], &x)],
+        None,
+    );
+    assert_eq!(r.ty.shape, [4, 2, 3]);
+    assert_eq!(
+        ints(&r),
+        [
+            0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23
+        ]
+    );
+}
+
+#[test]
+fn slice_with_strides() {
+    // x = 0..15 as [3, 5]; rows 0 and 2, columns 1 and 3.
+    let x: Vec<i32> = (0..15).collect();
+    let kind = OpKind::Slice {
+        start: vec![0, 1],
+        limit: vec![3, 5],
+        strides: vec![2, 2],
+    };
+    let r = eval(kind, &[i32s(&[3, 5], &x)], None);
+    assert_eq!(r.ty.shape, [2, 2]);
+    assert_eq!(ints(&r), [1, 3, 11, 13]);
+    let kind = OpKind::Slice {
+        start: vec![1, 2],
+        limit: vec![3, 5],
+        strides: vec![1, 3],
+    };
+    let r = eval(kind, &[i32s(&[3, 5], &x)], None);
+    assert_eq!(ints(&r), [7, 12]);
+}
+
+#[test]
+fn concatenate_along_inner_and_outer_dimensions() {
+    let a = || f32s(&[2, 1], &[1.0, 2.0]);
+    let b = || f32s(&[2, 2], &[3.0, 4.0, 5.0, 6.0]);
+    let r = eval(OpKind::Concatenate { dimension: 1 }, &[a(), b()], None);
+    assert_eq!(r.ty.shape, [2, 3]);
+    assert_exact(&r, &[1.0, 3.0, 4.0, 2.0, 5.0, 6.0]);
+    let r = eval(
+        OpKind::Concatenate { dimension: 0 },
+        &[b(), b(), f32s(&[1, 2], &[7.0, 8.0])],
+        None,
+    );
+    assert_exact(&r, &[3.0, 4.0, 5.0, 6.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+}
+
+#[test]
+fn pad_with_negative_and_interior_padding() {
+    // [[1,2,3],[4,5,6]]: dimension 0 gets one row before and one between rows; dimension 1
+    // loses its first column and gains one at the end.
+    let kind = OpKind::Pad {
+        low: vec![1, -1],
+        high: vec![0, 1],
+        interior: vec![1, 0],
+    };
+    let r = eval(
+        kind,
+        &[i32s(&[2, 3], &[1, 2, 3, 4, 5, 6]), i32s(&[], &[0])],
+        None,
+    );
+    assert_eq!(r.ty.shape, [4, 3]);
+    assert_eq!(ints(&r), [0, 0, 0, 2, 3, 0, 0, 0, 0, 5, 6, 0]);
+    // Interior padding, then cropping through it: [1,_,2,_,3,_,4,_,5] minus 2 in front and 1 behind.
+    let kind = OpKind::Pad {
+        low: vec![-2],
+        high: vec![-1],
+        interior: vec![1],
+    };
+    let r = eval(
+        kind,
+        &[f32s(&[5], &[1.0, 2.0, 3.0, 4.0, 5.0]), f32s(&[], &[-9.0])],
+        None,
+    );
+    assert_exact(&r, &[2.0, -9.0, 3.0, -9.0, 4.0, -9.0]);
+    // Cropping everything away but padding back.
+    let kind = OpKind::Pad {
+        low: vec![-3],
+        high: vec![2],
+        interior: vec![0],
+    };
+    let r = eval(kind, &[i32s(&[3], &[1, 2, 3]), i32s(&[], &[7])], None);
+    assert_eq!(ints(&r), [7, 7]);
+}
+
+// ---------------------------------------------------------------------------------------
+// dot_general
+
+fn dot(lhs: Literal, rhs: Literal, dims: DotDims) -> Literal {
+    eval(OpKind::DotGeneral(dims), &[lhs, rhs], None)
+}
+
+fn dims(lb: &[usize], rb: &[usize], lc: &[usize], rc: &[usize]) -> DotDims {
+    DotDims {
+        lhs_batch: lb.to_vec(),
+        rhs_batch: rb.to_vec(),
+        lhs_contracting: lc.to_vec(),
+        rhs_contracting: rc.to_vec(),
+        precision: vec![],
+    }
+}
+
+#[test]
+fn dot_general_plain_matmul() {
+    let a = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let b = f32s(&[3, 2], &[7.0, 8.0, 9.0, 10.0, 11.0, 12.0]);
+    let r = dot(a, b, dims(&[], &[], &[1], &[0]));
+    assert_eq!(r.ty.shape, [2, 2]);
+    assert_exact(&r, &[58.0, 64.0, 139.0, 154.0]);
+    let r = dot(
+        i32s(&[2, 2], &[1, 2, 3, 4]),
+        i32s(&[2, 2], &[5, 6, 7, 8]),
+        dims(&[], &[], &[1], &[0]),
+    );
+    assert_eq!(ints(&r), [19, 22, 43, 50]);
+    // A vector dot product gives a scalar.
+    let r = dot(
+        f64s(&[3], &[1.0, 2.0, 3.0]),
+        f64s(&[3], &[4.0, 5.0, 6.0]),
+        dims(&[], &[], &[0], &[0]),
+    );
+    assert_eq!(r.ty.shape, Vec::<usize>::new());
+    assert_exact(&r, &[32.0]);
+}
+
+#[test]
+fn dot_general_contracting_dims_first() {
+    // lhs is [K, M] (contract dim 0), rhs is [N, K] (contract dim 1): the same product as above.
+    let a_t = f32s(&[3, 2], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    let b_t = f32s(&[2, 3], &[7.0, 9.0, 11.0, 8.0, 10.0, 12.0]);
+    let r = dot(a_t, b_t, dims(&[], &[], &[0], &[1]));
+    assert_exact(&r, &[58.0, 64.0, 139.0, 154.0]);
+}
+
+#[test]
+fn dot_general_batched() {
+    // Batch dim first: [2, 1, 2] x [2, 2, 1] -> [2, 1, 1].
+    let l = f32s(&[2, 1, 2], &[1.0, 2.0, 5.0, 6.0]);
+    let r = f32s(&[2, 2, 1], &[3.0, 4.0, 7.0, 8.0]);
+    let out = dot(l, r, dims(&[0], &[0], &[2], &[1]));
+    assert_eq!(out.ty.shape, [2, 1, 1]);
+    assert_exact(&out, &[11.0, 83.0]);
+    // Batch dims elsewhere: lhs [K=3, B=2] (batch 1, contract 0), rhs [B=2, K=3] -> [2].
+    let l = f32s(&[3, 2], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    let r = f32s(&[2, 3], &[1.0, 1.0, 1.0, 1.0, 0.0, 2.0]);
+    let out = dot(l, r, dims(&[1], &[0], &[0], &[1]));
+    assert_eq!(out.ty.shape, [2]);
+    assert_exact(&out, &[6.0, 16.0]);
+    // Batch, free dims on both sides: [B=2, M=2, K=1] x [B=2, K=1, N=2] -> [2, 2, 2].
+    let l = i32s(&[2, 2, 1], &[1, 2, 3, 4]);
+    let r = i32s(&[2, 1, 2], &[10, 20, 30, 40]);
+    let out = dot(l, r, dims(&[0], &[0], &[2], &[1]));
+    assert_eq!(ints(&out), [10, 20, 20, 40, 90, 120, 120, 160]);
+}
+
+#[test]
+fn dot_general_multiple_contracting_dims() {
+    // lhs[m][a][b] = 1 + 4m + 2a + b; out[m][n] = sum over (a, b) of lhs[m][a][b] * rhs[a][b][n].
+    let l = f32s(&[2, 2, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    let r = f32s(
+        &[2, 2, 3],
+        &[1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+    );
+    let out = dot(l, r, dims(&[], &[], &[1, 2], &[0, 1]));
+    assert_eq!(out.ty.shape, [2, 3]);
+    assert_exact(&out, &[4.0, 5.0, 7.0, 12.0, 13.0, 19.0]);
+}
+
+#[test]
+fn dot_general_bf16_accumulates_in_f32() {
+    // 1 + 2^-8 + 2^-8 is 1 + 2^-7, exact in f32 and in bf16; summing in bf16 would round
+    // 1 + 2^-8 (a tie) down to 1 at the first step and give 1.
+    let a = bf16s(&[1, 3], &[1.0, 2f32.powi(-8), 2f32.powi(-8)]);
+    let b = bf16s(&[3, 1], &[1.0, 1.0, 1.0]);
+    let r = dot(a, b, dims(&[], &[], &[1], &[0]));
+    assert_eq!(r.ty.dtype, DType::BF16);
+    assert_exact(&r, &[1.0078125]);
+}
+
+#[test]
+fn dot_general_128_cubed_f32_is_fast() {
+    let n = 128;
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 - 5.0).collect();
+    let (la, lb) = (f32s(&[n, n], &a), f32s(&[n, n], &b));
+    let mut bld = FunctionBuilder::new("main", &[la.ty.clone(), lb.ty.clone()]);
+    let r = bld
+        .dot_general(bld.arg(0), bld.arg(1), dims(&[], &[], &[1], &[0]))
+        .unwrap();
+    let m = module_of(vec![bld.finish(&[r])]);
+    let args = [la, lb];
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..3 {
+        let t = Instant::now();
+        out = Some(reference::run(&m, "main", &args).unwrap().remove(0));
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    // Spot-check one element against a plain sum (small integers: exact in f32).
+    let out = out.unwrap().to_f64_vec();
+    let (i, j) = (37, 101);
+    let want: f64 = (0..n)
+        .map(|k| a[i * n + k] as f64 * b[k * n + j] as f64)
+        .sum();
+    assert_eq!(out[i * n + j], want);
+    // Release builds must stay well under 10 ms; unoptimized test builds get a generous bound
+    // that still catches an accidental per-element allocation or a quartic loop.
+    let limit = if cfg!(debug_assertions) { 2.0 } else { 0.010 };
+    assert!(
+        best < limit,
+        "128^3 f32 dot_general took {:.2} ms (limit {:.0} ms)",
+        best * 1e3,
+        limit * 1e3
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// reduce
+
+/// Runs `reduce(x, init) applies op across dims`.
+fn reduce(x: Literal, init: Literal, dims: &[usize], op: BinaryOp) -> Literal {
+    let mut b = FunctionBuilder::new("main", &[x.ty.clone(), init.ty.clone()]);
+    let r = b.reduce(b.arg(0), b.arg(1), dims, op).unwrap();
+    let m = module_of(vec![b.finish(&[r])]);
+    verify_module(&m).unwrap();
+    reference::run(&m, "main", &[x, init]).unwrap().remove(0)
+}
+
+#[test]
+fn reduce_sum_max_and_several_dimensions() {
+    let x = || f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_exact(
+        &reduce(x(), f32s(&[], &[0.0]), &[1], BinaryOp::Add),
+        &[6.0, 15.0],
+    );
+    assert_exact(
+        &reduce(x(), f32s(&[], &[-INF]), &[0], BinaryOp::Maximum),
+        &[4.0, 5.0, 6.0],
+    );
+    assert_exact(
+        &reduce(x(), f32s(&[], &[10.0]), &[0, 1], BinaryOp::Add),
+        &[31.0],
+    );
+    // x[i][j][k] = 1 + 4i + 2j + k over dims {0, 2}: j=0 gives 1+2+5+6, j=1 gives 3+4+7+8.
+    let x3 = i32s(&[2, 2, 2], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(
+        ints(&reduce(x3, i32s(&[], &[0]), &[2, 0], BinaryOp::Add)),
+        [14, 22]
+    );
+    let x3 = i32s(&[2, 2, 2], &[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(
+        ints(&reduce(x3, i32s(&[], &[1]), &[1], BinaryOp::Multiply)),
+        [3, 8, 35, 48]
+    );
+    // Reducing an empty dimension gives the init.
+    assert_exact(
+        &reduce(f32s(&[2, 0], &[]), f32s(&[], &[7.0]), &[1], BinaryOp::Add),
+        &[7.0, 7.0],
+    );
+    // A NaN wins a maximum.
+    assert_exact(
+        &reduce(
+            f32s(&[3], &[1.0, NAN, 3.0]),
+            f32s(&[], &[-INF]),
+            &[0],
+            BinaryOp::Maximum,
+        ),
+        &[f64::NAN],
+    );
+}
+
+#[test]
+fn reduce_order_is_row_major_from_init() {
+    // f32 addition is not associative: ((1e8 + 1) + 1) + ... stays 1e8 in f32 when folded
+    // in order from the init, but the ones would survive if summed together first.
+    let mut v = vec![1e8_f32];
+    v.extend([1.0_f32; 8]);
+    assert_exact(
+        &reduce(f32s(&[9], &v), f32s(&[], &[0.0]), &[0], BinaryOp::Add),
+        &[1e8],
+    );
+    // Subtract is not commutative: the body is acc - x, folded from the init: ((10 - 1) - 2) - 3.
+    let r = reduce(
+        i32s(&[3], &[1, 2, 3]),
+        i32s(&[], &[10]),
+        &[0],
+        BinaryOp::Subtract,
+    );
+    assert_eq!(ints(&r), [4]);
+}
+
+/// A reducer body that adds through two ops (`add`, then `select` with a true
+/// predicate), so the interpreter cannot take the single-op fast path.
+fn reduce_add_general(x: &Literal, init: &Literal, dims: &[usize]) -> Literal {
+    let s = TensorType::scalar(x.ty.dtype);
+    let mut b = FunctionBuilder::new("main", &[x.ty.clone(), init.ty.clone()]);
+    let acc = b.begin_block(&[s.clone(), s]);
+    let sum = b.binary(BinaryOp::Add, acc[0], acc[1]).unwrap();
+    let yes = b.constant(Literal::scalar(DType::I1, shardc_ir::Scalar::Bool(true)));
+    let picked = b.push1(OpKind::Select, &[yes, sum, acc[0]]).unwrap();
+    let body = b.end_block(&[picked]);
+    let op = b
+        .push(
+            OpKind::Reduce {
+                dimensions: dims.to_vec(),
+            },
+            &[b.arg(0), b.arg(1)],
+            None,
+            vec![body],
+        )
+        .unwrap();
+    let r = b.func().ops[op.0 as usize].results[0];
+    let m = module_of(vec![b.finish(&[r])]);
+    verify_module(&m).unwrap();
+    reference::run(&m, "main", &[x.clone(), init.clone()])
+        .unwrap()
+        .remove(0)
+}
+
+#[test]
+fn reduce_fast_path_and_general_body_agree_bit_for_bit() {
+    let v: Vec<f32> = (0..60)
+        .map(|i| ((i * 37 % 17) as f32 - 8.3) * 1.7e3 + 1.0 / (i as f32 + 0.7))
+        .collect();
+    let x = f32s(&[3, 4, 5], &v);
+    let init = f32s(&[], &[0.25]);
+    // Reduced dimensions innermost, outermost, in between, split, and all.
+    for dims in [
+        vec![2],
+        vec![1, 2],
+        vec![0],
+        vec![0, 1],
+        vec![1],
+        vec![0, 2],
+        vec![1, 0, 2],
+    ] {
+        let fast = reduce(x.clone(), init.clone(), &dims, BinaryOp::Add);
+        let slow = reduce_add_general(&x, &init, &dims);
+        assert_eq!(fast, slow, "dims {dims:?}");
+    }
+    // bf16 rounds after every step either way.
+    let xb = bf16s(&[4], &[1.0, 2f32.powi(-8), 2f32.powi(-8), 2f32.powi(-8)]);
+    let ib = bf16s(&[], &[0.0]);
+    let fast = reduce(xb.clone(), ib.clone(), &[0], BinaryOp::Add);
+    assert_eq!(fast, reduce_add_general(&xb, &ib, &[0]));
+    assert_exact(&fast, &[1.0]);
+}
+
+/// argmax over dimension 1 as JAX emits it: a two-input reduce (values, iota indices)
+/// whose body keeps the larger value, a NaN, or on ties the smaller index.
+fn argmax_module(shape: &[usize]) -> Module {
+    let (xt, it) = (ty(DType::F32, shape), ty(DType::I32, shape));
+    let (fs, is) = (
+        TensorType::scalar(DType::F32),
+        TensorType::scalar(DType::I32),
+    );
+    let mut b = FunctionBuilder::new("main", &[xt]);
+    let idx = b
+        .push1_typed(OpKind::Iota { dimension: 1 }, &[], it)
+        .unwrap();
+    let neg_inf = b.constant(f32s(&[], &[-INF]));
+    let zero = b.constant(i32s(&[], &[0]));
+    let a = b.begin_block(&[fs.clone(), is.clone(), fs, is]);
+    let (av, ai, bv, bi) = (a[0], a[1], a[2], a[3]);
+    let cmp = |b: &mut FunctionBuilder, d, x, y| {
+        b.push1(
+            OpKind::Compare {
+                direction: d,
+                compare_type: None,
+            },
+            &[x, y],
+        )
+        .unwrap()
+    };
+    let gt = cmp(&mut b, ComparisonDirection::Gt, av, bv);
+    let nan = cmp(&mut b, ComparisonDirection::Ne, av, av);
+    let gt_or_nan = b.binary(BinaryOp::Or, gt, nan).unwrap();
+    let eq = cmp(&mut b, ComparisonDirection::Eq, av, bv);
+    let lt = cmp(&mut b, ComparisonDirection::Lt, ai, bi);
+    let tie = b.binary(BinaryOp::And, eq, lt).unwrap();
+    let keep_a = b.binary(BinaryOp::Or, gt_or_nan, tie).unwrap();
+    let v = b.push1(OpKind::Select, &[keep_a, av, bv]).unwrap();
+    let i = b.push1(OpKind::Select, &[keep_a, ai, bi]).unwrap();
+    let body = b.end_block(&[v, i]);
+    let op = b
+        .push(
+            OpKind::Reduce {
+                dimensions: vec![1],
+            },
+            &[b.arg(0), idx, neg_inf, zero],
+            None,
+            vec![body],
+        )
+        .unwrap();
+    let results = b.func().ops[op.0 as usize].results.clone();
+    let m = module_of(vec![b.finish(&results)]);
+    verify_module(&m).unwrap();
+    m
+}
+
+#[test]
+fn reduce_argmax_with_a_general_body() {
+    let m = argmax_module(&[3, 4]);
+    let x = f32s(
+        &[3, 4],
+        &[3.0, 7.0, 7.0, 1.0, -2.0, -5.0, 0.0, 0.0, 1.0, NAN, 9.0, NAN],
+    );
+    let r = reference::run(&m, "main", &[x]).unwrap();
+    assert_eq!(r.len(), 2);
+    assert_exact(&r[0], &[7.0, 0.0, f64::NAN]);
+    assert_eq!(
+        ints(&r[1]),
+        [1, 2, 1],
+        "ties pick the smaller index; the first NaN wins"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// gather
+
+fn gather(operand: Literal, indices: Literal, g: GatherDims) -> Literal {
+    eval(OpKind::Gather(g), &[operand, indices], None)
+}
+
+#[test]
+fn gather_embedding_lookup_clamps_indices() {
+    // Operand [V=4, D=3] holds 10v + d; indices [N=4, 1], the last two out of range.
+    let table: Vec<f32> = (0..4)
+        .flat_map(|v| (0..3).map(move |d| (10 * v + d) as f32))
+        .collect();
+    let g = GatherDims {
+        offset_dims: vec![1],
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0],
+        index_vector_dim: 1,
+        slice_sizes: vec![1, 3],
+        ..GatherDims::default()
+    };
+    let r = gather(f32s(&[4, 3], &table), i32s(&[4, 1], &[2, 0, 5, -1]), g);
+    assert_eq!(r.ty.shape, [4, 3]);
+    assert_exact(
+        &r,
+        &[
+            20.0, 21.0, 22.0, 0.0, 1.0, 2.0, 30.0, 31.0, 32.0, 0.0, 1.0, 2.0,
+        ],
+    );
+}
+
+#[test]
+fn gather_with_batching_dims() {
+    // Operand [B=2, V=3, D=2] holds 100b + 10v + d; indices [B=2, N=2, 1].
+    let operand: Vec<i64> = (0..2)
+        .flat_map(|b| (0..3).flat_map(move |v| (0..2).map(move |d| 100 * b + 10 * v + d)))
+        .collect();
+    let g = GatherDims {
+        offset_dims: vec![2],
+        collapsed_slice_dims: vec![1],
+        operand_batching_dims: vec![0],
+        start_indices_batching_dims: vec![0],
+        start_index_map: vec![1],
+        index_vector_dim: 2,
+        slice_sizes: vec![1, 1, 2],
+        indices_are_sorted: false,
+    };
+    let r = gather(
+        i64s(&[2, 3, 2], &operand),
+        i64s(&[2, 2, 1], &[2, 0, 1, 1]),
+        g,
+    );
+    assert_eq!(r.ty.shape, [2, 2, 2]);
+    assert_eq!(ints(&r), [20, 21, 0, 1, 110, 111, 110, 111]);
+}
+
+#[test]
+fn gather_scalar_indices_and_clamped_windows() {
+    let x = || i32s(&[5], &[10, 11, 12, 13, 14]);
+    // index_vector_dim = rank(indices): each index is a scalar.
+    let g = GatherDims {
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0],
+        index_vector_dim: 1,
+        slice_sizes: vec![1],
+        ..GatherDims::default()
+    };
+    assert_eq!(ints(&gather(x(), i32s(&[3], &[4, 1, 0]), g)), [14, 11, 10]);
+    // A window of 2 starting at 4 is clamped to start at 3.
+    let g = GatherDims {
+        offset_dims: vec![1],
+        start_index_map: vec![0],
+        index_vector_dim: 1,
+        slice_sizes: vec![2],
+        ..GatherDims::default()
+    };
+    assert_eq!(
+        ints(&gather(x(), i32s(&[2, 1], &[4, 1]), g)),
+        [13, 14, 11, 12]
+    );
+}
+
+#[test]
+fn gather_index_vector_first_with_two_components() {
+    // Operand [3, 4] holds 10r + c. Indices [2, 2] with index_vector_dim 0: column k is
+    // the start (r, c) of batch position k: (1, 0) and (2, 3); windows are 1 x 2, so the
+    // second start's column is clamped to 4 - 2 = 2.
+    let operand: Vec<i32> = (0..3)
+        .flat_map(|r| (0..4).map(move |c| 10 * r + c))
+        .collect();
+    let g = GatherDims {
+        offset_dims: vec![1],
+        collapsed_slice_dims: vec![0],
+        start_index_map: vec![0, 1],
+        index_vector_dim: 0,
+        slice_sizes: vec![1, 2],
+        ..GatherDims::default()
+    };
+    let r = gather(i32s(&[3, 4], &operand), i32s(&[2, 2], &[1, 2, 0, 3]), g);
+    assert_eq!(r.ty.shape, [2, 2]);
+    assert_eq!(ints(&r), [10, 11, 22, 23]);
+}
+
+// ---------------------------------------------------------------------------------------
+// call, sharding_constraint
+
+#[test]
+fn call_runs_the_callee() {
+    let t = ty(DType::F32, &[2]);
+    let mut h = FunctionBuilder::new("double", std::slice::from_ref(&t));
+    h.set_visibility(Visibility::Private);
+    let d = h.binary(BinaryOp::Add, h.arg(0), h.arg(0)).unwrap();
+    let helper = h.finish(&[d]);
+    let mut b = FunctionBuilder::new("main", std::slice::from_ref(&t));
+    let c = b
+        .push1_typed(
+            OpKind::Call {
+                callee: "double".into(),
+            },
+            &[b.arg(0)],
+            t.clone(),
+        )
+        .unwrap();
+    let c2 = b
+        .push1_typed(
+            OpKind::Call {
+                callee: "double".into(),
+            },
+            &[c],
+            t.clone(),
+        )
+        .unwrap();
+    let p = b.binary(BinaryOp::Multiply, c2, b.arg(0)).unwrap();
+    let m = module_of(vec![b.finish(&[p, c]), helper]);
+    verify_module(&m).unwrap();
+    let r = reference::run(&m, "main", &[f32s(&[2], &[1.5, -2.0])]).unwrap();
+    assert_exact(&r[0], &[9.0, 16.0]);
+    assert_exact(&r[1], &[3.0, -4.0]);
+}
+
+#[test]
+fn sharding_constraint_is_the_identity() {
+    let mesh = Mesh::new("mesh", &[("data", 2)]).unwrap();
+    let t = ty(DType::F32, &[4, 2]);
+    let mut b = FunctionBuilder::new("main", std::slice::from_ref(&t));
+    let s = b
+        .push1(
+            OpKind::ShardingConstraint(Sharding::split("mesh", &[&["data"], &[]])),
+            &[b.arg(0)],
+        )
+        .unwrap();
+    let m = Module {
+        meshes: vec![mesh],
+        functions: vec![b.finish(&[s])],
+        ..Module::default()
+    };
+    verify_module(&m).unwrap();
+    let x = f32s(&[4, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(
+        reference::run(&m, "main", std::slice::from_ref(&x)).unwrap(),
+        vec![x]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// eval_op
+
+#[test]
+fn eval_op_evaluates_single_ops_like_run() {
+    let m = argmax_module(&[2, 3]);
+    let f = &m.functions[0];
+    let reduce_op = f
+        .ops
+        .iter()
+        .find(|o| matches!(o.kind, OpKind::Reduce { .. }))
+        .unwrap();
+    let inputs = [
+        f32s(&[2, 3], &[0.5, 2.0, -1.0, 4.0, 4.0, 3.0]),
+        i32s(&[2, 3], &[0, 1, 2, 0, 1, 2]),
+        f32s(&[], &[-INF]),
+        i32s(&[], &[0]),
+    ];
+    let r = reference::eval_op(&m, f, reduce_op, &inputs).unwrap();
+    assert_exact(&r[0], &[2.0, 4.0]);
+    assert_eq!(ints(&r[1]), [1, 0]);
+    // Splat operand values are accepted.
+    let iota_op = &f.ops[0];
+    assert_eq!(
+        ints(&reference::eval_op(&m, f, iota_op, &[]).unwrap()[0]),
+        [0, 1, 2, 0, 1, 2]
+    );
+    let splat = Literal::splat(ty(DType::F32, &[2, 3]), shardc_ir::Scalar::Float(1.0));
+    let inputs = [
+        splat,
+        i32s(&[2, 3], &[0, 1, 2, 0, 1, 2]),
+        f32s(&[], &[-INF]),
+        i32s(&[], &[0]),
+    ];
+    let r = reference::eval_op(&m, f, reduce_op, &inputs).unwrap();
+    assert_eq!(ints(&r[1]), [0, 0]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Float dtypes round natively
+
+fn add_twice(x: Literal, y: Literal) -> Literal {
+    let mut b = FunctionBuilder::new("main", &[x.ty.clone(), y.ty.clone()]);
+    let s = b.binary(BinaryOp::Add, b.arg(0), b.arg(1)).unwrap();
+    let s2 = b.binary(BinaryOp::Add, s, b.arg(1)).unwrap();
+    let m = module_of(vec![b.finish(&[s2])]);
+    reference::run(&m, "main", &[x, y]).unwrap().remove(0)
+}
+
+#[test]
+fn f32_rounds_as_f32_and_f64_as_f64() {
+    // 1e8 + 1 is not representable in f32 (its ulp there is 8): it rounds back to 1e8.
+    let r = binary(BinaryOp::Add, f32s(&[1], &[1e8]), f32s(&[1], &[1.0]));
+    assert_exact(&r, &[1e8]);
+    let r = binary(BinaryOp::Add, f64s(&[1], &[1e8]), f64s(&[1], &[1.0]));
+    assert_exact(&r, &[100_000_001.0]);
+    // 0.1 + 0.2 in f32 is the f32 nearest 0.3 (0.300000011920928955078125), in f64 it is not.
+    let r = binary(BinaryOp::Add, f32s(&[1], &[0.1]), f32s(&[1], &[0.2]));
+    assert_exact(&r, &[0.300_000_011_920_928_955_078_125]);
+    let r = binary(BinaryOp::Add, f64s(&[1], &[0.1]), f64s(&[1], &[0.2]));
+    assert_exact(
+        &r,
+        &[0.300_000_000_000_000_044_408_920_985_006_261_616_945_266_723_632_812_5],
+    );
+}
+
+#[test]
+fn bf16_and_f16_round_after_every_op() {
+    // (1 + 2^-8) + 2^-8 in bf16: the first sum is a tie and rounds to 1, and so does the
+    // second; rounding only at the end would give 1 + 2^-7.
+    let r = add_twice(bf16s(&[1], &[1.0]), bf16s(&[1], &[2f32.powi(-8)]));
+    assert_eq!(r.ty.dtype, DType::BF16);
+    assert_exact(&r, &[1.0]);
+    let h = |v: f32| lit(DType::F16, &[1], Elements::F16(vec![f16::from_f32(v)]));
+    let r = add_twice(h(1.0), h(2f32.powi(-11)));
+    assert_exact(&r, &[1.0]);
+    // The same in f32 keeps both increments.
+    let r = add_twice(f32s(&[1], &[1.0]), f32s(&[1], &[2f32.powi(-8)]));
+    assert_exact(&r, &[1.0078125]);
+    // Transcendentals in bf16 are the f32 function rounded to bf16: exp(1) = 2.71875.
+    let r = unary(UnaryOp::Exponential, bf16s(&[1], &[1.0]));
+    assert_exact(&r, &[2.71875]);
+}
+
+// ---------------------------------------------------------------------------------------
+// shardc.random
+
+fn random(dist: Distribution, dtype: DType, shape: &[usize], seed: i64) -> Literal {
+    eval(
+        OpKind::Random { distribution: dist },
+        &[i64s(&[], &[seed])],
+        Some(ty(dtype, shape)),
+    )
+}
+
+#[test]
+fn random_known_bits() {
+    // Seed 42, indices 0..4, from an independent Python implementation of Philox-4x32-10
+    // (checked against Random123's known answers): w0 of each element, and the values.
+    let words: Vec<u32> = (0..4).map(|i| random::bits(42, i)[0]).collect();
+    assert_eq!(words, [0x9ceaf053, 0xfcdb2127, 0xd36c0225, 0xbac70475]);
+    let u = random(Distribution::Uniform, DType::F32, &[4], 42);
+    assert_exact(
+        &u,
+        &[
+            0.612_959_861_755_371_1,
+            0.987_718_641_757_965_1,
+            0.825_866_818_428_039_6,
+            0.729_599_237_442_016_6,
+        ],
+    );
+    let u = random(Distribution::Uniform, DType::F64, &[2], 42);
+    assert_exact(&u, &[0.612_959_881_189_415_8, 0.987_718_650_914_510_5]);
+    let z = random(Distribution::Normal, DType::F64, &[4], 42);
+    assert_close(
+        &z,
+        &[
+            0.886_497_505_901_441,
+            -0.156_609_622_912_017_24,
+            -0.494_100_512_669_746_14,
+            -0.679_891_666_314_413_6,
+        ],
+        1e-14,
+    );
+    // A negative seed and an index above 2^32 use all the key and counter words.
+    assert_eq!(
+        random::bits(-7, (1 << 32) + 3),
+        [0x9375cd9c, 0x5f426044, 0xc8395430, 0xada099ca]
+    );
+}
+
+#[test]
+fn random_uniform_range_and_mean() {
+    let n = 100_000;
+    for dtype in [DType::F32, DType::F64, DType::BF16, DType::F16] {
+        let v = random(Distribution::Uniform, dtype, &[n], 7).to_f64_vec();
+        assert!(
+            v.iter().all(|&x| (0.0..1.0).contains(&x)),
+            "{dtype}: a value outside [0, 1)"
+        );
+        let mean = v.iter().sum::<f64>() / n as f64;
+        // The mean's standard deviation is sqrt(1/12 / n) = 0.0009; allow 5.5 of them.
+        assert!((mean - 0.5).abs() < 0.005, "{dtype}: mean {mean}");
+    }
+}
+
+#[test]
+fn random_normal_mean_and_std() {
+    let n = 100_000;
+    for dtype in [DType::F32, DType::F64, DType::BF16] {
+        let v = random(Distribution::Normal, dtype, &[n], 11).to_f64_vec();
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let std = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+        // Standard errors: 0.0032 for the mean and 0.0022 for the std; allow about 6 of them.
+        assert!(mean.abs() < 0.02, "{dtype}: mean {mean}");
+        assert!((std - 1.0).abs() < 0.015, "{dtype}: std {std}");
+        assert!(v.iter().all(|x| x.is_finite()));
+    }
+}
+
+#[test]
+fn random_is_the_same_however_it_is_sharded() {
+    let seed = 1234;
+    for (dist, dtype) in [
+        (Distribution::Uniform, DType::F32),
+        (Distribution::Normal, DType::BF16),
+    ] {
+        let global = random(dist, dtype, &[8, 6], seed);
+        // Every position equals the value computed from its global index alone.
+        for i in 0..8u64 {
+            for j in 0..6u64 {
+                let one = random::elements_at(dist, dtype, seed, [i * 6 + j]).unwrap();
+                assert_eq!(
+                    one.bits(0),
+                    global.elements.bits((i * 6 + j) as usize),
+                    "({i}, {j})"
+                );
+            }
+        }
+        // A shard (columns 3..6 of rows 4..8, as on a 2x2 mesh) from its global indices
+        // equals that block of the global tensor.
+        let idx: Vec<u64> = (4..8)
+            .flat_map(|i| (3..6).map(move |j| i * 6 + j))
+            .collect();
+        let shard = random::elements_at(dist, dtype, seed, idx.iter().copied()).unwrap();
+        let block = global
+            .elements
+            .gather(&idx.iter().map(|&i| i as usize).collect::<Vec<_>>());
+        assert_eq!(shard, block);
+    }
+    // Another seed gives other numbers.
+    assert_ne!(
+        random(Distribution::Uniform, DType::F32, &[8], 1),
+        random(Distribution::Uniform, DType::F32, &[8], 2)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors
+
+fn add_module() -> Module {
+    let t = ty(DType::F32, &[2]);
+    let mut b = FunctionBuilder::new("main", &[t.clone(), t]);
+    let s = b.binary(BinaryOp::Add, b.arg(0), b.arg(1)).unwrap();
+    module_of(vec![b.finish(&[s])])
+}
+
+#[test]
+fn error_unknown_function() {
+    let err = reference::run(&add_module(), "mian", &[]).unwrap_err();
+    insta::assert_snapshot!(err, @"the module has no function @mian; it defines @main");
+}
+
+#[test]
+fn error_wrong_argument_count() {
+    let err = reference::run(&add_module(), "main", &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
+    insta::assert_snapshot!(err, @"@main takes 2 argument(s) (tensor<2xf32>, tensor<2xf32>) but 1 were given; pass one literal per argument");
+}
+
+#[test]
+fn error_wrong_argument_type() {
+    let args = [f32s(&[2], &[1.0, 2.0]), f64s(&[3], &[1.0, 2.0, 3.0])];
+    let err = reference::run(&add_module(), "main", &args).unwrap_err();
+    insta::assert_snapshot!(err, @"argument 1 (%arg1) of @main has type tensor<3xf64>, but @main takes tensor<2xf32> there; pass a literal of type tensor<2xf32>");
+}
+
+#[test]
+fn error_malformed_argument_literal() {
+    let bad = Literal {
+        ty: ty(DType::F32, &[2]),
+        elements: Elements::F32(vec![1.0, 2.0, 3.0]),
+    };
+    let err = reference::run(&add_module(), "main", &[f32s(&[2], &[1.0, 2.0]), bad]).unwrap_err();
+    insta::assert_snapshot!(err, @"argument 1 (%arg1) of @main is malformed: tensor<2xf32> holds 2 element(s) but the literal has 3; build it with `Literal::new`, which checks this");
+}
+
+#[test]
+fn error_eval_op_operand_type() {
+    let m = add_module();
+    let f = &m.functions[0];
+    let err = reference::eval_op(
+        &m,
+        f,
+        &f.ops[0],
+        &[f32s(&[2], &[1.0, 2.0]), i32s(&[2], &[1, 2])],
+    )
+    .unwrap_err();
+    insta::assert_snapshot!(err, @"stablehlo.add defining %0 in @main: operand 1 (%arg1 in @main) has type tensor<2xf32>, but the value given for it has type tensor<2xi32>; pass the operand's value");
+    let err = reference::eval_op(&m, f, &f.ops[0], &[]).unwrap_err();
+    insta::assert_snapshot!(err, @"stablehlo.add defining %0 in @main: the op has 2 operand(s) but 0 value(s) were given; pass one value per operand");
+}
+
+#[test]
+fn error_compare_type_that_does_not_fit_the_element_type() {
+    let t = ty(DType::I32, &[2]);
+    let mut b = FunctionBuilder::new("main", &[t.clone(), t]);
+    let kind = OpKind::Compare {
+        direction: ComparisonDirection::Lt,
+        compare_type: Some(ComparisonType::Float),
+    };
+    let c = b.push1(kind, &[b.arg(0), b.arg(1)]).unwrap();
+    let m = module_of(vec![b.finish(&[c])]);
+    let err = reference::run(&m, "main", &[i32s(&[2], &[1, 2]), i32s(&[2], &[3, 4])]).unwrap_err();
+    insta::assert_snapshot!(err, @"stablehlo.compare defining %0 in @main is not defined on element type i32 with compare_type FLOAT; convert the operands to a type it supports");
+}
+
+#[test]
+fn error_unknown_callee_and_recursion() {
+    let t = ty(DType::F32, &[2]);
+    let mut b = FunctionBuilder::new("main", std::slice::from_ref(&t));
+    let c = b
+        .push1_typed(
+            OpKind::Call {
+                callee: "helper".into(),
+            },
+            &[b.arg(0)],
+            t.clone(),
+        )
+        .unwrap();
+    let main = b.finish(&[c]);
+    let err = reference::run(
+        &module_of(vec![main.clone()]),
+        "main",
+        &[f32s(&[2], &[1.0, 2.0])],
+    )
+    .unwrap_err();
+    insta::assert_snapshot!(err, @"%0 in @main calls @helper, which the module does not define; define `func.func private @helper` or fix the name");
+    // A helper that calls itself.
+    let mut h = FunctionBuilder::new("helper", std::slice::from_ref(&t));
+    let c = h
+        .push1_typed(
+            OpKind::Call {
+                callee: "helper".into(),
+            },
+            &[h.arg(0)],
+            t,
+        )
+        .unwrap();
+    let m = module_of(vec![main, h.finish(&[c])]);
+    let err = reference::run(&m, "main", &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
+    insta::assert_snapshot!(err, @"%0 in @helper calls @helper at call depth 64, the limit; StableHLO functions may not call themselves, directly or not");
+}
+
+#[test]
+fn error_op_that_breaks_its_typing_rule() {
+    // An unverified module whose add has operands of two types.
+    let mut m = add_module();
+    let f = &mut m.functions[0];
+    let i = shardc_ir::ValueData {
+        ty: ty(DType::I32, &[2]),
+        def: f.values[1].def,
+    };
+    f.values[1] = i;
+    let err =
+        reference::run(&m, "main", &[f32s(&[2], &[1.0, 2.0]), i32s(&[2], &[1, 2])]).unwrap_err();
+    insta::assert_snapshot!(err, @"stablehlo.add defining %0 in @main: both operands must have the same type, but got tensor<2xf32> and tensor<2xi32>; broadcast or convert the operands to one type first");
+}
+
+#[test]
+fn error_malformed_function_does_not_panic() {
+    let mut m = add_module();
+    m.functions[0].ops[0].operands[1] = shardc_ir::ValueId(99);
+    let err = reference::run(
+        &m,
+        "main",
+        &[f32s(&[2], &[1.0, 2.0]), f32s(&[2], &[1.0, 2.0])],
+    )
+    .unwrap_err();
+    insta::assert_snapshot!(err, @"@main is malformed: a stablehlo.add op uses value v99, but there are 3 values; build functions with `FunctionBuilder` or the parser");
+}
+
+#[test]
+fn error_value_read_before_it_is_defined() {
+    let t = ty(DType::F32, &[2]);
+    let mut b = FunctionBuilder::new("main", std::slice::from_ref(&t));
+    let a = b.unary(UnaryOp::Negate, b.arg(0)).unwrap();
+    let c = b.unary(UnaryOp::Negate, a).unwrap();
+    let mut f = b.finish(&[c]);
+    f.blocks[0].ops.reverse();
+    let err = reference::run(&module_of(vec![f]), "main", &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
+    insta::assert_snapshot!(err, @"stablehlo.negate defining %0 in @main reads %1 in @main, which has no value at this point; define values before their uses (a region may read only values defined before its op)");
+}
