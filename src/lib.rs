@@ -1,1 +1,21 @@
-//! shardc facade
+//! shardc: a JAX-style sharding compiler and runtime.
+//!
+//! Write a program over global tensors with [`jit`], annotate arguments and results with
+//! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
+
+mod einsum;
+mod error;
+mod jit;
+mod nn;
+mod spec;
+mod trace;
+
+pub use error::Error;
+pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
+pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
+pub use spec::{DimSpec, PartitionSpec};
+pub use trace::Tensor;
+
+/// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
+#[doc = include_str!("../docs/sharding.md")]
+pub mod sharding_syntax {}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine (see setup.sh) and runs the main demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+cargo run --release --example demo

@@ -1,0 +1,259 @@
+//! `jit`: trace a Rust closure over global tensors into a module with shardings.
+//!
+//! ```
+//! use shardc::{jit, Mesh, P, Tensor, TensorType, DType};
+//! let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+//! let mlp = jit(|x: Tensor, w1: Tensor, w2: Tensor| x.matmul(&w1).relu().matmul(&w2))
+//!     .name("mlp")
+//!     .mesh(&mesh)
+//!     .in_shardings([P!["data", None], P![None, "model"], P!["model", None]])
+//!     .out_shardings([P!["data", None]]);
+//! let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
+//! let lowered = mlp.lower(&[f32(&[8, 16]), f32(&[16, 32]), f32(&[32, 16])]).unwrap();
+//! assert!(lowered.as_text().contains("stablehlo.dot_general"));
+//! ```
+
+use crate::error::Error;
+use crate::spec::PartitionSpec;
+use crate::trace::{Ctx, Tensor, TraceState};
+use shardc_ir::{FunctionBuilder, Mesh, Module, TensorType, ValueId};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What a traced closure returns: one tensor, a tuple of them, or a `Vec`.
+pub trait IntoOutputs {
+    fn into_outputs(self) -> Vec<Tensor>;
+}
+
+impl IntoOutputs for Tensor {
+    fn into_outputs(self) -> Vec<Tensor> {
+        vec![self]
+    }
+}
+
+impl IntoOutputs for Vec<Tensor> {
+    fn into_outputs(self) -> Vec<Tensor> {
+        self
+    }
+}
+
+macro_rules! tuple_outputs {
+    ($($t:ident),+) => {
+        impl IntoOutputs for ($(tuple_outputs!(@ty $t),)+) {
+            #[allow(non_snake_case)]
+            fn into_outputs(self) -> Vec<Tensor> {
+                let ($($t,)+) = self;
+                vec![$($t),+]
+            }
+        }
+    };
+    (@ty $t:ident) => { Tensor };
+}
+tuple_outputs!(A, B);
+tuple_outputs!(A, B, C);
+tuple_outputs!(A, B, C, D);
+tuple_outputs!(A, B, C, D, E);
+tuple_outputs!(A, B, C, D, E, F);
+
+/// A closure that can be traced; `Args` marks its arity (`(Tensor, Tensor)`), or `[Tensor]`
+/// (the marker `Vec<Tensor>`) for closures taking a slice `&[Tensor]`.
+pub trait TraceFn<Args> {
+    /// The number of arguments, if fixed.
+    fn arity(&self) -> Option<usize>;
+    fn trace(&self, args: &[Tensor]) -> Vec<Tensor>;
+}
+
+impl<F, R> TraceFn<Vec<Tensor>> for F
+where
+    F: Fn(&[Tensor]) -> R,
+    R: IntoOutputs,
+{
+    fn arity(&self) -> Option<usize> {
+        None
+    }
+    fn trace(&self, args: &[Tensor]) -> Vec<Tensor> {
+        self(args).into_outputs()
+    }
+}
+
+macro_rules! trace_fn {
+    ($n:literal; $($i:tt),+) => {
+        impl<F, R> TraceFn<($(trace_fn!(@ty $i),)+)> for F
+        where
+            F: Fn($(trace_fn!(@ty $i)),+) -> R,
+            R: IntoOutputs,
+        {
+            fn arity(&self) -> Option<usize> {
+                Some($n)
+            }
+            fn trace(&self, args: &[Tensor]) -> Vec<Tensor> {
+                self($(args[$i].clone()),+).into_outputs()
+            }
+        }
+    };
+    (@ty $i:tt) => { Tensor };
+}
+trace_fn!(1; 0);
+trace_fn!(2; 0, 1);
+trace_fn!(3; 0, 1, 2);
+trace_fn!(4; 0, 1, 2, 3);
+trace_fn!(5; 0, 1, 2, 3, 4);
+trace_fn!(6; 0, 1, 2, 3, 4, 5);
+trace_fn!(7; 0, 1, 2, 3, 4, 5, 6);
+trace_fn!(8; 0, 1, 2, 3, 4, 5, 6, 7);
+
+/// A function to trace, with its mesh and shardings. Made by [`jit`].
+pub struct Jit<F, A> {
+    f: F,
+    name: String,
+    mesh: Option<Mesh>,
+    in_shardings: Option<Vec<PartitionSpec>>,
+    out_shardings: Option<Vec<PartitionSpec>>,
+    _args: std::marker::PhantomData<fn(&A)>,
+}
+
+/// Wraps a closure over [`Tensor`]s for tracing, like `jax.jit`.
+pub fn jit<F, A>(f: F) -> Jit<F, A>
+where
+    F: TraceFn<A>,
+{
+    Jit {
+        f,
+        name: "main".into(),
+        mesh: None,
+        in_shardings: None,
+        out_shardings: None,
+        _args: std::marker::PhantomData,
+    }
+}
+
+impl<F, A> Jit<F, A>
+where
+    F: TraceFn<A>,
+{
+    /// Names the module (`module @jit_<name>`).
+    pub fn name(mut self, name: &str) -> Self {
+        self.name = name.to_string();
+        self
+    }
+
+    /// The device mesh the shardings refer to.
+    pub fn mesh(mut self, mesh: &Mesh) -> Self {
+        self.mesh = Some(mesh.clone());
+        self
+    }
+
+    /// One spec per argument.
+    pub fn in_shardings(mut self, specs: impl IntoIterator<Item = PartitionSpec>) -> Self {
+        self.in_shardings = Some(specs.into_iter().collect());
+        self
+    }
+
+    /// One spec per result.
+    pub fn out_shardings(mut self, specs: impl IntoIterator<Item = PartitionSpec>) -> Self {
+        self.out_shardings = Some(specs.into_iter().collect());
+        self
+    }
+
+    /// Traces the closure on arguments of the given types.
+    pub fn lower(&self, arg_types: &[TensorType]) -> Result<Lowered, Error> {
+        if let Some(n) = self.f.arity() {
+            if n != arg_types.len() {
+                return Err(Error::Usage(format!(
+                    "jit({}): the function takes {n} argument(s) but lower() was given {} type(s)",
+                    self.name,
+                    arg_types.len()
+                )));
+            }
+        }
+        let mesh_name = self.mesh.as_ref().map(|m| m.name.clone()).unwrap_or_else(|| "mesh".into());
+        let needs_mesh = self.in_shardings.is_some() || self.out_shardings.is_some();
+        if needs_mesh && self.mesh.is_none() {
+            return Err(Error::Usage(format!(
+                "jit({}): shardings were given but no mesh; call .mesh(&mesh) first",
+                self.name
+            )));
+        }
+        let ctx: Ctx = Rc::new(RefCell::new(TraceState {
+            builder: FunctionBuilder::new("main", arg_types),
+            mesh: mesh_name.clone(),
+            error: None,
+        }));
+        let args: Vec<ValueId> = ctx.borrow().builder.args();
+        let arg_tensors: Vec<Tensor> = args.iter().map(|&v| Tensor::from_value(&ctx, v)).collect();
+        if let Some(specs) = &self.in_shardings {
+            check_count(&self.name, "in_shardings", specs.len(), "argument", arg_types.len())?;
+            for (i, (spec, ty)) in specs.iter().zip(arg_types).enumerate() {
+                let s = spec
+                    .to_sharding(&mesh_name, ty.rank())
+                    .map_err(|rule| Error::Usage(format!("jit({}): in_shardings[{i}]: {rule}", self.name)))?;
+                ctx.borrow_mut().builder.set_arg_sharding(i, s);
+            }
+        }
+        let outputs = self.f.trace(&arg_tensors);
+        let results: Vec<ValueId> = outputs.iter().map(|t| t.id()).collect();
+        drop((outputs, arg_tensors));
+        let state = Rc::try_unwrap(ctx)
+            .map_err(|_| Error::Usage(format!("jit({}): a traced Tensor escaped the function; return it instead", self.name)))?
+            .into_inner();
+        if let Some(e) = state.error {
+            return Err(e);
+        }
+        let mut func = state.builder.finish(&results);
+        if let Some(specs) = &self.out_shardings {
+            check_count(&self.name, "out_shardings", specs.len(), "result", results.len())?;
+            for (i, spec) in specs.iter().enumerate() {
+                let ty = func.ty(results[i]).clone();
+                let s = spec
+                    .to_sharding(&mesh_name, ty.rank())
+                    .map_err(|rule| Error::Usage(format!("jit({}): out_shardings[{i}]: {rule}", self.name)))?;
+                func.result_attrs[i].sharding = Some(s);
+            }
+        }
+        let module = Module {
+            name: Some(format!("jit_{}", self.name)),
+            attrs: Vec::new(),
+            meshes: self.mesh.iter().cloned().collect(),
+            functions: vec![func],
+        };
+        shardc_ir::verify_module(&module)?;
+        Ok(Lowered { module })
+    }
+}
+
+fn check_count(name: &str, what: &str, given: usize, of: &str, want: usize) -> Result<(), Error> {
+    if given != want {
+        return Err(Error::Usage(format!(
+            "jit({name}): {what} has {given} spec(s) but the function has {want} {of}(s); give one per {of} (P![] for replicated)"
+        )));
+    }
+    Ok(())
+}
+
+/// A traced program: the global module with the user's shardings.
+#[derive(Clone, Debug)]
+pub struct Lowered {
+    module: Module,
+}
+
+impl Lowered {
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The module in the StableHLO + Shardy syntax JAX prints.
+    pub fn as_text(&self) -> String {
+        format!("{:?}", self.module) /*TMP*/
+    }
+
+    /// The module in MLIR's generic op form (what `mlir-opt --allow-unregistered-dialect` reads).
+    pub fn as_generic_text(&self) -> String {
+        format!("{:?}", self.module) /*TMP*/
+    }
+
+    /// Runs the global program on the host with the reference interpreter (the numerical
+    /// oracle every partitioned run is compared against).
+    pub fn run_reference(&self, args: &[shardc_ir::Literal]) -> Result<Vec<shardc_ir::Literal>, Error> {
+        Ok(shardc_runtime::reference::run(&self.module, "main", args)?)
+    }
+}

@@ -1,0 +1,167 @@
+//! Composite operations built from primitives: what a model is written with.
+//!
+//! Each is a few primitive ops, so propagation and autodiff see only primitives.
+
+use crate::trace::Tensor;
+use shardc_ir::{BinaryOp, ComparisonDirection, DType, Distribution, UnaryOp};
+
+impl Tensor {
+    fn norm_dims(&self, dims: &[isize]) -> Vec<usize> {
+        let r = self.rank() as isize;
+        dims.iter().map(|&d| if d < 0 { (d + r) as usize } else { d as usize }).collect()
+    }
+
+    /// Sum over `dims` (negative dims count from the end); the dims are removed.
+    #[track_caller]
+    pub fn sum(&self, dims: &[isize]) -> Tensor {
+        self.reduce(&self.norm_dims(dims), BinaryOp::Add, 0.0)
+    }
+
+    /// Maximum over `dims`; the dims are removed.
+    #[track_caller]
+    pub fn max(&self, dims: &[isize]) -> Tensor {
+        self.reduce(&self.norm_dims(dims), BinaryOp::Maximum, f64::NEG_INFINITY)
+    }
+
+    /// Mean over `dims`; the dims are removed.
+    #[track_caller]
+    pub fn mean(&self, dims: &[isize]) -> Tensor {
+        let d = self.norm_dims(dims);
+        let n: usize = d.iter().filter_map(|&i| self.shape().get(i)).product();
+        self.sum(dims) / n as f64
+    }
+
+    /// Re-inserts reduced dimensions as size 1 (`keepdims`), so the result broadcasts back.
+    #[track_caller]
+    pub fn keep_dims(&self, reduced: &[isize], full_rank: usize) -> Tensor {
+        let r = full_rank as isize;
+        let mut dims: Vec<usize> = reduced.iter().map(|&d| if d < 0 { (d + r) as usize } else { d as usize }).collect();
+        dims.sort_unstable();
+        let mut shape = self.shape().to_vec();
+        for &d in &dims {
+            shape.insert(d.min(shape.len()), 1);
+        }
+        self.reshape(&shape)
+    }
+
+    #[track_caller]
+    pub fn exp(&self) -> Tensor {
+        self.unary(UnaryOp::Exponential)
+    }
+
+    #[track_caller]
+    pub fn log(&self) -> Tensor {
+        self.unary(UnaryOp::Log)
+    }
+
+    #[track_caller]
+    pub fn tanh(&self) -> Tensor {
+        self.unary(UnaryOp::Tanh)
+    }
+
+    #[track_caller]
+    pub fn sqrt(&self) -> Tensor {
+        self.unary(UnaryOp::Sqrt)
+    }
+
+    #[track_caller]
+    pub fn rsqrt(&self) -> Tensor {
+        self.unary(UnaryOp::Rsqrt)
+    }
+
+    #[track_caller]
+    pub fn sigmoid(&self) -> Tensor {
+        self.unary(UnaryOp::Logistic)
+    }
+
+    #[track_caller]
+    pub fn maximum(&self, other: &Tensor) -> Tensor {
+        self.binary(BinaryOp::Maximum, other)
+    }
+
+    #[track_caller]
+    pub fn minimum(&self, other: &Tensor) -> Tensor {
+        self.binary(BinaryOp::Minimum, other)
+    }
+
+    #[track_caller]
+    pub fn pow(&self, other: &Tensor) -> Tensor {
+        self.binary(BinaryOp::Power, other)
+    }
+
+    #[track_caller]
+    pub fn relu(&self) -> Tensor {
+        self.maximum(&self.scalar(0.0))
+    }
+
+    /// GELU, tanh approximation: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`.
+    #[track_caller]
+    pub fn gelu(&self) -> Tensor {
+        let c = (2.0 / std::f64::consts::PI).sqrt();
+        let x3 = self * self * self;
+        let inner = (self + &(x3 * 0.044715)) * c;
+        self * &((inner.tanh() + 1.0) * 0.5)
+    }
+
+    /// Softmax along `dim`, with the maximum subtracted first for stability.
+    #[track_caller]
+    pub fn softmax(&self, dim: isize) -> Tensor {
+        let r = self.rank();
+        let m = self.max(&[dim]).keep_dims(&[dim], r);
+        let e = (self - &m).exp();
+        let s = e.sum(&[dim]).keep_dims(&[dim], r);
+        e / s
+    }
+
+    /// `log(softmax(x))` along `dim`, computed stably.
+    #[track_caller]
+    pub fn log_softmax(&self, dim: isize) -> Tensor {
+        let r = self.rank();
+        let m = self.max(&[dim]).keep_dims(&[dim], r);
+        let z = self - &m;
+        let lse = z.exp().sum(&[dim]).log().keep_dims(&[dim], r);
+        z - lse
+    }
+
+    /// Layer normalisation over the last dimension, then scale by `gamma` and shift by `beta`
+    /// (both of the last dimension's size).
+    #[track_caller]
+    pub fn layer_norm(&self, gamma: &Tensor, beta: &Tensor, eps: f64) -> Tensor {
+        let r = self.rank();
+        let mu = self.mean(&[-1]).keep_dims(&[-1], r);
+        let xc = self - &mu;
+        let var = (&xc * &xc).mean(&[-1]).keep_dims(&[-1], r);
+        let y = xc * (var + eps).rsqrt();
+        y * gamma + beta
+    }
+
+    /// One-hot encoding of integer labels of any shape: `labels.shape + [classes]`.
+    #[track_caller]
+    pub fn one_hot(&self, classes: usize, dtype: DType) -> Tensor {
+        let mut shape = self.shape().to_vec();
+        shape.push(classes);
+        let r = shape.len();
+        let iota = self.iota(self.dtype(), &shape, r - 1);
+        let labels = self.keep_dims(&[-1], r);
+        iota.compare(ComparisonDirection::Eq, &labels).convert(dtype)
+    }
+
+    /// Mean softmax cross-entropy of `logits [.., C]` against integer `labels [..]`.
+    #[track_caller]
+    pub fn cross_entropy(&self, labels: &Tensor) -> Tensor {
+        let classes = self.shape().last().copied().unwrap_or(1);
+        let logp = self.log_softmax(-1);
+        let picked = (logp * labels.one_hot(classes, self.dtype())).sum(&[-1]);
+        let n = picked.shape().iter().product::<usize>().max(1);
+        -(picked.sum(&(0..picked.rank() as isize).collect::<Vec<_>>()) / n as f64)
+    }
+
+    /// Inverted dropout with keep probability `1 - rate`, from the counter-based random op
+    /// seeded by the scalar `i64` tensor `seed`: the same mask on every mesh.
+    #[track_caller]
+    pub fn dropout(&self, seed: &Tensor, rate: f64) -> Tensor {
+        let u = seed.random(Distribution::Uniform, self.dtype(), self.shape());
+        let keep = u.compare(ComparisonDirection::Ge, &u.scalar(rate));
+        Tensor::select(&keep, &(self / (1.0 - rate)), &self.scalar(0.0))
+    }
+}

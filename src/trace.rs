@@ -1,0 +1,475 @@
+//! Tracing: Rust closures over [`Tensor`] handles record a global program.
+//!
+//! Every method adds one op to the function being traced. Shape errors do not panic:
+//! the first one is recorded with the caller's source location and returned by
+//! [`Jit::lower`](crate::Jit::lower); the tensor returned by the failing call stands in
+//! for the missing value so tracing can finish.
+
+use crate::error::Error;
+use crate::spec::PartitionSpec;
+use shardc_ir::{
+    BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, FunctionBuilder, IrError, Literal,
+    OpKind, Scalar, TensorType, UnaryOp, ValueId,
+};
+use std::cell::RefCell;
+use std::panic::Location;
+use std::rc::Rc;
+
+pub(crate) struct TraceState {
+    pub(crate) builder: FunctionBuilder,
+    pub(crate) mesh: String,
+    pub(crate) error: Option<Error>,
+}
+
+pub(crate) type Ctx = Rc<RefCell<TraceState>>;
+
+/// A traced value: a handle on one value of the program being built.
+/// Cloning is cheap; operators take `&Tensor` or `Tensor`.
+#[derive(Clone)]
+pub struct Tensor {
+    ctx: Ctx,
+    id: ValueId,
+    ty: TensorType,
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor({} {})", self.id, self.ty)
+    }
+}
+
+impl Tensor {
+    pub(crate) fn from_value(ctx: &Ctx, id: ValueId) -> Tensor {
+        let ty = ctx.borrow().builder.ty(id).clone();
+        Tensor { ctx: ctx.clone(), id, ty }
+    }
+
+    pub(crate) fn id(&self) -> ValueId {
+        self.id
+    }
+
+    pub(crate) fn ctx(&self) -> &Ctx {
+        &self.ctx
+    }
+
+    pub fn ty(&self) -> &TensorType {
+        &self.ty
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.ty.shape
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.ty.dtype
+    }
+
+    pub fn rank(&self) -> usize {
+        self.ty.rank()
+    }
+
+    /// Records the first tracing error; later ones are consequences of it.
+    fn fail(&self, method: &'static str, at: &'static Location<'static>, source: IrError) -> Tensor {
+        let mut st = self.ctx.borrow_mut();
+        if st.error.is_none() {
+            st.error = Some(Error::Trace { method, at, source });
+        }
+        self.clone()
+    }
+
+    /// Adds one op with one result; on a typing error records it and returns `self`.
+    pub(crate) fn push(
+        &self,
+        method: &'static str,
+        at: &'static Location<'static>,
+        kind: OpKind,
+        operands: &[&Tensor],
+        declared: Option<TensorType>,
+    ) -> Tensor {
+        let ids: Vec<ValueId> = operands.iter().map(|t| t.id).collect();
+        let r = {
+            let mut st = self.ctx.borrow_mut();
+            match declared {
+                Some(t) => st.builder.push1_typed(kind, &ids, t),
+                None => st.builder.push1(kind, &ids),
+            }
+        };
+        match r {
+            Ok(v) => Tensor::from_value(&self.ctx, v),
+            Err(e) => self.fail(method, at, e),
+        }
+    }
+
+    fn user_error(&self, method: &'static str, at: &'static Location<'static>, rule: String, fix: &str) -> Tensor {
+        let source = IrError::InvalidOp {
+            at: "the traced program".into(),
+            op: method.to_string(),
+            rule,
+            fix: fix.to_string(),
+        };
+        self.fail(method, at, source)
+    }
+
+    /// A constant of this tensor's dtype with the given shape, filled with `value`.
+    pub fn full(&self, shape: &[usize], value: f64) -> Tensor {
+        let lit = Literal::splat(TensorType::new(self.dtype(), shape), Scalar::Float(value));
+        let v = self.ctx.borrow_mut().builder.constant(lit);
+        Tensor::from_value(&self.ctx, v)
+    }
+
+    /// A scalar constant of this tensor's dtype.
+    pub fn scalar(&self, value: f64) -> Tensor {
+        self.full(&[], value)
+    }
+
+    /// A constant tensor from a literal.
+    pub fn constant(&self, lit: Literal) -> Tensor {
+        let v = self.ctx.borrow_mut().builder.constant(lit);
+        Tensor::from_value(&self.ctx, v)
+    }
+
+    #[track_caller]
+    pub fn unary(&self, op: UnaryOp) -> Tensor {
+        self.push(op.name(), Location::caller(), OpKind::Unary(op), &[self], None)
+    }
+
+    /// Broadcasts to `shape` numpy-style (trailing dimensions aligned; size-1 dims stretch).
+    #[track_caller]
+    pub fn broadcast_to(&self, shape: &[usize]) -> Tensor {
+        let at = Location::caller();
+        if self.shape() == shape {
+            return self.clone();
+        }
+        let (r, n) = (self.rank(), shape.len());
+        if r > n {
+            return self.user_error(
+                "broadcast_to",
+                at,
+                format!("cannot broadcast {} to the lower rank {shape:?}", self.ty),
+                "reshape or reduce the tensor first",
+            );
+        }
+        let dims: Vec<usize> = (n - r..n).collect();
+        for (i, &d) in dims.iter().enumerate() {
+            if self.shape()[i] != 1 && self.shape()[i] != shape[d] {
+                return self.user_error(
+                    "broadcast_to",
+                    at,
+                    format!("dimension {i} of {} (size {}) cannot stretch to {}", self.ty, self.shape()[i], shape[d]),
+                    "only size-1 dimensions broadcast",
+                );
+            }
+        }
+        self.push(
+            "broadcast_to",
+            at,
+            OpKind::BroadcastInDim { dims },
+            &[self],
+            Some(TensorType::new(self.dtype(), shape)),
+        )
+    }
+
+    /// `broadcast_in_dim` with explicit dimension mapping.
+    #[track_caller]
+    pub fn broadcast_in_dim(&self, shape: &[usize], dims: &[usize]) -> Tensor {
+        let t = TensorType::new(self.dtype(), shape);
+        self.push("broadcast_in_dim", Location::caller(), OpKind::BroadcastInDim { dims: dims.to_vec() }, &[self], Some(t))
+    }
+
+    /// Binary op with numpy broadcasting of both operands to a common shape.
+    #[track_caller]
+    pub fn binary(&self, op: BinaryOp, other: &Tensor) -> Tensor {
+        let at = Location::caller();
+        let (a, b) = match broadcast_pair(self, other) {
+            Ok(p) => p,
+            Err(rule) => return self.user_error(op.name(), at, rule, "make the shapes broadcast-compatible"),
+        };
+        self.push(op.name(), at, OpKind::Binary(op), &[&a, &b], None)
+    }
+
+    #[track_caller]
+    pub fn compare(&self, direction: ComparisonDirection, other: &Tensor) -> Tensor {
+        let at = Location::caller();
+        let (a, b) = match broadcast_pair(self, other) {
+            Ok(p) => p,
+            Err(rule) => return self.user_error("compare", at, rule, "make the shapes broadcast-compatible"),
+        };
+        let compare_type = Some(if a.dtype().is_float() { ComparisonType::Float } else { ComparisonType::Signed });
+        self.push("compare", at, OpKind::Compare { direction, compare_type }, &[&a, &b], None)
+    }
+
+    /// `where(pred, on_true, on_false)`, with broadcasting of all three.
+    #[track_caller]
+    pub fn select(pred: &Tensor, on_true: &Tensor, on_false: &Tensor) -> Tensor {
+        let at = Location::caller();
+        let shape = match broadcast_shape(&broadcast_shape_or(pred, on_true), on_false.shape()) {
+            Some(s) => s,
+            None => {
+                return pred.user_error(
+                    "select",
+                    at,
+                    format!("shapes {:?}, {:?}, {:?} do not broadcast together", pred.shape(), on_true.shape(), on_false.shape()),
+                    "make the shapes broadcast-compatible",
+                );
+            }
+        };
+        let (p, t, f) = (pred.broadcast_to(&shape), on_true.broadcast_to(&shape), on_false.broadcast_to(&shape));
+        pred.push("select", at, OpKind::Select, &[&p, &t, &f], None)
+    }
+
+    #[track_caller]
+    pub fn convert(&self, dtype: DType) -> Tensor {
+        if dtype == self.dtype() {
+            return self.clone();
+        }
+        self.push("convert", Location::caller(), OpKind::Convert, &[self], Some(self.ty.with_dtype(dtype)))
+    }
+
+    #[track_caller]
+    pub fn reshape(&self, shape: &[usize]) -> Tensor {
+        let t = TensorType::new(self.dtype(), shape);
+        self.push("reshape", Location::caller(), OpKind::Reshape, &[self], Some(t))
+    }
+
+    #[track_caller]
+    pub fn transpose(&self, permutation: &[usize]) -> Tensor {
+        self.push("transpose", Location::caller(), OpKind::Transpose { permutation: permutation.to_vec() }, &[self], None)
+    }
+
+    /// Swaps the last two dimensions.
+    #[track_caller]
+    pub fn t(&self) -> Tensor {
+        let r = self.rank();
+        let mut p: Vec<usize> = (0..r).collect();
+        if r >= 2 {
+            p.swap(r - 2, r - 1);
+        }
+        self.transpose(&p)
+    }
+
+    /// `stablehlo.slice` with unit strides.
+    #[track_caller]
+    pub fn slice(&self, start: &[usize], limit: &[usize]) -> Tensor {
+        let kind = OpKind::Slice { start: start.to_vec(), limit: limit.to_vec(), strides: vec![1; start.len()] };
+        self.push("slice", Location::caller(), kind, &[self], None)
+    }
+
+    /// Concatenates `self` and `others` along `dimension`.
+    #[track_caller]
+    pub fn concatenate(&self, others: &[&Tensor], dimension: usize) -> Tensor {
+        let parts: Vec<&Tensor> = std::iter::once(self).chain(others.iter().copied()).collect();
+        self.push("concatenate", Location::caller(), OpKind::Concatenate { dimension }, &parts, None)
+    }
+
+    /// `stablehlo.dot_general` with explicit batching and contracting dimensions.
+    #[track_caller]
+    pub fn dot_general(&self, rhs: &Tensor, batch: (&[usize], &[usize]), contracting: (&[usize], &[usize])) -> Tensor {
+        let dims = DotDims {
+            lhs_batch: batch.0.to_vec(),
+            rhs_batch: batch.1.to_vec(),
+            lhs_contracting: contracting.0.to_vec(),
+            rhs_contracting: contracting.1.to_vec(),
+            precision: Vec::new(),
+        };
+        self.push("dot_general", Location::caller(), OpKind::DotGeneral(dims), &[self, rhs], None)
+    }
+
+    /// Matrix product like `x @ w`: the last dimension of `self` contracts with the first of a
+    /// rank-2 `rhs`; tensors of equal rank >= 3 are batched over their leading dimensions.
+    #[track_caller]
+    pub fn matmul(&self, rhs: &Tensor) -> Tensor {
+        let at = Location::caller();
+        let (l, r) = (self.rank(), rhs.rank());
+        if l == 0 || r == 0 {
+            return self.user_error("matmul", at, "matmul needs operands of rank >= 1".into(), "use `*` for scalars");
+        }
+        if r <= 2 {
+            return self.push(
+                "matmul",
+                at,
+                OpKind::DotGeneral(DotDims {
+                    lhs_contracting: vec![l - 1],
+                    rhs_contracting: vec![0],
+                    ..DotDims::default()
+                }),
+                &[self, rhs],
+                None,
+            );
+        }
+        if l != r {
+            return self.user_error(
+                "matmul",
+                at,
+                format!("batched matmul needs operands of equal rank, got {} and {}", self.ty, rhs.ty),
+                "broadcast the batch dimensions first",
+            );
+        }
+        let batch: Vec<usize> = (0..l - 2).collect();
+        self.push(
+            "matmul",
+            at,
+            OpKind::DotGeneral(DotDims {
+                lhs_batch: batch.clone(),
+                rhs_batch: batch,
+                lhs_contracting: vec![l - 1],
+                rhs_contracting: vec![r - 2],
+                precision: Vec::new(),
+            }),
+            &[self, rhs],
+            None,
+        )
+    }
+
+    /// Reduces over `dims` with a single-op reducer starting from `init`.
+    #[track_caller]
+    pub fn reduce(&self, dims: &[usize], op: BinaryOp, init: f64) -> Tensor {
+        let at = Location::caller();
+        let init = self.scalar(init);
+        let r = self.ctx.borrow_mut().builder.reduce(self.id, init.id, dims, op);
+        match r {
+            Ok(v) => Tensor::from_value(&self.ctx, v),
+            Err(e) => self.fail("reduce", at, e),
+        }
+    }
+
+    /// Pins this value's layout: `sdy.sharding_constraint` (JAX's `with_sharding_constraint`).
+    #[track_caller]
+    pub fn with_sharding_constraint(&self, spec: PartitionSpec) -> Tensor {
+        let at = Location::caller();
+        let mesh = self.ctx.borrow().mesh.clone();
+        match spec.to_sharding(&mesh, self.rank()) {
+            Ok(s) => self.push("with_sharding_constraint", at, OpKind::ShardingConstraint(s), &[self], None),
+            Err(rule) => self.user_error("with_sharding_constraint", at, rule, "give at most one entry per dimension"),
+        }
+    }
+
+    /// Counter-based random numbers of `shape` from this scalar `i64` seed: the same global
+    /// tensor however it is sharded.
+    #[track_caller]
+    pub fn random(&self, distribution: Distribution, dtype: DType, shape: &[usize]) -> Tensor {
+        let t = TensorType::new(dtype, shape);
+        self.push("random", Location::caller(), OpKind::Random { distribution }, &[self], Some(t))
+    }
+
+    /// `iota` of this tensor's dtype along `dimension` of `shape`.
+    #[track_caller]
+    pub fn iota(&self, dtype: DType, shape: &[usize], dimension: usize) -> Tensor {
+        let t = TensorType::new(dtype, shape);
+        self.push("iota", Location::caller(), OpKind::Iota { dimension }, &[], Some(t))
+    }
+
+    /// Embedding lookup: rows of this `[V, D]` table at integer `indices` of any shape,
+    /// giving `indices.shape + [D]` (a `stablehlo.gather`).
+    #[track_caller]
+    pub fn take_rows(&self, indices: &Tensor) -> Tensor {
+        let at = Location::caller();
+        if self.rank() != 2 {
+            return self.user_error("take_rows", at, format!("the table must have rank 2, got {}", self.ty), "reshape it to [V, D]");
+        }
+        let n = indices.rank();
+        let g = shardc_ir::GatherDims {
+            offset_dims: vec![n],
+            collapsed_slice_dims: vec![0],
+            operand_batching_dims: vec![],
+            start_indices_batching_dims: vec![],
+            start_index_map: vec![0],
+            index_vector_dim: n,
+            slice_sizes: vec![1, self.shape()[1]],
+            indices_are_sorted: false,
+        };
+        self.push("take_rows", at, OpKind::Gather(g), &[self, indices], None)
+    }
+}
+
+fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let n = a.len().max(b.len());
+    let get = |s: &[usize], i: usize| if i + s.len() >= n { s[i + s.len() - n] } else { 1 };
+    (0..n)
+        .map(|i| match (get(a, i), get(b, i)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+fn broadcast_shape_or(a: &Tensor, b: &Tensor) -> Vec<usize> {
+    broadcast_shape(a.shape(), b.shape()).unwrap_or_else(|| a.shape().to_vec())
+}
+
+/// Both operands broadcast to their common shape, or why they cannot be.
+#[track_caller]
+fn broadcast_pair(a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor), String> {
+    let shape = broadcast_shape(a.shape(), b.shape())
+        .ok_or_else(|| format!("shapes {:?} and {:?} do not broadcast together", a.shape(), b.shape()))?;
+    Ok((a.broadcast_to(&shape), b.broadcast_to(&shape)))
+}
+
+macro_rules! binary_operator {
+    ($trait:ident, $method:ident, $op:expr) => {
+        impl std::ops::$trait<&Tensor> for &Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: &Tensor) -> Tensor {
+                self.binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<Tensor> for Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: Tensor) -> Tensor {
+                self.binary($op, &rhs)
+            }
+        }
+        impl std::ops::$trait<&Tensor> for Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: &Tensor) -> Tensor {
+                self.binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<Tensor> for &Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: Tensor) -> Tensor {
+                self.binary($op, &rhs)
+            }
+        }
+        impl std::ops::$trait<f64> for &Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: f64) -> Tensor {
+                self.binary($op, &self.scalar(rhs))
+            }
+        }
+        impl std::ops::$trait<f64> for Tensor {
+            type Output = Tensor;
+            #[track_caller]
+            fn $method(self, rhs: f64) -> Tensor {
+                self.binary($op, &self.scalar(rhs))
+            }
+        }
+    };
+}
+
+binary_operator!(Add, add, BinaryOp::Add);
+binary_operator!(Sub, sub, BinaryOp::Subtract);
+binary_operator!(Mul, mul, BinaryOp::Multiply);
+binary_operator!(Div, div, BinaryOp::Divide);
+
+impl std::ops::Neg for &Tensor {
+    type Output = Tensor;
+    #[track_caller]
+    fn neg(self) -> Tensor {
+        self.unary(UnaryOp::Negate)
+    }
+}
+
+impl std::ops::Neg for Tensor {
+    type Output = Tensor;
+    #[track_caller]
+    fn neg(self) -> Tensor {
+        self.unary(UnaryOp::Negate)
+    }
+}

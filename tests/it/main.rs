@@ -1,0 +1,3 @@
+//! shardc's integration tests: one binary, one module per area.
+
+mod trace;
