@@ -1,3 +1,4 @@
 //! The shardc runtime: the reference interpreter, devices, collectives and backends.
 
 pub mod reference;
+pub mod shard;

@@ -1,0 +1,282 @@
+//! Moving between a global tensor and its per-device pieces under a sharding.
+//!
+//! Devices are named by their row-major *position* on the mesh (`0..mesh.num_devices()`);
+//! `Mesh::device_at` maps positions to physical device ids where a backend needs them.
+//!
+//! A dimension split over axes `[a, b]` (major to minor) is cut into `|a| * |b|` equal
+//! blocks, and the device at mesh coordinates `c` holds block `c[a] * |b| + c[b]`.
+//! A value *unreduced* over some axes is the sum (or max, min) of the pieces the devices
+//! along those axes hold.
+
+use shardc_ir::{AxisRef, Elements, Literal, Mesh, Reduction, Sharding, TensorType};
+use thiserror::Error;
+
+#[derive(Debug, Error, PartialEq)]
+pub enum ShardError {
+    #[error("axis \"{axis}\" of the sharding is not an axis of mesh @{mesh}")]
+    UnknownAxis { axis: String, mesh: String },
+    #[error("dimension {dim} of {ty} (size {size}) is not divisible into {shards} shards")]
+    NotDivisible { ty: TensorType, dim: usize, size: usize, shards: usize },
+    #[error("sharding of rank {sharding} applied to {ty}")]
+    Rank { ty: TensorType, sharding: usize },
+    #[error("expected {want} per-device pieces (one per device of the mesh), got {got}")]
+    PieceCount { want: usize, got: usize },
+    #[error("the piece of device {device} is {got}, but the sharding makes it {want}")]
+    PieceType { device: usize, got: TensorType, want: TensorType },
+    #[error(
+        "replicas disagree at global index {index:?}: device {first} holds {a} and device {other} holds {b} (tolerance {tol})"
+    )]
+    ReplicasDisagree { index: Vec<usize>, first: usize, other: usize, a: f64, b: f64, tol: f64 },
+}
+
+/// The coordinate of a device along one axis or sub-axis.
+pub fn axis_coord(mesh: &Mesh, coords: &[usize], axis: &AxisRef) -> Result<usize, ShardError> {
+    let i = mesh.axis_index(&axis.name).ok_or_else(|| ShardError::UnknownAxis {
+        axis: axis.name.clone(),
+        mesh: mesh.name.clone(),
+    })?;
+    let c = coords[i];
+    Ok(match axis.sub {
+        // Sub-axis (p)s of an axis of size n: the digit of size s below a major part of size p.
+        Some(s) => (c / (mesh.axes[i].size / (s.pre_size * s.size))) % s.size,
+        None => c,
+    })
+}
+
+/// The size of an axis or sub-axis.
+pub fn axis_size(mesh: &Mesh, axis: &AxisRef) -> Result<usize, ShardError> {
+    axis.size(mesh).ok_or_else(|| ShardError::UnknownAxis { axis: axis.name.clone(), mesh: mesh.name.clone() })
+}
+
+/// The linear index of a device within a list of axes (major to minor), and the group size.
+pub fn group_index(mesh: &Mesh, coords: &[usize], axes: &[AxisRef]) -> Result<(usize, usize), ShardError> {
+    let mut index = 0;
+    let mut size = 1;
+    for a in axes {
+        let n = axis_size(mesh, a)?;
+        index = index * n + axis_coord(mesh, coords, a)?;
+        size *= n;
+    }
+    Ok((index, size))
+}
+
+/// The global offset and size of the block of each dimension a device holds.
+pub fn local_block(mesh: &Mesh, sharding: &Sharding, global: &[usize], position: usize) -> Result<Vec<(usize, usize)>, ShardError> {
+    let coords = mesh.coords(position);
+    sharding
+        .dims
+        .iter()
+        .zip(global)
+        .enumerate()
+        .map(|(d, (dim, &size))| {
+            let (index, shards) = group_index(mesh, &coords, &dim.axes)?;
+            if size % shards != 0 {
+                let ty = TensorType::new(shardc_ir::DType::F32, global);
+                return Err(ShardError::NotDivisible { ty, dim: d, size, shards });
+            }
+            let block = size / shards;
+            Ok((index * block, block))
+        })
+        .collect()
+}
+
+fn check_rank(ty: &TensorType, sharding: &Sharding) -> Result<(), ShardError> {
+    if sharding.rank() != ty.rank() {
+        return Err(ShardError::Rank { ty: ty.clone(), sharding: sharding.rank() });
+    }
+    Ok(())
+}
+
+/// Flat indices of a block of a row-major tensor, in row-major order of the block.
+fn block_indices(shape: &[usize], block: &[(usize, usize)]) -> Vec<usize> {
+    let strides = shardc_ir::dtype::row_major_strides(shape);
+    let mut out = vec![0usize];
+    for (d, &(off, len)) in block.iter().enumerate() {
+        let mut next = Vec::with_capacity(out.len() * len);
+        for base in &out {
+            for i in 0..len {
+                next.push(base + (off + i) * strides[d]);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// The piece of `global` the device at `position` holds under `sharding`.
+///
+/// For a value unreduced over some axes, the device at index 0 along them holds the
+/// value and the others hold the reduction's identity (0 for a sum); for max and min every
+/// device holds the value.
+pub fn shard(global: &Literal, sharding: &Sharding, mesh: &Mesh, position: usize) -> Result<Literal, ShardError> {
+    check_rank(&global.ty, sharding)?;
+    let dense = global.to_dense();
+    let block = local_block(mesh, sharding, &global.ty.shape, position)?;
+    let shape: Vec<usize> = block.iter().map(|b| b.1).collect();
+    let mut elements = dense.elements.gather(&block_indices(&global.ty.shape, &block));
+    let (unreduced_index, _) = group_index(mesh, &mesh.coords(position), &sharding.unreduced)?;
+    if unreduced_index != 0 && sharding.reduction == Reduction::Sum {
+        elements = Elements::zeros(global.ty.dtype, elements.len());
+    }
+    Ok(Literal { ty: TensorType::new(global.ty.dtype, shape), elements })
+}
+
+/// Every device's piece of `global`, by position.
+pub fn shard_all(global: &Literal, sharding: &Sharding, mesh: &Mesh) -> Result<Vec<Literal>, ShardError> {
+    (0..mesh.num_devices()).map(|p| shard(global, sharding, mesh, p)).collect()
+}
+
+/// Reassembles a global value from every device's piece: reduces over the unreduced axes,
+/// places each block, and checks that devices holding the same block agree within `tol`
+/// (absolute, plus `tol` relative to the magnitude).
+pub fn unshard(pieces: &[Literal], sharding: &Sharding, mesh: &Mesh, global: &TensorType, tol: f64) -> Result<Literal, ShardError> {
+    check_rank(global, sharding)?;
+    let n = mesh.num_devices();
+    if pieces.len() != n {
+        return Err(ShardError::PieceCount { want: n, got: pieces.len() });
+    }
+    let mut values: Vec<Option<(f64, usize)>> = vec![None; global.num_elements()];
+    // Partial sums: first reduce each unreduced group into the piece at index 0.
+    let mut reduced: Vec<Option<Vec<f64>>> = vec![None; n];
+    for p in 0..n {
+        let block = local_block(mesh, sharding, &global.shape, p)?;
+        let want = TensorType::new(global.dtype, block.iter().map(|b| b.1).collect::<Vec<_>>());
+        if pieces[p].ty != want {
+            return Err(ShardError::PieceType { device: p, got: pieces[p].ty.clone(), want });
+        }
+        let coords = mesh.coords(p);
+        let (u, _) = group_index(mesh, &coords, &sharding.unreduced)?;
+        if u != 0 {
+            continue;
+        }
+        // Sum (or max/min) the pieces of every device in this device's unreduced group.
+        let mut acc = pieces[p].to_f64_vec();
+        for q in 0..n {
+            if q == p {
+                continue;
+            }
+            let cq = mesh.coords(q);
+            let same_group = (0..coords.len()).all(|i| {
+                let axis = &mesh.axes[i].name;
+                sharding.unreduced.iter().any(|a| &a.name == axis) || cq[i] == coords[i]
+            });
+            if !same_group {
+                continue;
+            }
+            for (a, b) in acc.iter_mut().zip(pieces[q].to_f64_vec()) {
+                *a = match sharding.reduction {
+                    Reduction::Sum => *a + b,
+                    Reduction::Max => a.max(b),
+                    Reduction::Min => a.min(b),
+                };
+            }
+        }
+        reduced[p] = Some(acc);
+    }
+    for (p, acc) in reduced.iter().enumerate() {
+        let Some(acc) = acc else { continue };
+        let block = local_block(mesh, sharding, &global.shape, p)?;
+        for (k, flat) in block_indices(&global.shape, &block).into_iter().enumerate() {
+            let v = acc[k];
+            match values[flat] {
+                None => values[flat] = Some((v, p)),
+                Some((w, first)) => {
+                    let same = (v.is_nan() && w.is_nan()) || (v - w).abs() <= tol * (1.0 + w.abs());
+                    if !same {
+                        let index = unflatten(flat, &global.shape);
+                        return Err(ShardError::ReplicasDisagree { index, first, other: p, a: w, b: v, tol });
+                    }
+                }
+            }
+        }
+    }
+    let flat: Vec<f64> = values.into_iter().map(|v| v.map(|(x, _)| x).unwrap_or(0.0)).collect();
+    Ok(Literal { ty: global.clone(), elements: Elements::from_f64(global.dtype, &flat) })
+}
+
+fn unflatten(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        idx[d] = flat % shape[d];
+        flat /= shape[d];
+    }
+    idx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::DType;
+
+    fn mesh24() -> Mesh {
+        Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap()
+    }
+
+    fn iota(shape: &[usize]) -> Literal {
+        let n: usize = shape.iter().product();
+        Literal::from_f64(DType::F32, shape, &(0..n).map(|i| i as f64).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn blocks_follow_axis_order() {
+        let m = mesh24();
+        let x = iota(&[8, 2]);
+        // rows over (data, model): device (d, m) holds row block d*4 + m.
+        let s = Sharding::split("mesh", &[&["data", "model"], &[]]);
+        // position 6 = coords (1, 2) -> block 6 -> row 6.
+        assert_eq!(shard(&x, &s, &m, 6).unwrap().to_f64_vec(), vec![12.0, 13.0]);
+        // rows over (model, data): block = m*2 + d = 5 -> row 5.
+        let s2 = Sharding::split("mesh", &[&["model", "data"], &[]]);
+        assert_eq!(shard(&x, &s2, &m, 6).unwrap().to_f64_vec(), vec![10.0, 11.0]);
+    }
+
+    #[test]
+    fn unshard_inverts_shard_and_checks_replicas() {
+        let m = mesh24();
+        let x = iota(&[4, 8]);
+        for s in [
+            Sharding::split("mesh", &[&["data"], &["model"]]),
+            Sharding::split("mesh", &[&[], &["data", "model"]]),
+            Sharding::split("mesh", &[&["model"], &[]]),
+            Sharding::replicated("mesh", 2),
+        ] {
+            let pieces = shard_all(&x, &s, &m).unwrap();
+            assert_eq!(unshard(&pieces, &s, &m, &x.ty, 0.0).unwrap(), x, "{s}");
+        }
+        let s = Sharding::split("mesh", &[&["data"], &[]]);
+        let mut pieces = shard_all(&x, &s, &m).unwrap();
+        pieces[5] = Literal::from_f64(DType::F32, &[2, 8], &[0.0; 16]).unwrap();
+        let err = unshard(&pieces, &s, &m, &x.ty, 1e-6).unwrap_err();
+        assert!(matches!(err, ShardError::ReplicasDisagree { other: 5, .. }), "{err}");
+    }
+
+    #[test]
+    fn partial_sums_reduce() {
+        let m = mesh24();
+        let x = iota(&[2, 2]);
+        let mut s = Sharding::split("mesh", &[&["data"], &[]]);
+        s.unreduced.push(AxisRef::new("model"));
+        let pieces = shard_all(&x, &s, &m).unwrap();
+        // Only model-index 0 holds the value; the rest hold zeros.
+        assert_eq!(pieces[1].to_f64_vec(), vec![0.0, 0.0]);
+        assert_eq!(unshard(&pieces, &s, &m, &x.ty, 0.0).unwrap(), x);
+        // Spread the value over the group: each device holds a quarter.
+        let quarter: Vec<Literal> = (0..8)
+            .map(|p| {
+                let row = if p < 4 { [0.0, 1.0] } else { [2.0, 3.0] };
+                Literal::from_f64(DType::F32, &[1, 2], &row.map(|v| v / 4.0)).unwrap()
+            })
+            .collect();
+        assert_eq!(unshard(&quarter, &s, &m, &x.ty, 0.0).unwrap(), x);
+    }
+
+    #[test]
+    fn sub_axes_index_digits() {
+        let m = Mesh::new("mesh", &[("x", 8)]).unwrap();
+        let hi = AxisRef { name: "x".into(), sub: Some(shardc_ir::SubAxis { pre_size: 1, size: 2 }) };
+        let lo = AxisRef { name: "x".into(), sub: Some(shardc_ir::SubAxis { pre_size: 2, size: 4 }) };
+        // x = 6 = 1*4 + 2: major digit 1 (size 2), minor digit 2 (size 4).
+        assert_eq!(axis_coord(&m, &[6], &hi).unwrap(), 1);
+        assert_eq!(axis_coord(&m, &[6], &lo).unwrap(), 2);
+    }
+}
