@@ -1,0 +1,378 @@
+//! Physical layouts of values, and their projection through op sharding rules.
+//!
+//! A [`Layout`] is what one copy of a value looks like across the mesh: the axes that
+//! split each dimension (major to minor) and the axes over which it is still partial.
+//! Propagation moves layouts through ops by *projecting* them onto the op's factors
+//! ([`project`]): each dimension's axes are dealt to the dimension's factors, major
+//! first. A [`FactorAxes`] (the axes of every factor) then gives every operand's and
+//! result's layout ([`FactorAxes::layout_of`]).
+
+use serde::Serialize;
+use shardc_ir::rules::{Combiner, FactorId, FactorKind, OpRule, TensorRef};
+use shardc_ir::{AxisRef, DimSharding, Mesh, Reduction, Sharding, TensorType};
+use std::fmt;
+
+/// The layout of one copy of a value: per-dimension axes and partial (unreduced) axes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Layout {
+    pub dims: Vec<Vec<AxisRef>>,
+    /// Axes over which devices hold summands (or partial maxima, ...) of the value.
+    pub unreduced: Vec<AxisRef>,
+    /// How the partial pieces combine; `Sum` when nothing is unreduced.
+    pub combiner: CombinerKey,
+}
+
+/// [`Combiner`] with an order, so layouts can be sorted and hashed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum CombinerKey {
+    Sum,
+    Max,
+    Min,
+    Product,
+    And,
+    Or,
+    Body,
+}
+
+impl From<Combiner> for CombinerKey {
+    fn from(c: Combiner) -> CombinerKey {
+        match c {
+            Combiner::Sum => CombinerKey::Sum,
+            Combiner::Max => CombinerKey::Max,
+            Combiner::Min => CombinerKey::Min,
+            Combiner::Product => CombinerKey::Product,
+            Combiner::And => CombinerKey::And,
+            Combiner::Or => CombinerKey::Or,
+            Combiner::Body => CombinerKey::Body,
+        }
+    }
+}
+
+impl CombinerKey {
+    pub fn combiner(self) -> Combiner {
+        match self {
+            CombinerKey::Sum => Combiner::Sum,
+            CombinerKey::Max => Combiner::Max,
+            CombinerKey::Min => Combiner::Min,
+            CombinerKey::Product => Combiner::Product,
+            CombinerKey::And => Combiner::And,
+            CombinerKey::Or => Combiner::Or,
+            CombinerKey::Body => Combiner::Body,
+        }
+    }
+}
+
+impl Layout {
+    /// Replicated and complete.
+    pub fn replicated(rank: usize) -> Layout {
+        Layout { dims: vec![Vec::new(); rank], unreduced: Vec::new(), combiner: CombinerKey::Sum }
+    }
+
+    /// The layout a sharding describes (open/closed and priorities are not part of a layout).
+    pub fn of_sharding(s: &Sharding) -> Layout {
+        let combiner = match s.reduction {
+            Reduction::Sum => CombinerKey::Sum,
+            Reduction::Max => CombinerKey::Max,
+            Reduction::Min => CombinerKey::Min,
+        };
+        Layout {
+            dims: s.dims.iter().map(|d| d.axes.clone()).collect(),
+            unreduced: s.unreduced.clone(),
+            combiner: if s.unreduced.is_empty() { CombinerKey::Sum } else { combiner },
+        }
+    }
+
+    /// The closed sharding of this layout on `mesh_name`, if the sharding model can state it
+    /// (partial products, and/or and reducer bodies cannot be).
+    pub fn to_sharding(&self, mesh_name: &str) -> Option<Sharding> {
+        let reduction = match self.combiner {
+            CombinerKey::Sum => Reduction::Sum,
+            CombinerKey::Max => Reduction::Max,
+            CombinerKey::Min => Reduction::Min,
+            _ if self.unreduced.is_empty() => Reduction::Sum,
+            _ => return None,
+        };
+        let mut s = Sharding::new(
+            mesh_name,
+            self.dims
+                .iter()
+                .map(|a| DimSharding { axes: a.clone(), open: false, priority: None })
+                .collect(),
+        );
+        s.unreduced = self.unreduced.clone();
+        s.reduction = reduction;
+        Some(s)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.dims.len()
+    }
+
+    pub fn is_partial(&self) -> bool {
+        !self.unreduced.is_empty()
+    }
+
+    /// Every axis the layout uses (splitting or unreduced).
+    pub fn axes(&self) -> impl Iterator<Item = &AxisRef> {
+        self.dims.iter().flatten().chain(&self.unreduced)
+    }
+
+    /// The number of shards of dimension `d`.
+    pub fn shards(&self, mesh: &Mesh, d: usize) -> usize {
+        self.dims[d].iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+    }
+
+    /// The per-device shape of a value of type `ty`, or `None` if a dimension does not divide.
+    pub fn local_type(&self, mesh: &Mesh, ty: &TensorType) -> Option<TensorType> {
+        let shape: Option<Vec<usize>> = ty
+            .shape
+            .iter()
+            .enumerate()
+            .map(|(d, &n)| {
+                let s = self.shards(mesh, d);
+                (n % s == 0).then_some(n / s)
+            })
+            .collect();
+        Some(TensorType::new(ty.dtype, shape?))
+    }
+
+    /// The same layout with the partial part dropped.
+    pub fn reduced(&self) -> Layout {
+        Layout { dims: self.dims.clone(), unreduced: Vec::new(), combiner: CombinerKey::Sum }
+    }
+}
+
+fn axis_list(axes: &[AxisRef]) -> String {
+    axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// `[{"data"}, {}]`, then ` unreduced={"model"}` (with `:max` etc. for other combiners).
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{{{}}}", axis_list(d))?;
+        }
+        f.write_str("]")?;
+        if self.is_partial() {
+            write!(f, " unreduced={{{}}}", axis_list(&self.unreduced))?;
+            if self.combiner != CombinerKey::Sum {
+                write!(f, ":{}", self.combiner.combiner().name())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The mesh axes of every factor of one rule, major to minor; empty for an unsharded factor.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct FactorAxes(pub Vec<Vec<AxisRef>>);
+
+impl FactorAxes {
+    pub fn empty(rule: &OpRule) -> FactorAxes {
+        FactorAxes(vec![Vec::new(); rule.num_factors()])
+    }
+
+    pub fn of(&self, f: FactorId) -> &[AxisRef] {
+        &self.0[f.index()]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Vec::is_empty)
+    }
+
+    fn axes(&self) -> impl Iterator<Item = &AxisRef> {
+        self.0.iter().flatten()
+    }
+
+    /// The union of two assignments, if they agree: a factor sharded in both must have the
+    /// same axes, and no axis may shard two factors.
+    pub fn merge(&self, other: &FactorAxes) -> Option<FactorAxes> {
+        let mut out = self.clone();
+        for (i, axes) in other.0.iter().enumerate() {
+            if axes.is_empty() {
+                continue;
+            }
+            if out.0[i].is_empty() {
+                if axes.iter().any(|a| self.axes().any(|b| b.name == a.name)) {
+                    return None;
+                }
+                out.0[i] = axes.clone();
+            } else if out.0[i] != *axes {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether the op can run on every device's pieces under this assignment: nothing on
+    /// need-replication or permutation factors, each factor's axes divide its size, and
+    /// the sharded reduction factors share one combiner.
+    pub fn is_local(&self, rule: &OpRule, mesh: &Mesh) -> bool {
+        let mut combiner = None;
+        for f in rule.factor_ids() {
+            let axes = self.of(f);
+            if axes.is_empty() {
+                continue;
+            }
+            let kind = rule.kind(f);
+            if matches!(kind, FactorKind::NeedReplication | FactorKind::Permutation) {
+                return false;
+            }
+            let shards: usize = axes.iter().map(|a| a.size(mesh).unwrap_or(0)).product();
+            if shards == 0 || rule.size(f) % shards != 0 {
+                return false;
+            }
+            if let Some(c) = kind.combiner() {
+                if combiner.is_some_and(|x| x != c) {
+                    return false;
+                }
+                combiner = Some(c);
+            }
+        }
+        true
+    }
+
+    /// The layout of one operand or result under this assignment. A result is partial
+    /// over the axes of the sharded reduction factors.
+    pub fn layout_of(&self, rule: &OpRule, t: TensorRef) -> Option<Layout> {
+        let mapping = rule.tensor(t)?;
+        let dims = mapping
+            .iter()
+            .map(|factors| factors.iter().flat_map(|&f| self.of(f).iter().cloned()).collect())
+            .collect();
+        let mut unreduced = Vec::new();
+        let mut combiner = CombinerKey::Sum;
+        if let TensorRef::Result(_) = t {
+            for f in rule.factor_ids() {
+                if let Some(c) = rule.kind(f).combiner() {
+                    if !self.of(f).is_empty() {
+                        unreduced.extend(self.of(f).iter().cloned());
+                        combiner = c.into();
+                    }
+                }
+            }
+        }
+        Some(Layout { dims, unreduced, combiner })
+    }
+}
+
+/// Deals the axes of a tensor's layout to the factors of its dimensions, major first: an
+/// axis goes to the current factor if its size divides what is left of the factor, and
+/// the next factor is taken once the current one is used up. `None` if some axis does not
+/// fit, or the layout is partial on an operand (partial operands move through ops only by
+/// the linearity rewrites). A partial result's axes go to its op's reduction factors.
+pub fn project(rule: &OpRule, t: TensorRef, layout: &Layout, mesh: &Mesh) -> Option<FactorAxes> {
+    let mapping = rule.tensor(t)?;
+    if mapping.len() != layout.rank() {
+        return None;
+    }
+    let mut out = FactorAxes::empty(rule);
+    for (factors, axes) in mapping.iter().zip(&layout.dims) {
+        let mut k = 0;
+        let mut left = factors.first().map(|&f| rule.size(f)).unwrap_or(1);
+        for a in axes {
+            let n = a.size(mesh)?;
+            while k < factors.len() && (left == 1 || left % n != 0) {
+                if left != 1 {
+                    return None;
+                }
+                k += 1;
+                left = factors.get(k).map(|&f| rule.size(f)).unwrap_or(1);
+            }
+            let &f = factors.get(k)?;
+            out.0[f.index()].push(a.clone());
+            left /= n;
+        }
+    }
+    if layout.is_partial() {
+        let TensorRef::Result(_) = t else { return None };
+        // One sharded reduction factor takes every unreduced axis (the common case: a dot
+        // with one contracting factor); with several, the first whose size they divide.
+        let n: usize = layout.unreduced.iter().map(|a| a.size(mesh).unwrap_or(0)).product();
+        let f = rule.factor_ids().find(|&f| {
+            rule.kind(f).combiner().is_some_and(|c| CombinerKey::from(c) == layout.combiner)
+                && n > 0
+                && rule.size(f) % n == 0
+        })?;
+        out.0[f.index()] = layout.unreduced.clone();
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::rules::op_rule;
+    use shardc_ir::{DType, DotDims, FunctionBuilder, OpKind};
+
+    fn mesh() -> Mesh {
+        Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap()
+    }
+
+    fn layout(dims: &[&[&str]], unreduced: &[&str]) -> Layout {
+        Layout {
+            dims: dims.iter().map(|d| d.iter().map(|a| AxisRef::new(a)).collect()).collect(),
+            unreduced: unreduced.iter().map(|a| AxisRef::new(a)).collect(),
+            combiner: CombinerKey::Sum,
+        }
+    }
+
+    fn matmul_rule() -> OpRule {
+        let t = |s: &[usize]| TensorType::new(DType::F32, s);
+        let mut b = FunctionBuilder::new("f", &[t(&[8, 32]), t(&[32, 16])]);
+        let dims = DotDims { lhs_contracting: vec![1], rhs_contracting: vec![0], ..DotDims::default() };
+        let y = b.push1(OpKind::DotGeneral(dims), &[b.arg(0), b.arg(1)]).unwrap();
+        let f = b.finish(&[y]);
+        op_rule(&f, &f.ops[0]).unwrap()
+    }
+
+    #[test]
+    fn matmul_layouts_project_and_merge() {
+        let (r, m) = (matmul_rule(), mesh());
+        // ([i, k], [k, j])->([i, j]): x rows on data, w cols on model.
+        let x = project(&r, TensorRef::Operand(0), &layout(&[&["data"], &[]], &[]), &m).unwrap();
+        let w = project(&r, TensorRef::Operand(1), &layout(&[&[], &["model"]], &[]), &m).unwrap();
+        let both = x.merge(&w).unwrap();
+        assert!(both.is_local(&r, &m));
+        assert_eq!(both.layout_of(&r, TensorRef::Result(0)).unwrap(), layout(&[&["data"], &["model"]], &[]));
+        // Contracting dim sharded: the result is partial.
+        let k = project(&r, TensorRef::Operand(1), &layout(&[&["model"], &[]], &[]), &m).unwrap();
+        let y = x.merge(&k).unwrap().layout_of(&r, TensorRef::Result(0)).unwrap();
+        assert_eq!(y, layout(&[&["data"], &[]], &["model"]));
+        assert_eq!(y.to_string(), "[{\"data\"}, {}] unreduced={\"model\"}");
+        // And backwards: a partial result gives the reduction factor back.
+        let back = project(&r, TensorRef::Result(0), &y, &m).unwrap();
+        assert_eq!(back, x.merge(&k).unwrap());
+        // The same axis on two factors does not merge.
+        let x2 = project(&r, TensorRef::Operand(0), &layout(&[&["model"], &[]], &[]), &m).unwrap();
+        assert!(x2.merge(&w).is_none());
+    }
+
+    #[test]
+    fn compound_dims_take_axes_major_first() {
+        // reshape 8 -> 2x4: ([ij])->([i, j]) {i=2, j=4}.
+        let t = |s: &[usize]| TensorType::new(DType::F32, s);
+        let mut b = FunctionBuilder::new("f", &[t(&[8])]);
+        let y = b.push1_typed(OpKind::Reshape, &[b.arg(0)], t(&[2, 4])).unwrap();
+        let f = b.finish(&[y]);
+        let r = op_rule(&f, &f.ops[0]).unwrap();
+        let m = mesh();
+        // 8 split over (data, model): data takes i (2), model takes j (4).
+        let p = project(&r, TensorRef::Operand(0), &layout(&[&["data", "model"]], &[]), &m).unwrap();
+        assert_eq!(p.layout_of(&r, TensorRef::Result(0)).unwrap(), layout(&[&["data"], &["model"]], &[]));
+        // 8 split over model (4) alone does not divide i (2): no projection.
+        assert!(project(&r, TensorRef::Operand(0), &layout(&[&["model"]], &[]), &m).is_none());
+    }
+
+    #[test]
+    fn local_types_divide_or_fail() {
+        let m = mesh();
+        let ty = TensorType::new(DType::F32, [8, 6]);
+        assert_eq!(layout(&[&["data"], &[]], &[]).local_type(&m, &ty).unwrap().shape, vec![4, 6]);
+        assert!(layout(&[&[], &["model"]], &[]).local_type(&m, &ty).is_none());
+    }
+}
