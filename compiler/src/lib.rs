@@ -1,3 +1,4 @@
 //! The shardc compiler: propagation, partitioning and lowering through MLIR.
 
 pub mod layout;
+pub mod reshard;
