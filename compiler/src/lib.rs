@@ -1,4 +1,5 @@
-//! The shardc compiler: propagation, partitioning and lowering through MLIR.
+//! The shardc compiler: the passes, the cost model, and everything that talks to MLIR.
 
 pub mod layout;
 pub mod reshard;
+pub mod upstream;
