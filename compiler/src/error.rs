@@ -1,0 +1,22 @@
+//! Errors of the compiler passes.
+
+use shardc_ir::IrError;
+use shardc_ir::rules::RuleError;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum CompileError {
+    #[error(transparent)]
+    Ir(#[from] IrError),
+
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+
+    /// The module uses a feature this pass does not handle yet; says which and why.
+    #[error("{what}: {why}")]
+    Unsupported { what: String, why: String },
+
+    /// No layout of a value satisfies what is asked of it.
+    #[error("no way to give {value} the layout {layout}: {why}")]
+    Unreachable { value: String, layout: String, why: String },
+}
