@@ -220,7 +220,7 @@ impl<'a> Parser<'a> {
         if self.is_ident("dense") {
             let at = self.tok.start;
             let lit = self.dense_literal()?;
-            if !lit.ty.dtype.is_int() || lit.ty.rank() > 1 {
+            if !lit.ty.dtype.is_int() || lit.ty.rank() > 1 || lit.ty.num_elements() > 1 << 16 {
                 return self.err_at(
                     at,
                     format!("expected a list of integers, found a {} literal", lit.ty),
@@ -836,17 +836,16 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        if let Tok::Ident(p) = self.tok.tok {
-            if let Some(digits) = p
+        if let Tok::Ident(p) = self.tok.tok
+            && let Some(digits) = p
                 .strip_prefix('p')
                 .filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
-            {
-                let Ok(priority) = digits.parse::<u32>() else {
-                    return self.err(format!("priority {p} is too large"));
-                };
-                d.priority = Some(priority);
-                self.bump()?;
-            }
+        {
+            let Ok(priority) = digits.parse::<u32>() else {
+                return self.err(format!("priority {p} is too large"));
+            };
+            d.priority = Some(priority);
+            self.bump()?;
         }
         Ok(d)
     }
@@ -1018,19 +1017,44 @@ impl<'a> Parser<'a> {
     /// returns its span.
     fn raw_value(&mut self) -> PResult<(usize, usize)> {
         let start = self.tok.start;
+        let first = self.tok.tok.clone();
         let mut depth = 0usize;
         loop {
-            match self.tok.tok {
-                Tok::Eof => return self.err("unterminated attribute value: expected ',' or '}'"),
+            let unbalanced = match self.tok.tok {
+                Tok::Eof => true,
                 Tok::Comma | Tok::RBrace if depth == 0 => break,
-                Tok::LParen | Tok::LSquare | Tok::LBrace | Tok::Less => depth += 1,
-                Tok::RParen | Tok::RSquare | Tok::RBrace | Tok::Greater => {
-                    if depth == 0 {
-                        return self.err(format!("unbalanced {} in attribute value", self.tok.tok));
-                    }
-                    depth -= 1;
+                Tok::LParen | Tok::LSquare | Tok::LBrace | Tok::Less => {
+                    depth += 1;
+                    false
                 }
-                _ => {}
+                Tok::RParen | Tok::RSquare | Tok::RBrace | Tok::Greater => {
+                    match depth.checked_sub(1) {
+                        Some(d) => {
+                            depth = d;
+                            false
+                        }
+                        None => true,
+                    }
+                }
+                _ => false,
+            };
+            if unbalanced {
+                // A malformed sharding: its own parser says what is wrong.
+                let precise = match first {
+                    Tok::Hash("sdy.sharding") => self
+                        .at_offset(start, |p| p.sharding_attr().map(|_| ()))
+                        .err(),
+                    Tok::Hash("sdy.sharding_per_value") => self
+                        .at_offset(start, |p| p.sharding_per_value().map(|_| ()))
+                        .err(),
+                    _ => None,
+                };
+                return Err(precise.unwrap_or_else(|| {
+                    self.error_at(
+                        start,
+                        "this attribute value does not end: expected ',' or '}' after it; check that its brackets are balanced",
+                    )
+                }));
             }
             self.bump()?;
         }

@@ -334,7 +334,7 @@ impl<'a> Lexer<'a> {
                 b'\n' => {
                     return self.err(
                         start,
-                        "unterminated string: a string must end on the line it starts",
+                        "unterminated string: add the closing '\"' (a string ends on the line it starts)",
                     );
                 }
                 b'\\' => {

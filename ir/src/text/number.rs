@@ -174,7 +174,14 @@ mod tests {
             float_text(DType::F32, 32.0f32.to_bits().into()),
             "3.200000e+01"
         );
-        assert_eq!(float_text(DType::F32, 1e-5f32.to_bits().into()), "1.0e-05");
+        assert_eq!(
+            float_text(DType::F32, 1e-5f32.to_bits().into()),
+            "1.000000e-05"
+        );
+        assert_eq!(
+            float_text(DType::F32, 1.0000001f32.to_bits().into()),
+            "1.0000001e+00"
+        );
         assert_eq!(
             float_text(DType::F32, (-0.0f32).to_bits().into()),
             "-0.000000e+00"

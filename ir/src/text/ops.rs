@@ -1321,8 +1321,8 @@ fn from_reduce(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
 
 // ----- gather -----
 
-fn parse_gather(p: &mut Parser<'_>, _: &mut FuncState, _: &str) -> PResult<Parsed> {
-    p.err("stablehlo.gather has no pretty form; write it generic: \"stablehlo.gather\"(%operand, %indices) <{dimension_numbers = #stablehlo.gather<...>, slice_sizes = array<i64: ...>}> : (...) -> ...")
+fn parse_gather(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(p.prev_end.saturating_sub(name.len()), "stablehlo.gather has no pretty form; write it generic: \"stablehlo.gather\"(%operand, %indices) <{dimension_numbers = #stablehlo.gather<...>, slice_sizes = array<i64: ...>}> : (...) -> ...")
 }
 
 fn print_gather(pp: &Pretty<'_>, op: &Op, _: usize) -> String {

@@ -250,14 +250,14 @@ impl<'a> Parser<'a> {
         if self.eat(t.clone())? {
             return Ok(());
         }
-        self.err(format!("expected {t} {context}, found {}", self.tok.tok))
+        Err(self.missing(format!("expected {t} {context}, found {}", self.tok.tok)))
     }
 
     pub fn expect_ident(&mut self, s: &str, context: &str) -> PResult<()> {
         if self.eat_ident(s)? {
             return Ok(());
         }
-        self.err(format!("expected '{s}' {context}, found {}", self.tok.tok))
+        Err(self.missing(format!("expected '{s}' {context}, found {}", self.tok.tok)))
     }
 
     /// A bare identifier.
@@ -276,8 +276,26 @@ impl<'a> Parser<'a> {
         error_at(self.src, offset, message)
     }
 
+    /// An error at the current token (at the end of the input: just after the last token).
     pub fn error_here(&self, message: impl Into<String>) -> ParseError {
-        self.error_at(self.tok.start, message)
+        let at = if self.tok.tok == Tok::Eof {
+            self.prev_end
+        } else {
+            self.tok.start
+        };
+        self.error_at(at, message)
+    }
+
+    /// An error about something missing before the current token: reported just after
+    /// the previous token when the current one is on a later line.
+    fn missing(&self, message: String) -> ParseError {
+        let gap = self.src.get(self.prev_end..self.tok.start).unwrap_or("");
+        let at = if self.tok.tok == Tok::Eof || gap.contains('\n') {
+            self.prev_end
+        } else {
+            self.tok.start
+        };
+        self.error_at(at, message)
     }
 
     pub fn err<T>(&self, message: impl Into<String>) -> PResult<T> {
@@ -288,35 +306,38 @@ impl<'a> Parser<'a> {
         Err(self.error_at(offset, message))
     }
 
-    /// Reads the attribute value at `span` with `f`, which must consume all of it, and
-    /// comes back to where the parser was.
-    pub fn reparse<T>(
+    /// Reads with `f` from byte `offset` on, then comes back to where the parser was.
+    pub fn at_offset<T>(
         &mut self,
-        span: (usize, usize),
+        offset: usize,
         f: impl FnOnce(&mut Self) -> PResult<T>,
     ) -> PResult<T> {
         let saved = (self.lex.clone(), self.tok.clone(), self.prev_end);
-        self.lex.seek(span.0);
+        self.lex.seek(offset);
         let result = match self.lex.next_token() {
             Ok(t) => {
                 self.tok = t;
-                f(self).and_then(|v| {
-                    if self.prev_end == span.1 {
-                        Ok(v)
-                    } else if self.prev_end < span.1 {
-                        self.err(format!(
-                            "unexpected {} in the attribute value",
-                            self.tok.tok
-                        ))
-                    } else {
-                        self.err_at(span.1, "attribute value ends too early")
-                    }
-                })
+                f(self)
             }
             Err(e) => Err(error_at(self.src, e.offset, e.message)),
         };
         (self.lex, self.tok, self.prev_end) = saved;
         result
+    }
+
+    /// Reads the attribute value at `span` with `f`, which must consume all of it.
+    pub fn reparse<T>(
+        &mut self,
+        span: (usize, usize),
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
+        self.at_offset(span.0, |p| {
+            let v = f(p)?;
+            if p.prev_end < span.1 {
+                return p.err(format!("unexpected {} in the attribute value", p.tok.tok));
+            }
+            Ok(v)
+        })
     }
 
     /// The source text of a span.
@@ -464,7 +485,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(name) if name.contains('.') => {
                 self.err(format!("`{name}` cannot appear at module level; a module holds `sdy.mesh` and `func.func` ops"))
             }
-            other => self.err(format!("expected `sdy.mesh` or `func.func` in the module, found {other}")),
+            other => self.err(format!("expected `sdy.mesh` or `func.func` in the module, found {other}; ops belong in a function body")),
         }
     }
 
@@ -558,6 +579,14 @@ impl<'a> Parser<'a> {
     }
 
     fn add_mesh(&mut self, mesh: Mesh, offset: usize) -> PResult<()> {
+        // Shardings print the mesh name bare (`<@mesh, ...>`), so it must read back bare.
+        let bare = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.' | '-');
+        if mesh.name.is_empty() || !mesh.name.chars().all(bare) {
+            return self.err_at(
+                offset,
+                format!("mesh name {:?} cannot be written in a sharding; name meshes with letters, digits, '_', '$', '.' or '-'", mesh.name),
+            );
+        }
         if self.verify {
             if self.module.mesh(&mesh.name).is_some() {
                 let e = IrError::Duplicate {
@@ -827,7 +856,7 @@ impl<'a> Parser<'a> {
             return self.err_at(
                 ret_offset,
                 format!(
-                    "@{} returns {} value(s) but its signature declares {} result(s)",
+                    "@{} returns {} value(s) but its signature declares {} result(s); return one value per result",
                     f.name,
                     returned.len(),
                     results.len()
@@ -837,7 +866,7 @@ impl<'a> Parser<'a> {
         for (i, (u, (ty, attrs, at))) in returned.iter().zip(&results).enumerate() {
             let actual = f.b.ty(u.id);
             if actual != ty {
-                return self.err_at(u.offset, format!("@{} returns {} of type {actual} as result {i}, but its signature declares {ty}", f.name, u.name));
+                return self.err_at(u.offset, format!("@{} returns {} of type {actual} as result {i}, but its signature declares {ty}; return a value of that type or change the signature", f.name, u.name));
             }
             if let (Some(s), Some(at)) = (&attrs.sharding, at) {
                 self.check_sharding(
@@ -1283,14 +1312,14 @@ impl<'a> Parser<'a> {
     ) -> PResult<()> {
         let op_name = p.kind.name();
         let n = p.result_types.len();
-        let named: usize = groups.iter().map(|g| g.count).sum();
-        if let Some(first) = groups.first() {
-            if named != n {
-                return self.err_at(
+        let named = groups.iter().fold(0usize, |n, g| n.saturating_add(g.count));
+        if let Some(first) = groups.first()
+            && named != n
+        {
+            return self.err_at(
                     first.offset,
                     format!("the result names define {named} value(s) but {op_name} has {n} result(s) here; write `%{}{} = ...`", first.name, if n == 1 { String::new() } else { format!(":{n}") }),
                 );
-            }
         }
         if p.regions.len() != syntax.regions {
             return self.err_at(
