@@ -100,6 +100,7 @@ pub fn choices(len: usize) -> impl Strategy<Value = Choices> {
 /// Dimension sizes the generators use: small, and divisible by the usual mesh axes.
 const DIMS: &[usize] = &[1, 2, 3, 4, 6, 8];
 
+/// Any element type.
 pub fn gen_dtype(c: &mut Choices) -> DType {
     c.pick(&DType::ALL)
 }
@@ -110,6 +111,7 @@ pub fn gen_shape(c: &mut Choices, max_rank: usize) -> Vec<usize> {
     (0..rank).map(|_| c.pick(DIMS)).collect()
 }
 
+/// A tensor type of any element type and rank 0 to 3.
 pub fn gen_tensor_type(c: &mut Choices) -> TensorType {
     let dtype = gen_dtype(c);
     TensorType::new(dtype, gen_shape(c, 3))
@@ -153,7 +155,9 @@ fn float_bits(c: &mut Choices, dtype: DType) -> u64 {
     }
 }
 
-/// A literal of a type: a splat a third of the time, else one element per position.
+/// A literal of a type: a splat a third of the time (and always for more than 64
+/// elements), else one element per position. Floats include NaNs, infinities, -0.0 and
+/// subnormals.
 pub fn gen_literal(c: &mut Choices, ty: &TensorType) -> Literal {
     // Splats a third of the time, and for large types (to keep the decisions for ops).
     let n = if c.one_in(3) || ty.num_elements() > 64 {

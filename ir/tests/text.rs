@@ -60,6 +60,9 @@ mod fixtures {
             let m = parse_module(&read(&p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             verify_module(&m).unwrap();
             assert_round_trips(&m, &p.display().to_string());
+            assert_eq!(m.to_string(), print_module(&m));
+            let main = m.entry().expect("an entry function");
+            assert!(main.to_string().starts_with("func.func public @main("));
         }
     }
 

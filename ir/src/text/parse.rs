@@ -686,7 +686,7 @@ impl<'a> Parser<'a> {
             *f.b.arg_attrs_mut(i) = attrs;
         }
         self.expect(Tok::LBrace, &format!("to open the body of @{name}"))?;
-        self.function_body(f, results, name_offset)?;
+        self.function_body(f, results)?;
         self.skip_loc()
     }
 
@@ -781,7 +781,7 @@ impl<'a> Parser<'a> {
             .zip(res_attrs)
             .map(|(t, (a, at))| (t, a, at))
             .collect();
-        self.function_body(f, results, offset)?;
+        self.function_body(f, results)?;
         self.expect(Tok::RParen, "to close the function's region")?;
         if self.is(&Tok::LBrace) {
             let e = self.dict_entries()?;
@@ -848,7 +848,6 @@ impl<'a> Parser<'a> {
         &mut self,
         mut f: FuncState,
         results: Vec<(TensorType, ValueAttrs, Option<usize>)>,
-        offset: usize,
     ) -> PResult<()> {
         let (returned, ret_offset) = self.block_ops(&mut f, Terminator::Func)?;
         self.expect(Tok::RBrace, &format!("after the return of @{}", f.name))?;
@@ -880,7 +879,6 @@ impl<'a> Parser<'a> {
         let ids: Vec<ValueId> = returned.iter().map(|u| u.id).collect();
         let mut func = f.b.finish(&ids);
         func.result_attrs = results.into_iter().map(|(_, a, _)| a).collect();
-        let _ = offset;
         self.module.functions.push(func);
         Ok(())
     }
