@@ -243,12 +243,12 @@ impl Lowered {
 
     /// The module in the StableHLO + Shardy syntax JAX prints.
     pub fn as_text(&self) -> String {
-        format!("{:?}", self.module) /*TMP*/
+        shardc_ir::text::print_module(&self.module)
     }
 
     /// The module in MLIR's generic op form (what `mlir-opt --allow-unregistered-dialect` reads).
     pub fn as_generic_text(&self) -> String {
-        format!("{:?}", self.module) /*TMP*/
+        shardc_ir::text::print_module_generic(&self.module)
     }
 
     /// Runs the global program on the host with the reference interpreter (the numerical

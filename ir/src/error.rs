@@ -48,7 +48,7 @@ pub enum IrError {
     #[error("the sharding of {at} uses axis \"{axis}\", which mesh @{mesh} does not have; use one of its axes: {known}")]
     UnknownAxis { at: String, axis: String, mesh: String, known: String },
 
-    #[error("the sharding of {at} uses axis \"{axis}\" more than once; a mesh axis may split, replicate or leave unreduced a tensor at most once")]
+    #[error("the sharding of {at} uses axis {axis} more than once; a mesh axis may split, replicate or leave unreduced a tensor at most once")]
     AxisUsedTwice { at: String, axis: String },
 
     #[error("the sharding of {at} has {sharding_rank} dimension(s) but the tensor has rank {rank}; give one `{{...}}` per dimension{scalar_hint}")]

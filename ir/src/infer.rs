@@ -86,14 +86,14 @@ pub fn result_types(
     declared: Option<&[TensorType]>,
 ) -> Result<Vec<TensorType>, Violation> {
     let derived = derive(kind, operands, declared)?;
-    if let Some(decl) = declared {
-        if decl != derived.as_slice() {
-            let show = |ts: &[TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
-            return fail(
-                format!("result type is declared as ({}) but the operands give ({})", show(decl), show(&derived)),
-                "fix the declared result type",
-            );
-        }
+    if let Some(decl) = declared
+        && decl != derived.as_slice()
+    {
+        let show = |ts: &[TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        return fail(
+            format!("result type is declared as ({}) but the operands give ({})", show(decl), show(&derived)),
+            "fix the declared result type",
+        );
     }
     Ok(derived)
 }
@@ -307,7 +307,16 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             let mut shape = Vec::with_capacity(x.rank());
             for d in 0..x.rank() {
                 let n = x.shape[d] as i64;
-                let size = low[d] + high[d] + n + (n - 1).max(0) * interior[d];
+                let size = (n - 1)
+                    .max(0)
+                    .checked_mul(interior[d])
+                    .and_then(|s| s.checked_add(low[d])?.checked_add(high[d])?.checked_add(n));
+                let Some(size) = size else {
+                    return fail(
+                        format!("dimension {d}: padding {} + {} + {} interior overflows", low[d], high[d], interior[d]),
+                        "use paddings that give a reasonable size",
+                    );
+                };
                 if interior[d] < 0 || size < 0 {
                     return fail(
                         format!("dimension {d}: interior padding {} or resulting size {size} is negative", interior[d]),
@@ -348,7 +357,7 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             one(TensorType::new(l.dtype, shape))
         }
         OpKind::Reduce { dimensions } => {
-            if ops.is_empty() || ops.len() % 2 != 0 {
+            if ops.is_empty() || !ops.len().is_multiple_of(2) {
                 return fail(
                     format!("takes N inputs and N init values, but was given {} operands", ops.len()),
                     "pass each input with one scalar init value",

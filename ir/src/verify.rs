@@ -168,15 +168,15 @@ pub fn check_sharding_on_mesh(mesh: &Mesh, s: &Sharding, ty: &TensorType, at: &s
                 known: mesh.axes.iter().map(|x| format!("\"{}\"", x.name)).collect::<Vec<_>>().join(", "),
             });
         };
-        if let Some(sub) = a.sub {
-            if sub.pre_size == 0 || sub.size <= 1 || axis.size % (sub.pre_size * sub.size) != 0 {
-                return Err(IrError::InvalidSubAxis {
-                    at: at.to_string(),
-                    axis: a.to_string(),
-                    name: a.name.clone(),
-                    size: axis.size,
-                });
-            }
+        if let Some(sub) = a.sub
+            && (sub.pre_size == 0 || sub.size <= 1 || axis.size % (sub.pre_size * sub.size) != 0)
+        {
+            return Err(IrError::InvalidSubAxis {
+                at: at.to_string(),
+                axis: a.to_string(),
+                name: a.name.clone(),
+                size: axis.size,
+            });
         }
         let overlaps = seen.iter().any(|b| b.name == a.name && sub_axes_overlap(a, b, axis.size));
         if overlaps {

@@ -1,0 +1,1602 @@
+//! The op syntax table: for every family of ops, how its pretty form reads and prints, and
+//! which properties its generic form carries.
+//!
+//! Pretty forms follow StableHLO's assembly formats (`stablehlo/dialect/StablehloOps.td`
+//! and `AssemblyFormat.cpp`), Shardy's for `sdy.sharding_constraint`, and MLIR's for
+//! `func.call`. shardc's own random op reads
+//! `shardc.random %seed, distribution = UNIFORM : (tensor<i64>) -> tensor<4x8xf32>`; its
+//! generic property is `distribution = #shardc<distribution UNIFORM>`.
+//! `stablehlo.gather` has no pretty form (JAX prints it generic) and always prints generic.
+
+use super::format::{self, i64_array, int_list, join};
+use super::lexer::Tok;
+use super::parse::{FuncState, GenericAttrs, PResult, Parsed, Parser, Site, Use};
+use super::print::Pretty;
+use crate::dtype::TensorType;
+use crate::module::BlockId;
+use crate::op::{
+    BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
+    Precision, UnaryOp,
+};
+
+/// Operand and result types as a type signature states them.
+type Sig = (Vec<TensorType>, Vec<TensorType>);
+
+/// How one family of ops reads and writes.
+pub(super) struct OpSyntax {
+    /// Op names of the family (`call` and `func.call` are one family).
+    names: &'static [&'static str],
+    /// For the elementwise families: whether a name belongs to them.
+    family: Option<fn(&str) -> bool>,
+    /// The number of regions the op has.
+    pub regions: usize,
+    /// Reads the pretty form after the op name (the name is given).
+    pub parse: fn(&mut Parser<'_>, &mut FuncState, &str) -> PResult<Parsed>,
+    /// Prints the pretty form, from the op name to the end of its type signature.
+    pub print: fn(&Pretty<'_>, &Op, usize) -> String,
+    /// The properties of the generic form: `(name, attribute text)`.
+    pub props: fn(&OpKind) -> Vec<(&'static str, String)>,
+    /// Reads the op's kind from the generic form's properties (removing those it takes).
+    pub from_props: fn(&mut Parser<'_>, &mut GenericAttrs) -> PResult<OpKind>,
+}
+
+/// Said of an unknown op name.
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint and shardc.random";
+
+fn unary_of(name: &str) -> Option<UnaryOp> {
+    name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
+}
+
+fn binary_of(name: &str) -> Option<BinaryOp> {
+    name.strip_prefix("stablehlo.")
+        .and_then(BinaryOp::from_name)
+}
+
+/// The binary ops StableHLO marks commutative: the ones the short form of reduce
+/// (`applies stablehlo.add`) may name.
+const COMMUTATIVE: &[BinaryOp] = &[
+    BinaryOp::Add,
+    BinaryOp::Multiply,
+    BinaryOp::Maximum,
+    BinaryOp::Minimum,
+    BinaryOp::And,
+    BinaryOp::Or,
+    BinaryOp::Xor,
+];
+
+fn no_props(_: &OpKind) -> Vec<(&'static str, String)> {
+    Vec::new()
+}
+
+macro_rules! syntax {
+    ($names:expr, $family:expr, $regions:expr, $parse:expr, $print:expr, $props:expr, $from:expr) => {
+        OpSyntax {
+            names: $names,
+            family: $family,
+            regions: $regions,
+            parse: $parse,
+            print: $print,
+            props: $props,
+            from_props: $from,
+        }
+    };
+}
+
+/// The table.
+static SYNTAX: &[OpSyntax] = &[
+    syntax!(
+        &[],
+        Some(|n| unary_of(n).is_some()),
+        0,
+        parse_unary,
+        print_unary,
+        no_props,
+        from_unary
+    ),
+    syntax!(
+        &[],
+        Some(|n| binary_of(n).is_some()),
+        0,
+        parse_binary,
+        print_binary,
+        no_props,
+        from_binary
+    ),
+    syntax!(
+        &["stablehlo.compare"],
+        None,
+        0,
+        parse_compare,
+        print_compare,
+        props_compare,
+        from_compare
+    ),
+    syntax!(
+        &["stablehlo.select"],
+        None,
+        0,
+        parse_select,
+        print_select,
+        no_props,
+        |_, _| Ok(OpKind::Select)
+    ),
+    syntax!(
+        &["stablehlo.clamp"],
+        None,
+        0,
+        parse_clamp,
+        print_clamp,
+        no_props,
+        |_, _| Ok(OpKind::Clamp)
+    ),
+    syntax!(
+        &["stablehlo.constant"],
+        None,
+        0,
+        parse_constant,
+        print_constant,
+        props_constant,
+        from_constant
+    ),
+    syntax!(
+        &["stablehlo.iota"],
+        None,
+        0,
+        parse_iota,
+        print_iota,
+        props_iota,
+        from_iota
+    ),
+    syntax!(
+        &["stablehlo.convert"],
+        None,
+        0,
+        parse_convert,
+        print_convert,
+        no_props,
+        |_, _| Ok(OpKind::Convert)
+    ),
+    syntax!(
+        &["stablehlo.broadcast_in_dim"],
+        None,
+        0,
+        parse_broadcast,
+        print_broadcast,
+        props_broadcast,
+        from_broadcast
+    ),
+    syntax!(
+        &["stablehlo.reshape"],
+        None,
+        0,
+        parse_reshape,
+        print_reshape,
+        no_props,
+        |_, _| Ok(OpKind::Reshape)
+    ),
+    syntax!(
+        &["stablehlo.transpose"],
+        None,
+        0,
+        parse_transpose,
+        print_transpose,
+        props_transpose,
+        from_transpose
+    ),
+    syntax!(
+        &["stablehlo.slice"],
+        None,
+        0,
+        parse_slice,
+        print_slice,
+        props_slice,
+        from_slice
+    ),
+    syntax!(
+        &["stablehlo.concatenate"],
+        None,
+        0,
+        parse_concatenate,
+        print_concatenate,
+        props_concatenate,
+        from_concatenate
+    ),
+    syntax!(
+        &["stablehlo.pad"],
+        None,
+        0,
+        parse_pad,
+        print_pad,
+        props_pad,
+        from_pad
+    ),
+    syntax!(
+        &["stablehlo.dot_general"],
+        None,
+        0,
+        parse_dot,
+        print_dot,
+        props_dot,
+        from_dot
+    ),
+    syntax!(
+        &["stablehlo.reduce"],
+        None,
+        1,
+        parse_reduce,
+        print_reduce,
+        props_reduce,
+        from_reduce
+    ),
+    syntax!(
+        &["stablehlo.gather"],
+        None,
+        0,
+        parse_gather,
+        print_gather,
+        props_gather,
+        from_gather
+    ),
+    syntax!(
+        &["shardc.random"],
+        None,
+        0,
+        parse_random,
+        print_random,
+        props_random,
+        from_random
+    ),
+    syntax!(
+        &["func.call", "call"],
+        None,
+        0,
+        parse_call,
+        print_call,
+        props_call,
+        from_call
+    ),
+    syntax!(
+        &["sdy.sharding_constraint"],
+        None,
+        0,
+        parse_constraint,
+        print_constraint,
+        props_constraint,
+        from_constraint
+    ),
+];
+
+/// The syntax of the ops named `name`, if shardc knows them.
+pub(super) fn lookup(name: &str) -> Option<&'static OpSyntax> {
+    SYNTAX
+        .iter()
+        .find(|s| s.names.contains(&name) || s.family.is_some_and(|f| f(name)))
+}
+
+/// The syntax of an op kind (every kind has one; see the test below).
+pub(super) fn of(kind: &OpKind) -> Option<&'static OpSyntax> {
+    lookup(&kind.name())
+}
+
+// ----- shared pieces -----
+
+/// `: t` (every operand and the result have type t) or `: (a, b) -> r`.
+fn same_or_functional(p: &mut Parser<'_>, operands: usize) -> PResult<Sig> {
+    p.expect(Tok::Colon, "before the op's type")?;
+    if p.is(&Tok::LParen) {
+        return p.function_type("(the op's type)");
+    }
+    let t = p.tensor_type("after ':'")?;
+    Ok((vec![t.clone(); operands], vec![t]))
+}
+
+/// `: (a, b) -> r`
+fn functional(p: &mut Parser<'_>) -> PResult<Sig> {
+    p.expect(Tok::Colon, "before the op's type")?;
+    p.function_type("(the op's type `(operand types) -> result type`)")
+}
+
+/// Exactly `n` comma-separated operands.
+fn operands_n(p: &mut Parser<'_>, f: &FuncState, n: usize, op: &str) -> PResult<Vec<Use>> {
+    let mut v = vec![p.operand(f)?];
+    while v.len() < n {
+        p.expect(
+            Tok::Comma,
+            &format!("after operand {} of {op} (it takes {n})", v.len() - 1),
+        )?;
+        v.push(p.operand(f)?);
+    }
+    Ok(v)
+}
+
+/// `key = ` before a value in the pretty form.
+fn key(p: &mut Parser<'_>, key: &str, context: &str) -> PResult<()> {
+    p.expect_ident(key, context)?;
+    p.expect(Tok::Equal, &format!("after '{key}'"))
+}
+
+/// A `, ` before the next part of an op.
+fn comma(p: &mut Parser<'_>, context: &str) -> PResult<()> {
+    p.expect(Tok::Comma, context)
+}
+
+fn enum_value<T>(
+    p: &Parser<'_>,
+    at: usize,
+    what: &str,
+    name: &str,
+    parse: fn(&str) -> Option<T>,
+    all: &[&str],
+) -> PResult<T> {
+    parse(name).ok_or_else(|| {
+        p.error_at(
+            at,
+            format!(
+                "unknown {what} `{name}`; expected one of {}",
+                all.join(", ")
+            ),
+        )
+    })
+}
+
+fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
+    all.iter().map(|&x| name(x)).collect()
+}
+
+// ----- elementwise -----
+
+fn parse_unary(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let kind = OpKind::Unary(
+        unary_of(name).ok_or_else(|| p.error_here(format!("`{name}` is not a unary op")))?,
+    );
+    let x = operands_n(p, f, 1, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(kind, x, same_or_functional(p, 1)?).with_attrs(attrs))
+}
+
+fn from_unary(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    unary_of(&g.op)
+        .map(OpKind::Unary)
+        .ok_or_else(|| p.error_at(g.offset, format!("`{}` is not a unary op", g.op)))
+}
+
+fn print_unary(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    format!(
+        "{} {}{} : {}",
+        op.kind.name(),
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.same_or_functional(op)
+    )
+}
+
+fn parse_binary(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let kind = OpKind::Binary(
+        binary_of(name).ok_or_else(|| p.error_here(format!("`{name}` is not a binary op")))?,
+    );
+    let xs = operands_n(p, f, 2, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(kind, xs, same_or_functional(p, 2)?).with_attrs(attrs))
+}
+
+fn from_binary(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    binary_of(&g.op)
+        .map(OpKind::Binary)
+        .ok_or_else(|| p.error_at(g.offset, format!("`{}` is not a binary op", g.op)))
+}
+
+fn print_binary(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
+    print_unary(pp, op, indent)
+}
+
+// ----- compare -----
+
+/// `stablehlo.compare GE, %a, %b, SIGNED : (t, t) -> r`
+fn parse_compare(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let at = p.tok.start;
+    let d = p.ident("(the comparison direction: EQ, NE, GE, GT, LE or LT)")?;
+    let direction = enum_value(
+        p,
+        at,
+        "comparison direction",
+        d,
+        ComparisonDirection::from_name,
+        &names(ComparisonDirection::ALL, ComparisonDirection::name),
+    )?;
+    comma(p, "after the comparison direction")?;
+    let lhs = p.operand(f)?;
+    comma(p, "between the operands of stablehlo.compare")?;
+    let rhs = p.operand(f)?;
+    let compare_type = if p.eat(Tok::Comma)? {
+        let at = p.tok.start;
+        let t = p.ident("(the comparison type: FLOAT, TOTALORDER, SIGNED or UNSIGNED)")?;
+        Some(enum_value(
+            p,
+            at,
+            "comparison type",
+            t,
+            ComparisonType::from_name,
+            &names(ComparisonType::ALL, ComparisonType::name),
+        )?)
+    } else {
+        None
+    };
+    let xs = vec![lhs, rhs];
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(
+        OpKind::Compare {
+            direction,
+            compare_type,
+        },
+        xs,
+        functional(p)?,
+    )
+    .with_attrs(attrs))
+}
+
+fn print_compare(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Compare {
+        direction,
+        compare_type,
+    } = &op.kind
+    else {
+        return pp.generic(op);
+    };
+    let ty = compare_type
+        .map(|t| format!(", {}", t.name()))
+        .unwrap_or_default();
+    format!(
+        "stablehlo.compare {}, {}{ty}{} : {}",
+        direction.name(),
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_compare(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let OpKind::Compare {
+        direction,
+        compare_type,
+    } = kind
+    else {
+        return Vec::new();
+    };
+    let mut v = vec![(
+        "comparison_direction",
+        format!("#stablehlo<comparison_direction {}>", direction.name()),
+    )];
+    if let Some(t) = compare_type {
+        v.push((
+            "compare_type",
+            format!("#stablehlo<comparison_type {}>", t.name()),
+        ));
+    }
+    v
+}
+
+fn from_compare(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let direction = p.required_prop(
+        g,
+        "comparison_direction",
+        "#stablehlo<comparison_direction GE>",
+        |p| {
+            let at = p.tok.start;
+            let d = p.enum_attr("stablehlo", "comparison_direction")?;
+            enum_value(
+                p,
+                at,
+                "comparison direction",
+                d,
+                ComparisonDirection::from_name,
+                &names(ComparisonDirection::ALL, ComparisonDirection::name),
+            )
+        },
+    )?;
+    let compare_type = p.prop(g, "compare_type", |p| {
+        let at = p.tok.start;
+        let t = p.enum_attr("stablehlo", "comparison_type")?;
+        enum_value(
+            p,
+            at,
+            "comparison type",
+            t,
+            ComparisonType::from_name,
+            &names(ComparisonType::ALL, ComparisonType::name),
+        )
+    })?;
+    Ok(OpKind::Compare {
+        direction,
+        compare_type,
+    })
+}
+
+// ----- select, clamp, convert -----
+
+/// `stablehlo.select %p, %t, %f : pred_type, result_type` (or functional).
+fn parse_select(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let xs = operands_n(p, f, 3, name)?;
+    let attrs = p.op_attrs()?;
+    p.expect(Tok::Colon, "before the op's type")?;
+    let sig = if p.is(&Tok::LParen) {
+        p.function_type("(the op's type)")?
+    } else {
+        let pred = p.tensor_type("(the predicate's type)")?;
+        p.expect(
+            Tok::Comma,
+            "between the predicate's type and the result type (`: pred_type, result_type`)",
+        )?;
+        let r = p.tensor_type("(the result type)")?;
+        (vec![pred, r.clone(), r.clone()], vec![r])
+    };
+    Ok(Parsed::new(OpKind::Select, xs, sig).with_attrs(attrs))
+}
+
+fn print_select(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let (ins, outs) = pp.types(op);
+    let sig = match (ins.as_slice(), outs.as_slice()) {
+        ([pred, t, f], [r]) if t == r && f == r => format!("{pred}, {r}"),
+        _ => pp.functional(op),
+    };
+    format!(
+        "stablehlo.select {}{} : {sig}",
+        pp.uses(&op.operands),
+        pp.attrs(op)
+    )
+}
+
+fn parse_clamp(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let xs = operands_n(p, f, 3, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Clamp, xs, same_or_functional(p, 3)?).with_attrs(attrs))
+}
+
+fn print_clamp(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
+    print_unary(pp, op, indent)
+}
+
+/// `stablehlo.convert %x : (tensor<4xf32>) -> tensor<4xi32>`, or `: t` when the types agree.
+fn parse_convert(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Convert, x, same_or_functional(p, 1)?).with_attrs(attrs))
+}
+
+fn print_convert(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
+    print_unary(pp, op, indent)
+}
+
+// ----- constant, iota -----
+
+/// `stablehlo.constant {attrs} dense<...> : tensor<...>`
+fn parse_constant(p: &mut Parser<'_>, _: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let attrs = p.op_attrs()?;
+    let lit = p.dense_literal()?;
+    let ty = lit.ty.clone();
+    Ok(Parsed::new(OpKind::Constant(lit), Vec::new(), (Vec::new(), vec![ty])).with_attrs(attrs))
+}
+
+fn print_constant(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Constant(lit) = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.constant{} {}",
+        pp.attrs(op),
+        format::literal(lit)
+    )
+}
+
+fn props_constant(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Constant(lit) => vec![("value", format::literal(lit))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_constant(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    p.required_prop(g, "value", "dense<...> : tensor<...>", |p| {
+        p.dense_literal()
+    })
+    .map(OpKind::Constant)
+}
+
+/// `stablehlo.iota dim = 0 : tensor<8x8xi32>`
+fn parse_iota(p: &mut Parser<'_>, _: &mut FuncState, _: &str) -> PResult<Parsed> {
+    key(p, "dim", "(stablehlo.iota dim = N : type)")?;
+    let dimension = p.usize_lit("the iota dimension")?;
+    let attrs = p.op_attrs()?;
+    p.expect(Tok::Colon, "before the iota's type")?;
+    let t = p.tensor_type("after ':'")?;
+    Ok(Parsed::new(
+        OpKind::Iota { dimension },
+        Vec::new(),
+        (Vec::new(), vec![t]),
+    )
+    .with_attrs(attrs))
+}
+
+fn print_iota(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Iota { dimension } = &op.kind else {
+        return pp.generic(op);
+    };
+    let (_, outs) = pp.types(op);
+    format!(
+        "stablehlo.iota dim = {dimension}{} : {}",
+        pp.attrs(op),
+        format::results_type(&outs)
+    )
+}
+
+fn props_iota(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Iota { dimension } => vec![("iota_dimension", format!("{dimension} : i64"))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_iota(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let d = p.required_prop(g, "iota_dimension", "0 : i64", |p| {
+        p.int_attr("the iota dimension")
+    })?;
+    let dimension = usize::try_from(d)
+        .map_err(|_| p.error_at(at, "the iota dimension must be non-negative"))?;
+    Ok(OpKind::Iota { dimension })
+}
+
+// ----- shape ops -----
+
+/// `stablehlo.broadcast_in_dim %x, dims = [0, 1] : (t) -> r`
+fn parse_broadcast(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    comma(
+        p,
+        "after the operand (stablehlo.broadcast_in_dim %x, dims = [...])",
+    )?;
+    key(p, "dims", "(stablehlo.broadcast_in_dim %x, dims = [...])")?;
+    let dims = p.usize_list("broadcast dimensions")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::BroadcastInDim { dims }, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_broadcast(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::BroadcastInDim { dims } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.broadcast_in_dim {}, dims = {}{} : {}",
+        pp.uses(&op.operands),
+        int_list(dims),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_broadcast(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::BroadcastInDim { dims } => vec![("broadcast_dimensions", i64_array(dims))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_broadcast(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let dims = p.required_prop(g, "broadcast_dimensions", "array<i64: ...>", |p| {
+        p.usize_array("broadcast dimensions")
+    })?;
+    Ok(OpKind::BroadcastInDim { dims })
+}
+
+fn parse_reshape(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Reshape, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_reshape(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    format!(
+        "stablehlo.reshape {}{} : {}",
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+/// `stablehlo.transpose %x, dims = [1, 0] : (t) -> r`
+fn parse_transpose(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    comma(
+        p,
+        "after the operand (stablehlo.transpose %x, dims = [...])",
+    )?;
+    key(p, "dims", "(stablehlo.transpose %x, dims = [...])")?;
+    let permutation = p.usize_list("permutation")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Transpose { permutation }, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_transpose(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Transpose { permutation } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.transpose {}, dims = {}{} : {}",
+        pp.uses(&op.operands),
+        int_list(permutation),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_transpose(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Transpose { permutation } => vec![("permutation", i64_array(permutation))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_transpose(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let permutation = p.required_prop(g, "permutation", "array<i64: ...>", |p| {
+        p.usize_array("permutation")
+    })?;
+    Ok(OpKind::Transpose { permutation })
+}
+
+/// `stablehlo.slice %x [0:4, 2:8:2] : (t) -> r`
+fn parse_slice(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    p.expect(
+        Tok::LSquare,
+        "to open the slice ranges `[start:limit:stride, ...]`",
+    )?;
+    let (mut start, mut limit, mut strides) = (Vec::new(), Vec::new(), Vec::new());
+    if !p.eat(Tok::RSquare)? {
+        loop {
+            start.push(p.usize_lit("a slice start")?);
+            p.expect(
+                Tok::Colon,
+                "between slice start and limit (start:limit or start:limit:stride)",
+            )?;
+            limit.push(p.usize_lit("a slice limit")?);
+            strides.push(if p.eat(Tok::Colon)? {
+                p.usize_lit("a slice stride")?
+            } else {
+                1
+            });
+            if p.eat(Tok::Comma)? {
+                continue;
+            }
+            if p.eat(Tok::RSquare)? {
+                break;
+            }
+            return p.err(format!(
+                "expected ',' or ']' after a slice range, found {}",
+                p.tok.tok
+            ));
+        }
+    }
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        },
+        x,
+        functional(p)?,
+    )
+    .with_attrs(attrs))
+}
+
+fn print_slice(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Slice {
+        start,
+        limit,
+        strides,
+    } = &op.kind
+    else {
+        return pp.generic(op);
+    };
+    let ranges = start.iter().zip(limit).zip(strides).map(|((s, l), st)| {
+        if *st == 1 {
+            format!("{s}:{l}")
+        } else {
+            format!("{s}:{l}:{st}")
+        }
+    });
+    format!(
+        "stablehlo.slice {} [{}]{} : {}",
+        pp.uses(&op.operands),
+        join(ranges),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_slice(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => vec![
+            ("start_indices", i64_array(start)),
+            ("limit_indices", i64_array(limit)),
+            ("strides", i64_array(strides)),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_slice(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let start = p.required_prop(g, "start_indices", "array<i64: ...>", |p| {
+        p.usize_array("slice starts")
+    })?;
+    let limit = p.required_prop(g, "limit_indices", "array<i64: ...>", |p| {
+        p.usize_array("slice limits")
+    })?;
+    let strides = p.required_prop(g, "strides", "array<i64: ...>", |p| {
+        p.usize_array("slice strides")
+    })?;
+    Ok(OpKind::Slice {
+        start,
+        limit,
+        strides,
+    })
+}
+
+/// `stablehlo.concatenate %a, %b, dim = 0 : (t, u) -> r`
+fn parse_concatenate(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let mut xs = Vec::new();
+    while matches!(p.tok.tok, Tok::Value { .. }) {
+        xs.push(p.operand(f)?);
+        comma(
+            p,
+            "after an operand of stablehlo.concatenate (each operand is followed by ',')",
+        )?;
+    }
+    key(p, "dim", "(stablehlo.concatenate %a, %b, dim = N)")?;
+    let dimension = p.usize_lit("the concatenated dimension")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Concatenate { dimension }, xs, functional(p)?).with_attrs(attrs))
+}
+
+fn print_concatenate(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Concatenate { dimension } = &op.kind else {
+        return pp.generic(op);
+    };
+    let xs: String = op
+        .operands
+        .iter()
+        .map(|&v| format!("{}, ", pp.name(v)))
+        .collect();
+    format!(
+        "stablehlo.concatenate {xs}dim = {dimension}{} : {}",
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_concatenate(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Concatenate { dimension } => vec![("dimension", format!("{dimension} : i64"))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_concatenate(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let d = p.required_prop(g, "dimension", "0 : i64", |p| {
+        p.int_attr("the concatenated dimension")
+    })?;
+    let dimension = usize::try_from(d)
+        .map_err(|_| p.error_at(at, "the concatenated dimension must be non-negative"))?;
+    Ok(OpKind::Concatenate { dimension })
+}
+
+/// `stablehlo.pad %x, %v, low = [..], high = [..], interior = [..] : (t, u) -> r`
+fn parse_pad(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let xs = operands_n(p, f, 2, name)?;
+    comma(
+        p,
+        "after the operands (stablehlo.pad %x, %v, low = [...], high = [...], interior = [...])",
+    )?;
+    key(p, "low", "(the low edge padding)")?;
+    let low = p.i64_list("low paddings")?;
+    comma(p, "after the low paddings")?;
+    key(p, "high", "(the high edge padding)")?;
+    let high = p.i64_list("high paddings")?;
+    comma(p, "after the high paddings")?;
+    key(p, "interior", "(the interior padding)")?;
+    let interior = p.i64_list("interior paddings")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        },
+        xs,
+        functional(p)?,
+    )
+    .with_attrs(attrs))
+}
+
+fn print_pad(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Pad {
+        low,
+        high,
+        interior,
+    } = &op.kind
+    else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.pad {}, low = {}, high = {}, interior = {}{} : {}",
+        pp.uses(&op.operands),
+        int_list(low),
+        int_list(high),
+        int_list(interior),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_pad(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => vec![
+            ("edge_padding_low", i64_array(low)),
+            ("edge_padding_high", i64_array(high)),
+            ("interior_padding", i64_array(interior)),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_pad(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let low = p.required_prop(g, "edge_padding_low", "array<i64: ...>", |p| p.i64_array())?;
+    let high = p.required_prop(g, "edge_padding_high", "array<i64: ...>", |p| p.i64_array())?;
+    let interior = p.required_prop(g, "interior_padding", "array<i64: ...>", |p| p.i64_array())?;
+    Ok(OpKind::Pad {
+        low,
+        high,
+        interior,
+    })
+}
+
+// ----- dot_general -----
+
+/// `[..] x [..]`
+fn dims_pair(p: &mut Parser<'_>, what: &str) -> PResult<(Vec<usize>, Vec<usize>)> {
+    let l = p.usize_list(&format!("lhs {what} dimensions"))?;
+    p.expect_ident(
+        "x",
+        &format!("between the lhs and rhs {what} dimensions (`[..] x [..]`)"),
+    )?;
+    let r = p.usize_list(&format!("rhs {what} dimensions"))?;
+    Ok((l, r))
+}
+
+/// `stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1],
+/// precision = [DEFAULT, DEFAULT] : (t, u) -> r`
+fn parse_dot(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let xs = operands_n(p, f, 2, name)?;
+    comma(
+        p,
+        "after the operands (stablehlo.dot_general %a, %b, contracting_dims = [..] x [..])",
+    )?;
+    let mut d = DotDims::default();
+    if p.eat_ident("batching_dims")? {
+        p.expect(Tok::Equal, "after 'batching_dims'")?;
+        (d.lhs_batch, d.rhs_batch) = dims_pair(p, "batching")?;
+        comma(p, "after the batching dimensions")?;
+    }
+    key(p, "contracting_dims", "(contracting_dims = [..] x [..])")?;
+    (d.lhs_contracting, d.rhs_contracting) = dims_pair(p, "contracting")?;
+    if p.eat(Tok::Comma)? {
+        if p.is_ident("algorithm") {
+            return p.err("dot algorithms are not supported; remove `algorithm = ...`");
+        }
+        key(p, "precision", "(precision = [DEFAULT, DEFAULT])")?;
+        p.expect(Tok::LSquare, "to open the precision config")?;
+        if !p.eat(Tok::RSquare)? {
+            loop {
+                let at = p.tok.start;
+                let name = p.ident("(a precision: DEFAULT, HIGH or HIGHEST)")?;
+                d.precision.push(enum_value(
+                    p,
+                    at,
+                    "precision",
+                    name,
+                    Precision::from_name,
+                    &names(Precision::ALL, Precision::name),
+                )?);
+                if p.eat(Tok::Comma)? {
+                    continue;
+                }
+                p.expect(Tok::RSquare, "to close the precision config")?;
+                break;
+            }
+        }
+        if p.is(&Tok::Comma) {
+            return p.err("dot algorithms are not supported; remove `algorithm = ...`");
+        }
+    }
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::DotGeneral(d), xs, functional(p)?).with_attrs(attrs))
+}
+
+fn print_dot(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::DotGeneral(d) = &op.kind else {
+        return pp.generic(op);
+    };
+    let mut s = format!("stablehlo.dot_general {}, ", pp.uses(&op.operands));
+    if !d.lhs_batch.is_empty() || !d.rhs_batch.is_empty() {
+        s.push_str(&format!(
+            "batching_dims = {} x {}, ",
+            int_list(&d.lhs_batch),
+            int_list(&d.rhs_batch)
+        ));
+    }
+    s.push_str(&format!(
+        "contracting_dims = {} x {}",
+        int_list(&d.lhs_contracting),
+        int_list(&d.rhs_contracting)
+    ));
+    if !d.precision.is_empty() {
+        s.push_str(&format!(
+            ", precision = [{}]",
+            join(d.precision.iter().map(|p| p.name()))
+        ));
+    }
+    format!("{s}{} : {}", pp.attrs(op), pp.functional(op))
+}
+
+fn props_dot(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let OpKind::DotGeneral(d) = kind else {
+        return Vec::new();
+    };
+    let fields = [
+        ("lhs_batching_dimensions", &d.lhs_batch),
+        ("rhs_batching_dimensions", &d.rhs_batch),
+        ("lhs_contracting_dimensions", &d.lhs_contracting),
+        ("rhs_contracting_dimensions", &d.rhs_contracting),
+    ];
+    let body = join(
+        fields
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k} = {}", int_list(v))),
+    );
+    let mut out = vec![("dot_dimension_numbers", format!("#stablehlo.dot<{body}>"))];
+    if !d.precision.is_empty() {
+        let ps = join(
+            d.precision
+                .iter()
+                .map(|p| format!("#stablehlo<precision {}>", p.name())),
+        );
+        out.push(("precision_config", format!("[{ps}]")));
+    }
+    out
+}
+
+fn from_dot(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let mut d = p.required_prop(g, "dot_dimension_numbers", "#stablehlo.dot<...>", |p| {
+        p.dot_attr()
+    })?;
+    d.precision = p
+        .prop(g, "precision_config", |p| p.precision_config())?
+        .unwrap_or_default();
+    Ok(OpKind::DotGeneral(d))
+}
+
+// ----- reduce -----
+
+/// `stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (t, s) -> r`
+/// or the general form with a `reducer(%acc: s, %x: s) ... { ... stablehlo.return ... }`.
+fn parse_reduce(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let start = p.tok.start;
+    let (mut inputs, mut inits) = (Vec::new(), Vec::new());
+    loop {
+        p.expect(
+            Tok::LParen,
+            "to open an input of stablehlo.reduce (`(%x init: %c)`)",
+        )?;
+        inputs.push(p.operand(f)?);
+        p.expect_ident("init", "after the reduced input (`(%x init: %c)`)")?;
+        p.expect(Tok::Colon, "after 'init'")?;
+        inits.push(p.operand(f)?);
+        p.expect(Tok::RParen, "after the init value")?;
+        if !p.eat(Tok::Comma)? {
+            break;
+        }
+    }
+    let n = inputs.len();
+    let mut operands = inputs;
+    operands.extend(inits);
+    let applies = if p.eat_ident("applies")? {
+        let at = p.tok.start;
+        let name = p.ident("(the reducing op, e.g. stablehlo.add)")?;
+        let Some(b) = binary_of(name).filter(|b| COMMUTATIVE.contains(b)) else {
+            return p.err_at(at, format!(
+                "`applies` takes a commutative binary StableHLO op (stablehlo.add, multiply, maximum, minimum, and, or, xor), not `{name}`; write the general form with a reducer region"
+            ));
+        };
+        if n != 1 {
+            return p.err_at(at, format!("the `applies` form reduces one input, but {n} are given; write the general form with a reducer region"));
+        }
+        Some((b, at))
+    } else {
+        None
+    };
+    p.expect_ident(
+        "across",
+        "(stablehlo.reduce(...) across dimensions = [...])",
+    )?;
+    key(p, "dimensions", "after 'across'")?;
+    let dimensions = p.usize_list("reduced dimensions")?;
+    let attrs = p.op_attrs()?;
+    let sig = functional(p)?;
+    if sig.0.len() != 2 * n {
+        return p.err_at(
+            start,
+            format!(
+                "stablehlo.reduce has {} operands but its type lists {}",
+                2 * n,
+                sig.0.len()
+            ),
+        );
+    }
+    let region = match applies {
+        Some((b, at)) => {
+            // The reducer's scalar type comes from the first input's element type.
+            let s = TensorType::scalar(sig.0[0].dtype);
+            let args = f.b.begin_block(&[s.clone(), s]);
+            let r =
+                f.b.binary(b, args[0], args[1])
+                    .map_err(|e| p.error_at(at, e.to_string()))?;
+            f.b.end_block(&[r])
+        }
+        None => reducer(p, f, &operands, n)?,
+    };
+    let mut parsed = Parsed::new(OpKind::Reduce { dimensions }, operands, sig).with_attrs(attrs);
+    parsed.regions = vec![region];
+    Ok(parsed)
+}
+
+/// `reducer(%a1: s, %x1: s) (%a2: t, %x2: t) { ... }`: the pairs are (accumulator,
+/// element) of each input; the block takes all accumulators, then all elements.
+fn reducer(p: &mut Parser<'_>, f: &mut FuncState, operands: &[Use], n: usize) -> PResult<BlockId> {
+    let at = p.tok.start;
+    p.expect_ident(
+        "reducer",
+        "after the type of the general stablehlo.reduce (or use `applies stablehlo.add`)",
+    )?;
+    let (mut accs, mut elems) = (Vec::new(), Vec::new());
+    while p.is(&Tok::LParen) {
+        let pair = p.block_args()?;
+        let [acc, elem] = <[_; 2]>::try_from(pair).map_err(|v: Vec<_>| {
+            p.error_at(
+                at,
+                format!(
+                    "each reducer pair lists (accumulator, element), but one lists {} argument(s)",
+                    v.len()
+                ),
+            )
+        })?;
+        accs.push(acc);
+        elems.push(elem);
+    }
+    if accs.len() != n {
+        return p.err_at(at, format!("the reducer lists {} (accumulator, element) pair(s) but the reduce has {n} input(s); give one pair per input", accs.len()));
+    }
+    if p.verifying() {
+        for (k, (a, e)) in accs.iter().zip(&elems).enumerate() {
+            let want = TensorType::scalar(f.b.ty(operands[k].id).dtype);
+            for (name, offset, ty) in [a, e] {
+                if *ty != want {
+                    return p.err_at(*offset, format!("reducer argument %{name} has type {ty} but input {k} needs {want}; the reducer takes scalars of each input's element type"));
+                }
+            }
+        }
+    }
+    accs.extend(elems);
+    p.expect(Tok::LBrace, "to open the reducer's body")?;
+    let body = p.region_body(f, accs)?;
+    if p.verifying() {
+        let results: Vec<TensorType> =
+            f.b.func()
+                .block(body)
+                .results
+                .iter()
+                .map(|&v| f.b.ty(v).clone())
+                .collect();
+        let want: Vec<TensorType> = operands[..n]
+            .iter()
+            .map(|u| TensorType::scalar(f.b.ty(u.id).dtype))
+            .collect();
+        if results != want {
+            return p.err_at(
+                p.prev_end.saturating_sub(1),
+                format!(
+                    "the reducer returns ({}) but must return ({}), one scalar per input",
+                    join(&results),
+                    join(&want)
+                ),
+            );
+        }
+    }
+    Ok(body)
+}
+
+/// The short form applies if the reducer is one commutative binary op of its two
+/// arguments, returned as is.
+fn compact_reducer(pp: &Pretty<'_>, op: &Op) -> Option<BinaryOp> {
+    let [region] = op.regions.as_slice() else {
+        return None;
+    };
+    let block = pp.f.blocks.get(region.index())?;
+    let [inner] = block.ops.as_slice() else {
+        return None;
+    };
+    let inner = pp.f.ops.get(inner.index())?;
+    let OpKind::Binary(b) = inner.kind else {
+        return None;
+    };
+    let scalar_ok = op.operands.first().is_some_and(|&x| {
+        inner
+            .operands
+            .first()
+            .is_some_and(|&a| pp.ty(a) == &TensorType::scalar(pp.ty(x).dtype))
+    });
+    let ok = op.operands.len() == 2
+        && COMMUTATIVE.contains(&b)
+        && scalar_ok
+        && inner.operands == block.args
+        && block.results == inner.results
+        && inner.shardings.is_none()
+        && inner.attrs.is_empty();
+    ok.then_some(b)
+}
+
+fn print_reduce(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
+    let OpKind::Reduce { dimensions } = &op.kind else {
+        return pp.generic(op);
+    };
+    let n = op.operands.len() / 2;
+    let pairs = join((0..n).map(|k| {
+        format!(
+            "({} init: {})",
+            pp.name(op.operands[k]),
+            pp.name(op.operands[n + k])
+        )
+    }));
+    let head = format!("stablehlo.reduce{pairs}");
+    let tail = format!(
+        "across dimensions = {}{} : {}",
+        int_list(dimensions),
+        pp.attrs(op),
+        pp.functional(op)
+    );
+    if let Some(b) = compact_reducer(pp, op) {
+        return format!("{head} applies stablehlo.{} {tail}", b.name());
+    }
+    let Some(&region) = op.regions.first() else {
+        return pp.generic(op);
+    };
+    let Some(block) = pp.f.blocks.get(region.index()) else {
+        return pp.generic(op);
+    };
+    let arg = |v| format!("{}: {}", pp.name(v), pp.ty(v));
+    let reducer: String = (0..n)
+        .map(|k| match (block.args.get(k), block.args.get(n + k)) {
+            (Some(&a), Some(&e)) => format!("({}, {}) ", arg(a), arg(e)),
+            _ => String::new(),
+        })
+        .collect();
+    format!(
+        "{head} {tail}\n{pad} reducer{reducer} {{\n{body}{pad}}}",
+        pad = " ".repeat(indent),
+        body = pp.block_body(region, indent + 2, "stablehlo.return"),
+    )
+}
+
+fn props_reduce(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Reduce { dimensions } => vec![("dimensions", i64_array(dimensions))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_reduce(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let dimensions = p.required_prop(g, "dimensions", "array<i64: ...>", |p| {
+        p.usize_array("reduced dimensions")
+    })?;
+    Ok(OpKind::Reduce { dimensions })
+}
+
+// ----- gather -----
+
+fn parse_gather(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(p.prev_end.saturating_sub(name.len()), "stablehlo.gather has no pretty form; write it generic: \"stablehlo.gather\"(%operand, %indices) <{dimension_numbers = #stablehlo.gather<...>, slice_sizes = array<i64: ...>}> : (...) -> ...")
+}
+
+fn print_gather(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    pp.generic(op)
+}
+
+fn props_gather(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let OpKind::Gather(g) = kind else {
+        return Vec::new();
+    };
+    let lists = [
+        ("offset_dims", &g.offset_dims),
+        ("collapsed_slice_dims", &g.collapsed_slice_dims),
+        ("operand_batching_dims", &g.operand_batching_dims),
+        (
+            "start_indices_batching_dims",
+            &g.start_indices_batching_dims,
+        ),
+        ("start_index_map", &g.start_index_map),
+    ];
+    let mut fields: Vec<String> = lists
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k} = {}", int_list(v)))
+        .collect();
+    if g.index_vector_dim != 0 {
+        fields.push(format!("index_vector_dim = {}", g.index_vector_dim));
+    }
+    vec![
+        (
+            "dimension_numbers",
+            format!("#stablehlo.gather<{}>", fields.join(", ")),
+        ),
+        ("indices_are_sorted", g.indices_are_sorted.to_string()),
+        ("slice_sizes", i64_array(&g.slice_sizes)),
+    ]
+}
+
+fn from_gather(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let mut dims: GatherDims =
+        p.required_prop(g, "dimension_numbers", "#stablehlo.gather<...>", |p| {
+            p.gather_attr()
+        })?;
+    dims.slice_sizes = p.required_prop(g, "slice_sizes", "array<i64: ...>", |p| {
+        p.usize_array("slice sizes")
+    })?;
+    dims.indices_are_sorted = p
+        .prop(g, "indices_are_sorted", |p| p.bool_attr())?
+        .unwrap_or(false);
+    Ok(OpKind::Gather(dims))
+}
+
+// ----- random, call, sharding constraint -----
+
+/// `shardc.random %seed, distribution = UNIFORM : (tensor<i64>) -> t`
+fn parse_random(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    comma(
+        p,
+        "after the seed (shardc.random %seed, distribution = UNIFORM)",
+    )?;
+    key(p, "distribution", "(UNIFORM or NORMAL)")?;
+    let at = p.tok.start;
+    let d = p.ident("(the distribution: UNIFORM or NORMAL)")?;
+    let distribution = enum_value(
+        p,
+        at,
+        "distribution",
+        d,
+        Distribution::from_name,
+        &names(Distribution::ALL, Distribution::name),
+    )?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Random { distribution }, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_random(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Random { distribution } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "shardc.random {}, distribution = {}{} : {}",
+        pp.uses(&op.operands),
+        distribution.name(),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_random(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Random { distribution } => vec![(
+            "distribution",
+            format!("#shardc<distribution {}>", distribution.name()),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+fn from_random(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let distribution =
+        p.required_prop(g, "distribution", "#shardc<distribution UNIFORM>", |p| {
+            let at = p.tok.start;
+            let d = p.enum_attr("shardc", "distribution")?;
+            enum_value(
+                p,
+                at,
+                "distribution",
+                d,
+                Distribution::from_name,
+                &names(Distribution::ALL, Distribution::name),
+            )
+        })?;
+    Ok(OpKind::Random { distribution })
+}
+
+/// `call @f(%a, %b) : (t, u) -> r`
+fn parse_call(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let at = p.tok.start;
+    let callee = p.symbol_name("the callee")?;
+    let xs = p.operand_parens(f)?;
+    let attrs = p.op_attrs()?;
+    let mut parsed = Parsed::new(
+        OpKind::Call {
+            callee: callee.clone(),
+        },
+        xs,
+        functional(p)?,
+    )
+    .with_attrs(attrs);
+    parsed.sites.push(Site::Call { offset: at, callee });
+    Ok(parsed)
+}
+
+fn print_call(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Call { callee } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "call {}({}){} : {}",
+        format::symbol(callee),
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_call(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Call { callee } => vec![("callee", format::symbol(callee))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_call(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let callee = p.required_prop(g, "callee", "@function", |p| p.symbol_name("the callee"))?;
+    g.sites.push(Site::Call {
+        offset: at,
+        callee: callee.clone(),
+    });
+    Ok(OpKind::Call { callee })
+}
+
+/// `sdy.sharding_constraint %x <@mesh, [{"data"}, {}]> : t`
+fn parse_constraint(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let at = p.tok.start;
+    let sharding = p.sharding_body()?;
+    let attrs = p.op_attrs()?;
+    p.expect(Tok::Colon, "before the type of the sharding constraint")?;
+    let t = p.tensor_type("after ':'")?;
+    let mut parsed = Parsed::new(
+        OpKind::ShardingConstraint(sharding.clone()),
+        x,
+        (vec![t.clone()], vec![t]),
+    )
+    .with_attrs(attrs);
+    parsed.sites.push(Site::Sharding {
+        offset: at,
+        result: 0,
+        sharding,
+    });
+    Ok(parsed)
+}
+
+fn print_constraint(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::ShardingConstraint(s) = &op.kind else {
+        return pp.generic(op);
+    };
+    let (_, outs) = pp.types(op);
+    format!(
+        "sdy.sharding_constraint {} {s}{} : {}",
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        format::results_type(&outs)
+    )
+}
+
+fn props_constraint(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::ShardingConstraint(s) => vec![("sharding", format::sharding_attr(s))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_constraint(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let (at, sharding) = p.required_prop(g, "sharding", "#sdy.sharding<@mesh, [...]>", |p| {
+        let at = p.tok.start;
+        Ok((at, p.sharding_attr()?))
+    })?;
+    g.sites.push(Site::Sharding {
+        offset: at,
+        result: 0,
+        sharding: sharding.clone(),
+    });
+    Ok(OpKind::ShardingConstraint(sharding))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DType;
+    use crate::literal::{Literal, Scalar};
+    use crate::sharding::Sharding;
+
+    /// Every kind has exactly one entry, found by its name.
+    #[test]
+    fn every_kind_has_a_syntax() {
+        let mut kinds: Vec<OpKind> = UnaryOp::ALL.iter().map(|&u| OpKind::Unary(u)).collect();
+        kinds.extend(BinaryOp::ALL.iter().map(|&b| OpKind::Binary(b)));
+        kinds.extend([
+            OpKind::Compare {
+                direction: ComparisonDirection::Eq,
+                compare_type: None,
+            },
+            OpKind::Select,
+            OpKind::Clamp,
+            OpKind::Constant(Literal::scalar(DType::F32, Scalar::Float(0.0))),
+            OpKind::Iota { dimension: 0 },
+            OpKind::Convert,
+            OpKind::BroadcastInDim { dims: vec![] },
+            OpKind::Reshape,
+            OpKind::Transpose {
+                permutation: vec![],
+            },
+            OpKind::Slice {
+                start: vec![],
+                limit: vec![],
+                strides: vec![],
+            },
+            OpKind::Concatenate { dimension: 0 },
+            OpKind::Pad {
+                low: vec![],
+                high: vec![],
+                interior: vec![],
+            },
+            OpKind::DotGeneral(DotDims::default()),
+            OpKind::Reduce { dimensions: vec![] },
+            OpKind::Gather(GatherDims::default()),
+            OpKind::Random {
+                distribution: Distribution::Uniform,
+            },
+            OpKind::Call { callee: "f".into() },
+            OpKind::ShardingConstraint(Sharding::replicated("m", 0)),
+        ]);
+        for k in &kinds {
+            let name = k.name();
+            let matching = SYNTAX
+                .iter()
+                .filter(|s| s.names.contains(&name.as_str()) || s.family.is_some_and(|f| f(&name)))
+                .count();
+            assert_eq!(matching, 1, "{name}");
+            assert!(of(k).is_some());
+        }
+    }
+}
