@@ -8,7 +8,9 @@ use shardc::{DType, Literal, Mesh, P, Tensor, TensorType, jit};
 /// Deterministic inputs, as the JAX fixtures make them: `sin(0.37 * i + k) * 0.5`.
 fn det(shape: &[usize], k: usize) -> Literal {
     let n: usize = shape.iter().product();
-    let v: Vec<f64> = (0..n).map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64).collect();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
+        .collect();
     Literal::from_f64(DType::F32, shape, &v).expect("sizes match")
 }
 
@@ -30,7 +32,11 @@ fn mlp_by_hand(x: &[f64], w1: &[f64], w2: &[f64], (b, d, h): (usize, usize, usiz
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (batch, d_model, d_ff) = (8, 16, 32);
     let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)])?;
-    println!("mesh {} ({} devices): {mesh}\n", mesh.shape_name(), mesh.num_devices());
+    println!(
+        "mesh {} ({} devices): {mesh}\n",
+        mesh.shape_name(),
+        mesh.num_devices()
+    );
 
     // Megatron: W1 split by columns over `model`, W2 by rows; the batch over `data`.
     let mlp = jit(|x: Tensor, w1: Tensor, w2: Tensor| x.matmul(&w1).relu().matmul(&w2))
@@ -39,18 +45,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .in_shardings([P!["data", None], P![None, "model"], P!["model", None]])
         .out_shardings([P!["data", None]]);
     let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
-    let lowered = mlp.lower(&[f32(&[batch, d_model]), f32(&[d_model, d_ff]), f32(&[d_ff, d_model])])?;
+    let lowered = mlp.lower(&[
+        f32(&[batch, d_model]),
+        f32(&[d_model, d_ff]),
+        f32(&[d_ff, d_model]),
+    ])?;
     println!("{}", lowered.as_text());
 
-    let args = [det(&[batch, d_model], 0), det(&[d_model, d_ff], 1), det(&[d_ff, d_model], 2)];
+    let args = [
+        det(&[batch, d_model], 0),
+        det(&[d_model, d_ff], 1),
+        det(&[d_ff, d_model], 2),
+    ];
     let out = lowered.run_reference(&args)?;
     let got = out[0].to_f64_vec();
-    let want = mlp_by_hand(&args[0].to_f64_vec(), &args[1].to_f64_vec(), &args[2].to_f64_vec(), (batch, d_model, d_ff));
-    let max_err = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    println!("reference interpreter: result {} , first row {:?}", out[0].ty, &got[..4]);
+    let want = mlp_by_hand(
+        &args[0].to_f64_vec(),
+        &args[1].to_f64_vec(),
+        &args[2].to_f64_vec(),
+        (batch, d_model, d_ff),
+    );
+    let max_err = got
+        .iter()
+        .zip(&want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    println!(
+        "reference interpreter: result {} , first row {:?}",
+        out[0].ty,
+        &got[..4]
+    );
     println!("max |interpreter - plain Rust f64| = {max_err:.2e}");
     if max_err > 1e-4 {
-        return Err(format!("the interpreter disagrees with the hand computation by {max_err}").into());
+        return Err(
+            format!("the interpreter disagrees with the hand computation by {max_err}").into(),
+        );
     }
     Ok(())
 }

@@ -16,10 +16,26 @@ impl Tensor {
         let at = Location::caller();
         match plan(spec, self.rank(), rhs.rank()) {
             Ok(p) => {
-                let lhs = if p.lhs_sum.is_empty() { self.clone() } else { self.reduce(&p.lhs_sum, shardc_ir::BinaryOp::Add, 0.0) };
-                let rhs = if p.rhs_sum.is_empty() { rhs.clone() } else { rhs.reduce(&p.rhs_sum, shardc_ir::BinaryOp::Add, 0.0) };
-                let d = lhs.dot_general(&rhs, (&p.lhs_batch, &p.rhs_batch), (&p.lhs_contract, &p.rhs_contract));
-                if p.permutation.iter().enumerate().all(|(i, &x)| i == x) { d } else { d.transpose(&p.permutation) }
+                let lhs = if p.lhs_sum.is_empty() {
+                    self.clone()
+                } else {
+                    self.reduce(&p.lhs_sum, shardc_ir::BinaryOp::Add, 0.0)
+                };
+                let rhs = if p.rhs_sum.is_empty() {
+                    rhs.clone()
+                } else {
+                    rhs.reduce(&p.rhs_sum, shardc_ir::BinaryOp::Add, 0.0)
+                };
+                let d = lhs.dot_general(
+                    &rhs,
+                    (&p.lhs_batch, &p.rhs_batch),
+                    (&p.lhs_contract, &p.rhs_contract),
+                );
+                if p.permutation.iter().enumerate().all(|(i, &x)| i == x) {
+                    d
+                } else {
+                    d.transpose(&p.permutation)
+                }
             }
             Err(rule) => {
                 let source = shardc_ir::IrError::InvalidOp {
@@ -30,7 +46,11 @@ impl Tensor {
                 };
                 let mut st = self.ctx().borrow_mut();
                 if st.error.is_none() {
-                    st.error = Some(crate::Error::Trace { method: "einsum", at, source });
+                    st.error = Some(crate::Error::Trace {
+                        method: "einsum",
+                        at,
+                        source: Box::new(source),
+                    });
                 }
                 drop(st);
                 self.clone()
@@ -51,37 +71,76 @@ struct Plan {
 }
 
 fn plan(spec: &str, lrank: usize, rrank: usize) -> Result<Plan, String> {
-    let (ins, out) = spec.split_once("->").ok_or_else(|| format!("`{spec}` has no `->`"))?;
-    let (l, r) = ins.split_once(',').ok_or_else(|| format!("`{spec}` needs two operands separated by `,`"))?;
-    let (l, r, out): (Vec<char>, Vec<char>, Vec<char>) = (l.trim().chars().collect(), r.trim().chars().collect(), out.trim().chars().collect());
+    let (ins, out) = spec
+        .split_once("->")
+        .ok_or_else(|| format!("`{spec}` has no `->`"))?;
+    let (l, r) = ins
+        .split_once(',')
+        .ok_or_else(|| format!("`{spec}` needs two operands separated by `,`"))?;
+    let (l, r, out): (Vec<char>, Vec<char>, Vec<char>) = (
+        l.trim().chars().collect(),
+        r.trim().chars().collect(),
+        out.trim().chars().collect(),
+    );
     for (labels, rank, what) in [(&l, lrank, "lhs"), (&r, rrank, "rhs")] {
         if labels.len() != rank {
-            return Err(format!("`{spec}`: the {what} has rank {rank} but {} labels", labels.len()));
+            return Err(format!(
+                "`{spec}`: the {what} has rank {rank} but {} labels",
+                labels.len()
+            ));
         }
         for (i, c) in labels.iter().enumerate() {
             if labels[..i].contains(c) {
-                return Err(format!("`{spec}`: label `{c}` repeats within the {what} (diagonals are not supported)"));
+                return Err(format!(
+                    "`{spec}`: label `{c}` repeats within the {what} (diagonals are not supported)"
+                ));
             }
         }
     }
     for c in &out {
         if !l.contains(c) && !r.contains(c) {
-            return Err(format!("`{spec}`: output label `{c}` is in neither operand"));
+            return Err(format!(
+                "`{spec}`: output label `{c}` is in neither operand"
+            ));
         }
     }
     // Labels summed out of one operand before the dot.
-    let lhs_sum: Vec<usize> = (0..l.len()).filter(|&i| !r.contains(&l[i]) && !out.contains(&l[i])).collect();
-    let rhs_sum: Vec<usize> = (0..r.len()).filter(|&i| !l.contains(&r[i]) && !out.contains(&r[i])).collect();
-    let l2: Vec<char> = l.iter().enumerate().filter(|(i, _)| !lhs_sum.contains(i)).map(|(_, &c)| c).collect();
-    let r2: Vec<char> = r.iter().enumerate().filter(|(i, _)| !rhs_sum.contains(i)).map(|(_, &c)| c).collect();
+    let lhs_sum: Vec<usize> = (0..l.len())
+        .filter(|&i| !r.contains(&l[i]) && !out.contains(&l[i]))
+        .collect();
+    let rhs_sum: Vec<usize> = (0..r.len())
+        .filter(|&i| !l.contains(&r[i]) && !out.contains(&r[i]))
+        .collect();
+    let l2: Vec<char> = l
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !lhs_sum.contains(i))
+        .map(|(_, &c)| c)
+        .collect();
+    let r2: Vec<char> = r
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !rhs_sum.contains(i))
+        .map(|(_, &c)| c)
+        .collect();
     let pos = |v: &[char], c: char| v.iter().position(|&x| x == c).unwrap_or(usize::MAX);
-    let batch: Vec<char> = l2.iter().copied().filter(|c| r2.contains(c) && out.contains(c)).collect();
-    let contract: Vec<char> = l2.iter().copied().filter(|c| r2.contains(c) && !out.contains(c)).collect();
+    let batch: Vec<char> = l2
+        .iter()
+        .copied()
+        .filter(|c| r2.contains(c) && out.contains(c))
+        .collect();
+    let contract: Vec<char> = l2
+        .iter()
+        .copied()
+        .filter(|c| r2.contains(c) && !out.contains(c))
+        .collect();
     let lfree: Vec<char> = l2.iter().copied().filter(|c| !r2.contains(c)).collect();
     let rfree: Vec<char> = r2.iter().copied().filter(|c| !l2.contains(c)).collect();
     let result: Vec<char> = batch.iter().chain(&lfree).chain(&rfree).copied().collect();
     if result.len() != out.len() {
-        return Err(format!("`{spec}`: the output must list every batch and free label exactly once"));
+        return Err(format!(
+            "`{spec}`: the output must list every batch and free label exactly once"
+        ));
     }
     Ok(Plan {
         lhs_sum,

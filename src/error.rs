@@ -1,6 +1,7 @@
 //! Errors of the user-facing API.
 
 use shardc_ir::IrError;
+use shardc_runtime::reference::InterpError;
 use std::panic::Location;
 use thiserror::Error;
 
@@ -12,7 +13,7 @@ pub enum Error {
         method: &'static str,
         at: &'static Location<'static>,
         #[source]
-        source: IrError,
+        source: Box<IrError>,
     },
 
     /// The `jit` call itself is inconsistent (shardings vs arguments, a missing mesh, ...).
@@ -20,8 +21,20 @@ pub enum Error {
     Usage(String),
 
     #[error(transparent)]
-    Ir(#[from] IrError),
+    Ir(Box<IrError>),
 
     #[error(transparent)]
-    Run(#[from] shardc_runtime::reference::InterpError),
+    Run(Box<InterpError>),
+}
+
+impl From<IrError> for Error {
+    fn from(e: IrError) -> Error {
+        Error::Ir(Box::new(e))
+    }
+}
+
+impl From<InterpError> for Error {
+    fn from(e: InterpError) -> Error {
+        Error::Run(Box::new(e))
+    }
 }

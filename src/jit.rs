@@ -157,16 +157,20 @@ where
 
     /// Traces the closure on arguments of the given types.
     pub fn lower(&self, arg_types: &[TensorType]) -> Result<Lowered, Error> {
-        if let Some(n) = self.f.arity() {
-            if n != arg_types.len() {
-                return Err(Error::Usage(format!(
-                    "jit({}): the function takes {n} argument(s) but lower() was given {} type(s)",
-                    self.name,
-                    arg_types.len()
-                )));
-            }
+        if let Some(n) = self.f.arity()
+            && n != arg_types.len()
+        {
+            return Err(Error::Usage(format!(
+                "jit({}): the function takes {n} argument(s) but lower() was given {} type(s)",
+                self.name,
+                arg_types.len()
+            )));
         }
-        let mesh_name = self.mesh.as_ref().map(|m| m.name.clone()).unwrap_or_else(|| "mesh".into());
+        let mesh_name = self
+            .mesh
+            .as_ref()
+            .map(|m| m.name.clone())
+            .unwrap_or_else(|| "mesh".into());
         let needs_mesh = self.in_shardings.is_some() || self.out_shardings.is_some();
         if needs_mesh && self.mesh.is_none() {
             return Err(Error::Usage(format!(
@@ -182,11 +186,17 @@ where
         let args: Vec<ValueId> = ctx.borrow().builder.args();
         let arg_tensors: Vec<Tensor> = args.iter().map(|&v| Tensor::from_value(&ctx, v)).collect();
         if let Some(specs) = &self.in_shardings {
-            check_count(&self.name, "in_shardings", specs.len(), "argument", arg_types.len())?;
+            check_count(
+                &self.name,
+                "in_shardings",
+                specs.len(),
+                "argument",
+                arg_types.len(),
+            )?;
             for (i, (spec, ty)) in specs.iter().zip(arg_types).enumerate() {
-                let s = spec
-                    .to_sharding(&mesh_name, ty.rank())
-                    .map_err(|rule| Error::Usage(format!("jit({}): in_shardings[{i}]: {rule}", self.name)))?;
+                let s = spec.to_sharding(&mesh_name, ty.rank()).map_err(|rule| {
+                    Error::Usage(format!("jit({}): in_shardings[{i}]: {rule}", self.name))
+                })?;
                 ctx.borrow_mut().builder.set_arg_sharding(i, s);
             }
         }
@@ -194,19 +204,30 @@ where
         let results: Vec<ValueId> = outputs.iter().map(|t| t.id()).collect();
         drop((outputs, arg_tensors));
         let state = Rc::try_unwrap(ctx)
-            .map_err(|_| Error::Usage(format!("jit({}): a traced Tensor escaped the function; return it instead", self.name)))?
+            .map_err(|_| {
+                Error::Usage(format!(
+                    "jit({}): a traced Tensor escaped the function; return it instead",
+                    self.name
+                ))
+            })?
             .into_inner();
         if let Some(e) = state.error {
             return Err(e);
         }
         let mut func = state.builder.finish(&results);
         if let Some(specs) = &self.out_shardings {
-            check_count(&self.name, "out_shardings", specs.len(), "result", results.len())?;
+            check_count(
+                &self.name,
+                "out_shardings",
+                specs.len(),
+                "result",
+                results.len(),
+            )?;
             for (i, spec) in specs.iter().enumerate() {
                 let ty = func.ty(results[i]).clone();
-                let s = spec
-                    .to_sharding(&mesh_name, ty.rank())
-                    .map_err(|rule| Error::Usage(format!("jit({}): out_shardings[{i}]: {rule}", self.name)))?;
+                let s = spec.to_sharding(&mesh_name, ty.rank()).map_err(|rule| {
+                    Error::Usage(format!("jit({}): out_shardings[{i}]: {rule}", self.name))
+                })?;
                 func.result_attrs[i].sharding = Some(s);
             }
         }
@@ -253,7 +274,10 @@ impl Lowered {
 
     /// Runs the global program on the host with the reference interpreter (the numerical
     /// oracle every partitioned run is compared against).
-    pub fn run_reference(&self, args: &[shardc_ir::Literal]) -> Result<Vec<shardc_ir::Literal>, Error> {
+    pub fn run_reference(
+        &self,
+        args: &[shardc_ir::Literal],
+    ) -> Result<Vec<shardc_ir::Literal>, Error> {
         Ok(shardc_runtime::reference::run(&self.module, "main", args)?)
     }
 }

@@ -8,7 +8,9 @@ use shardc_ir::{BinaryOp, ComparisonDirection, DType, Distribution, UnaryOp};
 impl Tensor {
     fn norm_dims(&self, dims: &[isize]) -> Vec<usize> {
         let r = self.rank() as isize;
-        dims.iter().map(|&d| if d < 0 { (d + r) as usize } else { d as usize }).collect()
+        dims.iter()
+            .map(|&d| if d < 0 { (d + r) as usize } else { d as usize })
+            .collect()
     }
 
     /// Sum over `dims` (negative dims count from the end); the dims are removed.
@@ -35,7 +37,10 @@ impl Tensor {
     #[track_caller]
     pub fn keep_dims(&self, reduced: &[isize], full_rank: usize) -> Tensor {
         let r = full_rank as isize;
-        let mut dims: Vec<usize> = reduced.iter().map(|&d| if d < 0 { (d + r) as usize } else { d as usize }).collect();
+        let mut dims: Vec<usize> = reduced
+            .iter()
+            .map(|&d| if d < 0 { (d + r) as usize } else { d as usize })
+            .collect();
         dims.sort_unstable();
         let mut shape = self.shape().to_vec();
         for &d in &dims {
@@ -143,7 +148,8 @@ impl Tensor {
         let r = shape.len();
         let iota = self.iota(self.dtype(), &shape, r - 1);
         let labels = self.keep_dims(&[-1], r);
-        iota.compare(ComparisonDirection::Eq, &labels).convert(dtype)
+        iota.compare(ComparisonDirection::Eq, &labels)
+            .convert(dtype)
     }
 
     /// Mean softmax cross-entropy of `logits [.., C]` against integer `labels [..]`.

@@ -46,7 +46,11 @@ impl PartitionSpec {
     /// saying why the spec does not fit the rank.
     pub fn to_sharding(&self, mesh_name: &str, rank: usize) -> Result<Sharding, String> {
         if self.0.len() > rank {
-            let hint = if rank == 0 { "; for scalars the PartitionSpec should be P![]" } else { "" };
+            let hint = if rank == 0 {
+                "; for scalars the PartitionSpec should be P![]"
+            } else {
+                ""
+            };
             return Err(format!(
                 "{self} has {} entries, which is only valid for values of rank at least {}, but was applied to a value of rank {rank}{hint}",
                 self.0.len(),

@@ -8,8 +8,8 @@
 use crate::error::Error;
 use crate::spec::PartitionSpec;
 use shardc_ir::{
-    BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, FunctionBuilder, IrError, Literal,
-    OpKind, Scalar, TensorType, UnaryOp, ValueId,
+    BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, FunctionBuilder,
+    IrError, Literal, OpKind, Scalar, TensorType, UnaryOp, ValueId,
 };
 use std::cell::RefCell;
 use std::panic::Location;
@@ -41,7 +41,11 @@ impl std::fmt::Debug for Tensor {
 impl Tensor {
     pub(crate) fn from_value(ctx: &Ctx, id: ValueId) -> Tensor {
         let ty = ctx.borrow().builder.ty(id).clone();
-        Tensor { ctx: ctx.clone(), id, ty }
+        Tensor {
+            ctx: ctx.clone(),
+            id,
+            ty,
+        }
     }
 
     pub(crate) fn id(&self) -> ValueId {
@@ -69,10 +73,19 @@ impl Tensor {
     }
 
     /// Records the first tracing error; later ones are consequences of it.
-    fn fail(&self, method: &'static str, at: &'static Location<'static>, source: IrError) -> Tensor {
+    fn fail(
+        &self,
+        method: &'static str,
+        at: &'static Location<'static>,
+        source: IrError,
+    ) -> Tensor {
         let mut st = self.ctx.borrow_mut();
         if st.error.is_none() {
-            st.error = Some(Error::Trace { method, at, source });
+            st.error = Some(Error::Trace {
+                method,
+                at,
+                source: Box::new(source),
+            });
         }
         self.clone()
     }
@@ -100,7 +113,13 @@ impl Tensor {
         }
     }
 
-    fn user_error(&self, method: &'static str, at: &'static Location<'static>, rule: String, fix: &str) -> Tensor {
+    fn user_error(
+        &self,
+        method: &'static str,
+        at: &'static Location<'static>,
+        rule: String,
+        fix: &str,
+    ) -> Tensor {
         let source = IrError::InvalidOp {
             at: "the traced program".into(),
             op: method.to_string(),
@@ -130,7 +149,13 @@ impl Tensor {
 
     #[track_caller]
     pub fn unary(&self, op: UnaryOp) -> Tensor {
-        self.push(op.name(), Location::caller(), OpKind::Unary(op), &[self], None)
+        self.push(
+            op.name(),
+            Location::caller(),
+            OpKind::Unary(op),
+            &[self],
+            None,
+        )
     }
 
     /// Broadcasts to `shape` numpy-style (trailing dimensions aligned; size-1 dims stretch).
@@ -155,7 +180,12 @@ impl Tensor {
                 return self.user_error(
                     "broadcast_to",
                     at,
-                    format!("dimension {i} of {} (size {}) cannot stretch to {}", self.ty, self.shape()[i], shape[d]),
+                    format!(
+                        "dimension {i} of {} (size {}) cannot stretch to {}",
+                        self.ty,
+                        self.shape()[i],
+                        shape[d]
+                    ),
                     "only size-1 dimensions broadcast",
                 );
             }
@@ -173,7 +203,15 @@ impl Tensor {
     #[track_caller]
     pub fn broadcast_in_dim(&self, shape: &[usize], dims: &[usize]) -> Tensor {
         let t = TensorType::new(self.dtype(), shape);
-        self.push("broadcast_in_dim", Location::caller(), OpKind::BroadcastInDim { dims: dims.to_vec() }, &[self], Some(t))
+        self.push(
+            "broadcast_in_dim",
+            Location::caller(),
+            OpKind::BroadcastInDim {
+                dims: dims.to_vec(),
+            },
+            &[self],
+            Some(t),
+        )
     }
 
     /// Binary op with numpy broadcasting of both operands to a common shape.
@@ -182,7 +220,14 @@ impl Tensor {
         let at = Location::caller();
         let (a, b) = match broadcast_pair(self, other) {
             Ok(p) => p,
-            Err(rule) => return self.user_error(op.name(), at, rule, "make the shapes broadcast-compatible"),
+            Err(rule) => {
+                return self.user_error(
+                    op.name(),
+                    at,
+                    rule,
+                    "make the shapes broadcast-compatible",
+                );
+            }
         };
         self.push(op.name(), at, OpKind::Binary(op), &[&a, &b], None)
     }
@@ -192,10 +237,30 @@ impl Tensor {
         let at = Location::caller();
         let (a, b) = match broadcast_pair(self, other) {
             Ok(p) => p,
-            Err(rule) => return self.user_error("compare", at, rule, "make the shapes broadcast-compatible"),
+            Err(rule) => {
+                return self.user_error(
+                    "compare",
+                    at,
+                    rule,
+                    "make the shapes broadcast-compatible",
+                );
+            }
         };
-        let compare_type = Some(if a.dtype().is_float() { ComparisonType::Float } else { ComparisonType::Signed });
-        self.push("compare", at, OpKind::Compare { direction, compare_type }, &[&a, &b], None)
+        let compare_type = Some(if a.dtype().is_float() {
+            ComparisonType::Float
+        } else {
+            ComparisonType::Signed
+        });
+        self.push(
+            "compare",
+            at,
+            OpKind::Compare {
+                direction,
+                compare_type,
+            },
+            &[&a, &b],
+            None,
+        )
     }
 
     /// `where(pred, on_true, on_false)`, with broadcasting of all three.
@@ -208,12 +273,21 @@ impl Tensor {
                 return pred.user_error(
                     "select",
                     at,
-                    format!("shapes {:?}, {:?}, {:?} do not broadcast together", pred.shape(), on_true.shape(), on_false.shape()),
+                    format!(
+                        "shapes {:?}, {:?}, {:?} do not broadcast together",
+                        pred.shape(),
+                        on_true.shape(),
+                        on_false.shape()
+                    ),
                     "make the shapes broadcast-compatible",
                 );
             }
         };
-        let (p, t, f) = (pred.broadcast_to(&shape), on_true.broadcast_to(&shape), on_false.broadcast_to(&shape));
+        let (p, t, f) = (
+            pred.broadcast_to(&shape),
+            on_true.broadcast_to(&shape),
+            on_false.broadcast_to(&shape),
+        );
         pred.push("select", at, OpKind::Select, &[&p, &t, &f], None)
     }
 
@@ -222,18 +296,38 @@ impl Tensor {
         if dtype == self.dtype() {
             return self.clone();
         }
-        self.push("convert", Location::caller(), OpKind::Convert, &[self], Some(self.ty.with_dtype(dtype)))
+        self.push(
+            "convert",
+            Location::caller(),
+            OpKind::Convert,
+            &[self],
+            Some(self.ty.with_dtype(dtype)),
+        )
     }
 
     #[track_caller]
     pub fn reshape(&self, shape: &[usize]) -> Tensor {
         let t = TensorType::new(self.dtype(), shape);
-        self.push("reshape", Location::caller(), OpKind::Reshape, &[self], Some(t))
+        self.push(
+            "reshape",
+            Location::caller(),
+            OpKind::Reshape,
+            &[self],
+            Some(t),
+        )
     }
 
     #[track_caller]
     pub fn transpose(&self, permutation: &[usize]) -> Tensor {
-        self.push("transpose", Location::caller(), OpKind::Transpose { permutation: permutation.to_vec() }, &[self], None)
+        self.push(
+            "transpose",
+            Location::caller(),
+            OpKind::Transpose {
+                permutation: permutation.to_vec(),
+            },
+            &[self],
+            None,
+        )
     }
 
     /// Swaps the last two dimensions.
@@ -250,20 +344,37 @@ impl Tensor {
     /// `stablehlo.slice` with unit strides.
     #[track_caller]
     pub fn slice(&self, start: &[usize], limit: &[usize]) -> Tensor {
-        let kind = OpKind::Slice { start: start.to_vec(), limit: limit.to_vec(), strides: vec![1; start.len()] };
+        let kind = OpKind::Slice {
+            start: start.to_vec(),
+            limit: limit.to_vec(),
+            strides: vec![1; start.len()],
+        };
         self.push("slice", Location::caller(), kind, &[self], None)
     }
 
     /// Concatenates `self` and `others` along `dimension`.
     #[track_caller]
     pub fn concatenate(&self, others: &[&Tensor], dimension: usize) -> Tensor {
-        let parts: Vec<&Tensor> = std::iter::once(self).chain(others.iter().copied()).collect();
-        self.push("concatenate", Location::caller(), OpKind::Concatenate { dimension }, &parts, None)
+        let parts: Vec<&Tensor> = std::iter::once(self)
+            .chain(others.iter().copied())
+            .collect();
+        self.push(
+            "concatenate",
+            Location::caller(),
+            OpKind::Concatenate { dimension },
+            &parts,
+            None,
+        )
     }
 
     /// `stablehlo.dot_general` with explicit batching and contracting dimensions.
     #[track_caller]
-    pub fn dot_general(&self, rhs: &Tensor, batch: (&[usize], &[usize]), contracting: (&[usize], &[usize])) -> Tensor {
+    pub fn dot_general(
+        &self,
+        rhs: &Tensor,
+        batch: (&[usize], &[usize]),
+        contracting: (&[usize], &[usize]),
+    ) -> Tensor {
         let dims = DotDims {
             lhs_batch: batch.0.to_vec(),
             rhs_batch: batch.1.to_vec(),
@@ -271,7 +382,13 @@ impl Tensor {
             rhs_contracting: contracting.1.to_vec(),
             precision: Vec::new(),
         };
-        self.push("dot_general", Location::caller(), OpKind::DotGeneral(dims), &[self, rhs], None)
+        self.push(
+            "dot_general",
+            Location::caller(),
+            OpKind::DotGeneral(dims),
+            &[self, rhs],
+            None,
+        )
     }
 
     /// Matrix product like `x @ w`: the last dimension of `self` contracts with the first of a
@@ -281,7 +398,12 @@ impl Tensor {
         let at = Location::caller();
         let (l, r) = (self.rank(), rhs.rank());
         if l == 0 || r == 0 {
-            return self.user_error("matmul", at, "matmul needs operands of rank >= 1".into(), "use `*` for scalars");
+            return self.user_error(
+                "matmul",
+                at,
+                "matmul needs operands of rank >= 1".into(),
+                "use `*` for scalars",
+            );
         }
         if r <= 2 {
             return self.push(
@@ -300,7 +422,10 @@ impl Tensor {
             return self.user_error(
                 "matmul",
                 at,
-                format!("batched matmul needs operands of equal rank, got {} and {}", self.ty, rhs.ty),
+                format!(
+                    "batched matmul needs operands of equal rank, got {} and {}",
+                    self.ty, rhs.ty
+                ),
                 "broadcast the batch dimensions first",
             );
         }
@@ -325,7 +450,11 @@ impl Tensor {
     pub fn reduce(&self, dims: &[usize], op: BinaryOp, init: f64) -> Tensor {
         let at = Location::caller();
         let init = self.scalar(init);
-        let r = self.ctx.borrow_mut().builder.reduce(self.id, init.id, dims, op);
+        let r = self
+            .ctx
+            .borrow_mut()
+            .builder
+            .reduce(self.id, init.id, dims, op);
         match r {
             Ok(v) => Tensor::from_value(&self.ctx, v),
             Err(e) => self.fail("reduce", at, e),
@@ -338,8 +467,19 @@ impl Tensor {
         let at = Location::caller();
         let mesh = self.ctx.borrow().mesh.clone();
         match spec.to_sharding(&mesh, self.rank()) {
-            Ok(s) => self.push("with_sharding_constraint", at, OpKind::ShardingConstraint(s), &[self], None),
-            Err(rule) => self.user_error("with_sharding_constraint", at, rule, "give at most one entry per dimension"),
+            Ok(s) => self.push(
+                "with_sharding_constraint",
+                at,
+                OpKind::ShardingConstraint(s),
+                &[self],
+                None,
+            ),
+            Err(rule) => self.user_error(
+                "with_sharding_constraint",
+                at,
+                rule,
+                "give at most one entry per dimension",
+            ),
         }
     }
 
@@ -348,14 +488,26 @@ impl Tensor {
     #[track_caller]
     pub fn random(&self, distribution: Distribution, dtype: DType, shape: &[usize]) -> Tensor {
         let t = TensorType::new(dtype, shape);
-        self.push("random", Location::caller(), OpKind::Random { distribution }, &[self], Some(t))
+        self.push(
+            "random",
+            Location::caller(),
+            OpKind::Random { distribution },
+            &[self],
+            Some(t),
+        )
     }
 
     /// `iota` of this tensor's dtype along `dimension` of `shape`.
     #[track_caller]
     pub fn iota(&self, dtype: DType, shape: &[usize], dimension: usize) -> Tensor {
         let t = TensorType::new(dtype, shape);
-        self.push("iota", Location::caller(), OpKind::Iota { dimension }, &[], Some(t))
+        self.push(
+            "iota",
+            Location::caller(),
+            OpKind::Iota { dimension },
+            &[],
+            Some(t),
+        )
     }
 
     /// Embedding lookup: rows of this `[V, D]` table at integer `indices` of any shape,
@@ -364,7 +516,12 @@ impl Tensor {
     pub fn take_rows(&self, indices: &Tensor) -> Tensor {
         let at = Location::caller();
         if self.rank() != 2 {
-            return self.user_error("take_rows", at, format!("the table must have rank 2, got {}", self.ty), "reshape it to [V, D]");
+            return self.user_error(
+                "take_rows",
+                at,
+                format!("the table must have rank 2, got {}", self.ty),
+                "reshape it to [V, D]",
+            );
         }
         let n = indices.rank();
         let g = shardc_ir::GatherDims {
@@ -383,7 +540,13 @@ impl Tensor {
 
 fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
-    let get = |s: &[usize], i: usize| if i + s.len() >= n { s[i + s.len() - n] } else { 1 };
+    let get = |s: &[usize], i: usize| {
+        if i + s.len() >= n {
+            s[i + s.len() - n]
+        } else {
+            1
+        }
+    };
     (0..n)
         .map(|i| match (get(a, i), get(b, i)) {
             (x, y) if x == y => Some(x),
@@ -401,8 +564,13 @@ fn broadcast_shape_or(a: &Tensor, b: &Tensor) -> Vec<usize> {
 /// Both operands broadcast to their common shape, or why they cannot be.
 #[track_caller]
 fn broadcast_pair(a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor), String> {
-    let shape = broadcast_shape(a.shape(), b.shape())
-        .ok_or_else(|| format!("shapes {:?} and {:?} do not broadcast together", a.shape(), b.shape()))?;
+    let shape = broadcast_shape(a.shape(), b.shape()).ok_or_else(|| {
+        format!(
+            "shapes {:?} and {:?} do not broadcast together",
+            a.shape(),
+            b.shape()
+        )
+    })?;
     Ok((a.broadcast_to(&shape), b.broadcast_to(&shape)))
 }
 

@@ -42,12 +42,16 @@ impl Default for CostModel {
 impl CostModel {
     /// Sets the bandwidth of one mesh axis.
     pub fn with_axis_bandwidth(mut self, axis: &str, bytes_per_second: f64) -> CostModel {
-        self.axis_bandwidth.insert(axis.to_string(), bytes_per_second);
+        self.axis_bandwidth
+            .insert(axis.to_string(), bytes_per_second);
         self
     }
 
     pub fn bandwidth(&self, axis: &str) -> f64 {
-        self.axis_bandwidth.get(axis).copied().unwrap_or(self.default_bandwidth)
+        self.axis_bandwidth
+            .get(axis)
+            .copied()
+            .unwrap_or(self.default_bandwidth)
     }
 
     /// Seconds one step takes.
@@ -56,12 +60,22 @@ impl CostModel {
         if step.axes().is_empty() {
             return 0.0;
         }
-        let bw = step.axes().iter().map(|a| self.bandwidth(&a.name)).fold(f64::INFINITY, f64::min);
+        let bw = step
+            .axes()
+            .iter()
+            .map(|a| self.bandwidth(&a.name))
+            .fold(f64::INFINITY, f64::min);
         self.latency + bytes as f64 / bw
     }
 
     /// Seconds a whole plan takes, and the bytes each device sends.
-    pub fn plan_cost(&self, plan: &Plan, mesh: &Mesh, global: &TensorType, from: &Layout) -> (f64, u64) {
+    pub fn plan_cost(
+        &self,
+        plan: &Plan,
+        mesh: &Mesh,
+        global: &TensorType,
+        from: &Layout,
+    ) -> (f64, u64) {
         let mut cur = from.clone();
         let (mut time, mut bytes) = (0.0, 0);
         for s in &plan.steps {
@@ -93,10 +107,18 @@ pub fn op_flops(kind: &OpKind, operands: &[TensorType], results: &[TensorType]) 
     let out: u64 = results.iter().map(|t| t.num_elements() as u64).sum();
     match kind {
         OpKind::DotGeneral(d) => {
-            let k: u64 = d.lhs_contracting.iter().map(|&i| operands[0].shape[i] as u64).product();
+            let k: u64 = d
+                .lhs_contracting
+                .iter()
+                .map(|&i| operands[0].shape[i] as u64)
+                .product();
             2 * out * k
         }
-        OpKind::Reduce { .. } => operands.iter().take(operands.len() / 2).map(|t| t.num_elements() as u64).sum(),
+        OpKind::Reduce { .. } => operands
+            .iter()
+            .take(operands.len() / 2)
+            .map(|t| t.num_elements() as u64)
+            .sum(),
         OpKind::Unary(
             UnaryOp::Exponential
             | UnaryOp::ExponentialMinusOne

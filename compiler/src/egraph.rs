@@ -36,7 +36,10 @@ pub struct Interner<T: Eq + Hash + Clone> {
 
 impl<T: Eq + Hash + Clone> Default for Interner<T> {
     fn default() -> Self {
-        Interner { items: Vec::new(), index: HashMap::new() }
+        Interner {
+            items: Vec::new(),
+            index: HashMap::new(),
+        }
     }
 }
 
@@ -67,15 +70,29 @@ impl<T: Eq + Hash + Clone> Interner<T> {
 /// One way to obtain a physical value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PNode {
-    Arg { index: u32, layout: LayoutId },
-    Local { op: OpId, result: u32, layout: LayoutId, children: Vec<Id> },
-    Reshard { plan: PlanId, layout: LayoutId, child: [Id; 1] },
+    Arg {
+        index: u32,
+        layout: LayoutId,
+    },
+    Local {
+        op: OpId,
+        result: u32,
+        layout: LayoutId,
+        children: Vec<Id>,
+    },
+    Reshard {
+        plan: PlanId,
+        layout: LayoutId,
+        child: [Id; 1],
+    },
 }
 
 impl PNode {
     pub fn layout(&self) -> LayoutId {
         match self {
-            PNode::Arg { layout, .. } | PNode::Local { layout, .. } | PNode::Reshard { layout, .. } => *layout,
+            PNode::Arg { layout, .. }
+            | PNode::Local { layout, .. }
+            | PNode::Reshard { layout, .. } => *layout,
         }
     }
 }
@@ -100,7 +117,8 @@ impl Language for PNode {
     }
 
     fn matches(&self, other: &Self) -> bool {
-        self.discriminant() == other.discriminant() && self.children().len() == other.children().len()
+        self.discriminant() == other.discriminant()
+            && self.children().len() == other.children().len()
     }
 
     fn children(&self) -> &[Id] {
@@ -211,7 +229,9 @@ impl PGraph {
 
     /// Every `(value, layout)` class.
     pub fn keys(&self) -> impl Iterator<Item = (&(ValueId, LayoutId), Id)> {
-        self.classes.iter().map(|(k, &id)| (k, self.egraph.find(id)))
+        self.classes
+            .iter()
+            .map(|(k, &id)| (k, self.egraph.find(id)))
     }
 
     pub fn num_classes(&self) -> usize {

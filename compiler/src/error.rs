@@ -16,7 +16,19 @@ pub enum CompileError {
     #[error("{what}: {why}")]
     Unsupported { what: String, why: String },
 
+    /// MLIR refused a module shardc handed it (a shardc bug: its printers must only emit
+    /// what MLIR accepts).
+    #[error("MLIR could not {stage} the module shardc produced:\n{diagnostics}")]
+    Mlir {
+        stage: &'static str,
+        diagnostics: String,
+    },
+
     /// No layout of a value satisfies what is asked of it.
     #[error("no way to give {value} the layout {layout}: {why}")]
-    Unreachable { value: String, layout: String, why: String },
+    Unreachable {
+        value: String,
+        layout: String,
+        why: String,
+    },
 }

@@ -65,7 +65,11 @@ impl CombinerKey {
 impl Layout {
     /// Replicated and complete.
     pub fn replicated(rank: usize) -> Layout {
-        Layout { dims: vec![Vec::new(); rank], unreduced: Vec::new(), combiner: CombinerKey::Sum }
+        Layout {
+            dims: vec![Vec::new(); rank],
+            unreduced: Vec::new(),
+            combiner: CombinerKey::Sum,
+        }
     }
 
     /// The layout a sharding describes (open/closed and priorities are not part of a layout).
@@ -78,7 +82,11 @@ impl Layout {
         Layout {
             dims: s.dims.iter().map(|d| d.axes.clone()).collect(),
             unreduced: s.unreduced.clone(),
-            combiner: if s.unreduced.is_empty() { CombinerKey::Sum } else { combiner },
+            combiner: if s.unreduced.is_empty() {
+                CombinerKey::Sum
+            } else {
+                combiner
+            },
         }
     }
 
@@ -96,7 +104,11 @@ impl Layout {
             mesh_name,
             self.dims
                 .iter()
-                .map(|a| DimSharding { axes: a.clone(), open: false, priority: None })
+                .map(|a| DimSharding {
+                    axes: a.clone(),
+                    open: false,
+                    priority: None,
+                })
                 .collect(),
         );
         s.unreduced = self.unreduced.clone();
@@ -119,7 +131,10 @@ impl Layout {
 
     /// The number of shards of dimension `d`.
     pub fn shards(&self, mesh: &Mesh, d: usize) -> usize {
-        self.dims[d].iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+        self.dims[d]
+            .iter()
+            .map(|a| a.size(mesh).unwrap_or(1))
+            .product()
     }
 
     /// The per-device shape of a value of type `ty`, or `None` if a dimension does not divide.
@@ -138,12 +153,19 @@ impl Layout {
 
     /// The same layout with the partial part dropped.
     pub fn reduced(&self) -> Layout {
-        Layout { dims: self.dims.clone(), unreduced: Vec::new(), combiner: CombinerKey::Sum }
+        Layout {
+            dims: self.dims.clone(),
+            unreduced: Vec::new(),
+            combiner: CombinerKey::Sum,
+        }
     }
 }
 
 fn axis_list(axes: &[AxisRef]) -> String {
-    axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+    axes.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `[{"data"}, {}]`, then ` unreduced={"model"}` (with `:max` etc. for other combiners).
@@ -223,7 +245,7 @@ impl FactorAxes {
                 return false;
             }
             let shards: usize = axes.iter().map(|a| a.size(mesh).unwrap_or(0)).product();
-            if shards == 0 || rule.size(f) % shards != 0 {
+            if shards == 0 || !rule.size(f).is_multiple_of(shards) {
                 return false;
             }
             if let Some(c) = kind.combiner() {
@@ -242,21 +264,30 @@ impl FactorAxes {
         let mapping = rule.tensor(t)?;
         let dims = mapping
             .iter()
-            .map(|factors| factors.iter().flat_map(|&f| self.of(f).iter().cloned()).collect())
+            .map(|factors| {
+                factors
+                    .iter()
+                    .flat_map(|&f| self.of(f).iter().cloned())
+                    .collect()
+            })
             .collect();
         let mut unreduced = Vec::new();
         let mut combiner = CombinerKey::Sum;
         if let TensorRef::Result(_) = t {
             for f in rule.factor_ids() {
-                if let Some(c) = rule.kind(f).combiner() {
-                    if !self.of(f).is_empty() {
-                        unreduced.extend(self.of(f).iter().cloned());
-                        combiner = c.into();
-                    }
+                if let Some(c) = rule.kind(f).combiner()
+                    && !self.of(f).is_empty()
+                {
+                    unreduced.extend(self.of(f).iter().cloned());
+                    combiner = c.into();
                 }
             }
         }
-        Some(Layout { dims, unreduced, combiner })
+        Some(Layout {
+            dims,
+            unreduced,
+            combiner,
+        })
     }
 }
 
@@ -292,11 +323,17 @@ pub fn project(rule: &OpRule, t: TensorRef, layout: &Layout, mesh: &Mesh) -> Opt
         let TensorRef::Result(_) = t else { return None };
         // One sharded reduction factor takes every unreduced axis (the common case: a dot
         // with one contracting factor); with several, the first whose size they divide.
-        let n: usize = layout.unreduced.iter().map(|a| a.size(mesh).unwrap_or(0)).product();
+        let n: usize = layout
+            .unreduced
+            .iter()
+            .map(|a| a.size(mesh).unwrap_or(0))
+            .product();
         let f = rule.factor_ids().find(|&f| {
-            rule.kind(f).combiner().is_some_and(|c| CombinerKey::from(c) == layout.combiner)
+            rule.kind(f)
+                .combiner()
+                .is_some_and(|c| CombinerKey::from(c) == layout.combiner)
                 && n > 0
-                && rule.size(f) % n == 0
+                && rule.size(f).is_multiple_of(n)
         })?;
         out.0[f.index()] = layout.unreduced.clone();
     }
@@ -315,7 +352,10 @@ mod tests {
 
     fn layout(dims: &[&[&str]], unreduced: &[&str]) -> Layout {
         Layout {
-            dims: dims.iter().map(|d| d.iter().map(|a| AxisRef::new(a)).collect()).collect(),
+            dims: dims
+                .iter()
+                .map(|d| d.iter().map(|a| AxisRef::new(a)).collect())
+                .collect(),
             unreduced: unreduced.iter().map(|a| AxisRef::new(a)).collect(),
             combiner: CombinerKey::Sum,
         }
@@ -324,8 +364,14 @@ mod tests {
     fn matmul_rule() -> OpRule {
         let t = |s: &[usize]| TensorType::new(DType::F32, s);
         let mut b = FunctionBuilder::new("f", &[t(&[8, 32]), t(&[32, 16])]);
-        let dims = DotDims { lhs_contracting: vec![1], rhs_contracting: vec![0], ..DotDims::default() };
-        let y = b.push1(OpKind::DotGeneral(dims), &[b.arg(0), b.arg(1)]).unwrap();
+        let dims = DotDims {
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+            ..DotDims::default()
+        };
+        let y = b
+            .push1(OpKind::DotGeneral(dims), &[b.arg(0), b.arg(1)])
+            .unwrap();
         let f = b.finish(&[y]);
         op_rule(&f, &f.ops[0]).unwrap()
     }
@@ -334,21 +380,52 @@ mod tests {
     fn matmul_layouts_project_and_merge() {
         let (r, m) = (matmul_rule(), mesh());
         // ([i, k], [k, j])->([i, j]): x rows on data, w cols on model.
-        let x = project(&r, TensorRef::Operand(0), &layout(&[&["data"], &[]], &[]), &m).unwrap();
-        let w = project(&r, TensorRef::Operand(1), &layout(&[&[], &["model"]], &[]), &m).unwrap();
+        let x = project(
+            &r,
+            TensorRef::Operand(0),
+            &layout(&[&["data"], &[]], &[]),
+            &m,
+        )
+        .unwrap();
+        let w = project(
+            &r,
+            TensorRef::Operand(1),
+            &layout(&[&[], &["model"]], &[]),
+            &m,
+        )
+        .unwrap();
         let both = x.merge(&w).unwrap();
         assert!(both.is_local(&r, &m));
-        assert_eq!(both.layout_of(&r, TensorRef::Result(0)).unwrap(), layout(&[&["data"], &["model"]], &[]));
+        assert_eq!(
+            both.layout_of(&r, TensorRef::Result(0)).unwrap(),
+            layout(&[&["data"], &["model"]], &[])
+        );
         // Contracting dim sharded: the result is partial.
-        let k = project(&r, TensorRef::Operand(1), &layout(&[&["model"], &[]], &[]), &m).unwrap();
-        let y = x.merge(&k).unwrap().layout_of(&r, TensorRef::Result(0)).unwrap();
+        let k = project(
+            &r,
+            TensorRef::Operand(1),
+            &layout(&[&["model"], &[]], &[]),
+            &m,
+        )
+        .unwrap();
+        let y = x
+            .merge(&k)
+            .unwrap()
+            .layout_of(&r, TensorRef::Result(0))
+            .unwrap();
         assert_eq!(y, layout(&[&["data"], &[]], &["model"]));
         assert_eq!(y.to_string(), "[{\"data\"}, {}] unreduced={\"model\"}");
         // And backwards: a partial result gives the reduction factor back.
         let back = project(&r, TensorRef::Result(0), &y, &m).unwrap();
         assert_eq!(back, x.merge(&k).unwrap());
         // The same axis on two factors does not merge.
-        let x2 = project(&r, TensorRef::Operand(0), &layout(&[&["model"], &[]], &[]), &m).unwrap();
+        let x2 = project(
+            &r,
+            TensorRef::Operand(0),
+            &layout(&[&["model"], &[]], &[]),
+            &m,
+        )
+        .unwrap();
         assert!(x2.merge(&w).is_none());
     }
 
@@ -357,13 +434,24 @@ mod tests {
         // reshape 8 -> 2x4: ([ij])->([i, j]) {i=2, j=4}.
         let t = |s: &[usize]| TensorType::new(DType::F32, s);
         let mut b = FunctionBuilder::new("f", &[t(&[8])]);
-        let y = b.push1_typed(OpKind::Reshape, &[b.arg(0)], t(&[2, 4])).unwrap();
+        let y = b
+            .push1_typed(OpKind::Reshape, &[b.arg(0)], t(&[2, 4]))
+            .unwrap();
         let f = b.finish(&[y]);
         let r = op_rule(&f, &f.ops[0]).unwrap();
         let m = mesh();
         // 8 split over (data, model): data takes i (2), model takes j (4).
-        let p = project(&r, TensorRef::Operand(0), &layout(&[&["data", "model"]], &[]), &m).unwrap();
-        assert_eq!(p.layout_of(&r, TensorRef::Result(0)).unwrap(), layout(&[&["data"], &["model"]], &[]));
+        let p = project(
+            &r,
+            TensorRef::Operand(0),
+            &layout(&[&["data", "model"]], &[]),
+            &m,
+        )
+        .unwrap();
+        assert_eq!(
+            p.layout_of(&r, TensorRef::Result(0)).unwrap(),
+            layout(&[&["data"], &["model"]], &[])
+        );
         // 8 split over model (4) alone does not divide i (2): no projection.
         assert!(project(&r, TensorRef::Operand(0), &layout(&[&["model"]], &[]), &m).is_none());
     }
@@ -372,7 +460,17 @@ mod tests {
     fn local_types_divide_or_fail() {
         let m = mesh();
         let ty = TensorType::new(DType::F32, [8, 6]);
-        assert_eq!(layout(&[&["data"], &[]], &[]).local_type(&m, &ty).unwrap().shape, vec![4, 6]);
-        assert!(layout(&[&[], &["model"]], &[]).local_type(&m, &ty).is_none());
+        assert_eq!(
+            layout(&[&["data"], &[]], &[])
+                .local_type(&m, &ty)
+                .unwrap()
+                .shape,
+            vec![4, 6]
+        );
+        assert!(
+            layout(&[&[], &["model"]], &[])
+                .local_type(&m, &ty)
+                .is_none()
+        );
     }
 }

@@ -4,6 +4,7 @@ pub mod cost;
 pub mod egraph;
 pub mod error;
 pub mod layout;
+pub mod mlir;
 pub mod propagate;
 pub mod reshard;
 pub mod upstream;

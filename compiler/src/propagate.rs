@@ -46,7 +46,9 @@ impl Default for Options {
     fn default() -> Options {
         let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
         Options {
-            node_limit: env("SHARDC_NODE_LIMIT").map(|v| v as usize).unwrap_or(1_000_000),
+            node_limit: env("SHARDC_NODE_LIMIT")
+                .map(|v| v as usize)
+                .unwrap_or(1_000_000),
             visit_limit: env("SHARDC_VISIT_LIMIT").map(|v| v as usize).unwrap_or(16),
             time_limit: Duration::from_millis(env("SHARDC_TIME_LIMIT_MS").unwrap_or(30_000)),
             cost: CostModel::default(),
@@ -79,7 +81,10 @@ pub enum Annotation {
     Arg(usize),
     Result(usize),
     /// `sdy.sharding` on an op's result.
-    OpResult { op: OpId, result: usize },
+    OpResult {
+        op: OpId,
+        result: usize,
+    },
     /// `sdy.sharding_constraint`.
     Constraint(OpId),
 }
@@ -110,7 +115,9 @@ impl Demand {
         l.rank() == self.base.rank()
             && l.unreduced == self.base.unreduced
             && l.combiner == self.base.combiner
-            && !l.axes().any(|a| self.replicated.iter().any(|r| r.name == a.name))
+            && !l
+                .axes()
+                .any(|a| self.replicated.iter().any(|r| r.name == a.name))
             && (0..l.rank()).all(|d| {
                 if self.open[d] {
                     l.dims[d].starts_with(&self.base.dims[d])
@@ -130,7 +137,10 @@ pub enum Origin {
     FreeArg,
     /// Derived through `op` from a layout a neighbour value had (`None`: the op's default,
     /// everything unsplit).
-    Through { op: OpId, from: Option<(ValueId, LayoutId)> },
+    Through {
+        op: OpId,
+        from: Option<(ValueId, LayoutId)>,
+    },
     /// Asked for by `op` and reached by resharding another layout.
     Requested { op: Option<OpId> },
 }
@@ -158,6 +168,9 @@ pub enum Root {
     Free(ValueId),
 }
 
+/// A physical value: a value in one layout.
+type Key = (ValueId, LayoutId);
+
 struct Saturate<'a> {
     f: &'a Function,
     mesh: &'a Mesh,
@@ -179,7 +192,14 @@ fn module_mesh(m: &Module) -> Result<Mesh, CompileError> {
         [] => Ok(Mesh::new("mesh", &[])?),
         [one] => Ok(one.clone()),
         many => Err(CompileError::Unsupported {
-            what: format!("a module with {} meshes ({})", many.len(), many.iter().map(|m| format!("@{}", m.name)).collect::<Vec<_>>().join(", ")),
+            what: format!(
+                "a module with {} meshes ({})",
+                many.len(),
+                many.iter()
+                    .map(|m| format!("@{}", m.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             why: "propagation partitions over one mesh; split the program per mesh".into(),
         }),
     }
@@ -217,7 +237,10 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
             produce.insert(op.results[0], Demand::of(s, Annotation::Constraint(id)));
         }
         for (k, s) in op.shardings.iter().flatten().enumerate() {
-            produce.insert(op.results[k], Demand::of(s, Annotation::OpResult { op: id, result: k }));
+            produce.insert(
+                op.results[k],
+                Demand::of(s, Annotation::OpResult { op: id, result: k }),
+            );
         }
     }
     for (v, d) in &produce {
@@ -252,7 +275,15 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
             None => (Layout::replicated(f.ty(v).rank()), Origin::FreeArg),
         };
         let lid = s.graph.layout_id(&layout);
-        s.add_class(PNode::Arg { index: i as u32, layout: lid }, v, lid, origin);
+        s.add_class(
+            PNode::Arg {
+                index: i as u32,
+                layout: lid,
+            },
+            v,
+            lid,
+            origin,
+        );
     }
     for (id, _) in f.body_ops() {
         s.enqueue(id);
@@ -291,7 +322,9 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
                     layout: layout.to_string(),
                     why: "no layout of the value reshards to it (a value cannot become partial by communication)".into(),
                 })?;
-                s.origin.entry((v, lid)).or_insert(Origin::Annotated(Annotation::Result(i)));
+                s.origin
+                    .entry((v, lid))
+                    .or_insert(Origin::Annotated(Annotation::Result(i)));
                 roots.push(Root::Fixed(id));
             }
             None => roots.push(Root::Free(v)),
@@ -338,14 +371,26 @@ impl Saturate<'_> {
 
     /// Reshard edges between a new layout of `v` and every older one, both ways.
     fn connect(&mut self, v: ValueId, new: LayoutId) {
-        let others: Vec<LayoutId> = self.graph.layouts_of(v).iter().copied().filter(|&l| l != new).collect();
+        let others: Vec<LayoutId> = self
+            .graph
+            .layouts_of(v)
+            .iter()
+            .copied()
+            .filter(|&l| l != new)
+            .collect();
         for old in others {
             for (from, to) in [(old, new), (new, old)] {
                 let plans = reshard::plan(self.graph.layout(from), self.graph.layout(to));
-                let Some(child) = self.graph.class(v, from) else { continue };
+                let Some(child) = self.graph.class(v, from) else {
+                    continue;
+                };
                 for p in plans {
                     let plan = PlanId(self.graph.plans.intern(&p));
-                    self.graph.add(PNode::Reshard { plan, layout: to, child: [child] });
+                    self.graph.add(PNode::Reshard {
+                        plan,
+                        layout: to,
+                        child: [child],
+                    });
                 }
             }
         }
@@ -376,17 +421,35 @@ impl Saturate<'_> {
                 None => !layout.is_partial(),
             };
             if free {
-                let origin = if self.produce.contains_key(&v) { Origin::Requested { op: self.current } } else { Origin::FreeArg };
-                return Some(self.add_class(PNode::Arg { index: index as u32, layout: lid }, v, lid, origin));
+                let origin = if self.produce.contains_key(&v) {
+                    Origin::Requested { op: self.current }
+                } else {
+                    Origin::FreeArg
+                };
+                return Some(self.add_class(
+                    PNode::Arg {
+                        index: index as u32,
+                        layout: lid,
+                    },
+                    v,
+                    lid,
+                    origin,
+                ));
             }
         }
         let sources: Vec<LayoutId> = self.graph.layouts_of(v).to_vec();
         let mut first = None;
         for src in sources {
-            let Some(child) = self.graph.class(v, src) else { continue };
+            let Some(child) = self.graph.class(v, src) else {
+                continue;
+            };
             for p in reshard::plan(self.graph.layout(src), &layout) {
                 let plan = PlanId(self.graph.plans.intern(&p));
-                let node = PNode::Reshard { plan, layout: lid, child: [child] };
+                let node = PNode::Reshard {
+                    plan,
+                    layout: lid,
+                    child: [child],
+                };
                 if first.is_none() {
                     first = Some(node);
                 } else {
@@ -409,10 +472,13 @@ impl Saturate<'_> {
                 continue;
             }
             let kind = rule.kind(fid);
-            let shards: usize = axes.iter().map(|a| a.size(self.mesh).unwrap_or(0)).product();
+            let shards: usize = axes
+                .iter()
+                .map(|a| a.size(self.mesh).unwrap_or(0))
+                .product();
             let keep = match kind {
                 FactorKind::NeedReplication | FactorKind::Permutation => false,
-                _ if shards == 0 || rule.size(fid) % shards != 0 => false,
+                _ if shards == 0 || !rule.size(fid).is_multiple_of(shards) => false,
                 FactorKind::Reduction(c) => {
                     let ok = combiner.is_none_or(|x| x == c);
                     combiner = Some(c);
@@ -428,7 +494,9 @@ impl Saturate<'_> {
     }
 
     fn visit(&mut self, o: OpId) {
-        let Some(rule) = self.rules[o.index()].clone() else { return };
+        let Some(rule) = self.rules[o.index()].clone() else {
+            return;
+        };
         self.current = Some(o);
         let op = self.f.op(o);
         let tensors: Vec<(TensorRef, ValueId)> = op
@@ -436,12 +504,22 @@ impl Saturate<'_> {
             .iter()
             .enumerate()
             .map(|(k, &v)| (TensorRef::Operand(k), v))
-            .chain(op.results.iter().enumerate().map(|(k, &v)| (TensorRef::Result(k), v)))
+            .chain(
+                op.results
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| (TensorRef::Result(k), v)),
+            )
             .collect();
         // Seeds: every layout of every tensor of the op, projected onto its factors.
-        let mut seeds: Vec<(usize, FactorAxes, Option<(ValueId, LayoutId)>)> = Vec::new();
+        let mut seeds: Vec<(usize, FactorAxes, Option<Key>)> = Vec::new();
         for (ti, &(t, v)) in tensors.iter().enumerate() {
-            let mut layouts: Vec<Layout> = self.graph.layouts_of(v).iter().map(|&l| self.graph.layout(l).clone()).collect();
+            let mut layouts: Vec<Layout> = self
+                .graph
+                .layouts_of(v)
+                .iter()
+                .map(|&l| self.graph.layout(l).clone())
+                .collect();
             if matches!(t, TensorRef::Result(_)) {
                 layouts.extend(self.wanted.get(&v).into_iter().flatten().cloned());
             }
@@ -453,15 +531,17 @@ impl Saturate<'_> {
             }
         }
         // Candidates: nothing split; each seed; each seed merged with the others that agree.
-        let mut candidates: Vec<(FactorAxes, Option<(ValueId, LayoutId)>)> = vec![(FactorAxes::empty(&rule), None)];
+        let mut candidates: Vec<(FactorAxes, Option<(ValueId, LayoutId)>)> =
+            vec![(FactorAxes::empty(&rule), None)];
         for (i, (ti, fa, from)) in seeds.iter().enumerate() {
             candidates.push((fa.clone(), *from));
             let mut merged = fa.clone();
             for (j, (tj, other, _)) in seeds.iter().enumerate() {
-                if i != j && ti != tj {
-                    if let Some(m) = merged.merge(other) {
-                        merged = m;
-                    }
+                if i != j
+                    && ti != tj
+                    && let Some(m) = merged.merge(other)
+                {
+                    merged = m;
                 }
             }
             candidates.push((merged, *from));
@@ -476,19 +556,31 @@ impl Saturate<'_> {
     }
 
     /// Adds the op, run locally under one factor assignment, to its results' classes.
-    fn apply(&mut self, o: OpId, rule: &OpRule, fa: &FactorAxes, from: Option<(ValueId, LayoutId)>) {
+    fn apply(
+        &mut self,
+        o: OpId,
+        rule: &OpRule,
+        fa: &FactorAxes,
+        from: Option<(ValueId, LayoutId)>,
+    ) {
         let op = self.f.op(o);
         let mut results = Vec::with_capacity(op.results.len());
         for (k, &v) in op.results.iter().enumerate() {
-            let Some(l) = fa.layout_of(rule, TensorRef::Result(k)) else { return };
-            if self.produce.get(&v).is_some_and(|d| !d.allows(&l)) || l.local_type(self.mesh, self.f.ty(v)).is_none() {
+            let Some(l) = fa.layout_of(rule, TensorRef::Result(k)) else {
+                return;
+            };
+            if self.produce.get(&v).is_some_and(|d| !d.allows(&l))
+                || l.local_type(self.mesh, self.f.ty(v)).is_none()
+            {
                 return;
             }
             results.push((v, self.graph.layout_id(&l)));
         }
         let mut children = Vec::with_capacity(op.operands.len());
         for (k, &v) in op.operands.iter().enumerate() {
-            let Some(l) = fa.layout_of(rule, TensorRef::Operand(k)) else { return };
+            let Some(l) = fa.layout_of(rule, TensorRef::Operand(k)) else {
+                return;
+            };
             let lid = self.graph.layout_id(&l);
             match self.request(v, lid) {
                 Some(id) => children.push(id),
@@ -496,7 +588,12 @@ impl Saturate<'_> {
             }
         }
         for (k, (v, lid)) in results.into_iter().enumerate() {
-            let node = PNode::Local { op: o, result: k as u32, layout: lid, children: children.clone() };
+            let node = PNode::Local {
+                op: o,
+                result: k as u32,
+                layout: lid,
+                children: children.clone(),
+            };
             self.add_class(node, v, lid, Origin::Through { op: o, from });
         }
     }

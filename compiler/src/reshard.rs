@@ -28,11 +28,28 @@ use std::fmt;
 /// One resharding step on every device's piece.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Step {
-    AllReduce { axes: Vec<AxisRef>, combiner: CombinerKey },
-    ReduceScatter { dim: usize, axes: Vec<AxisRef>, combiner: CombinerKey },
-    AllGather { dim: usize, axes: Vec<AxisRef> },
-    AllToAll { src_dim: usize, dst_dim: usize, axes: Vec<AxisRef> },
-    Slice { dim: usize, axes: Vec<AxisRef> },
+    AllReduce {
+        axes: Vec<AxisRef>,
+        combiner: CombinerKey,
+    },
+    ReduceScatter {
+        dim: usize,
+        axes: Vec<AxisRef>,
+        combiner: CombinerKey,
+    },
+    AllGather {
+        dim: usize,
+        axes: Vec<AxisRef>,
+    },
+    AllToAll {
+        src_dim: usize,
+        dst_dim: usize,
+        axes: Vec<AxisRef>,
+    },
+    Slice {
+        dim: usize,
+        axes: Vec<AxisRef>,
+    },
 }
 
 /// Which communication primitive a step is.
@@ -59,17 +76,32 @@ impl CollectiveKind {
 }
 
 fn names(axes: &[AxisRef]) -> String {
-    axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+    axes.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Step::AllReduce { axes, .. } => write!(f, "all_reduce({{{}}})", names(axes)),
-            Step::ReduceScatter { dim, axes, .. } => write!(f, "reduce_scatter(dim {dim}, {{{}}})", names(axes)),
-            Step::AllGather { dim, axes } => write!(f, "all_gather(dim {dim}, {{{}}})", names(axes)),
-            Step::AllToAll { src_dim, dst_dim, axes } => {
-                write!(f, "all_to_all(dim {src_dim} -> dim {dst_dim}, {{{}}})", names(axes))
+            Step::ReduceScatter { dim, axes, .. } => {
+                write!(f, "reduce_scatter(dim {dim}, {{{}}})", names(axes))
+            }
+            Step::AllGather { dim, axes } => {
+                write!(f, "all_gather(dim {dim}, {{{}}})", names(axes))
+            }
+            Step::AllToAll {
+                src_dim,
+                dst_dim,
+                axes,
+            } => {
+                write!(
+                    f,
+                    "all_to_all(dim {src_dim} -> dim {dst_dim}, {{{}}})",
+                    names(axes)
+                )
             }
             Step::Slice { dim, axes } => write!(f, "slice(dim {dim}, {{{}}})", names(axes)),
         }
@@ -119,7 +151,11 @@ impl Step {
                 }
             }
             Step::AllGather { dim, axes } => strip_suffix(to.dims.get_mut(*dim)?, axes)?,
-            Step::AllToAll { src_dim, dst_dim, axes } => {
+            Step::AllToAll {
+                src_dim,
+                dst_dim,
+                axes,
+            } => {
                 strip_suffix(to.dims.get_mut(*src_dim)?, axes)?;
                 to.dims.get_mut(*dst_dim)?.extend(axes.iter().cloned());
             }
@@ -137,11 +173,19 @@ impl Step {
     /// devices: all-reduce `2(g-1)/g * S`, all-gather `(g-1)/g * S_out`, reduce-scatter
     /// `(g-1)/g * S_in`, all-to-all `(g-1)/g * S`, where `S` is the local piece in bytes.
     pub fn bytes_per_device(&self, mesh: &Mesh, global: &TensorType, from: &Layout) -> u64 {
-        let g: usize = self.axes().iter().map(|a| a.size(mesh).unwrap_or(1)).product();
+        let g: usize = self
+            .axes()
+            .iter()
+            .map(|a| a.size(mesh).unwrap_or(1))
+            .product();
         if g <= 1 {
             return 0;
         }
-        let size = |l: &Layout| l.local_type(mesh, global).map(|t| t.size_bytes()).unwrap_or(0) as u64;
+        let size = |l: &Layout| {
+            l.local_type(mesh, global)
+                .map(|t| t.size_bytes())
+                .unwrap_or(0) as u64
+        };
         let (g, s_in) = (g as u64, size(from));
         match self {
             Step::AllReduce { .. } => 2 * (g - 1) * s_in / g,
@@ -194,7 +238,10 @@ pub fn plan(from: &Layout, to: &Layout) -> Vec<Plan> {
     for reduce_scatter in [true, false] {
         for all_to_all in [true, false] {
             if let Some(p) = plan_with(from, to, reduce_scatter, all_to_all) {
-                debug_assert_eq!(p.layouts(from).and_then(|l| l.last().cloned()).as_ref(), Some(to));
+                debug_assert_eq!(
+                    p.layouts(from).and_then(|l| l.last().cloned()).as_ref(),
+                    Some(to)
+                );
                 if !plans.contains(&p) {
                     plans.push(p);
                 }
@@ -208,7 +255,12 @@ fn common_prefix(a: &[AxisRef], b: &[AxisRef]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
-fn plan_with(from: &Layout, to: &Layout, use_reduce_scatter: bool, use_all_to_all: bool) -> Option<Plan> {
+fn plan_with(
+    from: &Layout,
+    to: &Layout,
+    use_reduce_scatter: bool,
+    use_all_to_all: bool,
+) -> Option<Plan> {
     let mut steps = Vec::new();
     let mut cur = from.clone();
     let push = |steps: &mut Vec<Step>, cur: &mut Layout, s: Step| -> Option<()> {
@@ -236,7 +288,11 @@ fn plan_with(from: &Layout, to: &Layout, use_reduce_scatter: bool, use_all_to_al
             })
             .flatten();
         let step = match target_dim {
-            Some((dim, order)) => Step::ReduceScatter { dim, axes: order, combiner },
+            Some((dim, order)) => Step::ReduceScatter {
+                dim,
+                axes: order,
+                combiner,
+            },
             None => Step::AllReduce { axes, combiner },
         };
         push(&mut steps, &mut cur, step)?;
@@ -251,7 +307,8 @@ fn plan_with(from: &Layout, to: &Layout, use_reduce_scatter: bool, use_all_to_al
                     continue;
                 }
                 for d2 in 0..cur.rank() {
-                    if d2 == d1 || common_prefix(&cur.dims[d2], &to.dims[d2]) != cur.dims[d2].len() {
+                    if d2 == d1 || common_prefix(&cur.dims[d2], &to.dims[d2]) != cur.dims[d2].len()
+                    {
                         continue;
                     }
                     let wanted = &to.dims[d2][cur.dims[d2].len()..];
@@ -262,7 +319,15 @@ fn plan_with(from: &Layout, to: &Layout, use_reduce_scatter: bool, use_all_to_al
                         .find(|&n| wanted.starts_with(&excess[excess.len() - n..]));
                     if let Some(n) = best {
                         let axes = excess[excess.len() - n..].to_vec();
-                        push(&mut steps, &mut cur, Step::AllToAll { src_dim: d1, dst_dim: d2, axes })?;
+                        push(
+                            &mut steps,
+                            &mut cur,
+                            Step::AllToAll {
+                                src_dim: d1,
+                                dst_dim: d2,
+                                axes,
+                            },
+                        )?;
                         moved = true;
                         break;
                     }
@@ -299,7 +364,10 @@ mod tests {
 
     fn l(dims: &[&[&str]], unreduced: &[&str]) -> Layout {
         Layout {
-            dims: dims.iter().map(|d| d.iter().map(|a| AxisRef::new(a)).collect()).collect(),
+            dims: dims
+                .iter()
+                .map(|d| d.iter().map(|a| AxisRef::new(a)).collect())
+                .collect(),
             unreduced: unreduced.iter().map(|a| AxisRef::new(a)).collect(),
             combiner: CombinerKey::Sum,
         }
@@ -316,27 +384,66 @@ mod tests {
             first(&l(&[&["data"], &["model"]], &[]), &l(&[&[], &[]], &[])),
             "all_gather(dim 0, {\"data\"}); all_gather(dim 1, {\"model\"})"
         );
-        assert_eq!(first(&l(&[&["data"], &[]], &["model"]), &l(&[&["data"], &[]], &[])), "all_reduce({\"model\"})");
+        assert_eq!(
+            first(
+                &l(&[&["data"], &[]], &["model"]),
+                &l(&[&["data"], &[]], &[])
+            ),
+            "all_reduce({\"model\"})"
+        );
         assert_eq!(
             first(&l(&[&[], &[]], &["model"]), &l(&[&["model"], &[]], &[])),
             "reduce_scatter(dim 0, {\"model\"})"
         );
-        assert_eq!(first(&l(&[&["model"], &[]], &[]), &l(&[&[], &["model"]], &[])), "all_to_all(dim 0 -> dim 1, {\"model\"})");
-        assert_eq!(first(&l(&[&["data"], &[]], &[]), &l(&[&["data", "model"], &[]], &[])), "slice(dim 0, {\"model\"})");
+        assert_eq!(
+            first(&l(&[&["model"], &[]], &[]), &l(&[&[], &["model"]], &[])),
+            "all_to_all(dim 0 -> dim 1, {\"model\"})"
+        );
+        assert_eq!(
+            first(
+                &l(&[&["data"], &[]], &[]),
+                &l(&[&["data", "model"], &[]], &[])
+            ),
+            "slice(dim 0, {\"model\"})"
+        );
         // Reordering the axes of one dimension: gather the diverging suffix, slice anew.
         assert_eq!(
-            first(&l(&[&["data", "model"], &[]], &[]), &l(&[&["model", "data"], &[]], &[])),
+            first(
+                &l(&[&["data", "model"], &[]], &[]),
+                &l(&[&["model", "data"], &[]], &[])
+            ),
             "all_gather(dim 0, {\"data\", \"model\"}); slice(dim 0, {\"model\", \"data\"})"
         );
-        assert_eq!(first(&l(&[&["data"], &[]], &[]), &l(&[&["data"], &[]], &[])), "(nothing)");
+        assert_eq!(
+            first(&l(&[&["data"], &[]], &[]), &l(&[&["data"], &[]], &[])),
+            "(nothing)"
+        );
     }
 
     #[test]
     fn alternatives_include_the_algebra_losers() {
-        let all: Vec<String> = plan(&l(&[&[], &[]], &["model"]), &l(&[&["model"], &[]], &[])).iter().map(|p| p.to_string()).collect();
-        assert_eq!(all, ["reduce_scatter(dim 0, {\"model\"})", "all_reduce({\"model\"}); slice(dim 0, {\"model\"})"]);
-        let all: Vec<String> = plan(&l(&[&["model"], &[]], &[]), &l(&[&[], &["model"]], &[])).iter().map(|p| p.to_string()).collect();
-        assert_eq!(all, ["all_to_all(dim 0 -> dim 1, {\"model\"})", "all_gather(dim 0, {\"model\"}); slice(dim 1, {\"model\"})"]);
+        let all: Vec<String> = plan(&l(&[&[], &[]], &["model"]), &l(&[&["model"], &[]], &[]))
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(
+            all,
+            [
+                "reduce_scatter(dim 0, {\"model\"})",
+                "all_reduce({\"model\"}); slice(dim 0, {\"model\"})"
+            ]
+        );
+        let all: Vec<String> = plan(&l(&[&["model"], &[]], &[]), &l(&[&[], &["model"]], &[]))
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(
+            all,
+            [
+                "all_to_all(dim 0 -> dim 1, {\"model\"})",
+                "all_gather(dim 0, {\"model\"}); slice(dim 1, {\"model\"})"
+            ]
+        );
     }
 
     #[test]
@@ -349,10 +456,22 @@ mod tests {
         let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
         let ty = TensorType::new(shardc_ir::DType::F32, [8, 16]);
         // Local piece 8x16 f32 = 512 bytes; all-reduce over 4: 2 * 3/4 * 512 = 768.
-        let ar = Step::AllReduce { axes: vec![AxisRef::new("model")], combiner: CombinerKey::Sum };
-        assert_eq!(ar.bytes_per_device(&mesh, &ty, &l(&[&[], &[]], &["model"])), 768);
+        let ar = Step::AllReduce {
+            axes: vec![AxisRef::new("model")],
+            combiner: CombinerKey::Sum,
+        };
+        assert_eq!(
+            ar.bytes_per_device(&mesh, &ty, &l(&[&[], &[]], &["model"])),
+            768
+        );
         // All-gather of 4x16 pieces over data (2): the output is 512 bytes; (2-1)/2 * 512 = 256.
-        let ag = Step::AllGather { dim: 0, axes: vec![AxisRef::new("data")] };
-        assert_eq!(ag.bytes_per_device(&mesh, &ty, &l(&[&["data"], &[]], &[])), 256);
+        let ag = Step::AllGather {
+            dim: 0,
+            axes: vec![AxisRef::new("data")],
+        };
+        assert_eq!(
+            ag.bytes_per_device(&mesh, &ty, &l(&[&["data"], &[]], &[])),
+            256
+        );
     }
 }

@@ -14,7 +14,9 @@ use crate::dtype::TensorType;
 use crate::error::IrError;
 use crate::infer;
 use crate::literal::Literal;
-use crate::module::{Block, BlockId, Function, OpId, ValueData, ValueDef, ValueId, ValueAttrs, Visibility};
+use crate::module::{
+    Block, BlockId, Function, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility,
+};
 use crate::op::{BinaryOp, DotDims, Op, OpKind, UnaryOp};
 use crate::sharding::Sharding;
 
@@ -100,7 +102,10 @@ impl FunctionBuilder {
     /// # Panics
     /// If only the body is open (close the body with [`finish`](Self::finish)).
     pub fn end_block(&mut self, results: &[ValueId]) -> BlockId {
-        assert!(self.stack.len() > 1, "end_block without a matching begin_block");
+        assert!(
+            self.stack.len() > 1,
+            "end_block without a matching begin_block"
+        );
         let block = self.stack.pop().expect("checked above");
         self.func.blocks[block.index()].results = results.to_vec();
         block
@@ -108,7 +113,12 @@ impl FunctionBuilder {
 
     /// The name the next op's result will print as, for error messages.
     fn next_name(&self) -> String {
-        let n = self.func.ops.iter().filter(|o| !o.results.is_empty()).count();
+        let n = self
+            .func
+            .ops
+            .iter()
+            .filter(|o| !o.results.is_empty())
+            .count();
         format!("%{n} in @{}", self.func.name)
     }
 
@@ -121,12 +131,15 @@ impl FunctionBuilder {
         declared: Option<&[TensorType]>,
         regions: Vec<BlockId>,
     ) -> Result<OpId, IrError> {
-        let operand_types: Vec<TensorType> = operands.iter().map(|&v| self.func.ty(v).clone()).collect();
-        let types = infer::result_types(&kind, &operand_types, declared).map_err(|v| IrError::InvalidOp {
-            at: self.next_name(),
-            op: kind.name(),
-            rule: v.rule,
-            fix: v.fix,
+        let operand_types: Vec<TensorType> =
+            operands.iter().map(|&v| self.func.ty(v).clone()).collect();
+        let types = infer::result_types(&kind, &operand_types, declared).map_err(|v| {
+            IrError::InvalidOp {
+                at: self.next_name(),
+                op: kind.name(),
+                rule: v.rule,
+                fix: v.fix,
+            }
         })?;
         let op = OpId::from_index(self.func.ops.len());
         let results = types
@@ -154,7 +167,12 @@ impl FunctionBuilder {
     }
 
     /// Adds a one-result op with a stated result type.
-    pub fn push1_typed(&mut self, kind: OpKind, operands: &[ValueId], ty: TensorType) -> Result<ValueId, IrError> {
+    pub fn push1_typed(
+        &mut self,
+        kind: OpKind,
+        operands: &[ValueId],
+        ty: TensorType,
+    ) -> Result<ValueId, IrError> {
         let op = self.push(kind, operands, Some(&[ty]), Vec::new())?;
         Ok(self.func.ops[op.index()].results[0])
     }
@@ -172,13 +190,24 @@ impl FunctionBuilder {
         self.push1(OpKind::Binary(op), &[x, y])
     }
 
-    pub fn dot_general(&mut self, lhs: ValueId, rhs: ValueId, dims: DotDims) -> Result<ValueId, IrError> {
+    pub fn dot_general(
+        &mut self,
+        lhs: ValueId,
+        rhs: ValueId,
+        dims: DotDims,
+    ) -> Result<ValueId, IrError> {
         self.push1(OpKind::DotGeneral(dims), &[lhs, rhs])
     }
 
     /// `reduce` of one input with a reducer that applies one binary op, as
     /// `stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [...]`.
-    pub fn reduce(&mut self, x: ValueId, init: ValueId, dims: &[usize], reducer: BinaryOp) -> Result<ValueId, IrError> {
+    pub fn reduce(
+        &mut self,
+        x: ValueId,
+        init: ValueId,
+        dims: &[usize],
+        reducer: BinaryOp,
+    ) -> Result<ValueId, IrError> {
         let scalar = TensorType::scalar(self.ty(x).dtype);
         let acc = self.begin_block(&[scalar.clone(), scalar]);
         let r = self.binary(reducer, acc[0], acc[1]);

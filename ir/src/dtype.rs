@@ -148,7 +148,10 @@ mod tests {
 
     #[test]
     fn prints_like_mlir() {
-        assert_eq!(TensorType::new(DType::F32, [8, 16]).to_string(), "tensor<8x16xf32>");
+        assert_eq!(
+            TensorType::new(DType::F32, [8, 16]).to_string(),
+            "tensor<8x16xf32>"
+        );
         assert_eq!(TensorType::scalar(DType::I1).to_string(), "tensor<i1>");
     }
 

@@ -27,7 +27,11 @@ pub enum IrError {
     Parse(#[from] ParseError),
 
     #[error("mesh @{mesh} is invalid: {rule}; {fix}")]
-    InvalidMesh { mesh: String, rule: String, fix: String },
+    InvalidMesh {
+        mesh: String,
+        rule: String,
+        fix: String,
+    },
 
     #[error("invalid literal: {0}")]
     InvalidLiteral(String),
@@ -42,29 +46,72 @@ pub enum IrError {
         fix: String,
     },
 
-    #[error("the sharding of {at} names mesh @{mesh}, which the module does not declare; declare it (`sdy.mesh @{mesh} = <[\"x\"=2]>`) or use one of: {known}")]
-    UnknownMesh { at: String, mesh: String, known: String },
+    #[error(
+        "the sharding of {at} names mesh @{mesh}, which the module does not declare; declare it (`sdy.mesh @{mesh} = <[\"x\"=2]>`) or use one of: {known}"
+    )]
+    UnknownMesh {
+        at: String,
+        mesh: String,
+        known: String,
+    },
 
-    #[error("the sharding of {at} uses axis \"{axis}\", which mesh @{mesh} does not have; use one of its axes: {known}")]
-    UnknownAxis { at: String, axis: String, mesh: String, known: String },
+    #[error(
+        "the sharding of {at} uses axis \"{axis}\", which mesh @{mesh} does not have; use one of its axes: {known}"
+    )]
+    UnknownAxis {
+        at: String,
+        axis: String,
+        mesh: String,
+        known: String,
+    },
 
-    #[error("the sharding of {at} uses axis {axis} more than once; a mesh axis may split, replicate or leave unreduced a tensor at most once")]
+    #[error(
+        "the sharding of {at} uses axis {axis} more than once; a mesh axis may split, replicate or leave unreduced a tensor at most once"
+    )]
     AxisUsedTwice { at: String, axis: String },
 
-    #[error("the sharding of {at} has {sharding_rank} dimension(s) but the tensor has rank {rank}; give one `{{...}}` per dimension{scalar_hint}")]
-    ShardingRank { at: String, sharding_rank: usize, rank: usize, scalar_hint: &'static str },
+    #[error(
+        "the sharding of {at} has {sharding_rank} dimension(s) but the tensor has rank {rank}; give one `{{...}}` per dimension{scalar_hint}"
+    )]
+    ShardingRank {
+        at: String,
+        sharding_rank: usize,
+        rank: usize,
+        scalar_hint: &'static str,
+    },
 
-    #[error("dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide; make the dimension a multiple of {shards}, shard it over fewer axes, or ask for padding")]
-    NotDivisible { at: String, dim: usize, size: usize, axes: String, shards: usize },
+    #[error(
+        "dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide; make the dimension a multiple of {shards} or shard it over fewer axes (shardc never pads or truncates silently)"
+    )]
+    NotDivisible {
+        at: String,
+        dim: usize,
+        size: usize,
+        axes: String,
+        shards: usize,
+    },
 
-    #[error("the sharding of {at} uses sub-axis {axis}, which does not fit axis \"{name}\" of size {size}; a sub-axis \"a\":(p)s needs p*s to divide the axis size")]
-    InvalidSubAxis { at: String, axis: String, name: String, size: usize },
+    #[error(
+        "the sharding of {at} uses sub-axis {axis}, which does not fit axis \"{name}\" of size {size}; a sub-axis \"a\":(p)s needs p*s to divide the axis size"
+    )]
+    InvalidSubAxis {
+        at: String,
+        axis: String,
+        name: String,
+        size: usize,
+    },
 
-    #[error("{at} calls @{callee}, which the module does not define; define `func.func private @{callee}` or fix the name")]
+    #[error(
+        "{at} calls @{callee}, which the module does not define; define `func.func private @{callee}` or fix the name"
+    )]
     UnknownFunction { at: String, callee: String },
 
     #[error("{at} calls @{callee} with {detail}")]
-    CallMismatch { at: String, callee: String, detail: String },
+    CallMismatch {
+        at: String,
+        callee: String,
+        detail: String,
+    },
 
     #[error("the module defines {what} @{name} twice; rename one")]
     Duplicate { what: &'static str, name: String },

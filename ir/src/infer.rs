@@ -89,24 +89,46 @@ pub fn result_types(
     if let Some(decl) = declared
         && decl != derived.as_slice()
     {
-        let show = |ts: &[TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        let show = |ts: &[TensorType]| {
+            ts.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         return fail(
-            format!("result type is declared as ({}) but the operands give ({})", show(decl), show(&derived)),
+            format!(
+                "result type is declared as ({}) but the operands give ({})",
+                show(decl),
+                show(&derived)
+            ),
             "fix the declared result type",
         );
     }
     Ok(derived)
 }
 
-fn declared_one<'a>(declared: Option<&'a [TensorType]>, what: &str) -> Result<&'a TensorType, Violation> {
+fn declared_one<'a>(
+    declared: Option<&'a [TensorType]>,
+    what: &str,
+) -> Result<&'a TensorType, Violation> {
     match declared {
         Some([t]) => Ok(t),
-        Some(ts) => fail(format!("has one result but {} were declared", ts.len()), "declare exactly one result type"),
-        None => fail(format!("cannot derive the result type of {what}"), "state the result type"),
+        Some(ts) => fail(
+            format!("has one result but {} were declared", ts.len()),
+            "declare exactly one result type",
+        ),
+        None => fail(
+            format!("cannot derive the result type of {what}"),
+            "state the result type",
+        ),
     }
 }
 
-fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) -> Result<Vec<TensorType>, Violation> {
+fn derive(
+    kind: &OpKind,
+    ops: &[TensorType],
+    declared: Option<&[TensorType]>,
+) -> Result<Vec<TensorType>, Violation> {
     let one = |t: TensorType| Ok(vec![t]);
     match kind {
         OpKind::Unary(u) => {
@@ -144,7 +166,10 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             let pred = &ops[0];
             if pred.dtype != DType::I1 || (pred.rank() != 0 && pred.shape != ops[1].shape) {
                 return fail(
-                    format!("predicate must be i1 of shape {:?} or a scalar, but is {pred}", ops[1].shape),
+                    format!(
+                        "predicate must be i1 of shape {:?} or a scalar, but is {pred}",
+                        ops[1].shape
+                    ),
                     "compare first to get an i1 predicate of the operands' shape",
                 );
             }
@@ -155,7 +180,10 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             for (b, what) in [(&ops[0], "min"), (&ops[2], "max")] {
                 if b.dtype != ops[1].dtype || (b.rank() != 0 && b.shape != ops[1].shape) {
                     return fail(
-                        format!("{what} must be {} or a scalar of its element type, but is {b}", ops[1]),
+                        format!(
+                            "{what} must be {} or a scalar of its element type, but is {b}",
+                            ops[1]
+                        ),
                         "broadcast or convert the bound",
                     );
                 }
@@ -171,7 +199,10 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             let t = declared_one(declared, "iota")?;
             if *dimension >= t.rank() {
                 return fail(
-                    format!("iota dimension {dimension} is out of range for rank {}", t.rank()),
+                    format!(
+                        "iota dimension {dimension} is out of range for rank {}",
+                        t.rank()
+                    ),
                     "pick a dimension of the result",
                 );
             }
@@ -196,11 +227,18 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             let t = declared_one(declared, "broadcast_in_dim")?;
             let x = &ops[0];
             if t.dtype != x.dtype {
-                return fail(format!("broadcast keeps the element type, but {x} becomes {t}"), "convert separately");
+                return fail(
+                    format!("broadcast keeps the element type, but {x} becomes {t}"),
+                    "convert separately",
+                );
             }
             if dims.len() != x.rank() {
                 return fail(
-                    format!("dims has {} entries but the operand has rank {}", dims.len(), x.rank()),
+                    format!(
+                        "dims has {} entries but the operand has rank {}",
+                        dims.len(),
+                        x.rank()
+                    ),
                     "map each operand dimension to one result dimension",
                 );
             }
@@ -223,7 +261,12 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             let t = declared_one(declared, "reshape")?;
             if t.dtype != ops[0].dtype || t.num_elements() != ops[0].num_elements() {
                 return fail(
-                    format!("cannot reshape {} ({} elements) to {t} ({} elements)", ops[0], ops[0].num_elements(), t.num_elements()),
+                    format!(
+                        "cannot reshape {} ({} elements) to {t} ({} elements)",
+                        ops[0],
+                        ops[0].num_elements(),
+                        t.num_elements()
+                    ),
                     "keep the element type and the number of elements",
                 );
             }
@@ -234,19 +277,33 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             let x = &ops[0];
             if permutation.len() != x.rank() {
                 return fail(
-                    format!("permutation has {} entries but the operand has rank {}", permutation.len(), x.rank()),
+                    format!(
+                        "permutation has {} entries but the operand has rank {}",
+                        permutation.len(),
+                        x.rank()
+                    ),
                     "give a permutation of all dimensions",
                 );
             }
             check_perm(permutation, x.rank(), "permutation")?;
-            one(TensorType::new(x.dtype, permutation.iter().map(|&p| x.shape[p]).collect::<Vec<_>>()))
+            one(TensorType::new(
+                x.dtype,
+                permutation.iter().map(|&p| x.shape[p]).collect::<Vec<_>>(),
+            ))
         }
-        OpKind::Slice { start, limit, strides } => {
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => {
             expect_operands(ops, 1)?;
             let x = &ops[0];
             if start.len() != x.rank() || limit.len() != x.rank() || strides.len() != x.rank() {
                 return fail(
-                    format!("start, limit and strides need {} entries each (the operand's rank)", x.rank()),
+                    format!(
+                        "start, limit and strides need {} entries each (the operand's rank)",
+                        x.rank()
+                    ),
                     "give one entry per dimension",
                 );
             }
@@ -267,11 +324,17 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
         }
         OpKind::Concatenate { dimension } => {
             let Some(first) = ops.first() else {
-                return fail("needs at least one operand", "pass the tensors to concatenate");
+                return fail(
+                    "needs at least one operand",
+                    "pass the tensors to concatenate",
+                );
             };
             if *dimension >= first.rank() {
                 return fail(
-                    format!("dimension {dimension} is out of range for rank {}", first.rank()),
+                    format!(
+                        "dimension {dimension} is out of range for rank {}",
+                        first.rank()
+                    ),
                     "concatenate along an existing dimension",
                 );
             }
@@ -281,7 +344,9 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
                     && (0..t.rank()).all(|d| d == *dimension || t.shape[d] == first.shape[d]);
                 if t.dtype != first.dtype || !same_elsewhere {
                     return fail(
-                        format!("operand {i} ({t}) does not match operand 0 ({first}) outside dimension {dimension}"),
+                        format!(
+                            "operand {i} ({t}) does not match operand 0 ({first}) outside dimension {dimension}"
+                        ),
                         "make all operands agree except along the concatenated dimension",
                     );
                 }
@@ -289,18 +354,28 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             }
             one(TensorType::new(first.dtype, shape))
         }
-        OpKind::Pad { low, high, interior } => {
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => {
             expect_operands(ops, 2)?;
             let x = &ops[0];
             if ops[1] != TensorType::scalar(x.dtype) {
                 return fail(
-                    format!("padding value must be tensor<{}>, but is {}", x.dtype, ops[1]),
+                    format!(
+                        "padding value must be tensor<{}>, but is {}",
+                        x.dtype, ops[1]
+                    ),
                     "pass a scalar of the operand's element type",
                 );
             }
             if low.len() != x.rank() || high.len() != x.rank() || interior.len() != x.rank() {
                 return fail(
-                    format!("low, high and interior need {} entries each (the operand's rank)", x.rank()),
+                    format!(
+                        "low, high and interior need {} entries each (the operand's rank)",
+                        x.rank()
+                    ),
                     "give one entry per dimension",
                 );
             }
@@ -313,13 +388,19 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
                     .and_then(|s| s.checked_add(low[d])?.checked_add(high[d])?.checked_add(n));
                 let Some(size) = size else {
                     return fail(
-                        format!("dimension {d}: padding {} + {} + {} interior overflows", low[d], high[d], interior[d]),
+                        format!(
+                            "dimension {d}: padding {} + {} + {} interior overflows",
+                            low[d], high[d], interior[d]
+                        ),
                         "use paddings that give a reasonable size",
                     );
                 };
                 if interior[d] < 0 || size < 0 {
                     return fail(
-                        format!("dimension {d}: interior padding {} or resulting size {size} is negative", interior[d]),
+                        format!(
+                            "dimension {d}: interior padding {} or resulting size {size} is negative",
+                            interior[d]
+                        ),
                         "interior padding must be >= 0 and the padded size >= 0",
                     );
                 }
@@ -331,35 +412,64 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             expect_operands(ops, 2)?;
             let (l, r) = (&ops[0], &ops[1]);
             if l.dtype != r.dtype {
-                return fail(format!("operands have element types {} and {}", l.dtype, r.dtype), "convert one of them");
+                return fail(
+                    format!("operands have element types {} and {}", l.dtype, r.dtype),
+                    "convert one of them",
+                );
             }
-            if d.lhs_batch.len() != d.rhs_batch.len() || d.lhs_contracting.len() != d.rhs_contracting.len() {
+            if d.lhs_batch.len() != d.rhs_batch.len()
+                || d.lhs_contracting.len() != d.rhs_contracting.len()
+            {
                 return fail(
                     "lhs and rhs must list as many batching dims as each other, and as many contracting dims",
                     "pair each lhs dimension with one rhs dimension",
                 );
             }
-            let lhs_dims: Vec<usize> = d.lhs_batch.iter().chain(&d.lhs_contracting).copied().collect();
-            let rhs_dims: Vec<usize> = d.rhs_batch.iter().chain(&d.rhs_contracting).copied().collect();
+            let lhs_dims: Vec<usize> = d
+                .lhs_batch
+                .iter()
+                .chain(&d.lhs_contracting)
+                .copied()
+                .collect();
+            let rhs_dims: Vec<usize> = d
+                .rhs_batch
+                .iter()
+                .chain(&d.rhs_contracting)
+                .copied()
+                .collect();
             check_perm(&lhs_dims, l.rank(), "lhs batching+contracting dims")?;
             check_perm(&rhs_dims, r.rank(), "rhs batching+contracting dims")?;
             for (&a, &b) in lhs_dims.iter().zip(&rhs_dims) {
                 if l.shape[a] != r.shape[b] {
                     return fail(
-                        format!("lhs dimension {a} (size {}) is paired with rhs dimension {b} (size {})", l.shape[a], r.shape[b]),
+                        format!(
+                            "lhs dimension {a} (size {}) is paired with rhs dimension {b} (size {})",
+                            l.shape[a], r.shape[b]
+                        ),
                         "paired batching/contracting dimensions must have equal sizes",
                     );
                 }
             }
             let mut shape: Vec<usize> = d.lhs_batch.iter().map(|&a| l.shape[a]).collect();
-            shape.extend((0..l.rank()).filter(|a| !lhs_dims.contains(a)).map(|a| l.shape[a]));
-            shape.extend((0..r.rank()).filter(|b| !rhs_dims.contains(b)).map(|b| r.shape[b]));
+            shape.extend(
+                (0..l.rank())
+                    .filter(|a| !lhs_dims.contains(a))
+                    .map(|a| l.shape[a]),
+            );
+            shape.extend(
+                (0..r.rank())
+                    .filter(|b| !rhs_dims.contains(b))
+                    .map(|b| r.shape[b]),
+            );
             one(TensorType::new(l.dtype, shape))
         }
         OpKind::Reduce { dimensions } => {
             if ops.is_empty() || !ops.len().is_multiple_of(2) {
                 return fail(
-                    format!("takes N inputs and N init values, but was given {} operands", ops.len()),
+                    format!(
+                        "takes N inputs and N init values, but was given {} operands",
+                        ops.len()
+                    ),
                     "pass each input with one scalar init value",
                 );
             }
@@ -368,7 +478,10 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
             for (i, t) in inputs.iter().enumerate() {
                 if t.shape != inputs[0].shape {
                     return fail(
-                        format!("input {i} ({t}) and input 0 ({}) differ in shape", inputs[0]),
+                        format!(
+                            "input {i} ({t}) and input 0 ({}) differ in shape",
+                            inputs[0]
+                        ),
                         "reduce inputs of one shape together",
                     );
                 }
@@ -382,7 +495,10 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
                         "pass a scalar init of the input's element type",
                     );
                 }
-                let shape: Vec<usize> = (0..t.rank()).filter(|d| !dimensions.contains(d)).map(|d| t.shape[d]).collect();
+                let shape: Vec<usize> = (0..t.rank())
+                    .filter(|d| !dimensions.contains(d))
+                    .map(|d| t.shape[d])
+                    .collect();
                 out.push(TensorType::new(t.dtype, shape));
             }
             Ok(out)
@@ -394,23 +510,36 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
         OpKind::Random { .. } => {
             expect_operands(ops, 1)?;
             if ops[0] != TensorType::scalar(DType::I64) {
-                return fail(format!("seed must be tensor<i64>, but is {}", ops[0]), "pass a scalar i64 seed");
+                return fail(
+                    format!("seed must be tensor<i64>, but is {}", ops[0]),
+                    "pass a scalar i64 seed",
+                );
             }
             let t = declared_one(declared, "random")?;
             if !t.dtype.is_float() {
-                return fail(format!("random produces floats, not {}", t.dtype), "declare a float result");
+                return fail(
+                    format!("random produces floats, not {}", t.dtype),
+                    "declare a float result",
+                );
             }
             one(t.clone())
         }
         OpKind::Call { callee } => match declared {
             Some(ts) => Ok(ts.to_vec()),
-            None => fail(format!("cannot derive the result types of a call to @{callee} here"), "state them"),
+            None => fail(
+                format!("cannot derive the result types of a call to @{callee} here"),
+                "state them",
+            ),
         },
         OpKind::ShardingConstraint(s) => {
             expect_operands(ops, 1)?;
             if s.rank() != ops[0].rank() {
                 return fail(
-                    format!("sharding has {} dimension(s) but the value has rank {}", s.rank(), ops[0].rank()),
+                    format!(
+                        "sharding has {} dimension(s) but the value has rank {}",
+                        s.rank(),
+                        ops[0].rank()
+                    ),
                     "give one {...} per dimension",
                 );
             }
@@ -419,59 +548,122 @@ fn derive(kind: &OpKind, ops: &[TensorType], declared: Option<&[TensorType]>) ->
     }
 }
 
-fn gather_type(g: &crate::op::GatherDims, operand: &TensorType, indices: &TensorType) -> Result<TensorType, Violation> {
+fn gather_type(
+    g: &crate::op::GatherDims,
+    operand: &TensorType,
+    indices: &TensorType,
+) -> Result<TensorType, Violation> {
     if !indices.dtype.is_int() {
-        return fail(format!("start_indices must be integers, not {}", indices.dtype), "convert the indices to i32 or i64");
+        return fail(
+            format!("start_indices must be integers, not {}", indices.dtype),
+            "convert the indices to i32 or i64",
+        );
     }
     if g.slice_sizes.len() != operand.rank() {
         return fail(
-            format!("slice_sizes has {} entries but the operand has rank {}", g.slice_sizes.len(), operand.rank()),
+            format!(
+                "slice_sizes has {} entries but the operand has rank {}",
+                g.slice_sizes.len(),
+                operand.rank()
+            ),
             "give one slice size per operand dimension",
         );
     }
     for (d, (&s, &n)) in g.slice_sizes.iter().zip(&operand.shape).enumerate() {
         if s > n {
-            return fail(format!("slice size {s} exceeds operand dimension {d} (size {n})"), "shrink the slice");
+            return fail(
+                format!("slice size {s} exceeds operand dimension {d} (size {n})"),
+                "shrink the slice",
+            );
         }
     }
-    let collapsed: Vec<usize> = g.collapsed_slice_dims.iter().chain(&g.operand_batching_dims).copied().collect();
-    check_perm(&collapsed, operand.rank(), "collapsed_slice_dims+operand_batching_dims")?;
+    let collapsed: Vec<usize> = g
+        .collapsed_slice_dims
+        .iter()
+        .chain(&g.operand_batching_dims)
+        .copied()
+        .collect();
+    check_perm(
+        &collapsed,
+        operand.rank(),
+        "collapsed_slice_dims+operand_batching_dims",
+    )?;
     for &d in &collapsed {
         if g.slice_sizes[d] != 1 {
-            return fail(format!("collapsed or batching dimension {d} has slice size {}", g.slice_sizes[d]), "use slice size 1 there");
+            return fail(
+                format!(
+                    "collapsed or batching dimension {d} has slice size {}",
+                    g.slice_sizes[d]
+                ),
+                "use slice size 1 there",
+            );
         }
     }
     check_perm(&g.start_index_map, operand.rank(), "start_index_map")?;
     if g.index_vector_dim > indices.rank() {
         return fail(
-            format!("index_vector_dim {} exceeds the indices' rank {}", g.index_vector_dim, indices.rank()),
+            format!(
+                "index_vector_dim {} exceeds the indices' rank {}",
+                g.index_vector_dim,
+                indices.rank()
+            ),
             "pick a dimension of start_indices, or its rank for scalar indices",
         );
     }
-    let index_len = if g.index_vector_dim < indices.rank() { indices.shape[g.index_vector_dim] } else { 1 };
+    let index_len = if g.index_vector_dim < indices.rank() {
+        indices.shape[g.index_vector_dim]
+    } else {
+        1
+    };
     if index_len != g.start_index_map.len() {
         return fail(
-            format!("each index has {index_len} component(s) but start_index_map lists {}", g.start_index_map.len()),
+            format!(
+                "each index has {index_len} component(s) but start_index_map lists {}",
+                g.start_index_map.len()
+            ),
             "map each index component to one operand dimension",
         );
     }
     if g.operand_batching_dims.len() != g.start_indices_batching_dims.len() {
-        return fail("operand_batching_dims and start_indices_batching_dims differ in length", "pair them one to one");
+        return fail(
+            "operand_batching_dims and start_indices_batching_dims differ in length",
+            "pair them one to one",
+        );
     }
-    check_perm(&g.start_indices_batching_dims, indices.rank(), "start_indices_batching_dims")?;
-    for (&o, &i) in g.operand_batching_dims.iter().zip(&g.start_indices_batching_dims) {
+    check_perm(
+        &g.start_indices_batching_dims,
+        indices.rank(),
+        "start_indices_batching_dims",
+    )?;
+    for (&o, &i) in g
+        .operand_batching_dims
+        .iter()
+        .zip(&g.start_indices_batching_dims)
+    {
         if i == g.index_vector_dim || operand.shape[o] != indices.shape[i] {
             return fail(
-                format!("operand batching dimension {o} is paired with start_indices dimension {i}, which is the index vector dimension or differs in size"),
+                format!(
+                    "operand batching dimension {o} is paired with start_indices dimension {i}, which is the index vector dimension or differs in size"
+                ),
                 "pair each operand batching dimension with a start_indices batch dimension of the same size",
             );
         }
     }
-    let batch: Vec<usize> = (0..indices.rank()).filter(|&d| d != g.index_vector_dim).map(|d| indices.shape[d]).collect();
-    let offsets: Vec<usize> = (0..operand.rank()).filter(|d| !collapsed.contains(d)).map(|d| g.slice_sizes[d]).collect();
+    let batch: Vec<usize> = (0..indices.rank())
+        .filter(|&d| d != g.index_vector_dim)
+        .map(|d| indices.shape[d])
+        .collect();
+    let offsets: Vec<usize> = (0..operand.rank())
+        .filter(|d| !collapsed.contains(d))
+        .map(|d| g.slice_sizes[d])
+        .collect();
     if g.offset_dims.len() != offsets.len() {
         return fail(
-            format!("offset_dims has {} entries but {} slice dimensions are not collapsed", g.offset_dims.len(), offsets.len()),
+            format!(
+                "offset_dims has {} entries but {} slice dimensions are not collapsed",
+                g.offset_dims.len(),
+                offsets.len()
+            ),
             "list one result dimension per uncollapsed slice dimension",
         );
     }
@@ -479,7 +671,13 @@ fn gather_type(g: &crate::op::GatherDims, operand: &TensorType, indices: &Tensor
     check_perm(&g.offset_dims, rank, "offset_dims")?;
     let (mut b, mut o) = (batch.iter(), offsets.iter());
     let shape: Vec<usize> = (0..rank)
-        .map(|d| if g.offset_dims.contains(&d) { *o.next().unwrap_or(&0) } else { *b.next().unwrap_or(&0) })
+        .map(|d| {
+            if g.offset_dims.contains(&d) {
+                *o.next().unwrap_or(&0)
+            } else {
+                *b.next().unwrap_or(&0)
+            }
+        })
         .collect();
     Ok(TensorType::new(operand.dtype, shape))
 }

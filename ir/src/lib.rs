@@ -23,9 +23,12 @@ pub use dtype::{DType, TensorType};
 pub use error::{IrError, ParseError, Pos};
 pub use literal::{Elements, Literal, Scalar};
 pub use mesh::{Mesh, MeshAxis};
-pub use module::{Block, BlockId, Function, Module, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility};
+pub use module::{
+    Block, BlockId, Function, Module, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility,
+};
 pub use op::{
-    BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind, Precision, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
+    Precision, UnaryOp,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
 pub use verify::{verify_function, verify_module};

@@ -167,7 +167,9 @@ impl Elements {
         match dtype {
             DType::F32 => Elements::F32(bits.iter().map(|&b| f32::from_bits(b as u32)).collect()),
             DType::F64 => Elements::F64(bits.iter().map(|&b| f64::from_bits(b)).collect()),
-            DType::BF16 => Elements::BF16(bits.iter().map(|&b| bf16::from_bits(b as u16)).collect()),
+            DType::BF16 => {
+                Elements::BF16(bits.iter().map(|&b| bf16::from_bits(b as u16)).collect())
+            }
             DType::F16 => Elements::F16(bits.iter().map(|&b| f16::from_bits(b as u16)).collect()),
             DType::I32 => Elements::I32(bits.iter().map(|&b| b as u32 as i32).collect()),
             DType::I64 => Elements::I64(bits.iter().map(|&b| b as i64).collect()),
@@ -225,7 +227,10 @@ impl Literal {
 
     /// A dense literal from `f64` values converted to `dtype`.
     pub fn from_f64(dtype: DType, shape: &[usize], values: &[f64]) -> Result<Literal, IrError> {
-        Literal::new(TensorType::new(dtype, shape), Elements::from_f64(dtype, values))
+        Literal::new(
+            TensorType::new(dtype, shape),
+            Elements::from_f64(dtype, values),
+        )
     }
 
     pub fn is_splat(&self) -> bool {
@@ -251,7 +256,9 @@ impl Literal {
 
     /// Every element as `f64`, a splat expanded.
     pub fn to_f64_vec(&self) -> Vec<f64> {
-        (0..self.ty.num_elements()).map(|i| self.get(i).as_f64()).collect()
+        (0..self.ty.num_elements())
+            .map(|i| self.get(i).as_f64())
+            .collect()
     }
 }
 

@@ -59,7 +59,10 @@ impl Mesh {
         };
         for (i, a) in self.axes.iter().enumerate() {
             if a.name.is_empty() {
-                return Err(bad(format!("axis {i} has an empty name"), "give every axis a name"));
+                return Err(bad(
+                    format!("axis {i} has an empty name"),
+                    "give every axis a name",
+                ));
             }
             if a.size == 0 {
                 return Err(bad(
@@ -78,7 +81,10 @@ impl Mesh {
             let n = self.num_devices();
             if ids.len() != n {
                 return Err(bad(
-                    format!("device_ids lists {} devices but the axes hold {n}", ids.len()),
+                    format!(
+                        "device_ids lists {} devices but the axes hold {n}",
+                        ids.len()
+                    ),
                     "list exactly one id per device",
                 ));
             }
@@ -86,7 +92,9 @@ impl Mesh {
             for &id in ids {
                 if id >= n || std::mem::replace(&mut seen[id], true) {
                     return Err(bad(
-                        format!("device_ids is not a permutation of 0..{n} (bad or repeated id {id})"),
+                        format!(
+                            "device_ids is not a permutation of 0..{n} (bad or repeated id {id})"
+                        ),
                         "list each device id from 0 to N-1 exactly once",
                     ));
                 }

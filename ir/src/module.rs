@@ -167,7 +167,13 @@ impl Function {
         names
     }
 
-    fn name_block(&self, b: BlockId, names: &mut [String], next_arg: &mut usize, next_result: &mut usize) {
+    fn name_block(
+        &self,
+        b: BlockId,
+        names: &mut [String],
+        next_arg: &mut usize,
+        next_result: &mut usize,
+    ) {
         let block = self.block(b);
         for &a in &block.args {
             names[a.index()] = format!("%arg{next_arg}");
@@ -216,7 +222,10 @@ impl Module {
 
     /// The entry function: `main` if present, else the first public function.
     pub fn entry(&self) -> Option<&Function> {
-        self.function("main")
-            .or_else(|| self.functions.iter().find(|f| f.visibility == Visibility::Public))
+        self.function("main").or_else(|| {
+            self.functions
+                .iter()
+                .find(|f| f.visibility == Visibility::Public)
+        })
     }
 }

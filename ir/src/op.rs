@@ -246,7 +246,12 @@ impl OpKind {
     pub fn is_elementwise(&self) -> bool {
         matches!(
             self,
-            OpKind::Unary(_) | OpKind::Binary(_) | OpKind::Compare { .. } | OpKind::Select | OpKind::Clamp | OpKind::Convert
+            OpKind::Unary(_)
+                | OpKind::Binary(_)
+                | OpKind::Compare { .. }
+                | OpKind::Select
+                | OpKind::Clamp
+                | OpKind::Convert
         )
     }
 }

@@ -91,7 +91,10 @@ impl DimSharding {
     /// How many shards the dimension is cut into on this mesh (1 when unsplit).
     /// Unknown axes count as 1; the verifier reports them.
     pub fn num_shards(&self, mesh: &Mesh) -> usize {
-        self.axes.iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+        self.axes
+            .iter()
+            .map(|a| a.size(mesh).unwrap_or(1))
+            .product()
     }
 }
 
@@ -219,14 +222,21 @@ impl Sharding {
                 Some([a]) => format!("{n}@{}", a.name),
                 Some(axes) => format!(
                     "{n}@({})",
-                    axes.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(",")
+                    axes.iter()
+                        .map(|a| a.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ),
             })
             .collect();
         let mut s = format!("{}[{}]", ty.dtype, dims.join(","));
         if !self.unreduced.is_empty() {
             let names: Vec<&str> = self.unreduced.iter().map(|a| a.name.as_str()).collect();
-            s.push_str(&format!("{{{} over {}}}", self.reduction.name(), names.join(",")));
+            s.push_str(&format!(
+                "{{{} over {}}}",
+                self.reduction.name(),
+                names.join(",")
+            ));
         }
         s
     }

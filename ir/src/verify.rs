@@ -3,13 +3,13 @@
 //! Every error names the value (`%3 in @main`), the dimension or axis at fault, the rule
 //! broken and the fix. Run it on every module a user hands in (the parser does).
 
+use crate::TensorType;
 use crate::error::IrError;
 use crate::infer;
 use crate::mesh::Mesh;
 use crate::module::{BlockId, Function, Module};
 use crate::op::OpKind;
 use crate::sharding::{AxisRef, Sharding};
-use crate::TensorType;
 use std::collections::HashSet;
 
 /// Checks a module; the first error found is returned.
@@ -17,14 +17,20 @@ pub fn verify_module(m: &Module) -> Result<(), IrError> {
     let mut names = HashSet::new();
     for mesh in &m.meshes {
         if !names.insert(mesh.name.as_str()) {
-            return Err(IrError::Duplicate { what: "mesh", name: mesh.name.clone() });
+            return Err(IrError::Duplicate {
+                what: "mesh",
+                name: mesh.name.clone(),
+            });
         }
         mesh.validate()?;
     }
     let mut names = HashSet::new();
     for f in &m.functions {
         if !names.insert(f.name.as_str()) {
-            return Err(IrError::Duplicate { what: "function", name: f.name.clone() });
+            return Err(IrError::Duplicate {
+                what: "function",
+                name: f.name.clone(),
+            });
         }
     }
     for f in &m.functions {
@@ -45,38 +51,64 @@ pub fn verify_function(m: &Module, f: &Function) -> Result<(), IrError> {
     }
     for (i, (&v, a)) in f.args().iter().zip(&f.arg_attrs).enumerate() {
         if let Some(s) = &a.sharding {
-            check_sharding(m, s, f.ty(v), &format!("argument {i} ({}) of @{}", names[v.index()], f.name))?;
+            check_sharding(
+                m,
+                s,
+                f.ty(v),
+                &format!("argument {i} ({}) of @{}", names[v.index()], f.name),
+            )?;
         }
     }
     for (i, (&v, a)) in f.results().iter().zip(&f.result_attrs).enumerate() {
         if let Some(s) = &a.sharding {
-            check_sharding(m, s, f.ty(v), &format!("result {i} ({}) of @{}", names[v.index()], f.name))?;
+            check_sharding(
+                m,
+                s,
+                f.ty(v),
+                &format!("result {i} ({}) of @{}", names[v.index()], f.name),
+            )?;
         }
     }
     for op in &f.ops {
         let operand_types: Vec<TensorType> = op.operands.iter().map(|&v| f.ty(v).clone()).collect();
         let result_types: Vec<TensorType> = op.results.iter().map(|&v| f.ty(v).clone()).collect();
-        let here = op.results.first().map(|&r| at(r)).unwrap_or_else(|| format!("an op in @{}", f.name));
+        let here = op
+            .results
+            .first()
+            .map(|&r| at(r))
+            .unwrap_or_else(|| format!("an op in @{}", f.name));
         let invalid = |rule: String, fix: &str| IrError::InvalidOp {
             at: here.clone(),
             op: op.kind.name(),
             rule,
             fix: fix.to_string(),
         };
-        infer::result_types(&op.kind, &operand_types, Some(&result_types)).map_err(|v| invalid(v.rule, &v.fix))?;
+        infer::result_types(&op.kind, &operand_types, Some(&result_types))
+            .map_err(|v| invalid(v.rule, &v.fix))?;
         match &op.kind {
             OpKind::Reduce { .. } => {
                 let [body] = op.regions.as_slice() else {
-                    return Err(invalid(format!("needs exactly one reducer region, has {}", op.regions.len()), "give one reducer"));
+                    return Err(invalid(
+                        format!("needs exactly one reducer region, has {}", op.regions.len()),
+                        "give one reducer",
+                    ));
                 };
                 check_reducer(f, *body, &operand_types).map_err(|r| invalid(r, "the reducer takes (accumulators..., elements...) as scalars and returns one scalar per input"))?;
             }
             OpKind::Call { callee } => {
                 let Some(g) = m.function(callee) else {
-                    return Err(IrError::UnknownFunction { at: here, callee: callee.clone() });
+                    return Err(IrError::UnknownFunction {
+                        at: here,
+                        callee: callee.clone(),
+                    });
                 };
                 if g.arg_types() != operand_types || g.result_types() != result_types {
-                    let show = |ts: &[TensorType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+                    let show = |ts: &[TensorType]| {
+                        ts.iter()
+                            .map(|t| t.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    };
                     return Err(IrError::CallMismatch {
                         at: here,
                         callee: callee.clone(),
@@ -92,14 +124,21 @@ pub fn verify_function(m: &Module, f: &Function) -> Result<(), IrError> {
             }
             OpKind::ShardingConstraint(s) => check_sharding(m, s, &result_types[0], &here)?,
             _ if !op.regions.is_empty() => {
-                return Err(invalid(format!("takes no regions, but has {}", op.regions.len()), "remove the region"));
+                return Err(invalid(
+                    format!("takes no regions, but has {}", op.regions.len()),
+                    "remove the region",
+                ));
             }
             _ => {}
         }
         if let Some(shardings) = &op.shardings {
             if shardings.len() != op.results.len() {
                 return Err(invalid(
-                    format!("has {} result(s) but sdy.sharding lists {}", op.results.len(), shardings.len()),
+                    format!(
+                        "has {} result(s) but sdy.sharding lists {}",
+                        op.results.len(),
+                        shardings.len()
+                    ),
                     "give one sharding per result",
                 ));
             }
@@ -121,17 +160,26 @@ fn check_reducer(f: &Function, body: BlockId, operands: &[TensorType]) -> Result
         .collect();
     let args: Vec<TensorType> = b.args.iter().map(|&v| f.ty(v).clone()).collect();
     if args != want {
-        return Err(format!("reducer arguments are {args:?}, expected {} scalars matching the inputs", 2 * n));
+        return Err(format!(
+            "reducer arguments are {args:?}, expected {} scalars matching the inputs",
+            2 * n
+        ));
     }
     let results: Vec<TensorType> = b.results.iter().map(|&v| f.ty(v).clone()).collect();
     if results != want[..n] {
-        return Err(format!("reducer returns {} value(s) of the wrong types; expected {n} scalar(s)", results.len()));
+        return Err(format!(
+            "reducer returns {} value(s) of the wrong types; expected {n} scalar(s)",
+            results.len()
+        ));
     }
     Ok(())
 }
 
 fn axis_list(axes: &[AxisRef]) -> String {
-    axes.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+    axes.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Checks a sharding against the module's meshes and the tensor type it annotates.
@@ -142,20 +190,33 @@ pub fn check_sharding(m: &Module, s: &Sharding, ty: &TensorType, at: &str) -> Re
         return Err(IrError::UnknownMesh {
             at: at.to_string(),
             mesh: s.mesh.clone(),
-            known: if known.is_empty() { "(none declared)".into() } else { known.join(", ") },
+            known: if known.is_empty() {
+                "(none declared)".into()
+            } else {
+                known.join(", ")
+            },
         });
     };
     check_sharding_on_mesh(mesh, s, ty, at)
 }
 
 /// Checks a sharding on a given mesh.
-pub fn check_sharding_on_mesh(mesh: &Mesh, s: &Sharding, ty: &TensorType, at: &str) -> Result<(), IrError> {
+pub fn check_sharding_on_mesh(
+    mesh: &Mesh,
+    s: &Sharding,
+    ty: &TensorType,
+    at: &str,
+) -> Result<(), IrError> {
     if s.rank() != ty.rank() {
         return Err(IrError::ShardingRank {
             at: at.to_string(),
             sharding_rank: s.rank(),
             rank: ty.rank(),
-            scalar_hint: if ty.rank() == 0 { " (a scalar's sharding is `[]`)" } else { "" },
+            scalar_hint: if ty.rank() == 0 {
+                " (a scalar's sharding is `[]`)"
+            } else {
+                ""
+            },
         });
     }
     let mut seen: Vec<&AxisRef> = Vec::new();
@@ -165,7 +226,12 @@ pub fn check_sharding_on_mesh(mesh: &Mesh, s: &Sharding, ty: &TensorType, at: &s
                 at: at.to_string(),
                 axis: a.name.clone(),
                 mesh: mesh.name.clone(),
-                known: mesh.axes.iter().map(|x| format!("\"{}\"", x.name)).collect::<Vec<_>>().join(", "),
+                known: mesh
+                    .axes
+                    .iter()
+                    .map(|x| format!("\"{}\"", x.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         };
         if let Some(sub) = a.sub
@@ -178,9 +244,14 @@ pub fn check_sharding_on_mesh(mesh: &Mesh, s: &Sharding, ty: &TensorType, at: &s
                 size: axis.size,
             });
         }
-        let overlaps = seen.iter().any(|b| b.name == a.name && sub_axes_overlap(a, b, axis.size));
+        let overlaps = seen
+            .iter()
+            .any(|b| b.name == a.name && sub_axes_overlap(a, b, axis.size));
         if overlaps {
-            return Err(IrError::AxisUsedTwice { at: at.to_string(), axis: a.to_string() });
+            return Err(IrError::AxisUsedTwice {
+                at: at.to_string(),
+                axis: a.to_string(),
+            });
         }
         seen.push(a);
     }
@@ -213,4 +284,3 @@ fn sub_axes_overlap(a: &AxisRef, b: &AxisRef, axis_size: usize) -> bool {
     let (b0, b1) = range(b);
     a0 < b1 && b0 < a1
 }
-

@@ -16,25 +16,43 @@ pub enum ShardError {
     #[error("axis \"{axis}\" of the sharding is not an axis of mesh @{mesh}")]
     UnknownAxis { axis: String, mesh: String },
     #[error("dimension {dim} of {ty} (size {size}) is not divisible into {shards} shards")]
-    NotDivisible { ty: TensorType, dim: usize, size: usize, shards: usize },
+    NotDivisible {
+        ty: TensorType,
+        dim: usize,
+        size: usize,
+        shards: usize,
+    },
     #[error("sharding of rank {sharding} applied to {ty}")]
     Rank { ty: TensorType, sharding: usize },
     #[error("expected {want} per-device pieces (one per device of the mesh), got {got}")]
     PieceCount { want: usize, got: usize },
     #[error("the piece of device {device} is {got}, but the sharding makes it {want}")]
-    PieceType { device: usize, got: TensorType, want: TensorType },
+    PieceType {
+        device: usize,
+        got: TensorType,
+        want: TensorType,
+    },
     #[error(
         "replicas disagree at global index {index:?}: device {first} holds {a} and device {other} holds {b} (tolerance {tol})"
     )]
-    ReplicasDisagree { index: Vec<usize>, first: usize, other: usize, a: f64, b: f64, tol: f64 },
+    ReplicasDisagree {
+        index: Vec<usize>,
+        first: usize,
+        other: usize,
+        a: f64,
+        b: f64,
+        tol: f64,
+    },
 }
 
 /// The coordinate of a device along one axis or sub-axis.
 pub fn axis_coord(mesh: &Mesh, coords: &[usize], axis: &AxisRef) -> Result<usize, ShardError> {
-    let i = mesh.axis_index(&axis.name).ok_or_else(|| ShardError::UnknownAxis {
-        axis: axis.name.clone(),
-        mesh: mesh.name.clone(),
-    })?;
+    let i = mesh
+        .axis_index(&axis.name)
+        .ok_or_else(|| ShardError::UnknownAxis {
+            axis: axis.name.clone(),
+            mesh: mesh.name.clone(),
+        })?;
     let c = coords[i];
     Ok(match axis.sub {
         // Sub-axis (p)s of an axis of size n: the digit of size s below a major part of size p.
@@ -45,11 +63,18 @@ pub fn axis_coord(mesh: &Mesh, coords: &[usize], axis: &AxisRef) -> Result<usize
 
 /// The size of an axis or sub-axis.
 pub fn axis_size(mesh: &Mesh, axis: &AxisRef) -> Result<usize, ShardError> {
-    axis.size(mesh).ok_or_else(|| ShardError::UnknownAxis { axis: axis.name.clone(), mesh: mesh.name.clone() })
+    axis.size(mesh).ok_or_else(|| ShardError::UnknownAxis {
+        axis: axis.name.clone(),
+        mesh: mesh.name.clone(),
+    })
 }
 
 /// The linear index of a device within a list of axes (major to minor), and the group size.
-pub fn group_index(mesh: &Mesh, coords: &[usize], axes: &[AxisRef]) -> Result<(usize, usize), ShardError> {
+pub fn group_index(
+    mesh: &Mesh,
+    coords: &[usize],
+    axes: &[AxisRef],
+) -> Result<(usize, usize), ShardError> {
     let mut index = 0;
     let mut size = 1;
     for a in axes {
@@ -61,7 +86,12 @@ pub fn group_index(mesh: &Mesh, coords: &[usize], axes: &[AxisRef]) -> Result<(u
 }
 
 /// The global offset and size of the block of each dimension a device holds.
-pub fn local_block(mesh: &Mesh, sharding: &Sharding, global: &[usize], position: usize) -> Result<Vec<(usize, usize)>, ShardError> {
+pub fn local_block(
+    mesh: &Mesh,
+    sharding: &Sharding,
+    global: &[usize],
+    position: usize,
+) -> Result<Vec<(usize, usize)>, ShardError> {
     let coords = mesh.coords(position);
     sharding
         .dims
@@ -72,7 +102,12 @@ pub fn local_block(mesh: &Mesh, sharding: &Sharding, global: &[usize], position:
             let (index, shards) = group_index(mesh, &coords, &dim.axes)?;
             if size % shards != 0 {
                 let ty = TensorType::new(shardc_ir::DType::F32, global);
-                return Err(ShardError::NotDivisible { ty, dim: d, size, shards });
+                return Err(ShardError::NotDivisible {
+                    ty,
+                    dim: d,
+                    size,
+                    shards,
+                });
             }
             let block = size / shards;
             Ok((index * block, block))
@@ -82,7 +117,10 @@ pub fn local_block(mesh: &Mesh, sharding: &Sharding, global: &[usize], position:
 
 fn check_rank(ty: &TensorType, sharding: &Sharding) -> Result<(), ShardError> {
     if sharding.rank() != ty.rank() {
-        return Err(ShardError::Rank { ty: ty.clone(), sharding: sharding.rank() });
+        return Err(ShardError::Rank {
+            ty: ty.clone(),
+            sharding: sharding.rank(),
+        });
     }
     Ok(())
 }
@@ -108,32 +146,57 @@ fn block_indices(shape: &[usize], block: &[(usize, usize)]) -> Vec<usize> {
 /// For a value unreduced over some axes, the device at index 0 along them holds the
 /// value and the others hold the reduction's identity (0 for a sum); for max and min every
 /// device holds the value.
-pub fn shard(global: &Literal, sharding: &Sharding, mesh: &Mesh, position: usize) -> Result<Literal, ShardError> {
+pub fn shard(
+    global: &Literal,
+    sharding: &Sharding,
+    mesh: &Mesh,
+    position: usize,
+) -> Result<Literal, ShardError> {
     check_rank(&global.ty, sharding)?;
     let dense = global.to_dense();
     let block = local_block(mesh, sharding, &global.ty.shape, position)?;
     let shape: Vec<usize> = block.iter().map(|b| b.1).collect();
-    let mut elements = dense.elements.gather(&block_indices(&global.ty.shape, &block));
+    let mut elements = dense
+        .elements
+        .gather(&block_indices(&global.ty.shape, &block));
     let (unreduced_index, _) = group_index(mesh, &mesh.coords(position), &sharding.unreduced)?;
     if unreduced_index != 0 && sharding.reduction == Reduction::Sum {
         elements = Elements::zeros(global.ty.dtype, elements.len());
     }
-    Ok(Literal { ty: TensorType::new(global.ty.dtype, shape), elements })
+    Ok(Literal {
+        ty: TensorType::new(global.ty.dtype, shape),
+        elements,
+    })
 }
 
 /// Every device's piece of `global`, by position.
-pub fn shard_all(global: &Literal, sharding: &Sharding, mesh: &Mesh) -> Result<Vec<Literal>, ShardError> {
-    (0..mesh.num_devices()).map(|p| shard(global, sharding, mesh, p)).collect()
+pub fn shard_all(
+    global: &Literal,
+    sharding: &Sharding,
+    mesh: &Mesh,
+) -> Result<Vec<Literal>, ShardError> {
+    (0..mesh.num_devices())
+        .map(|p| shard(global, sharding, mesh, p))
+        .collect()
 }
 
 /// Reassembles a global value from every device's piece: reduces over the unreduced axes,
 /// places each block, and checks that devices holding the same block agree within `tol`
 /// (absolute, plus `tol` relative to the magnitude).
-pub fn unshard(pieces: &[Literal], sharding: &Sharding, mesh: &Mesh, global: &TensorType, tol: f64) -> Result<Literal, ShardError> {
+pub fn unshard(
+    pieces: &[Literal],
+    sharding: &Sharding,
+    mesh: &Mesh,
+    global: &TensorType,
+    tol: f64,
+) -> Result<Literal, ShardError> {
     check_rank(global, sharding)?;
     let n = mesh.num_devices();
     if pieces.len() != n {
-        return Err(ShardError::PieceCount { want: n, got: pieces.len() });
+        return Err(ShardError::PieceCount {
+            want: n,
+            got: pieces.len(),
+        });
     }
     let mut values: Vec<Option<(f64, usize)>> = vec![None; global.num_elements()];
     // Partial sums: first reduce each unreduced group into the piece at index 0.
@@ -142,7 +205,11 @@ pub fn unshard(pieces: &[Literal], sharding: &Sharding, mesh: &Mesh, global: &Te
         let block = local_block(mesh, sharding, &global.shape, p)?;
         let want = TensorType::new(global.dtype, block.iter().map(|b| b.1).collect::<Vec<_>>());
         if pieces[p].ty != want {
-            return Err(ShardError::PieceType { device: p, got: pieces[p].ty.clone(), want });
+            return Err(ShardError::PieceType {
+                device: p,
+                got: pieces[p].ty.clone(),
+                want,
+            });
         }
         let coords = mesh.coords(p);
         let (u, _) = group_index(mesh, &coords, &sharding.unreduced)?;
@@ -151,7 +218,7 @@ pub fn unshard(pieces: &[Literal], sharding: &Sharding, mesh: &Mesh, global: &Te
         }
         // Sum (or max/min) the pieces of every device in this device's unreduced group.
         let mut acc = pieces[p].to_f64_vec();
-        for q in 0..n {
+        for (q, piece) in pieces.iter().enumerate() {
             if q == p {
                 continue;
             }
@@ -163,7 +230,7 @@ pub fn unshard(pieces: &[Literal], sharding: &Sharding, mesh: &Mesh, global: &Te
             if !same_group {
                 continue;
             }
-            for (a, b) in acc.iter_mut().zip(pieces[q].to_f64_vec()) {
+            for (a, b) in acc.iter_mut().zip(piece.to_f64_vec()) {
                 *a = match sharding.reduction {
                     Reduction::Sum => *a + b,
                     Reduction::Max => a.max(b),
@@ -184,14 +251,27 @@ pub fn unshard(pieces: &[Literal], sharding: &Sharding, mesh: &Mesh, global: &Te
                     let same = (v.is_nan() && w.is_nan()) || (v - w).abs() <= tol * (1.0 + w.abs());
                     if !same {
                         let index = unflatten(flat, &global.shape);
-                        return Err(ShardError::ReplicasDisagree { index, first, other: p, a: w, b: v, tol });
+                        return Err(ShardError::ReplicasDisagree {
+                            index,
+                            first,
+                            other: p,
+                            a: w,
+                            b: v,
+                            tol,
+                        });
                     }
                 }
             }
         }
     }
-    let flat: Vec<f64> = values.into_iter().map(|v| v.map(|(x, _)| x).unwrap_or(0.0)).collect();
-    Ok(Literal { ty: global.clone(), elements: Elements::from_f64(global.dtype, &flat) })
+    let flat: Vec<f64> = values
+        .into_iter()
+        .map(|v| v.map(|(x, _)| x).unwrap_or(0.0))
+        .collect();
+    Ok(Literal {
+        ty: global.clone(),
+        elements: Elements::from_f64(global.dtype, &flat),
+    })
 }
 
 fn unflatten(mut flat: usize, shape: &[usize]) -> Vec<usize> {
@@ -214,7 +294,12 @@ mod tests {
 
     fn iota(shape: &[usize]) -> Literal {
         let n: usize = shape.iter().product();
-        Literal::from_f64(DType::F32, shape, &(0..n).map(|i| i as f64).collect::<Vec<_>>()).unwrap()
+        Literal::from_f64(
+            DType::F32,
+            shape,
+            &(0..n).map(|i| i as f64).collect::<Vec<_>>(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -227,7 +312,10 @@ mod tests {
         assert_eq!(shard(&x, &s, &m, 6).unwrap().to_f64_vec(), vec![12.0, 13.0]);
         // rows over (model, data): block = m*2 + d = 5 -> row 5.
         let s2 = Sharding::split("mesh", &[&["model", "data"], &[]]);
-        assert_eq!(shard(&x, &s2, &m, 6).unwrap().to_f64_vec(), vec![10.0, 11.0]);
+        assert_eq!(
+            shard(&x, &s2, &m, 6).unwrap().to_f64_vec(),
+            vec![10.0, 11.0]
+        );
     }
 
     #[test]
@@ -247,7 +335,10 @@ mod tests {
         let mut pieces = shard_all(&x, &s, &m).unwrap();
         pieces[5] = Literal::from_f64(DType::F32, &[2, 8], &[0.0; 16]).unwrap();
         let err = unshard(&pieces, &s, &m, &x.ty, 1e-6).unwrap_err();
-        assert!(matches!(err, ShardError::ReplicasDisagree { other: 5, .. }), "{err}");
+        assert!(
+            matches!(err, ShardError::ReplicasDisagree { other: 5, .. }),
+            "{err}"
+        );
     }
 
     #[test]
@@ -273,8 +364,20 @@ mod tests {
     #[test]
     fn sub_axes_index_digits() {
         let m = Mesh::new("mesh", &[("x", 8)]).unwrap();
-        let hi = AxisRef { name: "x".into(), sub: Some(shardc_ir::SubAxis { pre_size: 1, size: 2 }) };
-        let lo = AxisRef { name: "x".into(), sub: Some(shardc_ir::SubAxis { pre_size: 2, size: 4 }) };
+        let hi = AxisRef {
+            name: "x".into(),
+            sub: Some(shardc_ir::SubAxis {
+                pre_size: 1,
+                size: 2,
+            }),
+        };
+        let lo = AxisRef {
+            name: "x".into(),
+            sub: Some(shardc_ir::SubAxis {
+                pre_size: 2,
+                size: 4,
+            }),
+        };
         // x = 6 = 1*4 + 2: major digit 1 (size 2), minor digit 2 (size 4).
         assert_eq!(axis_coord(&m, &[6], &hi).unwrap(), 1);
         assert_eq!(axis_coord(&m, &[6], &lo).unwrap(), 2);

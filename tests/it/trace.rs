@@ -40,31 +40,52 @@ fn megatron_mlp_records_ops_and_shardings() {
     assert_eq!(m.name.as_deref(), Some("jit_mlp"));
     assert_eq!(m.meshes, vec![mesh]);
     let f = m.entry().unwrap();
-    assert_eq!(f.arg_attrs[1].sharding, Some(Sharding::split("mesh", &[&[], &["model"]])));
-    assert_eq!(f.result_attrs[0].sharding, Some(Sharding::split("mesh", &[&["data"], &[]])));
+    assert_eq!(
+        f.arg_attrs[1].sharding,
+        Some(Sharding::split("mesh", &[&[], &["model"]]))
+    );
+    assert_eq!(
+        f.result_attrs[0].sharding,
+        Some(Sharding::split("mesh", &[&["data"], &[]]))
+    );
     assert_eq!(f.result_types(), vec![f32(&[8, 16])]);
 }
 
 #[test]
 fn shape_errors_name_the_method_and_the_callers_line() {
     let line = line!() + 1;
-    let err = jit(|x: Tensor, w: Tensor| x.matmul(&w)).lower(&[f32(&[8, 16]), f32(&[32, 4])]).unwrap_err();
-    let Error::Trace { method, at, .. } = &err else { panic!("expected a trace error, got {err:?}") };
+    let err = jit(|x: Tensor, w: Tensor| x.matmul(&w))
+        .lower(&[f32(&[8, 16]), f32(&[32, 4])])
+        .unwrap_err();
+    let Error::Trace { method, at, .. } = &err else {
+        panic!("expected a trace error, got {err:?}")
+    };
     assert_eq!(*method, "matmul");
     assert_eq!(at.line(), line);
     assert!(at.file().ends_with("trace.rs"));
     let msg = err.to_string();
-    assert!(msg.contains("lhs dimension 1 (size 16) is paired with rhs dimension 0 (size 32)"), "{msg}");
+    assert!(
+        msg.contains("lhs dimension 1 (size 16) is paired with rhs dimension 0 (size 32)"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn broadcasting_follows_numpy() {
-    let l = jit(|x: Tensor, b: Tensor| &x + &b).lower(&[f32(&[4, 8]), f32(&[8])]).unwrap();
+    let l = jit(|x: Tensor, b: Tensor| &x + &b)
+        .lower(&[f32(&[4, 8]), f32(&[8])])
+        .unwrap();
     let f = l.module().entry().unwrap();
     let (_, bcast) = f.body_ops().next().unwrap();
     assert_eq!(bcast.kind, OpKind::BroadcastInDim { dims: vec![1] });
-    let err = jit(|x: Tensor, b: Tensor| &x + &b).lower(&[f32(&[4, 8]), f32(&[4])]).unwrap_err();
-    assert!(err.to_string().contains("shapes [4, 8] and [4] do not broadcast together"), "{err}");
+    let err = jit(|x: Tensor, b: Tensor| &x + &b)
+        .lower(&[f32(&[4, 8]), f32(&[4])])
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("shapes [4, 8] and [4] do not broadcast together"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -75,16 +96,29 @@ fn sharding_spec_misuse_is_reported() {
         .in_shardings([P!["data", None]])
         .lower(&[f32(&[])])
         .unwrap_err();
-    assert!(too_long.to_string().contains("for scalars the PartitionSpec should be P![]"), "{too_long}");
+    assert!(
+        too_long
+            .to_string()
+            .contains("for scalars the PartitionSpec should be P![]"),
+        "{too_long}"
+    );
 
     let count = jit(|x: Tensor, y: Tensor| &x * &y)
         .mesh(&mesh)
         .in_shardings([P!["data"]])
         .lower(&[f32(&[8]), f32(&[8])])
         .unwrap_err();
-    assert!(count.to_string().contains("in_shardings has 1 spec(s) but the function has 2 argument(s)"), "{count}");
+    assert!(
+        count
+            .to_string()
+            .contains("in_shardings has 1 spec(s) but the function has 2 argument(s)"),
+        "{count}"
+    );
 
-    let no_mesh = jit(|x: Tensor| x.exp()).in_shardings([P!["data"]]).lower(&[f32(&[8])]).unwrap_err();
+    let no_mesh = jit(|x: Tensor| x.exp())
+        .in_shardings([P!["data"]])
+        .lower(&[f32(&[8])])
+        .unwrap_err();
     assert!(no_mesh.to_string().contains("no mesh"), "{no_mesh}");
 
     let bad_axis = jit(|x: Tensor| x.exp())
@@ -92,26 +126,44 @@ fn sharding_spec_misuse_is_reported() {
         .in_shardings([P!["batch"]])
         .lower(&[f32(&[8])])
         .unwrap_err();
-    assert!(bad_axis.to_string().contains("uses axis \"batch\", which mesh @mesh does not have"), "{bad_axis}");
+    assert!(
+        bad_axis
+            .to_string()
+            .contains("uses axis \"batch\", which mesh @mesh does not have"),
+        "{bad_axis}"
+    );
 
     let indivisible = jit(|x: Tensor| x.exp())
         .mesh(&mesh)
         .in_shardings([P!["model"]])
         .lower(&[f32(&[6])])
         .unwrap_err();
-    assert!(indivisible.to_string().contains("dimension 0 of argument 0"), "{indivisible}");
+    assert!(
+        indivisible
+            .to_string()
+            .contains("dimension 0 of argument 0"),
+        "{indivisible}"
+    );
 }
 
 #[test]
 fn constraints_and_slices_of_arguments() {
     let mesh = mesh24();
-    let l = jit(|xs: &[Tensor]| vec![xs[0].exp().with_sharding_constraint(P![None, "model"]), xs[1].clone()])
-        .mesh(&mesh)
-        .lower(&[f32(&[8, 8]), f32(&[2])])
-        .unwrap();
+    let l = jit(|xs: &[Tensor]| {
+        vec![
+            xs[0].exp().with_sharding_constraint(P![None, "model"]),
+            xs[1].clone(),
+        ]
+    })
+    .mesh(&mesh)
+    .lower(&[f32(&[8, 8]), f32(&[2])])
+    .unwrap();
     let f = l.module().entry().unwrap();
     let kinds: Vec<&OpKind> = f.body_ops().map(|(_, o)| &o.kind).collect();
-    assert_eq!(*kinds[1], OpKind::ShardingConstraint(Sharding::split("mesh", &[&[], &["model"]])));
+    assert_eq!(
+        *kinds[1],
+        OpKind::ShardingConstraint(Sharding::split("mesh", &[&[], &["model"]]))
+    );
     assert_eq!(f.results()[1], f.args()[1]);
 }
 
@@ -121,10 +173,21 @@ fn einsum_lowers_to_dot_general_and_transpose() {
         .lower(&[f32(&[2, 8, 4, 16]), f32(&[2, 8, 4, 16])])
         .unwrap();
     assert_eq!(op_names(&l), ["stablehlo.dot_general"]);
-    assert_eq!(l.module().entry().unwrap().result_types(), vec![f32(&[2, 4, 8, 8])]);
-    let l = jit(|a: Tensor, b: Tensor| a.einsum("ij,jk->ki", &b)).lower(&[f32(&[2, 3]), f32(&[3, 5])]).unwrap();
-    assert_eq!(op_names(&l), ["stablehlo.dot_general", "stablehlo.transpose"]);
-    assert_eq!(l.module().entry().unwrap().result_types(), vec![f32(&[5, 2])]);
+    assert_eq!(
+        l.module().entry().unwrap().result_types(),
+        vec![f32(&[2, 4, 8, 8])]
+    );
+    let l = jit(|a: Tensor, b: Tensor| a.einsum("ij,jk->ki", &b))
+        .lower(&[f32(&[2, 3]), f32(&[3, 5])])
+        .unwrap();
+    assert_eq!(
+        op_names(&l),
+        ["stablehlo.dot_general", "stablehlo.transpose"]
+    );
+    assert_eq!(
+        l.module().entry().unwrap().result_types(),
+        vec![f32(&[5, 2])]
+    );
 }
 
 mod composites {
@@ -148,10 +211,15 @@ mod composites {
 
     #[test]
     fn softmax_by_hand() {
-        let l = jit(|x: Tensor| x.softmax(-1)).lower(&[f32(&[2, 3])]).unwrap();
+        let l = jit(|x: Tensor| x.softmax(-1))
+            .lower(&[f32(&[2, 3])])
+            .unwrap();
         let got = run1(&l, &[lit(&[2, 3], &[1.0, 2.0, 3.0, 0.0, 0.0, 0.0])]);
         let third = 1.0 / 3.0;
-        close(&got, &[0.09003057, 0.24472847, 0.66524096, third, third, third]);
+        close(
+            &got,
+            &[0.09003057, 0.24472847, 0.66524096, third, third, third],
+        );
     }
 
     #[test]
@@ -159,7 +227,14 @@ mod composites {
         let l = jit(|x: Tensor, g: Tensor, b: Tensor| x.layer_norm(&g, &b, 0.0))
             .lower(&[f32(&[1, 4]), f32(&[4]), f32(&[4])])
             .unwrap();
-        let got = run1(&l, &[lit(&[1, 4], &[1.0, 2.0, 3.0, 4.0]), lit(&[4], &[1.0, 1.0, 2.0, 1.0]), lit(&[4], &[0.0, 0.0, 0.0, 1.0])]);
+        let got = run1(
+            &l,
+            &[
+                lit(&[1, 4], &[1.0, 2.0, 3.0, 4.0]),
+                lit(&[4], &[1.0, 1.0, 2.0, 1.0]),
+                lit(&[4], &[0.0, 0.0, 0.0, 1.0]),
+            ],
+        );
         // mean 2.5, variance 1.25: (x - 2.5) / sqrt(1.25), then * gamma + beta.
         close(&got, &[-1.3416408, -0.4472136, 0.8944272, 2.3416408]);
     }
@@ -168,7 +243,10 @@ mod composites {
     fn gelu_by_hand() {
         let l = jit(|x: Tensor| x.gelu()).lower(&[f32(&[3])]).unwrap();
         // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) at -1, 0, 1.
-        close(&run1(&l, &[lit(&[3], &[-1.0, 0.0, 1.0])]), &[-0.15880801, 0.0, 0.84119199]);
+        close(
+            &run1(&l, &[lit(&[3], &[-1.0, 0.0, 1.0])]),
+            &[-0.15880801, 0.0, 0.84119199],
+        );
     }
 
     #[test]
@@ -190,7 +268,10 @@ mod composites {
         let seed = Literal::from_f64(DType::I64, &[], &[7.0]).unwrap();
         let got = run1(&l, &[lit(&[64, 64], &vec![1.0; 4096]), seed]);
         let kept = got.iter().filter(|&&v| v != 0.0).count();
-        assert!(got.iter().all(|&v| v == 0.0 || (v - 1.0 / 0.75).abs() < 1e-6));
+        assert!(
+            got.iter()
+                .all(|&v| v == 0.0 || (v - 1.0 / 0.75).abs() < 1e-6)
+        );
         let frac = kept as f64 / 4096.0;
         assert!((frac - 0.75).abs() < 0.03, "kept {frac}");
     }

@@ -32,6 +32,8 @@ use crate::op::{
     Precision, UnaryOp,
 };
 use crate::sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
+pub mod jax;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 
