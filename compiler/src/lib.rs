@@ -3,6 +3,8 @@
 pub mod cost;
 pub mod egraph;
 pub mod error;
+pub mod extract;
+pub mod inline;
 pub mod layout;
 pub mod mlir;
 pub mod propagate;

@@ -230,6 +230,56 @@ impl FunctionBuilder {
         Ok(self.func.ops[op.index()].results[0])
     }
 
+    /// Copies a block of another function into a new nested block of this one (for an
+    /// op's region), mapping the values it reads from outside through `map`.
+    pub fn copy_region(
+        &mut self,
+        src: &Function,
+        block: BlockId,
+        map: &mut std::collections::HashMap<ValueId, ValueId>,
+    ) -> Result<BlockId, IrError> {
+        let b = src.block(block);
+        let types: Vec<TensorType> = b.args.iter().map(|&a| src.ty(a).clone()).collect();
+        let args = self.begin_block(&types);
+        map.extend(b.args.iter().copied().zip(args));
+        let mut body = || -> Result<Vec<ValueId>, IrError> {
+            for &id in &b.ops {
+                self.copy_op(src, src.op(id), map)?;
+            }
+            Ok(b.results.iter().map(|r| map[r]).collect())
+        };
+        match body() {
+            Ok(results) => Ok(self.end_block(&results)),
+            Err(e) => {
+                self.end_block(&[]);
+                Err(e)
+            }
+        }
+    }
+
+    /// Copies one op of another function (with its regions, shardings and attributes),
+    /// its operands mapped through `map`; records its results in `map` and returns them.
+    pub fn copy_op(
+        &mut self,
+        src: &Function,
+        op: &Op,
+        map: &mut std::collections::HashMap<ValueId, ValueId>,
+    ) -> Result<Vec<ValueId>, IrError> {
+        let regions = op
+            .regions
+            .iter()
+            .map(|&r| self.copy_region(src, r, map))
+            .collect::<Result<Vec<_>, _>>()?;
+        let operands: Vec<ValueId> = op.operands.iter().map(|v| map[v]).collect();
+        let types: Vec<TensorType> = op.results.iter().map(|&r| src.ty(r).clone()).collect();
+        let id = self.push(op.kind.clone(), &operands, Some(&types), regions)?;
+        let new = self.func.ops[id.index()].results.clone();
+        self.func.ops[id.index()].shardings = op.shardings.clone();
+        self.func.ops[id.index()].attrs = op.attrs.clone();
+        map.extend(op.results.iter().copied().zip(new.iter().copied()));
+        Ok(new)
+    }
+
     /// Closes the body, which returns `results`, and gives the function.
     pub fn finish(mut self, results: &[ValueId]) -> Function {
         while self.stack.len() > 1 {
