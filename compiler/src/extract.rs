@@ -16,6 +16,9 @@ use egg::{Id, Language};
 use shardc_ir::{Function, TensorType, ValueId};
 use std::collections::HashMap;
 
+/// The chosen node of each class.
+type Choice = HashMap<Id, PNode>;
+
 /// Rounds of use-count re-weighting after the first (tree) round.
 const ROUNDS: usize = 4;
 
@@ -175,7 +178,7 @@ fn reach(
     p: &Propagated,
     r: &Round,
     roots: &[Id],
-) -> Result<(HashMap<Id, PNode>, HashMap<Id, f64>), CompileError> {
+) -> Result<(Choice, HashMap<Id, f64>), CompileError> {
     let eg = &p.graph.egraph;
     let mut choice = HashMap::new();
     let mut uses: HashMap<Id, f64> = HashMap::new();

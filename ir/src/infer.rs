@@ -5,7 +5,7 @@
 //! operands (iota, reshape, broadcast_in_dim, convert, random, call) take it as declared.
 
 use crate::dtype::{DType, TensorType};
-use crate::op::{BinaryOp, OpKind, UnaryOp};
+use crate::op::{BinaryOp, OpKind, ReplicaGroups, UnaryOp};
 
 /// A broken typing rule and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,6 +121,22 @@ fn declared_one<'a>(
             format!("cannot derive the result type of {what}"),
             "state the result type",
         ),
+    }
+}
+
+fn group_size(groups: &ReplicaGroups) -> Result<usize, Violation> {
+    groups.validate().map_err(|rule| Violation {
+        rule,
+        fix: "give every device exactly once, in groups of one size".into(),
+    })?;
+    Ok(groups.group_size())
+}
+
+fn kind_name(kind: &OpKind) -> &'static str {
+    match kind {
+        OpKind::AllGather { .. } => "all_gather",
+        OpKind::ReduceScatter { .. } => "reduce_scatter",
+        _ => "shard_slice",
     }
 }
 
@@ -531,6 +547,87 @@ fn derive(
                 "state them",
             ),
         },
+        OpKind::AllGather { dim, groups }
+        | OpKind::ReduceScatter { dim, groups }
+        | OpKind::ShardSlice { dim, groups } => {
+            expect_operands(ops, 1)?;
+            let g = group_size(groups)?;
+            let t = declared_one(declared, kind_name(kind))?;
+            let x = &ops[0];
+            let (small, big) = if matches!(kind, OpKind::AllGather { .. }) {
+                (x, t)
+            } else {
+                (t, x)
+            };
+            let fits = t.dtype == x.dtype
+                && t.rank() == x.rank()
+                && *dim < x.rank()
+                && (0..x.rank()).all(|d| {
+                    if d == *dim {
+                        small.shape[d] * g == big.shape[d]
+                    } else {
+                        t.shape[d] == x.shape[d]
+                    }
+                });
+            if !fits {
+                return fail(
+                    format!(
+                        "{x} cannot become {t} along dimension {dim} over groups of {g} devices"
+                    ),
+                    format!(
+                        "the dimension grows (all_gather) or shrinks (reduce_scatter, shard_slice) by a factor of {g}; the rest stays"
+                    ),
+                );
+            }
+            one(t.clone())
+        }
+        OpKind::AllReduce { groups } => {
+            expect_operands(ops, 1)?;
+            group_size(groups)?;
+            one(ops[0].clone())
+        }
+        OpKind::AllToAll {
+            split_dim,
+            concat_dim,
+            groups,
+        } => {
+            expect_operands(ops, 1)?;
+            let g = group_size(groups)?;
+            let t = declared_one(declared, "all_to_all")?;
+            let x = &ops[0];
+            let mut want = x.shape.clone();
+            let fits = *split_dim < x.rank()
+                && *concat_dim < x.rank()
+                && x.shape[*split_dim] % g == 0
+                && {
+                    want[*split_dim] /= g;
+                    want[*concat_dim] *= g;
+                    t.dtype == x.dtype && t.shape == want
+                };
+            if !fits {
+                return fail(
+                    format!(
+                        "{x} cannot become {t} splitting dimension {split_dim} and concatenating dimension {concat_dim} over groups of {g} devices"
+                    ),
+                    format!(
+                        "the split dimension must divide by {g}, and shrinks by it; the concatenated one grows by it"
+                    ),
+                );
+            }
+            one(t.clone())
+        }
+        OpKind::AxisIndex { groups } => {
+            expect_operands(ops, 0)?;
+            group_size(groups)?;
+            let t = declared_one(declared, "axis_index")?;
+            if t.rank() != 0 || !t.dtype.is_int() {
+                return fail(
+                    format!("axis_index gives a scalar integer, not {t}"),
+                    "declare tensor<i64>",
+                );
+            }
+            one(t.clone())
+        }
         OpKind::ShardingConstraint(s) => {
             expect_operands(ops, 1)?;
             if s.rank() != ops[0].rank() {

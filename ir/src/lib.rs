@@ -28,7 +28,7 @@ pub use module::{
 };
 pub use op::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
-    Precision, UnaryOp,
+    Precision, ReplicaGroups, UnaryOp,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
 pub use verify::{verify_function, verify_module};

@@ -146,6 +146,51 @@ pub struct GatherDims {
     pub indices_are_sorted: bool,
 }
 
+/// Replica groups of a collective: each inner list is one group of device ids (mesh
+/// positions), in the order the group's pieces are concatenated or indexed. Every device
+/// is in exactly one group; all groups have one size.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct ReplicaGroups(pub Vec<Vec<usize>>);
+
+impl ReplicaGroups {
+    /// The number of devices in each group (0 when there are no groups).
+    pub fn group_size(&self) -> usize {
+        self.0.first().map_or(0, Vec::len)
+    }
+
+    /// The group holding `device`, and the device's index in it.
+    pub fn find(&self, device: usize) -> Option<(&[usize], usize)> {
+        self.0.iter().find_map(|g| {
+            g.iter()
+                .position(|&d| d == device)
+                .map(|i| (g.as_slice(), i))
+        })
+    }
+
+    /// Checks the groups: non-empty, one size, no device twice.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.group_size();
+        if n == 0 {
+            return Err("replica groups must be non-empty".into());
+        }
+        let mut seen = std::collections::HashSet::new();
+        for g in &self.0 {
+            if g.len() != n {
+                return Err(format!(
+                    "replica groups have sizes {n} and {}; all groups must have one size",
+                    g.len()
+                ));
+            }
+            for &d in g {
+                if !seen.insert(d) {
+                    return Err(format!("device {d} is in two replica groups"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What an op does, with its static attributes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum OpKind {
@@ -205,6 +250,40 @@ pub enum OpKind {
     },
     /// `sdy.sharding_constraint`: the value, laid out as given.
     ShardingConstraint(Sharding),
+
+    // Ops of partitioned (per-device) programs. Each names its device groups.
+    /// `stablehlo.all_gather`: the pieces of a group concatenated along `dim`, in group order.
+    AllGather {
+        dim: usize,
+        groups: ReplicaGroups,
+    },
+    /// `stablehlo.all_reduce`: the group's pieces combined elementwise by the reducer (region 0).
+    AllReduce {
+        groups: ReplicaGroups,
+    },
+    /// `stablehlo.reduce_scatter`: combined like `all_reduce`, then block `i` of `dim` kept by
+    /// the group's `i`-th device.
+    ReduceScatter {
+        dim: usize,
+        groups: ReplicaGroups,
+    },
+    /// `stablehlo.all_to_all`: `split_dim` cut into group-size blocks, block `j` sent to the
+    /// group's `j`-th device, the received blocks concatenated along `concat_dim`.
+    AllToAll {
+        split_dim: usize,
+        concat_dim: usize,
+        groups: ReplicaGroups,
+    },
+    /// `shardc.shard_slice`: local, no communication: block `i` of `dim` cut into group-size
+    /// blocks, where `i` is this device's index in its group.
+    ShardSlice {
+        dim: usize,
+        groups: ReplicaGroups,
+    },
+    /// `shardc.axis_index`: this device's index in its group, as a scalar integer.
+    AxisIndex {
+        groups: ReplicaGroups,
+    },
 }
 
 impl OpKind {
@@ -239,7 +318,37 @@ impl OpKind {
             OpKind::Random { .. } => "shardc.random",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",
+            OpKind::AllGather { .. } => "stablehlo.all_gather",
+            OpKind::AllReduce { .. } => "stablehlo.all_reduce",
+            OpKind::ReduceScatter { .. } => "stablehlo.reduce_scatter",
+            OpKind::AllToAll { .. } => "stablehlo.all_to_all",
+            OpKind::ShardSlice { .. } => "shardc.shard_slice",
+            OpKind::AxisIndex { .. } => "shardc.axis_index",
         }
+    }
+
+    /// The device groups of a per-device op (collectives, shard slices, axis indices).
+    pub fn replica_groups(&self) -> Option<&ReplicaGroups> {
+        match self {
+            OpKind::AllGather { groups, .. }
+            | OpKind::AllReduce { groups }
+            | OpKind::ReduceScatter { groups, .. }
+            | OpKind::AllToAll { groups, .. }
+            | OpKind::ShardSlice { groups, .. }
+            | OpKind::AxisIndex { groups } => Some(groups),
+            _ => None,
+        }
+    }
+
+    /// `true` for ops that communicate between devices.
+    pub fn is_collective(&self) -> bool {
+        matches!(
+            self,
+            OpKind::AllGather { .. }
+                | OpKind::AllReduce { .. }
+                | OpKind::ReduceScatter { .. }
+                | OpKind::AllToAll { .. }
+        )
     }
 
     /// `true` for ops that apply a scalar function at each position of same-shaped operands.

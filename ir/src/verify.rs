@@ -95,6 +95,20 @@ pub fn verify_function(m: &Module, f: &Function) -> Result<(), IrError> {
                 };
                 check_reducer(f, *body, &operand_types).map_err(|r| invalid(r, "the reducer takes (accumulators..., elements...) as scalars and returns one scalar per input"))?;
             }
+            OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } => {
+                let [body] = op.regions.as_slice() else {
+                    return Err(invalid(
+                        format!("needs exactly one reducer region, has {}", op.regions.len()),
+                        "give one reducer",
+                    ));
+                };
+                let pair = [
+                    operand_types[0].clone(),
+                    TensorType::scalar(operand_types[0].dtype),
+                ];
+                check_reducer(f, *body, &pair)
+                    .map_err(|r| invalid(r, "the reducer takes two scalars and returns one"))?;
+            }
             OpKind::Call { callee } => {
                 let Some(g) = m.function(callee) else {
                     return Err(IrError::UnknownFunction {

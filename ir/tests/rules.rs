@@ -233,6 +233,63 @@ fn cases() -> Vec<Case> {
         Ok(b.func().op(op).results[0])
     }));
 
+    // Per-device ops of partitioned programs: no rule (propagation reads global programs).
+    let groups = || shardc_ir::ReplicaGroups(vec![vec![0, 1], vec![2, 3]]);
+    cases.push(case(&["4x8xf32"], |b, a| {
+        b.push1_typed(
+            OpKind::AllGather {
+                dim: 0,
+                groups: groups(),
+            },
+            &[a[0]],
+            t("8x8xf32"),
+        )
+    }));
+    cases.push(case(&["4x8xf32"], |b, a| {
+        let acc = b.begin_block(&[t("f32"), t("f32")]);
+        let sum = b.binary(shardc_ir::BinaryOp::Add, acc[0], acc[1])?;
+        let body = b.end_block(&[sum]);
+        let op = b.push(
+            OpKind::AllReduce { groups: groups() },
+            &[a[0]],
+            Some(&[t("4x8xf32")]),
+            vec![body],
+        )?;
+        Ok(b.func().op(op).results[0])
+    }));
+    cases.push(case(&["4x8xf32"], |b, a| {
+        let acc = b.begin_block(&[t("f32"), t("f32")]);
+        let sum = b.binary(shardc_ir::BinaryOp::Add, acc[0], acc[1])?;
+        let body = b.end_block(&[sum]);
+        let kind = OpKind::ReduceScatter {
+            dim: 1,
+            groups: groups(),
+        };
+        let op = b.push(kind, &[a[0]], Some(&[t("4x4xf32")]), vec![body])?;
+        Ok(b.func().op(op).results[0])
+    }));
+    cases.push(case(&["4x8xf32"], |b, a| {
+        let kind = OpKind::AllToAll {
+            split_dim: 1,
+            concat_dim: 0,
+            groups: groups(),
+        };
+        b.push1_typed(kind, &[a[0]], t("8x4xf32"))
+    }));
+    cases.push(case(&["4x8xf32"], |b, a| {
+        b.push1_typed(
+            OpKind::ShardSlice {
+                dim: 0,
+                groups: groups(),
+            },
+            &[a[0]],
+            t("2x8xf32"),
+        )
+    }));
+    cases.push(case(&["f32"], |b, _| {
+        b.push1_typed(OpKind::AxisIndex { groups: groups() }, &[], t("i64"))
+    }));
+
     // concatenate: unrelated operands; two slices of one tensor (a roll); a slice and
     // the tensor itself; a single operand.
     let concat = |dimension| OpKind::Concatenate { dimension };
@@ -441,10 +498,22 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Random { .. } => "random",
         OpKind::Call { .. } => "call",
         OpKind::ShardingConstraint(_) => "sharding_constraint",
+        OpKind::AllGather { .. } => "all_gather",
+        OpKind::AllReduce { .. } => "all_reduce",
+        OpKind::ReduceScatter { .. } => "reduce_scatter",
+        OpKind::AllToAll { .. } => "all_to_all",
+        OpKind::ShardSlice { .. } => "shard_slice",
+        OpKind::AxisIndex { .. } => "axis_index",
     }
 }
 
-const FAMILIES: [&str; 20] = [
+const FAMILIES: [&str; 26] = [
+    "all_gather",
+    "all_reduce",
+    "reduce_scatter",
+    "all_to_all",
+    "shard_slice",
+    "axis_index",
     "unary",
     "binary",
     "compare",
@@ -473,6 +542,9 @@ fn list<T: std::fmt::Debug>(xs: &[T]) -> String {
 
 /// The op's attributes as this test writes them (the text printer is written elsewhere).
 fn attributes(f: &Function, op: &Op) -> String {
+    if let Some(groups) = op.kind.replica_groups() {
+        return format!(" groups = {}", list(&groups.0));
+    }
     match &op.kind {
         OpKind::Unary(_)
         | OpKind::Binary(_)
@@ -553,6 +625,12 @@ fn attributes(f: &Function, op: &Op) -> String {
         OpKind::Random { distribution } => format!(" {}", distribution.name()),
         OpKind::Call { callee } => format!(" @{callee}"),
         OpKind::ShardingConstraint(s) => format!(" {s}"),
+        OpKind::AllGather { .. }
+        | OpKind::AllReduce { .. }
+        | OpKind::ReduceScatter { .. }
+        | OpKind::AllToAll { .. }
+        | OpKind::ShardSlice { .. }
+        | OpKind::AxisIndex { .. } => unreachable!("printed above, with their groups"),
     }
 }
 
@@ -609,6 +687,9 @@ fn every_op_has_a_rule() {
         lines.push(format!("{} : {text}", describe(&c.f, c.op())));
         match (family(&c.op().kind), rule) {
             ("call", rule) => assert!(matches!(rule, Err(RuleError::NoRule { .. })), "{rule:?}"),
+            (_, rule) if c.op().kind.replica_groups().is_some() => {
+                assert!(matches!(rule, Err(RuleError::NoRule { .. })), "{rule:?}")
+            }
             (_, Err(e)) => panic!("{}: {e}", describe(&c.f, c.op())),
             (_, Ok(rule)) => {
                 // The rule round-trips through serde.

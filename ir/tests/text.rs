@@ -185,10 +185,23 @@ mod handwritten {
             "dot_general",
             "reduce",
             "gather",
+            "all_gather",
+            "all_reduce",
+            "reduce_scatter",
+            "all_to_all",
         ] {
             want.push(format!("stablehlo.{n}"));
         }
-        want.extend(["shardc.random", "func.call", "sdy.sharding_constraint"].map(String::from));
+        want.extend(
+            [
+                "shardc.random",
+                "func.call",
+                "sdy.sharding_constraint",
+                "shardc.shard_slice",
+                "shardc.axis_index",
+            ]
+            .map(String::from),
+        );
         let missing: Vec<&String> = want.iter().filter(|n| !seen.contains(*n)).collect();
         assert!(
             missing.is_empty(),

@@ -50,6 +50,19 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
                 ),
             });
         }
+        OpKind::AllGather { .. }
+        | OpKind::AllReduce { .. }
+        | OpKind::ReduceScatter { .. }
+        | OpKind::AllToAll { .. }
+        | OpKind::ShardSlice { .. }
+        | OpKind::AxisIndex { .. } => {
+            return Err(RuleError::NoRule {
+                op: op.kind.name(),
+                at: x.at(),
+                why: "it is an op of partitioned (per-device) programs, which propagation does not read".into(),
+                fix: "propagate shardings on the global program, before partitioning".into(),
+            });
+        }
         OpKind::Concatenate { dimension } => concatenate(&x, *dimension),
         // A constant can be produced in any layout: each device materializes its part
         // of the literal. Every dimension is a pass-through factor of the result.

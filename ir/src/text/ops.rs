@@ -16,7 +16,7 @@ use crate::dtype::TensorType;
 use crate::module::BlockId;
 use crate::op::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
-    Precision, UnaryOp,
+    Precision, ReplicaGroups, UnaryOp,
 };
 
 /// Operand and result types as a type signature states them.
@@ -41,7 +41,7 @@ pub(super) struct OpSyntax {
 }
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint and shardc.random";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint and shardc.random; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -263,6 +263,60 @@ static SYNTAX: &[OpSyntax] = &[
         print_constraint,
         props_constraint,
         from_constraint
+    ),
+    syntax!(
+        &["stablehlo.all_gather"],
+        None,
+        0,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_all_gather
+    ),
+    syntax!(
+        &["stablehlo.all_reduce"],
+        None,
+        1,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_all_reduce
+    ),
+    syntax!(
+        &["stablehlo.reduce_scatter"],
+        None,
+        1,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_reduce_scatter
+    ),
+    syntax!(
+        &["stablehlo.all_to_all"],
+        None,
+        0,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_all_to_all
+    ),
+    syntax!(
+        &["shardc.shard_slice"],
+        None,
+        0,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_shard_slice
+    ),
+    syntax!(
+        &["shardc.axis_index"],
+        None,
+        0,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_axis_index
     ),
 ];
 
@@ -1599,4 +1653,143 @@ mod tests {
             assert!(of(k).is_some());
         }
     }
+}
+
+// ----- per-device ops of partitioned programs -----
+//
+// They print generic, as XLA shows a partitioned program: StableHLO's properties with
+// `replica_groups` as a dense i64 matrix of device ids, one row per group.
+
+fn parse_generic_only(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        format!("{name} has no pretty form; write it generic: \"{name}\"(%x) <{{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, ...}}> : (...) -> ..."),
+    )
+}
+
+fn print_generic_only(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
+    pp.generic_at(op, indent)
+}
+
+fn replica_groups_attr(g: &ReplicaGroups) -> String {
+    let rows: Vec<String> = g.0.iter().map(|r| int_list(r)).collect();
+    format!(
+        "dense<[{}]> : tensor<{}x{}xi64>",
+        rows.join(", "),
+        g.0.len(),
+        g.group_size()
+    )
+}
+
+fn props_collective(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let dim = |d: &usize| format!("{d} : i64");
+    let mut props = match kind {
+        OpKind::AllGather { dim: d, .. } => vec![("all_gather_dim", dim(d))],
+        OpKind::ReduceScatter { dim: d, .. } => vec![("scatter_dimension", dim(d))],
+        OpKind::AllToAll {
+            split_dim,
+            concat_dim,
+            groups,
+        } => vec![
+            ("split_dimension", dim(split_dim)),
+            ("concat_dimension", dim(concat_dim)),
+            ("split_count", dim(&groups.group_size())),
+        ],
+        OpKind::ShardSlice { dim: d, .. } => vec![("dimension", dim(d))],
+        _ => Vec::new(),
+    };
+    if let Some(g) = kind.replica_groups() {
+        props.push(("replica_groups", replica_groups_attr(g)));
+    }
+    props
+}
+
+fn groups_prop(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<ReplicaGroups> {
+    let at = g.offset;
+    let lit = p.required_prop(
+        g,
+        "replica_groups",
+        "dense<[[0, 1]]> : tensor<1x2xi64>",
+        |p| p.dense_literal(),
+    )?;
+    let bad = |p: &Parser<'_>| {
+        p.error_at(
+            at,
+            "replica_groups must be a rank-2 matrix of non-negative device ids, one row per group",
+        )
+    };
+    let [rows, cols] = lit.ty.shape[..] else {
+        return Err(bad(p));
+    };
+    let ids = lit.to_dense();
+    let mut groups = Vec::with_capacity(rows);
+    for r in 0..rows {
+        let row: Option<Vec<usize>> = (0..cols)
+            .map(|c| usize::try_from(ids.get(r * cols + c).as_i64()).ok())
+            .collect();
+        groups.push(row.ok_or_else(|| bad(p))?);
+    }
+    let groups = ReplicaGroups(groups);
+    groups
+        .validate()
+        .map_err(|e| p.error_at(at, format!("replica_groups: {e}")))?;
+    Ok(groups)
+}
+
+fn dim_prop(p: &mut Parser<'_>, g: &mut GenericAttrs, key: &str) -> PResult<usize> {
+    let at = g.offset;
+    let d = p.required_prop(g, key, "0 : i64", |p| p.int_attr(key))?;
+    usize::try_from(d).map_err(|_| p.error_at(at, format!("{key} must be non-negative")))
+}
+
+fn from_all_gather(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let dim = dim_prop(p, g, "all_gather_dim")?;
+    Ok(OpKind::AllGather {
+        dim,
+        groups: groups_prop(p, g)?,
+    })
+}
+
+fn from_all_reduce(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    Ok(OpKind::AllReduce {
+        groups: groups_prop(p, g)?,
+    })
+}
+
+fn from_reduce_scatter(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let dim = dim_prop(p, g, "scatter_dimension")?;
+    Ok(OpKind::ReduceScatter {
+        dim,
+        groups: groups_prop(p, g)?,
+    })
+}
+
+fn from_all_to_all(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let split_dim = dim_prop(p, g, "split_dimension")?;
+    let concat_dim = dim_prop(p, g, "concat_dimension")?;
+    let at = g.offset;
+    let count = dim_prop(p, g, "split_count")?;
+    let groups = groups_prop(p, g)?;
+    if count != groups.group_size() {
+        return Err(p.error_at(at, format!("split_count is {count} but the replica groups have {} devices each; they must agree", groups.group_size())));
+    }
+    Ok(OpKind::AllToAll {
+        split_dim,
+        concat_dim,
+        groups,
+    })
+}
+
+fn from_shard_slice(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let dim = dim_prop(p, g, "dimension")?;
+    Ok(OpKind::ShardSlice {
+        dim,
+        groups: groups_prop(p, g)?,
+    })
+}
+
+fn from_axis_index(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    Ok(OpKind::AxisIndex {
+        groups: groups_prop(p, g)?,
+    })
 }

@@ -80,7 +80,12 @@ impl<'f> Pretty<'f> {
 
     /// The op in generic form (for ops without a pretty form).
     pub fn generic(&self, op: &Op) -> String {
-        generic::op_body(self.f, &self.names, op, 0)
+        self.generic_at(op, 0)
+    }
+
+    /// The generic form of an op printed at `indent` (its regions indented to match).
+    pub fn generic_at(&self, op: &Op, indent: usize) -> String {
+        generic::op_body(self.f, &self.names, op, indent)
     }
 
     /// One op: `%3 = stablehlo.add %1, %2 : tensor<4xf32>` (a reduce may span lines).

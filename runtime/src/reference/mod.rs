@@ -361,6 +361,19 @@ impl<'m> Interp<'m> {
             }
             OpKind::Call { callee } => return self.call(&site, callee, x),
             OpKind::ShardingConstraint(_) => x[0].clone(),
+            OpKind::AllGather { .. }
+            | OpKind::AllReduce { .. }
+            | OpKind::ReduceScatter { .. }
+            | OpKind::AllToAll { .. }
+            | OpKind::ShardSlice { .. }
+            | OpKind::AxisIndex { .. } => {
+                return Err(InterpError::InvalidOp {
+                    op: op.kind.name(),
+                    at: site.at(),
+                    rule: "it is a per-device op of a partitioned program, whose value depends on which device runs it".into(),
+                    fix: "run partitioned programs on a mesh (shardc_runtime::simulate)".into(),
+                });
+            }
         };
         Ok(vec![result])
     }
