@@ -12,7 +12,9 @@ mod trace;
 
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
+pub use shardc_compiler as compiler;
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
+pub use shardc_runtime as runtime;
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
 

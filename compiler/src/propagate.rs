@@ -25,7 +25,7 @@ use crate::layout::{FactorAxes, Layout, project};
 use crate::reshard;
 use egg::Id;
 use serde::Serialize;
-use shardc_ir::rules::{FactorKind, OpRule, TensorRef, op_rule};
+use shardc_ir::rules::{Combiner, FactorKind, OpRule, TensorRef, op_rule};
 use shardc_ir::{AxisRef, Function, Mesh, Module, OpId, OpKind, Sharding, ValueDef, ValueId};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -135,11 +135,11 @@ pub enum Origin {
     Annotated(Annotation),
     /// An argument without annotation, in a layout some consumer asked for.
     FreeArg,
-    /// Derived through `op` from a layout a neighbour value had (`None`: the op's default,
-    /// everything unsplit).
+    /// Derived through `op` from the layouts its neighbours had (the ones whose axes the
+    /// assignment merged; none for the op's default, everything unsplit).
     Through {
         op: OpId,
-        from: Option<(ValueId, LayoutId)>,
+        from: Vec<(ValueId, LayoutId)>,
     },
     /// Asked for by `op` and reached by resharding another layout.
     Requested { op: Option<OpId> },
@@ -438,27 +438,33 @@ impl Saturate<'_> {
             }
         }
         let sources: Vec<LayoutId> = self.graph.layouts_of(v).to_vec();
-        let mut first = None;
+        // The first plan founds the class (recording its origin and connecting it to the
+        // value's other layouts); the rest join it.
+        let mut nodes = Vec::new();
         for src in sources {
             let Some(child) = self.graph.class(v, src) else {
                 continue;
             };
             for p in reshard::plan(self.graph.layout(src), &layout) {
                 let plan = PlanId(self.graph.plans.intern(&p));
-                let node = PNode::Reshard {
+                nodes.push(PNode::Reshard {
                     plan,
                     layout: lid,
                     child: [child],
-                };
-                if first.is_none() {
-                    first = Some(node);
-                } else {
-                    self.graph.add(node);
-                }
+                });
             }
         }
-        let node = first?;
-        Some(self.add_class(node, v, lid, Origin::Requested { op: self.current }))
+        let mut nodes = nodes.into_iter();
+        let id = self.add_class(
+            nodes.next()?,
+            v,
+            lid,
+            Origin::Requested { op: self.current },
+        );
+        for n in nodes {
+            self.graph.add(n);
+        }
+        Some(id)
     }
 
     /// Removes from an assignment what the op cannot run locally: axes on need-replication
@@ -479,6 +485,13 @@ impl Saturate<'_> {
             let keep = match kind {
                 FactorKind::NeedReplication | FactorKind::Permutation => false,
                 _ if shards == 0 || !rule.size(fid).is_multiple_of(shards) => false,
+                // Partial values are combined by all-reduce with a one-op reducer; the
+                // sharding model states sum, max and min.
+                FactorKind::Reduction(c)
+                    if !matches!(c, Combiner::Sum | Combiner::Max | Combiner::Min) =>
+                {
+                    false
+                }
                 FactorKind::Reduction(c) => {
                     let ok = combiner.is_none_or(|x| x == c);
                     combiner = Some(c);
@@ -512,7 +525,7 @@ impl Saturate<'_> {
             )
             .collect();
         // Seeds: every layout of every tensor of the op, projected onto its factors.
-        let mut seeds: Vec<(usize, FactorAxes, Option<Key>)> = Vec::new();
+        let mut seeds: Vec<(usize, FactorAxes, Key)> = Vec::new();
         for (ti, &(t, v)) in tensors.iter().enumerate() {
             let mut layouts: Vec<Layout> = self
                 .graph
@@ -524,31 +537,41 @@ impl Saturate<'_> {
                 layouts.extend(self.wanted.get(&v).into_iter().flatten().cloned());
             }
             for l in layouts {
-                if let Some(fa) = project(&rule, t, &l, self.mesh) {
+                if let Some(fa) = project(&rule, t, &l, self.mesh)
+                    && !fa.is_empty()
+                {
                     let lid = self.graph.layout_id(&l);
-                    seeds.push((ti, fa, Some((v, lid))));
+                    seeds.push((ti, fa, (v, lid)));
                 }
             }
         }
-        // Candidates: nothing split; each seed; each seed merged with the others that agree.
-        let mut candidates: Vec<(FactorAxes, Option<(ValueId, LayoutId)>)> =
-            vec![(FactorAxes::empty(&rule), None)];
+        // Candidates: nothing split; each seed; each seed merged with the others that agree
+        // (with the seeds that contributed, for `explain`).
+        let mut candidates: Vec<(FactorAxes, Vec<Key>)> =
+            vec![(FactorAxes::empty(&rule), Vec::new())];
         for (i, (ti, fa, from)) in seeds.iter().enumerate() {
-            candidates.push((fa.clone(), *from));
+            candidates.push((fa.clone(), vec![*from]));
             let mut merged = fa.clone();
-            for (j, (tj, other, _)) in seeds.iter().enumerate() {
+            let mut contributors = vec![*from];
+            for (j, (tj, other, key)) in seeds.iter().enumerate() {
                 if i != j
                     && ti != tj
                     && let Some(m) = merged.merge(other)
                 {
+                    if m != merged {
+                        contributors.push(*key);
+                    }
                     merged = m;
                 }
             }
-            candidates.push((merged, *from));
+            candidates.push((merged, contributors));
         }
         let mut seen = HashSet::new();
         for (fa, from) in candidates {
             let fa = self.sanitize(&rule, fa);
+            if !crate::localize::allows(self.f, self.f.op(o), &rule, &fa) {
+                continue;
+            }
             if seen.insert(fa.clone()) {
                 self.apply(o, &rule, &fa, from);
             }
@@ -556,13 +579,7 @@ impl Saturate<'_> {
     }
 
     /// Adds the op, run locally under one factor assignment, to its results' classes.
-    fn apply(
-        &mut self,
-        o: OpId,
-        rule: &OpRule,
-        fa: &FactorAxes,
-        from: Option<(ValueId, LayoutId)>,
-    ) {
+    fn apply(&mut self, o: OpId, rule: &OpRule, fa: &FactorAxes, from: Vec<Key>) {
         let op = self.f.op(o);
         let mut results = Vec::with_capacity(op.results.len());
         for (k, &v) in op.results.iter().enumerate() {
@@ -594,7 +611,15 @@ impl Saturate<'_> {
                 layout: lid,
                 children: children.clone(),
             };
-            self.add_class(node, v, lid, Origin::Through { op: o, from });
+            self.add_class(
+                node,
+                v,
+                lid,
+                Origin::Through {
+                    op: o,
+                    from: from.clone(),
+                },
+            );
         }
     }
 }

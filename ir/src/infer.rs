@@ -598,7 +598,7 @@ fn derive(
             let mut want = x.shape.clone();
             let fits = *split_dim < x.rank()
                 && *concat_dim < x.rank()
-                && x.shape[*split_dim] % g == 0
+                && x.shape[*split_dim].is_multiple_of(g)
                 && {
                     want[*split_dim] /= g;
                     want[*concat_dim] *= g;

@@ -145,6 +145,68 @@ impl Mesh {
             .fold(0, |acc, (c, a)| acc * a.size + c)
     }
 
+    /// The coordinate of the device at `coords` along an axis or sub-axis (`None` for an
+    /// axis the mesh does not have). Sub-axis `(p)s` of an axis of size `n` is the digit of
+    /// size `s` below a major part of size `p`.
+    pub fn axis_coord(&self, coords: &[usize], axis: &crate::AxisRef) -> Option<usize> {
+        let i = self.axis_index(&axis.name)?;
+        let c = *coords.get(i)?;
+        Some(match axis.sub {
+            Some(s) => (c / (self.axes[i].size / (s.pre_size * s.size))) % s.size,
+            None => c,
+        })
+    }
+
+    /// A device's index within a list of axes (major to minor), and the product of their
+    /// sizes: the block a dimension split over `axes` gives the device, out of how many.
+    pub fn group_index(&self, coords: &[usize], axes: &[crate::AxisRef]) -> Option<(usize, usize)> {
+        let mut index = 0;
+        let mut size = 1;
+        for a in axes {
+            let n = a.size(self)?;
+            index = index * n + self.axis_coord(coords, a)?;
+            size *= n;
+        }
+        Some((index, size))
+    }
+
+    /// The replica groups of a collective over `axes`: devices that differ only in their
+    /// coordinates along `axes` form a group, ordered by [`group_index`](Self::group_index);
+    /// groups are ordered by their first device's position. Entries are device ids.
+    pub fn replica_groups(&self, axes: &[crate::AxisRef]) -> Option<crate::ReplicaGroups> {
+        // (group key, [(index in group, device id)])
+        type Group = (Vec<usize>, Vec<(usize, usize)>);
+        let mut groups: Vec<Group> = Vec::new();
+        for p in 0..self.num_devices() {
+            let coords = self.coords(p);
+            let (index, _) = self.group_index(&coords, axes)?;
+            // The group key: the coordinates with the grouped digits removed.
+            let mut key = coords.clone();
+            for a in axes {
+                let i = self.axis_index(&a.name)?;
+                let digit = self.axis_coord(&coords, a)?;
+                let stride = match a.sub {
+                    Some(s) => self.axes[i].size / (s.pre_size * s.size),
+                    None => 1,
+                };
+                key[i] -= digit * stride;
+            }
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, members)) => members.push((index, self.device_at(p))),
+                None => groups.push((key, vec![(index, self.device_at(p))])),
+            }
+        }
+        Some(crate::ReplicaGroups(
+            groups
+                .into_iter()
+                .map(|(_, mut m)| {
+                    m.sort_unstable();
+                    m.into_iter().map(|(_, d)| d).collect()
+                })
+                .collect(),
+        ))
+    }
+
     /// A conventional name made of the axes, e.g. `mesh_data2_model4`.
     pub fn shape_name(&self) -> String {
         let mut s = String::from("mesh");
@@ -192,6 +254,50 @@ mod tests {
         assert_eq!(m.position(&[1, 2]), 6);
         assert_eq!(m.to_string(), r#"<["data"=2, "model"=4]>"#);
         assert_eq!(m.shape_name(), "mesh_data2_model4");
+    }
+
+    #[test]
+    fn replica_groups_follow_axes() {
+        let m = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+        let groups = |axes: &[&str]| {
+            let axes: Vec<crate::AxisRef> = axes.iter().map(|a| crate::AxisRef::new(a)).collect();
+            m.replica_groups(&axes).unwrap().0
+        };
+        assert_eq!(groups(&["model"]), vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+        assert_eq!(
+            groups(&["data"]),
+            vec![vec![0, 4], vec![1, 5], vec![2, 6], vec![3, 7]]
+        );
+        assert_eq!(
+            groups(&["data", "model"]),
+            vec![vec![0, 1, 2, 3, 4, 5, 6, 7]]
+        );
+        assert_eq!(
+            groups(&["model", "data"]),
+            vec![vec![0, 4, 1, 5, 2, 6, 3, 7]]
+        );
+        // Sub-axes of an axis of 8: the major part of 2 groups devices 4 apart.
+        let m8 = Mesh::new("m", &[("x", 8)]).unwrap();
+        let hi = crate::AxisRef {
+            name: "x".into(),
+            sub: Some(crate::SubAxis {
+                pre_size: 1,
+                size: 2,
+            }),
+        };
+        assert_eq!(
+            m8.replica_groups(&[hi]).unwrap().0,
+            vec![vec![0, 4], vec![1, 5], vec![2, 6], vec![3, 7]]
+        );
+        // Explicit device order: groups list device ids.
+        let m = Mesh::new("m", &[("a", 2)])
+            .unwrap()
+            .with_device_ids(vec![1, 0])
+            .unwrap();
+        assert_eq!(
+            m.replica_groups(&[crate::AxisRef::new("a")]).unwrap().0,
+            vec![vec![1, 0]]
+        );
     }
 
     #[test]

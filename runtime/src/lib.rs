@@ -2,3 +2,4 @@
 
 pub mod reference;
 pub mod shard;
+pub mod simulate;

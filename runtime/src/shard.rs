@@ -45,28 +45,16 @@ pub enum ShardError {
     },
 }
 
-/// The coordinate of a device along one axis or sub-axis.
-pub fn axis_coord(mesh: &Mesh, coords: &[usize], axis: &AxisRef) -> Result<usize, ShardError> {
-    let i = mesh
-        .axis_index(&axis.name)
-        .ok_or_else(|| ShardError::UnknownAxis {
-            axis: axis.name.clone(),
-            mesh: mesh.name.clone(),
-        })?;
-    let c = coords[i];
-    Ok(match axis.sub {
-        // Sub-axis (p)s of an axis of size n: the digit of size s below a major part of size p.
-        Some(s) => (c / (mesh.axes[i].size / (s.pre_size * s.size))) % s.size,
-        None => c,
-    })
-}
-
 /// The size of an axis or sub-axis.
 pub fn axis_size(mesh: &Mesh, axis: &AxisRef) -> Result<usize, ShardError> {
-    axis.size(mesh).ok_or_else(|| ShardError::UnknownAxis {
+    axis.size(mesh).ok_or_else(|| unknown(mesh, axis))
+}
+
+fn unknown(mesh: &Mesh, axis: &AxisRef) -> ShardError {
+    ShardError::UnknownAxis {
         axis: axis.name.clone(),
         mesh: mesh.name.clone(),
-    })
+    }
 }
 
 /// The linear index of a device within a list of axes (major to minor), and the group size.
@@ -75,14 +63,13 @@ pub fn group_index(
     coords: &[usize],
     axes: &[AxisRef],
 ) -> Result<(usize, usize), ShardError> {
-    let mut index = 0;
-    let mut size = 1;
-    for a in axes {
-        let n = axis_size(mesh, a)?;
-        index = index * n + axis_coord(mesh, coords, a)?;
-        size *= n;
-    }
-    Ok((index, size))
+    mesh.group_index(coords, axes).ok_or_else(|| {
+        let bad = axes
+            .iter()
+            .find(|a| a.size(mesh).is_none())
+            .unwrap_or(&axes[0]);
+        unknown(mesh, bad)
+    })
 }
 
 /// The global offset and size of the block of each dimension a device holds.
@@ -379,7 +366,7 @@ mod tests {
             }),
         };
         // x = 6 = 1*4 + 2: major digit 1 (size 2), minor digit 2 (size 4).
-        assert_eq!(axis_coord(&m, &[6], &hi).unwrap(), 1);
-        assert_eq!(axis_coord(&m, &[6], &lo).unwrap(), 2);
+        assert_eq!(m.axis_coord(&[6], &hi).unwrap(), 1);
+        assert_eq!(m.axis_coord(&[6], &lo).unwrap(), 2);
     }
 }

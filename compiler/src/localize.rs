@@ -1,0 +1,100 @@
+//! What running an op on every device's pieces needs beyond its sharding rule: per-op
+//! knowledge the partitioner consults, kept in one table.
+//!
+//! - [`allows`]: factor assignments the rule permits but the local op cannot honour
+//!   (a reduce whose init is not its reducer's identity would add the init once per
+//!   device; a gather whose indexed operand dimension is split needs index masking,
+//!   which shardc does not emit yet).
+//! - [`local_kind`]: attributes that name global sizes, rewritten for the local pieces
+//!   (a slice's limits, a gather's slice sizes).
+
+use crate::layout::FactorAxes;
+use shardc_ir::rules::{Combiner, FactorKind, OpRule};
+use shardc_ir::{BinaryOp, Function, Op, OpKind, Scalar, TensorType};
+
+/// The identity of a combiner: what a device that holds nothing contributes.
+fn is_identity(c: Combiner, x: Scalar) -> bool {
+    match (c, x) {
+        (Combiner::Sum, s) => s.as_f64() == 0.0,
+        (Combiner::Product, s) => s.as_f64() == 1.0,
+        (Combiner::Max, Scalar::Float(v)) => v == f64::NEG_INFINITY,
+        (Combiner::Min, Scalar::Float(v)) => v == f64::INFINITY,
+        (Combiner::Max, Scalar::Int(v)) => v == i64::from(i32::MIN) || v == i64::MIN,
+        (Combiner::Min, Scalar::Int(v)) => v == i64::from(i32::MAX) || v == i64::MAX,
+        (Combiner::And, s) => s.as_bool(),
+        (Combiner::Or, s) => !s.as_bool(),
+        _ => false,
+    }
+}
+
+/// Whether `op` can run on every device's pieces under `fa` (already legal for its rule).
+pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
+    let sharded_reduction = rule
+        .factor_ids()
+        .any(|id| matches!(rule.kind(id), FactorKind::Reduction(_)) && !fa.of(id).is_empty());
+    if !sharded_reduction {
+        return true;
+    }
+    match &op.kind {
+        OpKind::Reduce { .. } => {
+            let n = op.operands.len() / 2;
+            let combiner = rule.factor_ids().find_map(|id| rule.kind(id).combiner());
+            op.operands[n..].iter().all(|&init| {
+                let constant = f.defining_op(init).map(|o| &f.op(o).kind);
+                matches!((combiner, constant), (Some(c), Some(OpKind::Constant(lit))) if !lit.elements.is_empty() && is_identity(c, lit.get(0)))
+            })
+        }
+        OpKind::Gather(_) => false,
+        _ => true,
+    }
+}
+
+/// The op kind to run on local pieces of the given types (global types alongside).
+pub fn local_kind(kind: &OpKind, global: &[TensorType], local: &[TensorType]) -> OpKind {
+    match kind {
+        OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } => {
+            // Only unsliced dimensions can be split (slicing is a permutation factor), so a
+            // split dimension spans its whole local piece.
+            let mut limit = limit.clone();
+            for (d, l) in limit.iter_mut().enumerate() {
+                if local[0].shape[d] != global[0].shape[d] {
+                    *l = local[0].shape[d];
+                }
+            }
+            OpKind::Slice {
+                start: start.clone(),
+                limit,
+                strides: strides.clone(),
+            }
+        }
+        OpKind::Gather(g) => {
+            // A split offset dimension is gathered whole from the local piece.
+            let mut g = g.clone();
+            for d in 0..g.slice_sizes.len() {
+                if local[0].shape[d] != global[0].shape[d] && g.slice_sizes[d] == global[0].shape[d]
+                {
+                    g.slice_sizes[d] = local[0].shape[d];
+                }
+            }
+            OpKind::Gather(g)
+        }
+        other => other.clone(),
+    }
+}
+
+/// The binary op that combines partial pieces.
+pub fn combining_op(c: Combiner) -> Option<BinaryOp> {
+    match c {
+        Combiner::Sum => Some(BinaryOp::Add),
+        Combiner::Max => Some(BinaryOp::Maximum),
+        Combiner::Min => Some(BinaryOp::Minimum),
+        Combiner::Product => Some(BinaryOp::Multiply),
+        Combiner::And => Some(BinaryOp::And),
+        Combiner::Or => Some(BinaryOp::Or),
+        Combiner::Body => None,
+    }
+}

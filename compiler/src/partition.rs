@@ -1,0 +1,381 @@
+//! Partitioning: the extracted physical program becomes one per-device (SPMD) program
+//! with local shapes and explicit collectives.
+//!
+//! Every chosen class is emitted once, in program order: an argument (the layout it
+//! arrives in), an op run on local pieces (attributes that name global sizes localized),
+//! or a resharding plan whose steps become `stablehlo.all_reduce`, `reduce_scatter`,
+//! `all_gather`, `all_to_all` (with the replica groups of their mesh axes) and the local
+//! `shardc.shard_slice`. Ops without operands (constants, iota, random) are computed at
+//! their global shape and sliced: their pieces depend on where they sit in the whole.
+
+use crate::egraph::PNode;
+use crate::error::CompileError;
+use crate::extract::{Extraction, program_order};
+use crate::layout::{FactorAxes, Layout, project};
+use crate::localize::{combining_op, local_kind};
+use crate::propagate::Propagated;
+use crate::reshard::{Plan, Step, plan};
+use egg::Id;
+use shardc_ir::rules::TensorRef;
+use shardc_ir::{
+    AxisRef, Function, FunctionBuilder, Mesh, Module, OpId, OpKind, ReplicaGroups, TensorType,
+    ValueAttrs, ValueId,
+};
+use std::collections::HashMap;
+
+/// The per-device program and how its inputs and outputs are laid out.
+#[derive(Clone, Debug)]
+pub struct Partitioned {
+    /// One function, `main`, over local pieces; arguments and results carry the shardings
+    /// they arrive and leave in.
+    pub module: Module,
+    pub mesh: Mesh,
+    /// The layout each argument arrives in.
+    pub inputs: Vec<Layout>,
+    /// The layout each result leaves in.
+    pub outputs: Vec<Layout>,
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    p: &'a Propagated,
+    x: &'a Extraction,
+    b: FunctionBuilder,
+    inputs: Vec<Layout>,
+    emitted: HashMap<Id, ValueId>,
+    ops: HashMap<(OpId, Vec<Id>, Vec<Layout>), Vec<ValueId>>,
+}
+
+fn internal(what: String) -> CompileError {
+    CompileError::Unsupported {
+        what,
+        why: "this is a bug in shardc's partitioner; please report it with the program".into(),
+    }
+}
+
+/// Partitions the module's entry function as extracted.
+pub fn partition(
+    global: &Module,
+    p: &Propagated,
+    x: &Extraction,
+) -> Result<Partitioned, CompileError> {
+    let f = global
+        .entry()
+        .ok_or_else(|| internal("no entry function".into()))?;
+    let eg = &p.graph.egraph;
+    // The layout each argument arrives in: the first chosen argument class, else its
+    // annotation (or replicated) when the program never reads it.
+    let mut inputs = Vec::new();
+    for (i, &v) in f.args().iter().enumerate() {
+        let chosen = p.graph.layouts_of(v).iter().find(|&&l| {
+            p.graph
+                .class(v, l)
+                .is_some_and(|c| matches!(x.choice.get(&c), Some(PNode::Arg { .. })))
+        });
+        let layout = match chosen {
+            Some(&l) => p.graph.layout(l).clone(),
+            None => f.arg_attrs[i]
+                .sharding
+                .as_ref()
+                .map(Layout::of_sharding)
+                .unwrap_or_else(|| Layout::replicated(f.ty(v).rank())),
+        };
+        inputs.push(layout);
+    }
+    let local = |l: &Layout, v: ValueId| {
+        l.local_type(&p.mesh, f.ty(v))
+            .ok_or_else(|| internal(format!("layout {l} does not divide {}", f.ty(v))))
+    };
+    let arg_types: Vec<TensorType> = f
+        .args()
+        .iter()
+        .zip(&inputs)
+        .map(|(&v, l)| local(l, v))
+        .collect::<Result<_, _>>()?;
+    let mut e = Emitter {
+        f,
+        p,
+        x,
+        b: FunctionBuilder::new(&f.name, &arg_types),
+        inputs: inputs.clone(),
+        emitted: HashMap::new(),
+        ops: HashMap::new(),
+    };
+    for v in program_order(f) {
+        for &l in p.graph.layouts_of(v) {
+            if let Some(c) = p.graph.class(v, l)
+                && x.choice.contains_key(&c)
+            {
+                e.emit(c)?;
+            }
+        }
+    }
+    let results: Vec<ValueId> = x
+        .roots
+        .iter()
+        .map(|&r| e.emit(r))
+        .collect::<Result<_, _>>()?;
+    let outputs: Vec<Layout> = x
+        .roots
+        .iter()
+        .map(|&r| p.graph.layout(eg[eg.find(r)].data.1).clone())
+        .collect();
+    let mut func = e.b.finish(&results);
+    // Pieces have local types; the global layout each argument and result has is recorded
+    // as an attribute, as XLA records `sharding` on the parameters of a partitioned module.
+    let sharding = |l: &Layout| ValueAttrs {
+        sharding: None,
+        attrs: l
+            .to_sharding(&p.mesh.name)
+            .map(|s| {
+                (
+                    "shardc.global_sharding".to_string(),
+                    format!("#sdy.sharding{s}"),
+                )
+            })
+            .into_iter()
+            .collect(),
+    };
+    func.arg_attrs = inputs.iter().map(sharding).collect();
+    func.result_attrs = outputs.iter().map(sharding).collect();
+    let module = Module {
+        name: global.name.clone(),
+        attrs: vec![(
+            "mhlo.num_partitions".to_string(),
+            format!("{} : i32", p.mesh.num_devices()),
+        )],
+        meshes: vec![p.mesh.clone()],
+        functions: vec![func],
+    };
+    Ok(Partitioned {
+        module,
+        mesh: p.mesh.clone(),
+        inputs,
+        outputs,
+    })
+}
+
+impl Emitter<'_> {
+    fn layout_of(&self, c: Id) -> Layout {
+        let eg = &self.p.graph.egraph;
+        self.p.graph.layout(eg[eg.find(c)].data.1).clone()
+    }
+
+    fn emit(&mut self, c: Id) -> Result<ValueId, CompileError> {
+        let eg = &self.p.graph.egraph;
+        let c = eg.find(c);
+        if let Some(&v) = self.emitted.get(&c) {
+            return Ok(v);
+        }
+        let node = self
+            .x
+            .choice
+            .get(&c)
+            .cloned()
+            .ok_or_else(|| internal(format!("class {c} was not extracted")))?;
+        let (value, _) = eg[c].data;
+        let layout = self.layout_of(c);
+        let out = match node {
+            PNode::Arg { index, .. } => {
+                let arg = self.b.arg(index as usize);
+                let from = self.inputs[index as usize].clone();
+                let plans = plan(&from, &layout);
+                let first = plans
+                    .first()
+                    .ok_or_else(|| internal(format!("no plan from {from} to {layout}")))?;
+                self.emit_plan(first, &from, arg, value)?
+            }
+            PNode::Local {
+                op,
+                result,
+                children,
+                ..
+            } => {
+                let ins: Vec<ValueId> = children
+                    .iter()
+                    .map(|&ch| self.emit(ch))
+                    .collect::<Result<_, _>>()?;
+                let outs = self.emit_op(op, &children, &ins, result as usize, &layout)?;
+                outs[result as usize]
+            }
+            PNode::Reshard { plan, child, .. } => {
+                let x = self.emit(child[0])?;
+                let from = self.layout_of(child[0]);
+                let plan = self.p.graph.plan(plan).clone();
+                self.emit_plan(&plan, &from, x, value)?
+            }
+        };
+        self.emitted.insert(c, out);
+        Ok(out)
+    }
+
+    /// The layouts of all of an op's results, given its operands' layouts and one result's.
+    fn result_layouts(
+        &self,
+        op: OpId,
+        children: &[Id],
+        result: usize,
+        layout: &Layout,
+    ) -> Result<Vec<Layout>, CompileError> {
+        let o = self.f.op(op);
+        if o.results.len() == 1 {
+            return Ok(vec![layout.clone()]);
+        }
+        let rule = self.p.rules[op.index()]
+            .as_ref()
+            .ok_or_else(|| internal(format!("op {op} has no rule")))?;
+        let mesh = &self.p.mesh;
+        let mut fa = project(rule, TensorRef::Result(result), layout, mesh)
+            .unwrap_or_else(|| FactorAxes::empty(rule));
+        for (k, &ch) in children.iter().enumerate() {
+            if let Some(other) = project(rule, TensorRef::Operand(k), &self.layout_of(ch), mesh) {
+                fa = fa
+                    .merge(&other)
+                    .ok_or_else(|| internal(format!("operand layouts of op {op} disagree")))?;
+            }
+        }
+        (0..o.results.len())
+            .map(|k| {
+                fa.layout_of(rule, TensorRef::Result(k))
+                    .ok_or_else(|| internal(format!("no layout for result {k} of op {op}")))
+            })
+            .collect()
+    }
+
+    fn emit_op(
+        &mut self,
+        op: OpId,
+        children: &[Id],
+        ins: &[ValueId],
+        result: usize,
+        layout: &Layout,
+    ) -> Result<Vec<ValueId>, CompileError> {
+        let layouts = self.result_layouts(op, children, result, layout)?;
+        let key = (op, children.to_vec(), layouts.clone());
+        if let Some(outs) = self.ops.get(&key) {
+            return Ok(outs.clone());
+        }
+        let f = self.f;
+        let o = f.op(op);
+        let outs = if o.operands.is_empty() {
+            // Computed whole, then each device keeps its piece.
+            let mut map = HashMap::new();
+            let whole = self.b.copy_op(f, o, &mut map)?;
+            let mut outs = Vec::new();
+            for (k, (&w, l)) in whole.iter().zip(&layouts).enumerate() {
+                let from = Layout::replicated(l.rank());
+                let plans = plan(&from, l);
+                let first = plans
+                    .first()
+                    .ok_or_else(|| internal(format!("no plan to {l}")))?;
+                outs.push(self.emit_plan(first, &from, w, o.results[k])?);
+            }
+            outs
+        } else {
+            let mesh = &self.p.mesh;
+            let global_in: Vec<TensorType> = o.operands.iter().map(|&v| f.ty(v).clone()).collect();
+            let local_in: Vec<TensorType> = ins.iter().map(|&v| self.b.ty(v).clone()).collect();
+            let local_out: Vec<TensorType> = o
+                .results
+                .iter()
+                .zip(&layouts)
+                .map(|(&r, l)| {
+                    l.local_type(mesh, f.ty(r))
+                        .ok_or_else(|| internal(format!("layout {l} does not divide {}", f.ty(r))))
+                })
+                .collect::<Result<_, _>>()?;
+            let kind = local_kind(&o.kind, &global_in, &local_in);
+            let mut map = HashMap::new();
+            let regions = o
+                .regions
+                .iter()
+                .map(|&r| self.b.copy_region(f, r, &mut map))
+                .collect::<Result<Vec<_>, _>>()?;
+            let id = self.b.push(kind, ins, Some(&local_out), regions)?;
+            self.b.func().op(id).results.clone()
+        };
+        self.ops.insert(key, outs.clone());
+        Ok(outs)
+    }
+
+    fn groups(&self, axes: &[AxisRef]) -> Result<ReplicaGroups, CompileError> {
+        self.p.mesh.replica_groups(axes).ok_or_else(|| {
+            internal(format!(
+                "axes {axes:?} are not all on mesh @{}",
+                self.p.mesh.name
+            ))
+        })
+    }
+
+    /// Emits the steps of a plan on `x` (value `v` of the global program, now in `from`).
+    fn emit_plan(
+        &mut self,
+        plan: &Plan,
+        from: &Layout,
+        mut x: ValueId,
+        v: ValueId,
+    ) -> Result<ValueId, CompileError> {
+        let global = self.f.ty(v).clone();
+        let mut cur = from.clone();
+        for step in &plan.steps {
+            let next = step
+                .apply(&cur)
+                .ok_or_else(|| internal(format!("step {step} does not apply to {cur}")))?;
+            let ty = next
+                .local_type(&self.p.mesh, &global)
+                .ok_or_else(|| internal(format!("layout {next} does not divide {global}")))?;
+            x = match step {
+                Step::AllReduce { axes, combiner } | Step::ReduceScatter { axes, combiner, .. } => {
+                    let groups = self.groups(axes)?;
+                    let op = combining_op(combiner.combiner()).ok_or_else(|| {
+                        internal(format!("combiner {combiner:?} has no one-op reducer"))
+                    })?;
+                    let scalar = TensorType::scalar(global.dtype);
+                    let acc = self.b.begin_block(&[scalar.clone(), scalar]);
+                    let r = self.b.binary(op, acc[0], acc[1]);
+                    let r = match r {
+                        Ok(r) => r,
+                        Err(e) => {
+                            self.b.end_block(&[]);
+                            return Err(e.into());
+                        }
+                    };
+                    let body = self.b.end_block(&[r]);
+                    let kind = match step {
+                        Step::ReduceScatter { dim, .. } => {
+                            OpKind::ReduceScatter { dim: *dim, groups }
+                        }
+                        _ => OpKind::AllReduce { groups },
+                    };
+                    let id = self.b.push(kind, &[x], Some(&[ty]), vec![body])?;
+                    self.b.func().op(id).results[0]
+                }
+                Step::AllGather { dim, axes } => {
+                    let groups = self.groups(axes)?;
+                    self.b
+                        .push1_typed(OpKind::AllGather { dim: *dim, groups }, &[x], ty)?
+                }
+                Step::AllToAll {
+                    src_dim,
+                    dst_dim,
+                    axes,
+                } => {
+                    let groups = self.groups(axes)?;
+                    let kind = OpKind::AllToAll {
+                        split_dim: *dst_dim,
+                        concat_dim: *src_dim,
+                        groups,
+                    };
+                    self.b.push1_typed(kind, &[x], ty)?
+                }
+                Step::Slice { dim, axes } => {
+                    let groups = self.groups(axes)?;
+                    self.b
+                        .push1_typed(OpKind::ShardSlice { dim: *dim, groups }, &[x], ty)?
+                }
+            };
+            cur = next;
+        }
+        Ok(x)
+    }
+}

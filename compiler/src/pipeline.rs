@@ -1,0 +1,69 @@
+//! The pipeline, in order: verify, inline, propagate, extract, partition, verify again.
+//! Every stage's module prints with [`Compiled::as_text`].
+
+use crate::error::CompileError;
+use crate::extract::{Extraction, extract};
+use crate::inline::inline;
+use crate::partition::{Partitioned, partition};
+use crate::propagate::{Options, Propagated, propagate};
+use shardc_ir::text::print_module;
+use shardc_ir::{Module, verify_module};
+
+/// A stage of the pipeline whose module can be printed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The module as given (global view, user annotations).
+    Input,
+    /// Calls inlined: what propagation reads.
+    Inlined,
+    /// The per-device program with its collectives.
+    Partitioned,
+}
+
+/// Everything the pipeline produced.
+pub struct Compiled {
+    pub input: Module,
+    pub global: Module,
+    pub propagated: Propagated,
+    pub extraction: Extraction,
+    pub partitioned: Partitioned,
+}
+
+/// Runs the pipeline on a module.
+pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
+    verify_module(m)?;
+    let global = inline(m)?;
+    let propagated = propagate(&global, opts)?;
+    let f = global.entry().ok_or_else(|| CompileError::Unsupported {
+        what: "a module without functions".into(),
+        why: "there is nothing to compile".into(),
+    })?;
+    let extraction = extract(&propagated, f)?;
+    let partitioned = partition(&global, &propagated, &extraction)?;
+    verify_module(&partitioned.module).map_err(|e| CompileError::Unsupported {
+        what: format!("the partitioned program does not verify: {e}"),
+        why: "this is a bug in shardc's partitioner; please report it with the program".into(),
+    })?;
+    Ok(Compiled {
+        input: m.clone(),
+        global,
+        propagated,
+        extraction,
+        partitioned,
+    })
+}
+
+impl Compiled {
+    pub fn module(&self, stage: Stage) -> &Module {
+        match stage {
+            Stage::Input => &self.input,
+            Stage::Inlined => &self.global,
+            Stage::Partitioned => &self.partitioned.module,
+        }
+    }
+
+    /// The module after a stage, in the StableHLO + Shardy syntax JAX prints.
+    pub fn as_text(&self, stage: Stage) -> String {
+        print_module(self.module(stage))
+    }
+}

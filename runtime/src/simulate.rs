@@ -1,0 +1,321 @@
+//! A simulated mesh: runs a partitioned (per-device) program on every device of a mesh,
+//! each device with the reference interpreter, in lockstep. Collectives are exact: their
+//! semantics are StableHLO's over the op's replica groups (device ids).
+//!
+//! This makes every partitioning decision a numerics test: shard the inputs with
+//! [`crate::shard`], [`run`] the per-device program, reassemble the results and compare
+//! with [`crate::reference::run`] on the global program.
+
+use crate::reference::{self, InterpError};
+use shardc_ir::{
+    Elements, Function, FunctionBuilder, Literal, Module, Op, OpKind, TensorType, ValueId,
+};
+use std::collections::HashMap;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum SimError {
+    #[error("device {device}: {source}")]
+    Device {
+        device: usize,
+        #[source]
+        source: Box<InterpError>,
+    },
+    #[error("the per-device program has no function @{0}")]
+    UnknownFunction(String),
+    #[error("{op} defining {at}: {problem}")]
+    Collective {
+        op: String,
+        at: String,
+        problem: String,
+    },
+    #[error("expected arguments for {want} devices, got {got}")]
+    DeviceCount { want: usize, got: usize },
+}
+
+/// Per-device values of one function run.
+type Env = Vec<Vec<Option<Literal>>>;
+
+/// Runs `func` of a per-device program on devices `devices` (device ids, the ones replica
+/// groups name), device `i` getting `args[i]`; returns each device's results.
+pub fn run(
+    module: &Module,
+    func: &str,
+    devices: &[usize],
+    args: &[Vec<Literal>],
+) -> Result<Vec<Vec<Literal>>, SimError> {
+    let f = module
+        .function(func)
+        .ok_or_else(|| SimError::UnknownFunction(func.to_string()))?;
+    if args.len() != devices.len() {
+        return Err(SimError::DeviceCount {
+            want: devices.len(),
+            got: args.len(),
+        });
+    }
+    let n = devices.len();
+    let mut env: Env = vec![vec![None; f.values.len()]; n];
+    for (d, a) in args.iter().enumerate() {
+        if a.len() != f.args().len() {
+            return Err(SimError::Device {
+                device: devices[d],
+                source: Box::new(InterpError::ArgumentCount {
+                    func: f.name.clone(),
+                    expected: f.args().len(),
+                    types: f
+                        .arg_types()
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    given: a.len(),
+                }),
+            });
+        }
+        for (&v, lit) in f.args().iter().zip(a) {
+            env[d][v.index()] = Some(lit.clone());
+        }
+    }
+    let position: HashMap<usize, usize> =
+        devices.iter().enumerate().map(|(i, &d)| (d, i)).collect();
+    for (_, op) in f.body_ops() {
+        let inputs: Vec<Vec<Literal>> = (0..n)
+            .map(|d| op.operands.iter().map(|v| take(&env[d], *v)).collect())
+            .collect();
+        let outputs: Vec<Literal> = if op.kind.replica_groups().is_some() {
+            collective(module, f, op, devices, &position, inputs)?
+        } else {
+            let mut outs = Vec::with_capacity(n);
+            for (d, ins) in inputs.iter().enumerate() {
+                let r = reference::eval_op(module, f, op, ins).map_err(|e| SimError::Device {
+                    device: devices[d],
+                    source: Box::new(e),
+                })?;
+                outs.push(r);
+            }
+            for (d, r) in outs.into_iter().enumerate() {
+                for (&v, lit) in op.results.iter().zip(r) {
+                    env[d][v.index()] = Some(lit);
+                }
+            }
+            continue;
+        };
+        for (d, lit) in outputs.into_iter().enumerate() {
+            env[d][op.results[0].index()] = Some(lit);
+        }
+    }
+    Ok((0..n)
+        .map(|d| f.results().iter().map(|&v| take(&env[d], v)).collect())
+        .collect())
+}
+
+fn take(env: &[Option<Literal>], v: ValueId) -> Literal {
+    env[v.index()]
+        .clone()
+        .expect("SSA: every operand is defined before use in a verified program")
+}
+
+/// Flat indices of block `b` of `parts` equal blocks of dimension `dim`, row-major.
+fn block_indices(shape: &[usize], dim: usize, b: usize, parts: usize) -> Vec<usize> {
+    let strides = shardc_ir::dtype::row_major_strides(shape);
+    let len = shape[dim] / parts;
+    let mut out = vec![0usize];
+    for (d, &n) in shape.iter().enumerate() {
+        let (off, cnt) = if d == dim { (b * len, len) } else { (0, n) };
+        let mut next = Vec::with_capacity(out.len() * cnt);
+        for base in &out {
+            for i in 0..cnt {
+                next.push(base + (off + i) * strides[d]);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+fn block(x: &Literal, dim: usize, b: usize, parts: usize) -> Literal {
+    let x = x.to_dense();
+    let mut shape = x.ty.shape.clone();
+    let elements = x.elements.gather(&block_indices(&shape, dim, b, parts));
+    shape[dim] /= parts;
+    Literal {
+        ty: TensorType::new(x.ty.dtype, shape),
+        elements,
+    }
+}
+
+fn concat(parts: &[Literal], dim: usize) -> Literal {
+    let n = parts.len();
+    let mut shape = parts[0].ty.shape.clone();
+    shape[dim] *= n;
+    // Gather from the pieces laid end to end: element i of the result comes from piece
+    // (i's index along dim) / piece size.
+    let all = Literal {
+        ty: TensorType::new(parts[0].ty.dtype, vec![n * parts[0].ty.num_elements()]),
+        elements: concat_elements(parts),
+    };
+    let piece = parts[0].ty.shape[dim];
+    let strides = shardc_ir::dtype::row_major_strides(&shape);
+    let piece_strides = shardc_ir::dtype::row_major_strides(&parts[0].ty.shape);
+    let total: usize = shape.iter().product();
+    let mut idx = Vec::with_capacity(total);
+    for flat in 0..total {
+        let mut rem = flat;
+        let mut src = 0;
+        let mut which = 0;
+        for d in 0..shape.len() {
+            let mut c = rem / strides[d];
+            rem %= strides[d];
+            if d == dim {
+                which = c / piece;
+                c %= piece;
+            }
+            src += c * piece_strides[d];
+        }
+        idx.push(which * parts[0].ty.num_elements() + src);
+    }
+    Literal {
+        ty: TensorType::new(parts[0].ty.dtype, shape),
+        elements: all.elements.gather(&idx),
+    }
+}
+
+fn concat_elements(parts: &[Literal]) -> Elements {
+    let dense: Vec<Literal> = parts.iter().map(|p| p.to_dense()).collect();
+    let mut bits = Vec::new();
+    for p in &dense {
+        bits.extend((0..p.elements.len()).map(|i| p.elements.bits(i)));
+    }
+    Elements::from_bits(parts[0].ty.dtype, &bits)
+}
+
+/// Combines two pieces with the reducer region of an all-reduce or reduce-scatter, by
+/// running the region's op elementwise on whole pieces (a one-op reducer).
+fn combine(
+    module: &Module,
+    f: &Function,
+    op: &Op,
+    a: &Literal,
+    b: &Literal,
+) -> Result<Literal, SimError> {
+    let bad = |problem: String| SimError::Collective {
+        op: op.kind.name(),
+        at: format!("@{}", f.name),
+        problem,
+    };
+    let body = f.block(
+        *op.regions
+            .first()
+            .ok_or_else(|| bad("has no reducer region".into()))?,
+    );
+    let [only] = body.ops.as_slice() else {
+        return Err(bad(format!(
+            "the simulator runs one-op reducers; this one has {} ops",
+            body.ops.len()
+        )));
+    };
+    let inner = f.op(*only);
+    let OpKind::Binary(bin) = inner.kind else {
+        return Err(bad(format!(
+            "the reducer's op is {}, not a binary op",
+            inner.kind.name()
+        )));
+    };
+    let mut fb = FunctionBuilder::new("combine", &[a.ty.clone(), b.ty.clone()]);
+    let r = fb
+        .binary(bin, fb.arg(0), fb.arg(1))
+        .map_err(|e| bad(e.to_string()))?;
+    let m = Module {
+        functions: vec![fb.finish(&[r])],
+        ..Module::default()
+    };
+    let _ = module;
+    let mut out =
+        reference::run(&m, "combine", &[a.clone(), b.clone()]).map_err(|e| bad(e.to_string()))?;
+    Ok(out.remove(0))
+}
+
+fn collective(
+    module: &Module,
+    f: &Function,
+    op: &Op,
+    devices: &[usize],
+    position: &HashMap<usize, usize>,
+    inputs: Vec<Vec<Literal>>,
+) -> Result<Vec<Literal>, SimError> {
+    let groups = op
+        .kind
+        .replica_groups()
+        .expect("called for ops with replica groups");
+    let bad = |problem: String| SimError::Collective {
+        op: op.kind.name(),
+        at: format!("@{}", f.name),
+        problem,
+    };
+    let result_ty = f.ty(op.results[0]).clone();
+    let mut out: Vec<Option<Literal>> = vec![None; devices.len()];
+    for group in &groups.0 {
+        let members: Vec<usize> = group
+            .iter()
+            .map(|d| {
+                position.get(d).copied().ok_or_else(|| {
+                    bad(format!("device {d} of the replica groups is not simulated"))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let g = members.len();
+        let pieces: Vec<&Literal> = members.iter().map(|&m| &inputs[m][0]).collect();
+        let results: Vec<Literal> = match &op.kind {
+            OpKind::AllGather { dim, .. } => {
+                let all = concat(
+                    &pieces.iter().map(|p| (*p).clone()).collect::<Vec<_>>(),
+                    *dim,
+                );
+                vec![all; g]
+            }
+            OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } => {
+                let mut acc = pieces[0].clone();
+                for p in &pieces[1..] {
+                    acc = combine(module, f, op, &acc, p)?;
+                }
+                match &op.kind {
+                    OpKind::ReduceScatter { dim, .. } => {
+                        (0..g).map(|i| block(&acc, *dim, i, g)).collect()
+                    }
+                    _ => vec![acc; g],
+                }
+            }
+            OpKind::AllToAll {
+                split_dim,
+                concat_dim,
+                ..
+            } => (0..g)
+                .map(|i| {
+                    let received: Vec<Literal> =
+                        pieces.iter().map(|p| block(p, *split_dim, i, g)).collect();
+                    concat(&received, *concat_dim)
+                })
+                .collect(),
+            OpKind::ShardSlice { dim, .. } => {
+                (0..g).map(|i| block(pieces[i], *dim, i, g)).collect()
+            }
+            OpKind::AxisIndex { .. } => (0..g)
+                .map(|i| Literal::scalar(result_ty.dtype, shardc_ir::Scalar::Int(i as i64)))
+                .collect(),
+            other => return Err(bad(format!("{} is not a per-device op", other.name()))),
+        };
+        for (&m, r) in members.iter().zip(results) {
+            if r.ty != result_ty {
+                return Err(bad(format!(
+                    "device {} would get {} but the op declares {result_ty}",
+                    devices[m], r.ty
+                )));
+            }
+            out[m] = Some(r);
+        }
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, o)| o.ok_or_else(|| bad(format!("device {} is in no replica group", devices[i]))))
+        .collect()
+}
