@@ -118,8 +118,9 @@ impl Compiled {
             let (v, l) = class_of(c);
             describe(f.ty(v), p.graph.layout(l), mesh_name)
         };
-        // Which chosen nodes read each class.
+        // Which chosen nodes read each class (and the classes they produce).
         let mut readers: HashMap<Id, Vec<String>> = HashMap::new();
+        let mut reader_classes: HashMap<Id, Vec<Id>> = HashMap::new();
         for (&c, n) in &x.choice {
             if let PNode::Local { op, .. } = n {
                 let (v, _) = class_of(c);
@@ -129,6 +130,7 @@ impl Compiled {
                     if !list.contains(&who) {
                         list.push(who);
                     }
+                    reader_classes.entry(eg.find(ch)).or_default().push(c);
                 }
             }
         }
@@ -236,7 +238,8 @@ impl Compiled {
                 if let PNode::Reshard { plan, child, .. } = n {
                     let (global, _) = class_types(p, f, c);
                     let mut cur = p.graph.layout(class_of(child[0]).1).clone();
-                    let alternatives: Vec<Alternative> = eg[c]
+                    // Other ways to obtain this layout of the value...
+                    let mut alternatives: Vec<Alternative> = eg[c]
                         .nodes
                         .iter()
                         .filter(|m| *m != n)
@@ -245,6 +248,38 @@ impl Compiled {
                             cost_us: us(total(c, m)),
                         })
                         .collect();
+                    // ...and other layouts the consumers could have produced instead, each
+                    // by its cheapest way.
+                    let mut consumers = reader_classes.get(&c).cloned().unwrap_or_default();
+                    consumers.sort();
+                    consumers.dedup();
+                    for r in consumers {
+                        let (u, ul) = class_of(r);
+                        for &l2 in p.graph.layouts_of(u) {
+                            let Some(r2) = p.graph.class(u, l2) else {
+                                continue;
+                            };
+                            if l2 == ul || p.graph.layout(l2).is_partial() {
+                                continue;
+                            }
+                            let best = eg[r2]
+                                .nodes
+                                .iter()
+                                .map(|m| (total(r2, m), m))
+                                .min_by(|a, b| a.0.total_cmp(&b.0));
+                            if let Some((cost, m)) = best.filter(|(cost, _)| cost.is_finite()) {
+                                alternatives.push(Alternative {
+                                    what: format!(
+                                        "{} as {} by {}",
+                                        names[u.index()],
+                                        layout_text(r2),
+                                        node_text(r2, m)
+                                    ),
+                                    cost_us: us(cost),
+                                });
+                            }
+                        }
+                    }
                     for step in &p.graph.plan(*plan).steps {
                         let next = step.apply(&cur).unwrap_or_else(|| cur.clone());
                         if !step.axes().is_empty() {

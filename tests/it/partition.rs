@@ -77,3 +77,175 @@ fn jax_fixtures_partition_and_match_jax() {
         }
     }
 }
+
+/// Every layout of a rank-2 tensor on a 2x4 mesh: each axis unused, on dimension 0 or on
+/// dimension 1 (both orders when two axes share a dimension), optionally partial over the
+/// axes that split nothing (sources only).
+fn rank2_layouts(partial: bool) -> Vec<shardc::ir::Sharding> {
+    use shardc::ir::{AxisRef, Sharding};
+    let axes = ["data", "model"];
+    let mut out = Vec::new();
+    for a in 0..3 {
+        for b in 0..3 {
+            let mut dims: Vec<Vec<&str>> = vec![vec![], vec![]];
+            if a > 0 {
+                dims[a - 1].push(axes[0]);
+            }
+            if b > 0 {
+                dims[b - 1].push(axes[1]);
+            }
+            let mut variants = vec![dims.clone()];
+            if a == b && a > 0 {
+                let mut rev = dims.clone();
+                rev[a - 1].reverse();
+                variants.push(rev);
+            }
+            for d in variants {
+                let s = Sharding::split("mesh", &[&d[0], &d[1]]);
+                let unused: Vec<&str> = axes
+                    .iter()
+                    .copied()
+                    .filter(|x| !d.iter().flatten().any(|y| y == x))
+                    .collect();
+                out.push(s.clone());
+                if partial && !unused.is_empty() {
+                    let mut p = s.clone();
+                    p.unreduced = unused.iter().map(|x| AxisRef::new(x)).collect();
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_rank2_layout_pair_reshards_correctly_on_a_2x4_mesh() {
+    use shardc::ir::{DType, FunctionBuilder, Mesh, TensorType, UnaryOp};
+    let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+    let ty = TensorType::new(DType::F32, [8, 16]);
+    let x: Vec<f64> = (0..128).map(|i| (i as f64 * 0.37).sin()).collect();
+    let arg = Literal::from_f64(DType::F32, &[8, 16], &x).unwrap();
+    let (sources, targets) = (rank2_layouts(true), rank2_layouts(false));
+    assert_eq!(targets.len(), 11);
+    let mut pairs = 0;
+    for s in &sources {
+        for t in &targets {
+            // y = -x: x arrives as `s`, y leaves as `t`.
+            let mut b = FunctionBuilder::new("main", std::slice::from_ref(&ty));
+            b.set_arg_sharding(0, s.clone());
+            let y = b.unary(UnaryOp::Negate, b.arg(0)).unwrap();
+            let mut f = b.finish(&[y]);
+            f.result_attrs[0].sharding = Some(t.clone());
+            let m = Module {
+                meshes: vec![mesh.clone()],
+                functions: vec![f],
+                ..Module::default()
+            };
+            let c = compile(&m, &Options::default()).unwrap_or_else(|e| panic!("{s} -> {t}: {e}"));
+            assert_eq!(
+                c.partitioned.outputs[0].to_sharding("mesh").as_ref(),
+                Some(t),
+                "{s} -> {t}"
+            );
+            let got = run_simulated(&c, std::slice::from_ref(&arg));
+            let want: Vec<f64> = x.iter().map(|v| -(*v as f32) as f64).collect();
+            assert_eq!(got[0].to_f64_vec(), want, "{s} -> {t}\n{}", c.explain());
+            pairs += 1;
+        }
+    }
+    // 11 complete layouts; the 5 that leave an axis unused also come partial over it.
+    assert_eq!(sources.len(), 16);
+    assert_eq!(pairs, 176);
+}
+
+/// Deterministic inputs, as the JAX fixtures make them: `sin(0.37 * i + k) * 0.5`.
+pub fn det_inputs(m: &Module) -> Vec<Literal> {
+    m.entry()
+        .unwrap()
+        .arg_types()
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let v: Vec<f64> = (0..t.num_elements())
+                .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
+                .collect();
+            Literal::from_f64(t.dtype, &t.shape, &v).unwrap()
+        })
+        .collect()
+}
+
+/// The `// expect: <kind> {<axes>} <bytes>` lines of a case, in order.
+fn expectations(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("// expect: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The canonical cases in `tests/partition/`: each states the collectives it must get
+/// (kind, axes, bytes per device) in `// expect:` lines; each is run on the simulated
+/// mesh against the reference; the explanation summary and the partitioned program are
+/// snapshotted (and the full explanation, with the alternatives that lost).
+#[test]
+fn canonical_cases() {
+    insta::glob!(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests"),
+        "partition/*.mlir",
+        |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let m = shardc::ir::text::parse_module(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let c = check_against_reference(&m, &det_inputs(&m), 1e-5, 1e-5);
+            let e = c.explain();
+            let got: Vec<String> = e
+                .collectives
+                .iter()
+                .map(|c| format!("{} {{{}}} {}", c.kind, c.axes.join(","), c.bytes_per_device))
+                .collect();
+            assert_eq!(got, expectations(&text), "{}\n{e}", path.display());
+            insta::assert_snapshot!(format!(
+                "{}\n{}\n{}",
+                e.summary(),
+                c.as_text(shardc::compiler::Stage::Partitioned),
+                e
+            ));
+        }
+    );
+}
+
+/// The JAX fixtures' partitioning decisions: Megatron MLP and attention with heads on
+/// "model" each need one all-reduce over "model"; data-parallel layer norm needs none; the
+/// data-parallel training step all-reduces the loss and the two gradients over "data".
+#[test]
+fn jax_fixture_decisions() {
+    let want: &[(&str, &[&str])] = &[
+        ("attention_heads_tp", &["all_reduce {model}"]),
+        ("layer_norm_dp", &[]),
+        (
+            "mlp_dp_train_step",
+            &[
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        ("mlp_megatron_fwd", &["all_reduce {model}"]),
+    ];
+    for fx in jax_fixtures().unwrap() {
+        let c = compile(&fx.module, &Options::default()).unwrap();
+        let e = c.explain();
+        let got: Vec<String> = e
+            .collectives
+            .iter()
+            .map(|c| format!("{} {{{}}}", c.kind, c.axes.join(",")))
+            .collect();
+        let expected = want
+            .iter()
+            .find(|(n, _)| *n == fx.name)
+            .map(|(_, w)| w.to_vec())
+            .unwrap_or_default();
+        assert_eq!(got, expected, "{}\n{e}", fx.name);
+        insta::assert_snapshot!(format!("jax_{}", fx.name), e.summary());
+    }
+}
