@@ -1596,65 +1596,6 @@ fn from_constraint(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> 
     Ok(OpKind::ShardingConstraint(sharding))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::DType;
-    use crate::literal::{Literal, Scalar};
-    use crate::sharding::Sharding;
-
-    /// Every kind has exactly one entry, found by its name.
-    #[test]
-    fn every_kind_has_a_syntax() {
-        let mut kinds: Vec<OpKind> = UnaryOp::ALL.iter().map(|&u| OpKind::Unary(u)).collect();
-        kinds.extend(BinaryOp::ALL.iter().map(|&b| OpKind::Binary(b)));
-        kinds.extend([
-            OpKind::Compare {
-                direction: ComparisonDirection::Eq,
-                compare_type: None,
-            },
-            OpKind::Select,
-            OpKind::Clamp,
-            OpKind::Constant(Literal::scalar(DType::F32, Scalar::Float(0.0))),
-            OpKind::Iota { dimension: 0 },
-            OpKind::Convert,
-            OpKind::BroadcastInDim { dims: vec![] },
-            OpKind::Reshape,
-            OpKind::Transpose {
-                permutation: vec![],
-            },
-            OpKind::Slice {
-                start: vec![],
-                limit: vec![],
-                strides: vec![],
-            },
-            OpKind::Concatenate { dimension: 0 },
-            OpKind::Pad {
-                low: vec![],
-                high: vec![],
-                interior: vec![],
-            },
-            OpKind::DotGeneral(DotDims::default()),
-            OpKind::Reduce { dimensions: vec![] },
-            OpKind::Gather(GatherDims::default()),
-            OpKind::Random {
-                distribution: Distribution::Uniform,
-            },
-            OpKind::Call { callee: "f".into() },
-            OpKind::ShardingConstraint(Sharding::replicated("m", 0)),
-        ]);
-        for k in &kinds {
-            let name = k.name();
-            let matching = SYNTAX
-                .iter()
-                .filter(|s| s.names.contains(&name.as_str()) || s.family.is_some_and(|f| f(&name)))
-                .count();
-            assert_eq!(matching, 1, "{name}");
-            assert!(of(k).is_some());
-        }
-    }
-}
-
 // ----- per-device ops of partitioned programs -----
 //
 // They print generic, as XLA shows a partitioned program: StableHLO's properties with
@@ -1792,4 +1733,63 @@ fn from_axis_index(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> 
     Ok(OpKind::AxisIndex {
         groups: groups_prop(p, g)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DType;
+    use crate::literal::{Literal, Scalar};
+    use crate::sharding::Sharding;
+
+    /// Every kind has exactly one entry, found by its name.
+    #[test]
+    fn every_kind_has_a_syntax() {
+        let mut kinds: Vec<OpKind> = UnaryOp::ALL.iter().map(|&u| OpKind::Unary(u)).collect();
+        kinds.extend(BinaryOp::ALL.iter().map(|&b| OpKind::Binary(b)));
+        kinds.extend([
+            OpKind::Compare {
+                direction: ComparisonDirection::Eq,
+                compare_type: None,
+            },
+            OpKind::Select,
+            OpKind::Clamp,
+            OpKind::Constant(Literal::scalar(DType::F32, Scalar::Float(0.0))),
+            OpKind::Iota { dimension: 0 },
+            OpKind::Convert,
+            OpKind::BroadcastInDim { dims: vec![] },
+            OpKind::Reshape,
+            OpKind::Transpose {
+                permutation: vec![],
+            },
+            OpKind::Slice {
+                start: vec![],
+                limit: vec![],
+                strides: vec![],
+            },
+            OpKind::Concatenate { dimension: 0 },
+            OpKind::Pad {
+                low: vec![],
+                high: vec![],
+                interior: vec![],
+            },
+            OpKind::DotGeneral(DotDims::default()),
+            OpKind::Reduce { dimensions: vec![] },
+            OpKind::Gather(GatherDims::default()),
+            OpKind::Random {
+                distribution: Distribution::Uniform,
+            },
+            OpKind::Call { callee: "f".into() },
+            OpKind::ShardingConstraint(Sharding::replicated("m", 0)),
+        ]);
+        for k in &kinds {
+            let name = k.name();
+            let matching = SYNTAX
+                .iter()
+                .filter(|s| s.names.contains(&name.as_str()) || s.family.is_some_and(|f| f(&name)))
+                .count();
+            assert_eq!(matching, 1, "{name}");
+            assert!(of(k).is_some());
+        }
+    }
 }
