@@ -282,7 +282,7 @@ impl Compiled {
                     }
                     for step in &p.graph.plan(*plan).steps {
                         let next = step.apply(&cur).unwrap_or_else(|| cur.clone());
-                        if !step.axes().is_empty() {
+                        if !step.axes().is_empty() && step.group_size(&p.mesh) > 1 {
                             collectives.push(Collective {
                                 kind: step.kind().name().to_string(),
                                 axes: step
@@ -373,8 +373,8 @@ impl fmt::Display for Explanation {
         let r = &self.propagation;
         writeln!(
             f,
-            "propagation: {:?} after {} op visits; {} classes, {} nodes; {} µs",
-            r.stop, r.visits, r.classes, r.nodes, r.micros
+            "propagation: {:?} after {} op visits; {} classes, {} nodes",
+            r.stop, r.visits, r.classes, r.nodes
         )?;
         writeln!(f, "values:")?;
         for v in &self.values {

@@ -37,6 +37,14 @@ pub struct Extraction {
     pub best: HashMap<Id, f64>,
 }
 
+/// The printed name of a value of the propagated function (`%3`).
+fn value_name(p: &Propagated, v: ValueId) -> String {
+    p.names
+        .get(v.index())
+        .cloned()
+        .unwrap_or_else(|| v.to_string())
+}
+
 /// The values of a function in program order: arguments, then op results in body order.
 pub fn program_order(f: &Function) -> Vec<ValueId> {
     let mut order: Vec<ValueId> = f.args().to_vec();
@@ -135,7 +143,13 @@ fn round(
                     let PNode::Reshard { child, .. } = n else {
                         continue;
                     };
-                    let total = costs[&(c, i)] + weight(&best, child[0]);
+                    // Within a value, children count in full: shared weights could make a
+                    // cycle of reshards look cheaper each time around.
+                    let full = best
+                        .get(&eg.find(child[0]))
+                        .map(|(x, _)| *x)
+                        .unwrap_or(f64::INFINITY);
+                    let total = costs[&(c, i)] + full;
                     if best.get(&c).is_none_or(|(b, _)| total < *b - 1e-18) {
                         best.insert(c, (total, n.clone()));
                         changed = true;
@@ -165,7 +179,7 @@ fn resolve_roots(p: &Propagated, r: &Round) -> Result<Vec<Id>, CompileError> {
                 .filter(|c| r.best.contains_key(c))
                 .min_by(|a, b| r.best[a].0.total_cmp(&r.best[b].0))
                 .ok_or_else(|| CompileError::Unreachable {
-                    value: format!("result value {v}"),
+                    value: format!("result value {}", value_name(p, *v)),
                     layout: "any complete layout".into(),
                     why: "propagation gave it none".into(),
                 }),
@@ -191,7 +205,7 @@ fn reach(
         let Some((_, node)) = r.best.get(&c) else {
             let (v, l) = eg[c].data;
             return Err(CompileError::Unreachable {
-                value: format!("value {v}"),
+                value: value_name(p, v),
                 layout: p.graph.layout(l).to_string(),
                 why: "no node of its class has all of its inputs available".into(),
             });

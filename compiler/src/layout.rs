@@ -219,7 +219,7 @@ impl FactorAxes {
                 continue;
             }
             if out.0[i].is_empty() {
-                if axes.iter().any(|a| self.axes().any(|b| b.name == a.name)) {
+                if axes.iter().any(|a| self.axes().any(|b| b.overlaps(a))) {
                     return None;
                 }
                 out.0[i] = axes.clone();
@@ -307,6 +307,12 @@ pub fn project(rule: &OpRule, t: TensorRef, layout: &Layout, mesh: &Mesh) -> Opt
         let mut left = factors.first().map(|&f| rule.size(f)).unwrap_or(1);
         for a in axes {
             let n = a.size(mesh)?;
+            if n == 1 {
+                // An axis of one device splits nothing: it stays with the current factor.
+                let f = factors.get(k).or(factors.last())?;
+                out.0[f.index()].push(a.clone());
+                continue;
+            }
             while k < factors.len() && (left == 1 || left % n != 0) {
                 if left != 1 {
                     return None;

@@ -49,6 +49,12 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
     }
 }
 
+/// Ops that are the identity on local pieces: a sharding constraint has done its work once
+/// propagation has read it, and the per-device program passes its operand through.
+pub fn is_identity_locally(kind: &OpKind) -> bool {
+    matches!(kind, OpKind::ShardingConstraint(_))
+}
+
 /// The op kind to run on local pieces of the given types (global types alongside).
 pub fn local_kind(kind: &OpKind, global: &[TensorType], local: &[TensorType]) -> OpKind {
     match kind {

@@ -12,7 +12,7 @@ use crate::egraph::PNode;
 use crate::error::CompileError;
 use crate::extract::{Extraction, program_order};
 use crate::layout::{FactorAxes, Layout, project};
-use crate::localize::{combining_op, local_kind};
+use crate::localize::{combining_op, is_identity_locally, local_kind};
 use crate::propagate::Propagated;
 use crate::reshard::{Plan, Step, plan};
 use egg::Id;
@@ -44,6 +44,8 @@ struct Emitter<'a> {
     inputs: Vec<Layout>,
     emitted: HashMap<Id, ValueId>,
     ops: HashMap<(OpId, Vec<Id>, Vec<Layout>), Vec<ValueId>>,
+    /// Classes being emitted (to report a cyclic choice instead of recursing forever).
+    pending: std::collections::HashSet<Id>,
 }
 
 fn internal(what: String) -> CompileError {
@@ -100,6 +102,7 @@ pub fn partition(
         inputs: inputs.clone(),
         emitted: HashMap::new(),
         ops: HashMap::new(),
+        pending: std::collections::HashSet::new(),
     };
     for v in program_order(f) {
         for &l in p.graph.layouts_of(v) {
@@ -175,6 +178,11 @@ impl Emitter<'_> {
             .ok_or_else(|| internal(format!("class {c} was not extracted")))?;
         let (value, _) = eg[c].data;
         let layout = self.layout_of(c);
+        if !self.pending.insert(c) {
+            return Err(internal(format!(
+                "the extracted program obtains class {c} from itself"
+            )));
+        }
         let out = match node {
             PNode::Arg { index, .. } => {
                 let arg = self.b.arg(index as usize);
@@ -205,6 +213,7 @@ impl Emitter<'_> {
                 self.emit_plan(&plan, &from, x, value)?
             }
         };
+        self.pending.remove(&c);
         self.emitted.insert(c, out);
         Ok(out)
     }
@@ -257,10 +266,14 @@ impl Emitter<'_> {
         }
         let f = self.f;
         let o = f.op(op);
-        let outs = if o.operands.is_empty() {
-            // Computed whole, then each device keeps its piece.
+        let outs = if is_identity_locally(&o.kind) {
+            ins.to_vec()
+        } else if o.operands.is_empty() {
+            // Computed whole, then each device keeps its piece (global annotations dropped).
             let mut map = HashMap::new();
             let whole = self.b.copy_op(f, o, &mut map)?;
+            let last = OpId::from_index(self.b.func().ops.len() - 1);
+            self.b.op_mut(last).shardings = None;
             let mut outs = Vec::new();
             for (k, (&w, l)) in whole.iter().zip(&layouts).enumerate() {
                 let from = Layout::replicated(l.rank());
@@ -324,6 +337,11 @@ impl Emitter<'_> {
             let ty = next
                 .local_type(&self.p.mesh, &global)
                 .ok_or_else(|| internal(format!("layout {next} does not divide {global}")))?;
+            if step.group_size(&self.p.mesh) <= 1 {
+                // Axes of one device: the layout changes on paper only.
+                cur = next;
+                continue;
+            }
             x = match step {
                 Step::AllReduce { axes, combiner } | Step::ReduceScatter { axes, combiner, .. } => {
                     let groups = self.groups(axes)?;

@@ -1,6 +1,8 @@
-//! The pipeline, in order: verify, inline, propagate, extract, partition, verify again.
+//! The pipeline, in order: verify, inline, constrain, propagate, extract, partition,
+//! verify again.
 //! Every stage's module prints with [`Compiled::as_text`].
 
+use crate::constrain::constrain;
 use crate::error::CompileError;
 use crate::extract::{Extraction, extract};
 use crate::inline::inline;
@@ -14,7 +16,7 @@ use shardc_ir::{Module, verify_module};
 pub enum Stage {
     /// The module as given (global view, user annotations).
     Input,
-    /// Calls inlined: what propagation reads.
+    /// Calls inlined and op shardings made constraints: what propagation reads.
     Inlined,
     /// The per-device program with its collectives.
     Partitioned,
@@ -32,7 +34,7 @@ pub struct Compiled {
 /// Runs the pipeline on a module.
 pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     verify_module(m)?;
-    let global = inline(m)?;
+    let global = constrain(&inline(m)?)?;
     let propagated = propagate(&global, opts)?;
     let f = global.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),

@@ -117,7 +117,7 @@ impl Demand {
             && l.combiner == self.base.combiner
             && !l
                 .axes()
-                .any(|a| self.replicated.iter().any(|r| r.name == a.name))
+                .any(|a| self.replicated.iter().any(|r| r.overlaps(a)))
             && (0..l.rank()).all(|d| {
                 if self.open[d] {
                     l.dims[d].starts_with(&self.base.dims[d])
@@ -157,6 +157,8 @@ pub struct Propagated {
     pub origin: HashMap<(ValueId, LayoutId), Origin>,
     pub report: Report,
     pub cost: CostModel,
+    /// The printed name of every value (`%3`), for messages.
+    pub names: Vec<String>,
 }
 
 /// One function result and what it must be delivered as.
@@ -235,12 +237,6 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
     for (id, op) in f.body_ops() {
         if let OpKind::ShardingConstraint(s) = &op.kind {
             produce.insert(op.results[0], Demand::of(s, Annotation::Constraint(id)));
-        }
-        for (k, s) in op.shardings.iter().flatten().enumerate() {
-            produce.insert(
-                op.results[k],
-                Demand::of(s, Annotation::OpResult { op: id, result: k }),
-            );
         }
     }
     for (v, d) in &produce {
@@ -347,6 +343,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         origin: s.origin,
         report,
         cost: opts.cost.clone(),
+        names,
     })
 }
 
@@ -501,6 +498,26 @@ impl Saturate<'_> {
             };
             if !keep {
                 axes.clear();
+            }
+        }
+        // A compound dimension can only be split minor-factor-wise once its more major
+        // factors are split completely: `[ij]` split over axes on `j` alone would be a
+        // tensor sharding that cuts `i` instead. Drop such axes.
+        for (_, mapping) in rule.tensors() {
+            for factors in mapping {
+                let mut major_full = true;
+                for &fid in factors {
+                    let axes = &mut fa.0[fid.index()];
+                    if !major_full {
+                        axes.clear();
+                        continue;
+                    }
+                    let shards: usize = axes
+                        .iter()
+                        .map(|a| a.size(self.mesh).unwrap_or(0))
+                        .product();
+                    major_full = shards == rule.size(fid);
+                }
             }
         }
         fa

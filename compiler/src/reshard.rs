@@ -130,6 +130,16 @@ impl Step {
         }
     }
 
+    /// The number of devices the step's axes span: 1 means the step moves nothing (a
+    /// bookkeeping change over axes of size 1).
+    pub fn group_size(&self, mesh: &Mesh) -> usize {
+        let axes = match self {
+            Step::Slice { axes, .. } => axes.as_slice(),
+            other => other.axes(),
+        };
+        axes.iter().map(|a| a.size(mesh).unwrap_or(1)).product()
+    }
+
     /// The layout after this step, or `None` if the step does not apply to `from`.
     pub fn apply(&self, from: &Layout) -> Option<Layout> {
         let mut to = from.clone();
@@ -160,7 +170,7 @@ impl Step {
                 to.dims.get_mut(*dst_dim)?.extend(axes.iter().cloned());
             }
             Step::Slice { dim, axes } => {
-                if axes.iter().any(|a| from.axes().any(|b| b.name == a.name)) {
+                if axes.iter().any(|a| from.axes().any(|b| b.overlaps(a))) {
                     return None;
                 }
                 to.dims.get_mut(*dim)?.extend(axes.iter().cloned());

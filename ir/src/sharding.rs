@@ -35,6 +35,20 @@ impl AxisRef {
         }
     }
 
+    /// Whether two references share devices' coordinates: the same axis, unless both are
+    /// disjoint sub-axes of it (`"x":(1)2` and `"x":(2)4` are disjoint).
+    pub fn overlaps(&self, other: &AxisRef) -> bool {
+        if self.name != other.name {
+            return false;
+        }
+        match (self.sub, other.sub) {
+            (Some(a), Some(b)) => {
+                a.pre_size < b.pre_size * b.size && b.pre_size < a.pre_size * a.size
+            }
+            _ => true,
+        }
+    }
+
     /// The number of devices this axis (or sub-axis) spans, or `None` if the mesh has no such axis.
     pub fn size(&self, mesh: &Mesh) -> Option<usize> {
         match self.sub {

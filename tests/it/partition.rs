@@ -249,3 +249,28 @@ fn jax_fixture_decisions() {
         insta::assert_snapshot!(format!("jax_{}", fx.name), e.summary());
     }
 }
+
+mod random_programs {
+    use super::*;
+    use proptest::prelude::*;
+    use shardc::ir::testing::arb_program_f32;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+        /// Random DAGs of elementwise ops, dot_general, reduce, transpose, reshape and
+        /// broadcast, with random valid annotations on random 1-D and 2-D meshes: the
+        /// partitioned program on the simulated mesh equals the reference.
+        #[test]
+        fn partitioned_equals_reference(p in arb_program_f32()) {
+            let m = &p.module;
+            let c = compile(m, &Options::default()).map_err(|e| TestCaseError::fail(format!("{e}\n{}", shardc::ir::text::print_module(m))))?;
+            let want = reference::run(m, "main", &p.inputs).unwrap();
+            let got = run_simulated(&c, &p.inputs);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                let excess = excess_error(g, w, 1e-4, 1e-4).unwrap();
+                prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(shardc::compiler::Stage::Partitioned));
+            }
+        }
+    }
+}
