@@ -503,23 +503,30 @@ impl Saturate<'_> {
         // A compound dimension can only be split minor-factor-wise once its more major
         // factors are split completely: `[ij]` split over axes on `j` alone would be a
         // tensor sharding that cuts `i` instead. Drop such axes.
-        for (_, mapping) in rule.tensors() {
-            for factors in mapping {
-                let mut major_full = true;
-                for &fid in factors {
-                    let axes = &mut fa.0[fid.index()];
-                    if !major_full {
-                        axes.clear();
-                        continue;
+        // Clearing a factor can break a dimension already checked: repeat to a fixpoint.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (_, mapping) in rule.tensors() {
+                for factors in mapping {
+                    let mut major_full = true;
+                    for &fid in factors {
+                        let axes = &mut fa.0[fid.index()];
+                        if !major_full {
+                            changed |= !axes.is_empty();
+                            axes.clear();
+                            continue;
+                        }
+                        let shards: usize = axes
+                            .iter()
+                            .map(|a| a.size(self.mesh).unwrap_or(0))
+                            .product();
+                        major_full = shards == rule.size(fid);
                     }
-                    let shards: usize = axes
-                        .iter()
-                        .map(|a| a.size(self.mesh).unwrap_or(0))
-                        .product();
-                    major_full = shards == rule.size(fid);
                 }
             }
         }
+
         fa
     }
 
