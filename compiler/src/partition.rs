@@ -257,6 +257,11 @@ impl Emitter<'_> {
         }
         let f = self.f;
         let o = f.op(op);
+        // A sharding constraint has done its work once the layouts are chosen; per device
+        // it is the identity (its global sharding does not describe the local piece).
+        if matches!(o.kind, OpKind::ShardingConstraint(_)) {
+            return Ok(ins.to_vec());
+        }
         let outs = if o.operands.is_empty() {
             // Computed whole, then each device keeps its piece.
             let mut map = HashMap::new();
