@@ -274,3 +274,31 @@ mod random_programs {
         }
     }
 }
+
+/// A sharding constraint on a dimension split down to fewer elements per device than its
+/// axis has devices (8 columns over "model" = 4 leave 2). The constraint has done its work
+/// once the layouts are chosen; the per-device program must not restate the global
+/// sharding on the 8x2 piece, where 2 does not split over 4 and the partitioned program
+/// would not verify ("this is a bug in shardc's partitioner"). Nothing moves.
+#[test]
+fn sharding_constraint_on_a_small_split_dimension() {
+    let text = r#"
+module @constraint_on_small_split {
+  sdy.mesh @mesh = <["model"=4]>
+  func.func @main(%x: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>})
+      -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>}) {
+    %y = stablehlo.negate %x : tensor<8x8xf32>
+    %c = sdy.sharding_constraint %y <@mesh, [{}, {"model"}]> : tensor<8x8xf32>
+    return %c : tensor<8x8xf32>
+  }
+}"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let c = check_against_reference(&m, &det_inputs(&m), 1e-5, 1e-5);
+    let e = c.explain();
+    assert!(e.collectives.is_empty(), "{e}");
+    let partitioned = c.as_text(shardc::compiler::Stage::Partitioned);
+    assert!(
+        !partitioned.contains("sdy.sharding_constraint"),
+        "{partitioned}"
+    );
+}
