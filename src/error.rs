@@ -25,6 +25,9 @@ pub enum Error {
 
     #[error(transparent)]
     Run(Box<InterpError>),
+
+    #[error(transparent)]
+    Compile(Box<shardc_compiler::error::CompileError>),
 }
 
 impl From<IrError> for Error {

@@ -280,4 +280,12 @@ impl Lowered {
     ) -> Result<Vec<shardc_ir::Literal>, Error> {
         Ok(shardc_runtime::reference::run(&self.module, "main", args)?)
     }
+
+    /// Propagates, partitions and explains: the whole pipeline on the traced program.
+    pub fn compile(
+        &self,
+        opts: &shardc_compiler::Options,
+    ) -> Result<shardc_compiler::Compiled, Error> {
+        shardc_compiler::compile(&self.module, opts).map_err(|e| Error::Compile(Box::new(e)))
+    }
 }

@@ -6,15 +6,19 @@
 mod einsum;
 mod error;
 mod jit;
+pub mod models;
 mod nn;
+mod simulate;
 mod spec;
 mod trace;
 
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 pub use shardc_compiler as compiler;
+pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
 pub use shardc_runtime as runtime;
+pub use simulate::run_simulated;
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
 

@@ -239,6 +239,6 @@ impl PGraph {
     }
 
     pub fn num_nodes(&self) -> usize {
-        self.egraph.total_number_of_nodes()
+        self.egraph.total_size()
     }
 }

@@ -2,11 +2,19 @@
 //! the cost of the whole program counted as a DAG (a value computed or communicated once
 //! is paid once, however many consumers read it).
 //!
-//! Exact DAG extraction is NP-hard; this is an iterated greedy: each round computes, in
-//! program order, the cheapest node of every class where a child's cost is shared among
-//! the consumers that used it in the previous round's solution, then evaluates the
-//! solution's exact DAG cost. The first round is plain tree extraction (every consumer
-//! pays in full); the best solution over the rounds wins. Within one value, reshard edges
+//! Exact DAG extraction is NP-hard. Plain tree extraction (every consumer pays for its
+//! inputs in full) is also wrong at scale: a value read by two consumers doubles the cost
+//! of everything before it, and the doubling compounds block after block, so a transformer
+//! of 16 blocks compares alternatives by how often they re-read the past, not by what they
+//! cost. So costs here are *premiums*: every alternative way to obtain a layout of `v`
+//! reads the same values (an op's operands, or `v` itself), only in other layouts, so what
+//! those values cost in their cheapest layout is common to all alternatives and is left
+//! out. A class's premium is its node's cost plus, for each operand, how much more the
+//! layout it reads costs than that operand's cheapest layout.
+//!
+//! Rounds then refine sharing: after each round, a premium paid for a layout that several
+//! chosen nodes read is split among them. Each round's solution is evaluated by its exact
+//! DAG cost (every chosen node once) and the best wins. Within one value, reshard edges
 //! form cycles between layouts; they are relaxed to a fixpoint (costs are positive).
 
 use crate::egraph::PNode;
@@ -106,10 +114,13 @@ fn round(
 ) -> Round {
     let eg = &p.graph.egraph;
     let mut best: HashMap<Id, (f64, PNode)> = HashMap::new();
-    let weight = |best: &HashMap<Id, (f64, PNode)>, c: Id| -> f64 {
+    // The cheapest premium of each value so far.
+    let mut floor: HashMap<ValueId, f64> = HashMap::new();
+    let weight = |best: &HashMap<Id, (f64, PNode)>, floor: &HashMap<ValueId, f64>, c: Id| -> f64 {
         let c = eg.find(c);
+        let base = floor.get(&eg[c].data.0).copied().unwrap_or(0.0);
         best.get(&c)
-            .map(|(x, _)| x / share.get(&c).copied().unwrap_or(1.0))
+            .map(|(x, _)| (x - base) / share.get(&c).copied().unwrap_or(1.0))
             .unwrap_or(f64::INFINITY)
     };
     for &v in order {
@@ -119,7 +130,7 @@ fn round(
             .iter()
             .filter_map(|&l| p.graph.class(v, l))
             .collect();
-        // Nodes from earlier values first.
+        // Nodes reading earlier values first.
         for &c in &classes {
             for (i, n) in eg[c].nodes.iter().enumerate() {
                 if matches!(n, PNode::Reshard { .. }) {
@@ -128,7 +139,7 @@ fn round(
                 let total = costs[&(c, i)]
                     + n.children()
                         .iter()
-                        .map(|&ch| weight(&best, ch))
+                        .map(|&ch| weight(&best, &floor, ch))
                         .sum::<f64>();
                 if best.get(&c).is_none_or(|(b, _)| total < *b) {
                     best.insert(c, (total, n.clone()));
@@ -159,6 +170,14 @@ fn round(
             if !changed {
                 break;
             }
+        }
+        let m = classes
+            .iter()
+            .filter_map(|c| best.get(c))
+            .map(|(x, _)| *x)
+            .fold(f64::INFINITY, f64::min);
+        if m.is_finite() {
+            floor.insert(v, m);
         }
     }
     Round { best }

@@ -6,43 +6,12 @@
 use shardc::compiler::{Compiled, Options, compile};
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::{Literal, Module};
-use shardc::runtime::{reference, shard, simulate};
+use shardc::runtime::reference;
 
 /// Runs a compiled program on the simulated mesh; returns the reassembled results.
 pub fn run_simulated(c: &Compiled, args: &[Literal]) -> Vec<Literal> {
-    let p = &c.partitioned;
-    let mesh = &p.mesh;
-    let n = mesh.num_devices();
-    let devices: Vec<usize> = (0..n).map(|pos| mesh.device_at(pos)).collect();
-    let per_device: Vec<Vec<Literal>> = (0..n)
-        .map(|pos| {
-            args.iter()
-                .zip(&p.inputs)
-                .map(|(a, l)| {
-                    shard::shard(
-                        a,
-                        &l.to_sharding(&mesh.name).expect("inputs are complete"),
-                        mesh,
-                        pos,
-                    )
-                    .unwrap()
-                })
-                .collect()
-        })
-        .collect();
-    let outs = simulate::run(&p.module, "main", &devices, &per_device)
-        .unwrap_or_else(|e| panic!("{e}\n{}", c.as_text(shardc::compiler::Stage::Partitioned)));
-    let f = c.global.entry().unwrap();
-    (0..f.results().len())
-        .map(|k| {
-            let pieces: Vec<Literal> = outs.iter().map(|o| o[k].clone()).collect();
-            let s = p.outputs[k]
-                .to_sharding(&mesh.name)
-                .expect("outputs are complete");
-            shard::unshard(&pieces, &s, mesh, &f.result_types()[k], 1e-4)
-                .unwrap_or_else(|e| panic!("result {k}: {e}"))
-        })
-        .collect()
+    shardc::run_simulated(c, args, 1e-4)
+        .unwrap_or_else(|e| panic!("{e}\n{}", c.as_text(shardc::compiler::Stage::Partitioned)))
 }
 
 /// Compiles, runs on the simulated mesh and on the reference, and checks they agree.

@@ -1,0 +1,161 @@
+//! The `shardc` command line.
+//!
+//! ```text
+//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR]
+//! shardc bench compile [--blocks 4,16,64,256]
+//! ```
+
+use clap::{Parser, Subcommand};
+use shardc::compiler::{Options, Stage, compile};
+use shardc::models::{TransformerDims, transformer_stack};
+use shardc::{Mesh, ir};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "shardc",
+    about = "A JAX-style sharding compiler: propagate, partition, explain."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a StableHLO + Shardy module (as JAX prints it) and print the per-device program.
+    Compile {
+        file: PathBuf,
+        /// Print the explanation (layouts, their origins, collectives and the alternatives).
+        #[arg(long)]
+        explain: bool,
+        /// Print the explanation as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write the module after every stage into this folder (`NN-stage.mlir`).
+        #[arg(long)]
+        dump_dir: Option<PathBuf>,
+    },
+    /// Benchmarks that print JSON.
+    Bench {
+        #[command(subcommand)]
+        which: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// Milliseconds per compile stage and e-graph size for stacks of N transformer blocks.
+    Compile {
+        #[arg(long, value_delimiter = ',', default_values_t = vec![4, 16, 64, 256])]
+        blocks: Vec<usize>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    match cli.command {
+        Command::Compile {
+            file,
+            explain,
+            json,
+            dump_dir,
+        } => {
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let m = ir::text::parse_module(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+            let c = compile(&m, &Options::default())?;
+            if let Some(dir) = dump_dir {
+                std::fs::create_dir_all(&dir)?;
+                for (i, (stage, name)) in [
+                    (Stage::Input, "input"),
+                    (Stage::Inlined, "inlined"),
+                    (Stage::Partitioned, "partitioned"),
+                ]
+                .iter()
+                .enumerate()
+                {
+                    std::fs::write(dir.join(format!("{i:02}-{name}.mlir")), c.as_text(*stage))?;
+                }
+                std::fs::write(dir.join("03-explain.txt"), c.explain().to_string())?;
+            }
+            if json {
+                println!("{}", c.explain().to_json());
+            } else if explain {
+                println!("{}", c.explain());
+            } else {
+                println!("{}", c.as_text(Stage::Partitioned));
+            }
+            Ok(())
+        }
+        Command::Bench {
+            which: Bench::Compile { blocks },
+        } => bench_compile(&blocks),
+    }
+}
+
+/// Times each stage on stacks of transformer blocks; prints one JSON object per size.
+fn bench_compile(blocks: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)])?;
+    let dims = TransformerDims {
+        batch: 8,
+        seq: 128,
+        d_model: 512,
+        heads: 8,
+        d_ff: 2048,
+    };
+    for &n in blocks {
+        let t0 = Instant::now();
+        let lowered = transformer_stack(n, &dims, &mesh)?;
+        let trace_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let m = lowered.module();
+        let t = Instant::now();
+        let global = shardc::compiler::constrain::constrain(&shardc::compiler::inline::inline(m)?)?;
+        let inline_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let p = shardc::compiler::propagate::propagate(&global, &Options::default())?;
+        let propagate_ms = t.elapsed().as_secs_f64() * 1e3;
+        let f = global.entry().ok_or("no entry function")?;
+        let t = Instant::now();
+        let x = shardc::compiler::extract::extract(&p, f)?;
+        let extract_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let part = shardc::compiler::partition::partition(&global, &p, &x)?;
+        let partition_ms = t.elapsed().as_secs_f64() * 1e3;
+        let collectives = part.module.entry().map_or(0, |g| {
+            g.ops.iter().filter(|o| o.kind.is_collective()).count()
+        });
+        let json = serde_json::json!({
+            "bench": "compile",
+            "blocks": n,
+            "ops": f.body().ops.len(),
+            "ms": {
+                "trace": round(trace_ms),
+                "inline": round(inline_ms),
+                "propagate": round(propagate_ms),
+                "extract": round(extract_ms),
+                "partition": round(partition_ms),
+                "propagate_extract_partition": round(propagate_ms + extract_ms + partition_ms),
+            },
+            "egraph": { "classes": p.report.classes, "nodes": p.report.nodes, "visits": p.report.visits, "stop": format!("{:?}", p.report.stop) },
+            "collectives": collectives,
+        });
+        println!("{json}");
+    }
+    Ok(())
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
