@@ -63,7 +63,8 @@ pub struct Collective {
     pub bytes_per_device: u64,
     /// The ops (or results) that read the resharded value.
     pub needed_by: Vec<String>,
-    /// Cost of the chosen way to obtain the resharded value, in microseconds.
+    /// Cost of the chosen way to obtain the resharded value, in microseconds: what it adds
+    /// beyond obtaining its inputs in their cheapest layouts (the extraction's premium).
     pub cost_us: f64,
     /// The other ways that were considered for the same value and layout, with their costs.
     pub alternatives: Vec<Alternative>,
