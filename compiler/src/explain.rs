@@ -400,15 +400,30 @@ impl fmt::Display for Explanation {
                 c.bytes_per_device,
                 c.needed_by.join(", ")
             )?;
-            writeln!(f, "    chosen: {:.3} µs", c.cost_us)?;
+            writeln!(f, "    chosen: {}", cost_text(c.cost_us))?;
             for a in &c.alternatives {
-                writeln!(f, "    lost:   {:.3} µs  {}", a.cost_us, a.what)?;
+                writeln!(f, "    lost:   {}  {}", cost_text(a.cost_us), a.what)?;
             }
         }
         writeln!(
             f,
-            "total {} B/device, estimated {:.3} µs",
-            self.bytes_per_device, self.cost_us
+            "total {} B/device, estimated {}",
+            self.bytes_per_device,
+            cost_text(self.cost_us)
         )
+    }
+}
+
+/// A cost in microseconds, with the priority penalties it includes spelled out.
+fn cost_text(us: f64) -> String {
+    let penalty_us = crate::extract::PRIORITY_PENALTY * 1e6;
+    let levels = (us / penalty_us).floor();
+    if levels >= 1.0 {
+        format!(
+            "{:.3} µs + {levels} priority level(s) given up",
+            us - levels * penalty_us
+        )
+    } else {
+        format!("{us:.3} µs")
     }
 }

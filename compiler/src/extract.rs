@@ -92,12 +92,29 @@ pub fn node_cost(p: &Propagated, f: &Function, class: Id, node: &PNode) -> f64 {
                 + memory
         }
         PNode::Reshard { plan, child, .. } => {
-            let from = p.graph.layout(p.graph.egraph[child[0]].data.1);
+            let key = p.graph.egraph[child[0]].data;
+            let from = p.graph.layout(key.1);
             p.cost
                 .plan_cost(p.graph.plan(*plan), &p.mesh, &global, from)
                 .0
                 + memory
+                + priority_penalty(p, key)
         }
+    }
+}
+
+/// Seconds charged for resharding away from a layout a prioritized annotation implies:
+/// more than any communication, so priorities decide before cost does.
+pub const PRIORITY_PENALTY: f64 = 1.0;
+
+/// The penalty of resharding away from a class: `PRIORITY_PENALTY` times how many levels
+/// stronger than the weakest priority in the module its annotation is (`p0` costs most);
+/// nothing for classes no prioritized annotation implies, or modules without priorities.
+fn priority_penalty(p: &Propagated, key: (ValueId, crate::egraph::LayoutId)) -> f64 {
+    let Some(pr) = &p.priorities else { return 0.0 };
+    match pr.of_class.get(&key) {
+        Some(&level) => PRIORITY_PENALTY * f64::from(pr.weakest + 1 - level.min(pr.weakest)),
+        None => 0.0,
     }
 }
 

@@ -159,6 +159,64 @@ pub struct Propagated {
     pub cost: CostModel,
     /// The printed name of every value (`%3`), for messages.
     pub names: Vec<String>,
+    /// When the module uses explicit priorities (`{"x"}p1`): for every class derived from
+    /// an annotation, the strongest priority among the annotations it derives from, and
+    /// the weakest priority in the module. `None` when no annotation has an explicit one.
+    pub priorities: Option<Priorities>,
+}
+
+/// Priorities of classes, in Shardy's meaning: `p0` is the strongest, a dimension without
+/// an explicit priority is `p0`, and a layout a stronger annotation implies is kept over
+/// one a weaker annotation implies.
+#[derive(Clone, Debug, Default)]
+pub struct Priorities {
+    pub of_class: HashMap<(ValueId, LayoutId), u32>,
+    pub weakest: u32,
+}
+
+/// The priority of an annotation: its strongest split dimension's (0 when not given), or
+/// `None` when it splits nothing; and whether any priority was written explicitly.
+fn annotation_priority(s: &Sharding) -> (Option<u32>, bool) {
+    let split = s.dims.iter().filter(|d| !d.axes.is_empty());
+    let p = split.map(|d| d.priority.unwrap_or(0)).min();
+    (p, s.dims.iter().any(|d| d.priority.is_some()))
+}
+
+/// The strongest priority each class derives from, following origins (memoized).
+fn class_priorities(
+    origin: &HashMap<Key, Origin>,
+    annotated: &HashMap<Annotation, u32>,
+) -> HashMap<Key, u32> {
+    fn visit(
+        k: Key,
+        origin: &HashMap<Key, Origin>,
+        annotated: &HashMap<Annotation, u32>,
+        memo: &mut HashMap<Key, Option<u32>>,
+        depth: usize,
+    ) -> Option<u32> {
+        if let Some(&p) = memo.get(&k) {
+            return p;
+        }
+        memo.insert(k, None);
+        let p = match origin.get(&k) {
+            Some(Origin::Annotated(a)) => annotated.get(a).copied(),
+            Some(Origin::Through { from, .. }) if depth < 4096 => from
+                .iter()
+                .filter(|&&f| f != k)
+                .filter_map(|&f| visit(f, origin, annotated, memo, depth + 1))
+                .min(),
+            _ => None,
+        };
+        memo.insert(k, p);
+        p
+    }
+    let mut memo = HashMap::new();
+    for &k in origin.keys() {
+        visit(k, origin, annotated, &mut memo, 0);
+    }
+    memo.into_iter()
+        .filter_map(|(k, p)| p.map(|p| (k, p)))
+        .collect()
 }
 
 /// One function result and what it must be delivered as.
@@ -327,6 +385,35 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         }
     }
     s.graph.egraph.rebuild();
+    // Priorities, if any annotation states one.
+    let mut annotated: HashMap<Annotation, u32> = HashMap::new();
+    let mut explicit = false;
+    let mut note = |a: Annotation, sh: &Sharding| {
+        let (p, e) = annotation_priority(sh);
+        explicit |= e;
+        if let Some(p) = p {
+            annotated.insert(a, p);
+        }
+    };
+    for (i, a) in f.arg_attrs.iter().enumerate() {
+        if let Some(sh) = &a.sharding {
+            note(Annotation::Arg(i), sh);
+        }
+    }
+    for (i, a) in f.result_attrs.iter().enumerate() {
+        if let Some(sh) = &a.sharding {
+            note(Annotation::Result(i), sh);
+        }
+    }
+    for (id, op) in f.body_ops() {
+        if let OpKind::ShardingConstraint(sh) = &op.kind {
+            note(Annotation::Constraint(id), sh);
+        }
+    }
+    let priorities = explicit.then(|| Priorities {
+        weakest: annotated.values().copied().max().unwrap_or(0),
+        of_class: class_priorities(&s.origin, &annotated),
+    });
     let report = Report {
         stop,
         visits,
@@ -344,6 +431,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         report,
         cost: opts.cost.clone(),
         names,
+        priorities,
     })
 }
 
