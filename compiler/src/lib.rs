@@ -8,6 +8,7 @@ pub mod explain;
 pub mod extract;
 pub mod inline;
 pub mod layout;
+pub mod linear;
 pub mod localize;
 pub mod mlir;
 pub mod partition;

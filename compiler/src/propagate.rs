@@ -21,7 +21,8 @@
 use crate::cost::CostModel;
 use crate::egraph::{LayoutId, PGraph, PNode, PlanId, ValueOf};
 use crate::error::CompileError;
-use crate::layout::{FactorAxes, Layout, project};
+use crate::layout::{CombinerKey, FactorAxes, Layout, project};
+use crate::linear::{Linearity, linearity};
 use crate::reshard;
 use egg::Id;
 use serde::Serialize;
@@ -685,17 +686,59 @@ impl Saturate<'_> {
                 continue;
             }
             if seen.insert(fa.clone()) {
-                self.apply(o, &rule, &fa, from);
+                self.apply(o, &rule, &fa, from, None);
+            }
+        }
+        self.visit_linear(o, &rule);
+    }
+
+    /// The collective-algebra rewrites of `linear.rs`: a linear op runs on partial-sum
+    /// operands and gives a partial-sum result, so one reduction can serve where several
+    /// would (`all_reduce(x) + all_reduce(y) = all_reduce(x + y)`).
+    fn visit_linear(&mut self, o: OpId, rule: &OpRule) {
+        let op = self.f.op(o);
+        let (carriers, joint) = match linearity(op) {
+            Linearity::None => return,
+            Linearity::Each(ks) => (ks, false),
+            Linearity::Joint => ((0..op.operands.len()).collect(), true),
+        };
+        let mut seen = HashSet::new();
+        for &k in &carriers {
+            let v = op.operands[k];
+            let partial: Vec<LayoutId> = self.graph.layouts_of(v).iter().copied().filter(|&l| {
+                let l = self.graph.layout(l);
+                l.is_partial() && l.combiner == CombinerKey::Sum
+            }).collect();
+            for lid in partial {
+                let layout = self.graph.layout(lid).clone();
+                let Some(fa) = project(rule, TensorRef::Operand(k), &layout.reduced(), self.mesh) else { continue };
+                let fa = self.sanitize(rule, fa);
+                let partial_operands: Vec<usize> = if joint { carriers.clone() } else { vec![k] };
+                if seen.insert((fa.clone(), layout.unreduced.clone(), partial_operands.clone())) {
+                    self.apply(o, rule, &fa, vec![(v, lid)], Some((&layout.unreduced, &partial_operands)));
+                }
             }
         }
     }
 
     /// Adds the op, run locally under one factor assignment, to its results' classes.
-    fn apply(&mut self, o: OpId, rule: &OpRule, fa: &FactorAxes, from: Vec<Key>) {
+    /// `carry` says which operands are partial sums over which axes (a linear op carries
+    /// the partial sum to its results).
+    fn apply(&mut self, o: OpId, rule: &OpRule, fa: &FactorAxes, from: Vec<Key>, carry: Option<(&[AxisRef], &[usize])>) {
         let op = self.f.op(o);
+        let with_partial = |mut l: Layout| -> Option<Layout> {
+            if let Some((axes, _)) = carry {
+                if l.axes().any(|a| axes.iter().any(|b| b.overlaps(a))) || (l.is_partial() && l.combiner != CombinerKey::Sum) {
+                    return None;
+                }
+                l.unreduced.extend(axes.iter().cloned());
+                l.combiner = CombinerKey::Sum;
+            }
+            Some(l)
+        };
         let mut results = Vec::with_capacity(op.results.len());
         for (k, &v) in op.results.iter().enumerate() {
-            let Some(l) = fa.layout_of(rule, TensorRef::Result(k)) else {
+            let Some(l) = fa.layout_of(rule, TensorRef::Result(k)).and_then(with_partial) else {
                 return;
             };
             if self.produce.get(&v).is_some_and(|d| !d.allows(&l))
@@ -707,7 +750,12 @@ impl Saturate<'_> {
         }
         let mut children = Vec::with_capacity(op.operands.len());
         for (k, &v) in op.operands.iter().enumerate() {
-            let Some(l) = fa.layout_of(rule, TensorRef::Operand(k)) else {
+            let l = fa.layout_of(rule, TensorRef::Operand(k));
+            let l = match carry {
+                Some((_, partial)) if partial.contains(&k) => l.and_then(with_partial),
+                _ => l,
+            };
+            let Some(l) = l else {
                 return;
             };
             let lid = self.graph.layout_id(&l);

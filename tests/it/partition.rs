@@ -166,6 +166,10 @@ fn canonical_cases() {
             let m = shardc::ir::text::parse_module(&text)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let c = check_against_reference(&m, &det_inputs(&m), 1e-5, 1e-5);
+            // The partitioned program's generic form parses and verifies in MLIR (melior).
+            let ctx = shardc::compiler::mlir::context();
+            shardc::compiler::mlir::import(&ctx, &c.partitioned.module)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let e = c.explain();
             let got: Vec<String> = e
                 .collectives

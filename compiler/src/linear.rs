@@ -1,0 +1,41 @@
+//! Linearity: which ops can run on partial (unreduced) operands, and return a partial
+//! result owing the same reduction. A table of per-op knowledge; propagation reads it to
+//! add the collective-algebra rewrites
+//!
+//! ```text
+//! all_reduce(x) + all_reduce(y) = all_reduce(x + y)        add, subtract: jointly linear
+//! f(all_reduce(x))              = all_reduce(f(x))         f linear in x: negate, reshape,
+//!                                                          transpose, broadcast, slice, convert
+//! all_reduce(x) * y             = all_reduce(x * y)        multiply, dot_general: linear in
+//!                                                          each operand, the other complete
+//! ```
+//!
+//! Only sums distribute this way; partial maxima and minima are reduced before use.
+
+use shardc_ir::{BinaryOp, Op, OpKind, UnaryOp};
+
+/// How an op treats partial-sum operands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Linearity {
+    /// The op needs complete operands.
+    None,
+    /// Linear in each listed operand on its own, with the other operands complete.
+    Each(Vec<usize>),
+    /// Linear in all operands together: all partial over the same axes.
+    Joint,
+}
+
+/// The linearity of an op.
+pub fn linearity(op: &Op) -> Linearity {
+    match &op.kind {
+        OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract) | OpKind::Concatenate { .. } => Linearity::Joint,
+        OpKind::Unary(UnaryOp::Negate)
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::BroadcastInDim { .. }
+        | OpKind::Slice { .. }
+        | OpKind::Convert => Linearity::Each(vec![0]),
+        OpKind::Binary(BinaryOp::Multiply) | OpKind::DotGeneral(_) => Linearity::Each(vec![0, 1]),
+        _ => Linearity::None,
+    }
+}
