@@ -28,7 +28,9 @@ pub enum Linearity {
 /// The linearity of an op.
 pub fn linearity(op: &Op) -> Linearity {
     match &op.kind {
-        OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract) | OpKind::Concatenate { .. } => Linearity::Joint,
+        OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract) | OpKind::Concatenate { .. } => {
+            Linearity::Joint
+        }
         OpKind::Unary(UnaryOp::Negate)
         | OpKind::Reshape
         | OpKind::Transpose { .. }

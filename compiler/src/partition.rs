@@ -391,9 +391,40 @@ impl Emitter<'_> {
                     self.b
                         .push1_typed(OpKind::ShardSlice { dim: *dim, groups }, &[x], ty)?
                 }
+                Step::Permute { dim, axes } => {
+                    let pairs =
+                        permute_pairs(&self.p.mesh, &cur.dims[*dim], axes).ok_or_else(|| {
+                            internal(format!(
+                                "axes {axes:?} are not all on mesh @{}",
+                                self.p.mesh.name
+                            ))
+                        })?;
+                    self.b
+                        .push1_typed(OpKind::CollectivePermute { pairs }, &[x], ty)?
+                }
             };
             cur = next;
         }
         Ok(x)
     }
+}
+
+/// The (source, target) device pairs that reorder a dimension's axes from `from` to `to`:
+/// the device holding block `b` under `from` sends it to the device, among those that
+/// differ only along these axes, holding block `b` under `to`.
+fn permute_pairs(mesh: &Mesh, from: &[AxisRef], to: &[AxisRef]) -> Option<Vec<(usize, usize)>> {
+    let groups = mesh.replica_groups(from)?;
+    let position = |device: usize| (0..mesh.num_devices()).find(|&p| mesh.device_at(p) == device);
+    let mut pairs = Vec::new();
+    for group in &groups.0 {
+        for (b, &src) in group.iter().enumerate() {
+            let dst = group.iter().copied().find(|&d| {
+                position(d)
+                    .and_then(|p| mesh.group_index(&mesh.coords(p), to))
+                    .is_some_and(|(i, _)| i == b)
+            })?;
+            pairs.push((src, dst));
+        }
+    }
+    Some(pairs)
 }

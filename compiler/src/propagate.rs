@@ -705,17 +705,36 @@ impl Saturate<'_> {
         let mut seen = HashSet::new();
         for &k in &carriers {
             let v = op.operands[k];
-            let partial: Vec<LayoutId> = self.graph.layouts_of(v).iter().copied().filter(|&l| {
-                let l = self.graph.layout(l);
-                l.is_partial() && l.combiner == CombinerKey::Sum
-            }).collect();
+            let partial: Vec<LayoutId> = self
+                .graph
+                .layouts_of(v)
+                .iter()
+                .copied()
+                .filter(|&l| {
+                    let l = self.graph.layout(l);
+                    l.is_partial() && l.combiner == CombinerKey::Sum
+                })
+                .collect();
             for lid in partial {
                 let layout = self.graph.layout(lid).clone();
-                let Some(fa) = project(rule, TensorRef::Operand(k), &layout.reduced(), self.mesh) else { continue };
+                let Some(fa) = project(rule, TensorRef::Operand(k), &layout.reduced(), self.mesh)
+                else {
+                    continue;
+                };
                 let fa = self.sanitize(rule, fa);
                 let partial_operands: Vec<usize> = if joint { carriers.clone() } else { vec![k] };
-                if seen.insert((fa.clone(), layout.unreduced.clone(), partial_operands.clone())) {
-                    self.apply(o, rule, &fa, vec![(v, lid)], Some((&layout.unreduced, &partial_operands)));
+                if seen.insert((
+                    fa.clone(),
+                    layout.unreduced.clone(),
+                    partial_operands.clone(),
+                )) {
+                    self.apply(
+                        o,
+                        rule,
+                        &fa,
+                        vec![(v, lid)],
+                        Some((&layout.unreduced, &partial_operands)),
+                    );
                 }
             }
         }
@@ -724,11 +743,20 @@ impl Saturate<'_> {
     /// Adds the op, run locally under one factor assignment, to its results' classes.
     /// `carry` says which operands are partial sums over which axes (a linear op carries
     /// the partial sum to its results).
-    fn apply(&mut self, o: OpId, rule: &OpRule, fa: &FactorAxes, from: Vec<Key>, carry: Option<(&[AxisRef], &[usize])>) {
+    fn apply(
+        &mut self,
+        o: OpId,
+        rule: &OpRule,
+        fa: &FactorAxes,
+        from: Vec<Key>,
+        carry: Option<(&[AxisRef], &[usize])>,
+    ) {
         let op = self.f.op(o);
         let with_partial = |mut l: Layout| -> Option<Layout> {
             if let Some((axes, _)) = carry {
-                if l.axes().any(|a| axes.iter().any(|b| b.overlaps(a))) || (l.is_partial() && l.combiner != CombinerKey::Sum) {
+                if l.axes().any(|a| axes.iter().any(|b| b.overlaps(a)))
+                    || (l.is_partial() && l.combiner != CombinerKey::Sum)
+                {
                     return None;
                 }
                 l.unreduced.extend(axes.iter().cloned());
@@ -738,7 +766,10 @@ impl Saturate<'_> {
         };
         let mut results = Vec::with_capacity(op.results.len());
         for (k, &v) in op.results.iter().enumerate() {
-            let Some(l) = fa.layout_of(rule, TensorRef::Result(k)).and_then(with_partial) else {
+            let Some(l) = fa
+                .layout_of(rule, TensorRef::Result(k))
+                .and_then(with_partial)
+            else {
                 return;
             };
             if self.produce.get(&v).is_some_and(|d| !d.allows(&l))

@@ -9,6 +9,7 @@
 //! all_gather(d, X)       dim d = P ++ X   -> dim d = P                 [{a, m}] -> [{a}]
 //! all_to_all(d1, d2, X)  d1 = P ++ X      -> d1 = P, d2 += X           [{m}, {}] -> [{}, {m}]
 //! slice(d, X)            dim d = P        -> dim d = P ++ X (local)    [{a}] -> [{a, m}]
+//! permute(d, Y)          dim d = X        -> dim d = Y, Y reorders X   [{a, m}] -> [{m, a}]
 //! ```
 //!
 //! [`plan`] works in three phases: reduce what is partial (all-reduce, or reduce-scatter
@@ -50,6 +51,12 @@ pub enum Step {
         dim: usize,
         axes: Vec<AxisRef>,
     },
+    /// The dimension's axes reordered: every device's block moves to the device that
+    /// holds it under the new order (a collective permute, one piece per device).
+    Permute {
+        dim: usize,
+        axes: Vec<AxisRef>,
+    },
 }
 
 /// Which communication primitive a step is.
@@ -59,6 +66,7 @@ pub enum CollectiveKind {
     ReduceScatter,
     AllGather,
     AllToAll,
+    CollectivePermute,
     /// Local: no communication.
     Slice,
 }
@@ -70,6 +78,7 @@ impl CollectiveKind {
             CollectiveKind::ReduceScatter => "reduce_scatter",
             CollectiveKind::AllGather => "all_gather",
             CollectiveKind::AllToAll => "all_to_all",
+            CollectiveKind::CollectivePermute => "collective_permute",
             CollectiveKind::Slice => "slice",
         }
     }
@@ -104,6 +113,7 @@ impl fmt::Display for Step {
                 )
             }
             Step::Slice { dim, axes } => write!(f, "slice(dim {dim}, {{{}}})", names(axes)),
+            Step::Permute { dim, axes } => write!(f, "permute(dim {dim} to {{{}}})", names(axes)),
         }
     }
 }
@@ -116,6 +126,7 @@ impl Step {
             Step::AllGather { .. } => CollectiveKind::AllGather,
             Step::AllToAll { .. } => CollectiveKind::AllToAll,
             Step::Slice { .. } => CollectiveKind::Slice,
+            Step::Permute { .. } => CollectiveKind::CollectivePermute,
         }
     }
 
@@ -126,7 +137,8 @@ impl Step {
             Step::AllReduce { axes, .. }
             | Step::ReduceScatter { axes, .. }
             | Step::AllGather { axes, .. }
-            | Step::AllToAll { axes, .. } => axes,
+            | Step::AllToAll { axes, .. }
+            | Step::Permute { axes, .. } => axes,
         }
     }
 
@@ -175,13 +187,22 @@ impl Step {
                 }
                 to.dims.get_mut(*dim)?.extend(axes.iter().cloned());
             }
+            Step::Permute { dim, axes } => {
+                let d = to.dims.get_mut(*dim)?;
+                let same = d.len() == axes.len() && axes.iter().all(|a| d.contains(a));
+                if !same || d == axes {
+                    return None;
+                }
+                *d = axes.clone();
+            }
         }
         Some(to)
     }
 
     /// Bytes each device sends for this step, with ring algorithms over a group of `g`
     /// devices: all-reduce `2(g-1)/g * S`, all-gather `(g-1)/g * S_out`, reduce-scatter
-    /// `(g-1)/g * S_in`, all-to-all `(g-1)/g * S`, where `S` is the local piece in bytes.
+    /// `(g-1)/g * S_in`, all-to-all `(g-1)/g * S`, where `S` is the local piece in bytes;
+    /// a collective permute sends each device's piece once, `S`.
     pub fn bytes_per_device(&self, mesh: &Mesh, global: &TensorType, from: &Layout) -> u64 {
         let g: usize = self
             .axes()
@@ -201,6 +222,7 @@ impl Step {
             Step::AllReduce { .. } => 2 * (g - 1) * s_in / g,
             Step::ReduceScatter { .. } | Step::AllToAll { .. } => (g - 1) * s_in / g,
             Step::AllGather { .. } => (g - 1) * s_in,
+            Step::Permute { .. } => s_in,
             Step::Slice { .. } => 0,
         }
     }
@@ -247,13 +269,20 @@ pub fn plan(from: &Layout, to: &Layout) -> Vec<Plan> {
     let mut plans: Vec<Plan> = Vec::new();
     for reduce_scatter in [true, false] {
         for all_to_all in [true, false] {
-            if let Some(p) = plan_with(from, to, reduce_scatter, all_to_all) {
-                debug_assert_eq!(
-                    p.layouts(from).and_then(|l| l.last().cloned()).as_ref(),
-                    Some(to)
-                );
-                if !plans.contains(&p) {
-                    plans.push(p);
+            for permute in [true, false] {
+                let options = Options {
+                    reduce_scatter,
+                    all_to_all,
+                    permute,
+                };
+                if let Some(p) = plan_with(from, to, options) {
+                    debug_assert_eq!(
+                        p.layouts(from).and_then(|l| l.last().cloned()).as_ref(),
+                        Some(to)
+                    );
+                    if !plans.contains(&p) {
+                        plans.push(p);
+                    }
                 }
             }
         }
@@ -265,12 +294,15 @@ fn common_prefix(a: &[AxisRef], b: &[AxisRef]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
-fn plan_with(
-    from: &Layout,
-    to: &Layout,
-    use_reduce_scatter: bool,
-    use_all_to_all: bool,
-) -> Option<Plan> {
+/// Which algebra the planner may use (the alternatives are plans without it).
+#[derive(Copy, Clone)]
+struct Options {
+    reduce_scatter: bool,
+    all_to_all: bool,
+    permute: bool,
+}
+
+fn plan_with(from: &Layout, to: &Layout, options: Options) -> Option<Plan> {
     let mut steps = Vec::new();
     let mut cur = from.clone();
     let push = |steps: &mut Vec<Step>, cur: &mut Layout, s: Step| -> Option<()> {
@@ -284,7 +316,8 @@ fn plan_with(
         let combiner = cur.combiner;
         // Reduce-scatter onto a dimension whose target continues with exactly these axes
         // (in some order the target gives) after what the dimension keeps.
-        let target_dim = use_reduce_scatter
+        let target_dim = options
+            .reduce_scatter
             .then(|| {
                 (0..cur.rank()).find_map(|d| {
                     let keep = common_prefix(&cur.dims[d], &to.dims[d]);
@@ -308,7 +341,7 @@ fn plan_with(
         push(&mut steps, &mut cur, step)?;
     }
     // Phase 2: move axes between dimensions with all-to-alls.
-    if use_all_to_all {
+    if options.all_to_all {
         loop {
             let mut moved = false;
             for d1 in 0..cur.rank() {
@@ -348,6 +381,24 @@ fn plan_with(
             }
             if !moved {
                 break;
+            }
+        }
+    }
+    // A dimension whose axes the target only reorders: move each block to the device
+    // that holds it in the new order, instead of gathering and slicing again.
+    if options.permute {
+        for d in 0..cur.rank() {
+            let same = cur.dims[d].len() == to.dims[d].len()
+                && to.dims[d].iter().all(|a| cur.dims[d].contains(a));
+            if same && cur.dims[d] != to.dims[d] {
+                push(
+                    &mut steps,
+                    &mut cur,
+                    Step::Permute {
+                        dim: d,
+                        axes: to.dims[d].clone(),
+                    },
+                )?;
             }
         }
     }
@@ -416,13 +467,21 @@ mod tests {
             ),
             "slice(dim 0, {\"model\"})"
         );
-        // Reordering the axes of one dimension: gather the diverging suffix, slice anew.
+        // Reordering the axes of one dimension: a collective permute; the alternative
+        // gathers the diverging suffix and slices anew.
+        let reorder: Vec<String> = plan(
+            &l(&[&["data", "model"], &[]], &[]),
+            &l(&[&["model", "data"], &[]], &[]),
+        )
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
         assert_eq!(
-            first(
-                &l(&[&["data", "model"], &[]], &[]),
-                &l(&[&["model", "data"], &[]], &[])
-            ),
-            "all_gather(dim 0, {\"data\", \"model\"}); slice(dim 0, {\"model\", \"data\"})"
+            reorder,
+            [
+                "permute(dim 0 to {\"model\", \"data\"})",
+                "all_gather(dim 0, {\"data\", \"model\"}); slice(dim 0, {\"model\", \"data\"})"
+            ]
         );
         assert_eq!(
             first(&l(&[&["data"], &[]], &[]), &l(&[&["data"], &[]], &[])),

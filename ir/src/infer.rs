@@ -616,6 +616,26 @@ fn derive(
             }
             one(t.clone())
         }
+        OpKind::CollectivePermute { pairs } => {
+            expect_operands(ops, 1)?;
+            let mut sources = std::collections::HashSet::new();
+            let mut targets = std::collections::HashSet::new();
+            for &(s, t) in pairs {
+                if !sources.insert(s) {
+                    return fail(
+                        format!("device {s} is the source of two pairs"),
+                        "each device sends at most once",
+                    );
+                }
+                if !targets.insert(t) {
+                    return fail(
+                        format!("device {t} is the target of two pairs"),
+                        "each device receives at most once",
+                    );
+                }
+            }
+            one(ops[0].clone())
+        }
         OpKind::AxisIndex { groups } => {
             expect_operands(ops, 0)?;
             group_size(groups)?;

@@ -284,6 +284,11 @@ pub enum OpKind {
     AxisIndex {
         groups: ReplicaGroups,
     },
+    /// `stablehlo.collective_permute`: each `(source, target)` pair sends the source
+    /// device's piece to the target device; a device no pair targets gets zeros.
+    CollectivePermute {
+        pairs: Vec<(usize, usize)>,
+    },
 }
 
 impl OpKind {
@@ -324,6 +329,7 @@ impl OpKind {
             OpKind::AllToAll { .. } => "stablehlo.all_to_all",
             OpKind::ShardSlice { .. } => "shardc.shard_slice",
             OpKind::AxisIndex { .. } => "shardc.axis_index",
+            OpKind::CollectivePermute { .. } => "stablehlo.collective_permute",
         }
     }
 
@@ -348,7 +354,14 @@ impl OpKind {
                 | OpKind::AllReduce { .. }
                 | OpKind::ReduceScatter { .. }
                 | OpKind::AllToAll { .. }
+                | OpKind::CollectivePermute { .. }
         )
+    }
+
+    /// `true` for ops whose value depends on which device runs them: the ops of
+    /// partitioned programs (collectives, shard slices, axis indices).
+    pub fn is_per_device(&self) -> bool {
+        self.replica_groups().is_some() || matches!(self, OpKind::CollectivePermute { .. })
     }
 
     /// `true` for ops that apply a scalar function at each position of same-shaped operands.

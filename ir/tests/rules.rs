@@ -286,6 +286,14 @@ fn cases() -> Vec<Case> {
             t("2x8xf32"),
         )
     }));
+    cases.push(case(&["4x8xf32"], |b, a| {
+        b.push1(
+            OpKind::CollectivePermute {
+                pairs: vec![(0, 1), (1, 0)],
+            },
+            &[a[0]],
+        )
+    }));
     cases.push(case(&["f32"], |b, _| {
         b.push1_typed(OpKind::AxisIndex { groups: groups() }, &[], t("i64"))
     }));
@@ -504,10 +512,12 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::AllToAll { .. } => "all_to_all",
         OpKind::ShardSlice { .. } => "shard_slice",
         OpKind::AxisIndex { .. } => "axis_index",
+        OpKind::CollectivePermute { .. } => "collective_permute",
     }
 }
 
-const FAMILIES: [&str; 26] = [
+const FAMILIES: [&str; 27] = [
+    "collective_permute",
     "all_gather",
     "all_reduce",
     "reduce_scatter",
@@ -631,6 +641,7 @@ fn attributes(f: &Function, op: &Op) -> String {
         | OpKind::AllToAll { .. }
         | OpKind::ShardSlice { .. }
         | OpKind::AxisIndex { .. } => unreachable!("printed above, with their groups"),
+        OpKind::CollectivePermute { pairs } => format!(" pairs = {}", list(pairs)),
     }
 }
 
@@ -687,7 +698,7 @@ fn every_op_has_a_rule() {
         lines.push(format!("{} : {text}", describe(&c.f, c.op())));
         match (family(&c.op().kind), rule) {
             ("call", rule) => assert!(matches!(rule, Err(RuleError::NoRule { .. })), "{rule:?}"),
-            (_, rule) if c.op().kind.replica_groups().is_some() => {
+            (_, rule) if c.op().kind.is_per_device() => {
                 assert!(matches!(rule, Err(RuleError::NoRule { .. })), "{rule:?}")
             }
             (_, Err(e)) => panic!("{}: {e}", describe(&c.f, c.op())),

@@ -189,6 +189,7 @@ mod handwritten {
             "all_reduce",
             "reduce_scatter",
             "all_to_all",
+            "collective_permute",
         ] {
             want.push(format!("stablehlo.{n}"));
         }

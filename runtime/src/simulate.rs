@@ -82,7 +82,7 @@ pub fn run(
         let inputs: Vec<Vec<Literal>> = (0..n)
             .map(|d| op.operands.iter().map(|v| take(&env[d], *v)).collect())
             .collect();
-        let outputs: Vec<Literal> = if op.kind.replica_groups().is_some() {
+        let outputs: Vec<Literal> = if op.kind.is_per_device() {
             collective(module, f, op, devices, &position, inputs)?
         } else {
             let mut outs = Vec::with_capacity(n);
@@ -243,16 +243,35 @@ fn collective(
     position: &HashMap<usize, usize>,
     inputs: Vec<Vec<Literal>>,
 ) -> Result<Vec<Literal>, SimError> {
-    let groups = op
-        .kind
-        .replica_groups()
-        .expect("called for ops with replica groups");
     let bad = |problem: String| SimError::Collective {
         op: op.kind.name(),
         at: format!("@{}", f.name),
         problem,
     };
     let result_ty = f.ty(op.results[0]).clone();
+    if let OpKind::CollectivePermute { pairs } = &op.kind {
+        // Each pair sends the source's piece to the target; untargeted devices get zeros.
+        let mut out: Vec<Literal> = (0..devices.len())
+            .map(|_| Literal {
+                ty: result_ty.clone(),
+                elements: Elements::zeros(result_ty.dtype, result_ty.num_elements()),
+            })
+            .collect();
+        for &(s, t) in pairs {
+            let find = |d: usize| {
+                position
+                    .get(&d)
+                    .copied()
+                    .ok_or_else(|| bad(format!("device {d} of the pairs is not simulated")))
+            };
+            out[find(t)?] = inputs[find(s)?][0].to_dense();
+        }
+        return Ok(out);
+    }
+    let groups = op
+        .kind
+        .replica_groups()
+        .ok_or_else(|| bad("has no replica groups".into()))?;
     let mut out: Vec<Option<Literal>> = vec![None; devices.len()];
     for group in &groups.0 {
         let members: Vec<usize> = group

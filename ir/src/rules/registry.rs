@@ -55,7 +55,8 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         | OpKind::ReduceScatter { .. }
         | OpKind::AllToAll { .. }
         | OpKind::ShardSlice { .. }
-        | OpKind::AxisIndex { .. } => {
+        | OpKind::AxisIndex { .. }
+        | OpKind::CollectivePermute { .. } => {
             return Err(RuleError::NoRule {
                 op: op.kind.name(),
                 at: x.at(),

@@ -41,7 +41,7 @@ pub(super) struct OpSyntax {
 }
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint and shardc.random; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint and shardc.random; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -308,6 +308,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_generic_only,
         props_collective,
         from_shard_slice
+    ),
+    syntax!(
+        &["stablehlo.collective_permute"],
+        None,
+        0,
+        parse_generic_only,
+        print_generic_only,
+        props_collective,
+        from_collective_permute
     ),
     syntax!(
         &["shardc.axis_index"],
@@ -1642,7 +1651,45 @@ fn props_collective(kind: &OpKind) -> Vec<(&'static str, String)> {
     if let Some(g) = kind.replica_groups() {
         props.push(("replica_groups", replica_groups_attr(g)));
     }
+    if let OpKind::CollectivePermute { pairs } = kind {
+        let rows: Vec<String> = pairs.iter().map(|(s, t)| format!("[{s}, {t}]")).collect();
+        props.push((
+            "source_target_pairs",
+            format!(
+                "dense<[{}]> : tensor<{}x2xi64>",
+                rows.join(", "),
+                pairs.len()
+            ),
+        ));
+    }
     props
+}
+
+fn from_collective_permute(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let lit = p.required_prop(
+        g,
+        "source_target_pairs",
+        "dense<[[0, 1]]> : tensor<1x2xi64>",
+        |p| p.dense_literal(),
+    )?;
+    let bad = |p: &Parser<'_>| {
+        p.error_at(
+            at,
+            "source_target_pairs must be an Nx2 matrix of non-negative device ids",
+        )
+    };
+    let [rows, 2] = lit.ty.shape[..] else {
+        return Err(bad(p));
+    };
+    let ids = lit.to_dense();
+    let id = |i: usize| usize::try_from(ids.get(i).as_i64()).ok();
+    let pairs: Option<Vec<(usize, usize)>> = (0..rows)
+        .map(|r| Some((id(2 * r)?, id(2 * r + 1)?)))
+        .collect();
+    Ok(OpKind::CollectivePermute {
+        pairs: pairs.ok_or_else(|| bad(p))?,
+    })
 }
 
 fn groups_prop(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<ReplicaGroups> {

@@ -366,7 +366,8 @@ impl<'m> Interp<'m> {
             | OpKind::ReduceScatter { .. }
             | OpKind::AllToAll { .. }
             | OpKind::ShardSlice { .. }
-            | OpKind::AxisIndex { .. } => {
+            | OpKind::AxisIndex { .. }
+            | OpKind::CollectivePermute { .. } => {
                 return Err(InterpError::InvalidOp {
                     op: op.kind.name(),
                     at: site.at(),
