@@ -27,6 +27,8 @@ pub struct Explanation {
     pub collectives: Vec<Collective>,
     /// Bytes each device sends, summed over all collectives.
     pub bytes_per_device: u64,
+    /// The most bytes a device holds at once running the partitioned program.
+    pub peak_bytes_per_device: u64,
     /// The cost model's estimate of the whole step, in microseconds.
     pub cost_us: f64,
 }
@@ -321,6 +323,11 @@ impl Compiled {
             mesh: format!("{} = {}", p.mesh.shape_name(), p.mesh),
             propagation: p.report.clone(),
             bytes_per_device: collectives.iter().map(|c| c.bytes_per_device).sum(),
+            peak_bytes_per_device: self
+                .partitioned
+                .module
+                .entry()
+                .map_or(0, crate::memory::peak_bytes),
             values,
             collectives,
             cost_us: us(x.cost),
@@ -407,8 +414,9 @@ impl fmt::Display for Explanation {
         }
         writeln!(
             f,
-            "total {} B/device, estimated {}",
+            "total {} B/device sent, peak {} B/device held, estimated {}",
             self.bytes_per_device,
+            self.peak_bytes_per_device,
             cost_text(self.cost_us)
         )
     }

@@ -268,6 +268,9 @@ impl Emitter<'_> {
         let o = f.op(op);
         let outs = if is_identity_locally(&o.kind) {
             ins.to_vec()
+        } else if let Some(local) = splat_piece(&o.kind, &layouts[0], &self.p.mesh) {
+            // A splat is the same everywhere: every device makes its piece directly.
+            vec![self.b.constant(local)]
         } else if o.operands.is_empty() {
             // Computed whole, then each device keeps its piece (global annotations dropped).
             let mut map = HashMap::new();
@@ -407,6 +410,21 @@ impl Emitter<'_> {
         }
         Ok(x)
     }
+}
+
+/// A splat constant's piece under a layout: the same splat at the local shape.
+fn splat_piece(kind: &OpKind, layout: &Layout, mesh: &Mesh) -> Option<shardc_ir::Literal> {
+    let OpKind::Constant(lit) = kind else {
+        return None;
+    };
+    if !lit.is_splat() {
+        return None;
+    }
+    let ty = layout.local_type(mesh, &lit.ty)?;
+    Some(shardc_ir::Literal {
+        ty,
+        elements: lit.elements.clone(),
+    })
 }
 
 /// The (source, target) device pairs that reorder a dimension's axes from `from` to `to`:
