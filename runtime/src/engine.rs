@@ -1,0 +1,210 @@
+//! How a device computes: a per-device program is cut into *segments* (straight runs of
+//! compute ops) separated by per-device ops (collectives, shard slices, axis indices),
+//! which the backend runs itself. A [`Compute`] engine prepares each segment once into a
+//! [`Kernel`] that any device thread can run many times.
+//!
+//! [`Interpreted`] runs segments with the reference interpreter; the JIT engine of
+//! `shardc-compiler` (MLIR kernels) implements the same traits.
+
+use crate::reference;
+use shardc_ir::{Function, Literal, Module, OpId, ValueId};
+use std::collections::HashMap;
+
+/// A straight run of compute ops of a per-device function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// The ops, in program order (all body ops; none is a per-device op).
+    pub ops: Vec<OpId>,
+    /// Values the segment reads that it does not define, in first-use order.
+    pub inputs: Vec<ValueId>,
+    /// Values the segment defines that later steps or the function's results read.
+    pub outputs: Vec<ValueId>,
+}
+
+/// One step of a per-device program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Compute(Segment),
+    /// A per-device op (`OpKind::is_per_device`) the backend runs.
+    PerDevice(OpId),
+}
+
+/// Cuts a per-device function's body into compute segments and per-device ops.
+pub fn steps(f: &Function) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut current: Vec<OpId> = Vec::new();
+    let flush = |current: &mut Vec<OpId>, steps: &mut Vec<Step>| {
+        if !current.is_empty() {
+            steps.push(Step::Compute(Segment {
+                ops: std::mem::take(current),
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+            }));
+        }
+    };
+    for (id, op) in f.body_ops() {
+        if op.kind.is_per_device() {
+            flush(&mut current, &mut steps);
+            steps.push(Step::PerDevice(id));
+        } else {
+            current.push(id);
+        }
+    }
+    flush(&mut current, &mut steps);
+    // Inputs and outputs of each segment.
+    let mut read_after: Vec<std::collections::HashSet<ValueId>> =
+        vec![Default::default(); steps.len()];
+    let mut later: std::collections::HashSet<ValueId> = f.results().iter().copied().collect();
+    for (i, s) in steps.iter().enumerate().rev() {
+        read_after[i] = later.clone();
+        let ops: Vec<OpId> = match s {
+            Step::Compute(seg) => seg.ops.clone(),
+            Step::PerDevice(op) => vec![*op],
+        };
+        for o in ops {
+            later.extend(f.op(o).operands.iter().copied());
+        }
+    }
+    for (i, s) in steps.iter_mut().enumerate() {
+        let Step::Compute(seg) = s else { continue };
+        let mut defined = std::collections::HashSet::new();
+        for &o in &seg.ops {
+            let op = f.op(o);
+            for &v in &op.operands {
+                if !defined.contains(&v) && !seg.inputs.contains(&v) {
+                    seg.inputs.push(v);
+                }
+            }
+            defined.extend(op.results.iter().copied());
+        }
+        for &o in &seg.ops {
+            for &r in &f.op(o).results {
+                if read_after[i].contains(&r) {
+                    seg.outputs.push(r);
+                }
+            }
+        }
+    }
+    steps
+}
+
+/// Errors of engines (the interpreter's, MLIR's, a device's), boxed.
+pub type EngineError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A prepared segment: runs on the values of `Segment::inputs`, gives `Segment::outputs`.
+pub trait Kernel: Send + Sync {
+    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError>;
+}
+
+/// Prepares segments into kernels.
+pub trait Compute: Send + Sync {
+    fn prepare(
+        &self,
+        module: &Module,
+        f: &Function,
+        segment: &Segment,
+    ) -> Result<Box<dyn Kernel>, EngineError>;
+}
+
+/// Runs segments with the reference interpreter, op by op.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Interpreted;
+
+struct InterpretedKernel {
+    module: Module,
+    func: String,
+    segment: Segment,
+}
+
+impl Kernel for InterpretedKernel {
+    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+        let f = self
+            .module
+            .function(&self.func)
+            .expect("the kernel keeps the module it was prepared from");
+        let mut env: HashMap<ValueId, Literal> = self
+            .segment
+            .inputs
+            .iter()
+            .copied()
+            .zip(inputs.iter().cloned())
+            .collect();
+        for &o in &self.segment.ops {
+            let op = f.op(o);
+            let ins: Vec<Literal> = op.operands.iter().map(|v| env[v].clone()).collect();
+            let outs = reference::eval_op(&self.module, f, op, &ins)?;
+            env.extend(op.results.iter().copied().zip(outs));
+        }
+        Ok(self
+            .segment
+            .outputs
+            .iter()
+            .map(|v| env[v].clone())
+            .collect())
+    }
+}
+
+impl Compute for Interpreted {
+    fn prepare(
+        &self,
+        module: &Module,
+        f: &Function,
+        segment: &Segment,
+    ) -> Result<Box<dyn Kernel>, EngineError> {
+        Ok(Box::new(InterpretedKernel {
+            module: module.clone(),
+            func: f.name.clone(),
+            segment: segment.clone(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::text::parse_module;
+
+    #[test]
+    fn segments_split_at_collectives_with_their_inputs_and_outputs() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %a = stablehlo.negate %x : tensor<4xf32>
+    %b = stablehlo.exponential %a : tensor<4xf32>
+    %c = "stablehlo.all_reduce"(%b) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %d = stablehlo.add %c, %a : tensor<4xf32>
+    return %d, %b : tensor<4xf32>, tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        assert_eq!(s.len(), 3);
+        let Step::Compute(first) = &s[0] else {
+            panic!("{s:?}")
+        };
+        assert_eq!(first.inputs, f.args().to_vec());
+        // %a is read after the collective, %b by it and by the results.
+        let names = f.value_names();
+        let out: Vec<&str> = first
+            .outputs
+            .iter()
+            .map(|v| names[v.index()].as_str())
+            .collect();
+        assert_eq!(out, ["%0", "%1"]);
+        assert!(matches!(s[1], Step::PerDevice(_)));
+        let Step::Compute(last) = &s[2] else { panic!() };
+        assert_eq!(last.outputs.len(), 1);
+        // The interpreted kernel of the first segment computes exp(-x).
+        let k = Interpreted.prepare(&m, f, first).unwrap();
+        let x = Literal::from_f64(shardc_ir::DType::F32, &[4], &[0.0, 1.0, 2.0, 3.0]).unwrap();
+        let out = k.run(&[x]).unwrap();
+        assert_eq!(out[1].to_f64_vec()[0], 1.0);
+        assert!((out[1].to_f64_vec()[1] - (-1.0f32).exp() as f64).abs() < 1e-7);
+    }
+}
