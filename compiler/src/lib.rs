@@ -1,5 +1,6 @@
 //! The shardc compiler: the passes, the cost model, and everything that talks to MLIR.
 
+pub mod bucket;
 pub mod constrain;
 pub mod cost;
 pub mod egraph;

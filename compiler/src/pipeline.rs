@@ -1,7 +1,8 @@
 //! The pipeline, in order: verify, inline, constrain, propagate, extract, partition,
-//! verify again.
+//! bucket (when asked), verify again.
 //! Every stage's module prints with [`Compiled::as_text`].
 
+use crate::bucket::{Bucket, bucket};
 use crate::constrain::constrain;
 use crate::error::CompileError;
 use crate::extract::{Extraction, extract};
@@ -29,6 +30,8 @@ pub struct Compiled {
     pub propagated: Propagated,
     pub extraction: Extraction,
     pub partitioned: Partitioned,
+    /// The all-reduces bucketing fused (empty without `Options::bucket_bytes`).
+    pub buckets: Vec<Bucket>,
 }
 
 /// Runs the pipeline on a module.
@@ -41,7 +44,13 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         why: "there is nothing to compile".into(),
     })?;
     let extraction = extract(&propagated, f)?;
-    let partitioned = partition(&global, &propagated, &extraction)?;
+    let mut partitioned = partition(&global, &propagated, &extraction)?;
+    let mut buckets = Vec::new();
+    if let Some(limit) = opts.bucket_bytes {
+        let (module, b) = bucket(&partitioned.module, limit)?;
+        partitioned.module = module;
+        buckets = b;
+    }
     verify_module(&partitioned.module).map_err(|e| CompileError::Unsupported {
         what: format!("the partitioned program does not verify: {e}"),
         why: "this is a bug in shardc's partitioner; please report it with the program".into(),
@@ -52,6 +61,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         propagated,
         extraction,
         partitioned,
+        buckets,
     })
 }
 

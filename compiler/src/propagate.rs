@@ -41,6 +41,9 @@ pub struct Options {
     pub visit_limit: usize,
     pub time_limit: Duration,
     pub cost: CostModel,
+    /// Fuse all-reduces into buckets of at most this many bytes after partitioning
+    /// (`bucket.rs`; PyTorch DDP uses 25 MB). `None`: no bucketing.
+    pub bucket_bytes: Option<usize>,
 }
 
 impl Default for Options {
@@ -53,6 +56,7 @@ impl Default for Options {
             visit_limit: env("SHARDC_VISIT_LIMIT").map(|v| v as usize).unwrap_or(16),
             time_limit: Duration::from_millis(env("SHARDC_TIME_LIMIT_MS").unwrap_or(30_000)),
             cost: CostModel::default(),
+            bucket_bytes: None,
         }
     }
 }

@@ -275,3 +275,55 @@ module @constraint_on_small_split {
         "{partitioned}"
     );
 }
+
+/// DDP bucketing on JAX's data-parallel training step: its three all-reduces (the loss,
+/// 4 B, and two 2048 B gradients) fuse into one 25 MB bucket; with a 2100 B limit the loss
+/// and the first gradient share a bucket and the second gradient goes alone. Either way
+/// the results still match JAX's.
+#[test]
+fn ddp_buckets_fuse_all_reduces() {
+    let fx = jax_fixtures()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.name == "mlp_dp_train_step")
+        .unwrap();
+    let count = |c: &Compiled| {
+        c.partitioned
+            .module
+            .entry()
+            .unwrap()
+            .ops
+            .iter()
+            .filter(|o| matches!(o.kind, shardc::ir::OpKind::AllReduce { .. }))
+            .count()
+    };
+    let plain = compile(&fx.module, &Options::default()).unwrap();
+    assert_eq!(count(&plain), 3);
+    for (limit, all_reduces, buckets) in [
+        (25 << 20, 1, vec![4 + 2048 + 2048]),
+        (2100, 2, vec![4 + 2048]),
+    ] {
+        let opts = Options {
+            bucket_bytes: Some(limit),
+            ..Options::default()
+        };
+        let c = compile(&fx.module, &opts).unwrap();
+        assert_eq!(
+            count(&c),
+            all_reduces,
+            "limit {limit}\n{}",
+            c.as_text(shardc::compiler::Stage::Partitioned)
+        );
+        assert_eq!(
+            c.buckets.iter().map(|b| b.bytes).collect::<Vec<_>>(),
+            buckets
+        );
+        let got = run_simulated(&c, &fx.inputs);
+        for (k, (g, w)) in got.iter().zip(&fx.outputs).enumerate() {
+            assert!(
+                excess_error(g, w, fx.abs, fx.rel).unwrap() <= 0.0,
+                "result {k} with limit {limit}"
+            );
+        }
+    }
+}
