@@ -37,6 +37,9 @@ enum Command {
         /// Write the module after every stage into this folder (`NN-stage.mlir`).
         #[arg(long)]
         dump_dir: Option<PathBuf>,
+        /// Fuse all-reduces into buckets of at most this many bytes (DDP; 26214400 = 25 MiB).
+        #[arg(long)]
+        bucket_bytes: Option<usize>,
     },
     /// Benchmarks that print JSON.
     Bench {
