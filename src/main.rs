@@ -1,7 +1,7 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR]
+//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N]
 //! shardc bench compile [--blocks 4,16,64,256]
 //! ```
 
@@ -74,11 +74,18 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             explain,
             json,
             dump_dir,
+            bucket_bytes,
         } => {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
             let m = ir::text::parse_module(&text).map_err(|e| format!("{}:{e}", file.display()))?;
-            let c = compile(&m, &Options::default())?;
+            let c = compile(
+                &m,
+                &Options {
+                    bucket_bytes,
+                    ..Options::default()
+                },
+            )?;
             if let Some(dir) = dump_dir {
                 std::fs::create_dir_all(&dir)?;
                 for (i, (stage, name)) in [
