@@ -8,6 +8,7 @@ mod error;
 mod jit;
 pub mod models;
 mod nn;
+pub mod optim;
 mod simulate;
 mod spec;
 mod trace;
