@@ -327,3 +327,102 @@ fn ddp_buckets_fuse_all_reduces() {
         }
     }
 }
+
+/// SyncBatchNorm semantics: with the batch split over "data", batch-norm statistics are
+/// still those of the whole batch (propagation reduces them across devices), so the
+/// partitioned program equals the single-device reference; normalising each device's
+/// shard with its own statistics (what plain per-GPU BatchNorm does) gives other numbers.
+#[test]
+fn batch_norm_statistics_are_global_when_the_batch_is_split() {
+    use shardc::ir::{DType, Mesh, TensorType};
+    use shardc::{P, Tensor, jit};
+    let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
+    let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
+    let l = jit(|x: Tensor, g: Tensor, b: Tensor| x.batch_norm(&g, &b, 1e-5))
+        .mesh(&mesh)
+        .in_shardings([P!["data", None], P![], P![]])
+        .out_shardings([P!["data", None]])
+        .lower(&[f32(&[8, 3]), f32(&[3]), f32(&[3])])
+        .unwrap();
+    let m = l.module().clone();
+    // Shards with very different statistics: rows 2i, 2i+1 around 10*i.
+    let x: Vec<f64> = (0..24)
+        .map(|i| (i / 6) as f64 * 10.0 + (i % 6) as f64 * 0.25)
+        .collect();
+    let args = vec![
+        Literal::from_f64(DType::F32, &[8, 3], &x).unwrap(),
+        Literal::from_f64(DType::F32, &[3], &[1.0, 2.0, 0.5]).unwrap(),
+        Literal::from_f64(DType::F32, &[3], &[0.0, 0.1, -0.1]).unwrap(),
+    ];
+    let c = check_against_reference(&m, &args, 1e-5, 1e-5);
+    // The statistics cross devices: a reduction over "data".
+    let e = c.explain();
+    assert!(
+        e.collectives
+            .iter()
+            .any(|c| c.kind == "all_reduce" && c.axes == ["data"]),
+        "{e}"
+    );
+    // Per-shard statistics would give something else.
+    let global = reference::run(&m, "main", &args).unwrap()[0].to_f64_vec();
+    let mut per_shard = Vec::new();
+    for shard in 0..4 {
+        let rows = &x[shard * 6..(shard + 1) * 6];
+        for r in 0..2 {
+            for c in 0..3 {
+                let col: Vec<f64> = (0..2).map(|k| rows[k * 3 + c]).collect();
+                let mu = col.iter().sum::<f64>() / 2.0;
+                let var = col.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / 2.0;
+                let g = [1.0, 2.0, 0.5][c];
+                let b = [0.0, 0.1, -0.1][c];
+                per_shard.push((rows[r * 3 + c] - mu) / (var + 1e-5).sqrt() * g + b);
+            }
+        }
+    }
+    let gap = global
+        .iter()
+        .zip(&per_shard)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        gap > 0.5,
+        "per-shard statistics should differ from the global ones, gap {gap}"
+    );
+}
+
+/// Dropout from the counter-based random op: the same global mask however the input is
+/// split, bit for bit.
+#[test]
+fn dropout_masks_are_the_same_on_every_mesh() {
+    use shardc::ir::{DType, Mesh, TensorType};
+    use shardc::{P, Tensor, jit};
+    let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
+    let x: Vec<f64> = (0..64).map(|i| 1.0 + i as f64 / 64.0).collect();
+    let args = [
+        Literal::from_f64(DType::F32, &[8, 8], &x).unwrap(),
+        Literal::from_f64(DType::I64, &[], &[1234.0]).unwrap(),
+    ];
+    let mut masks = Vec::new();
+    for (axes, spec) in [
+        (vec![("data", 2), ("model", 4)], P!["data", "model"]),
+        (vec![("data", 2), ("model", 4)], P!["model", "data"]),
+        (vec![("data", 8)], P![None, "data"]),
+        (vec![("data", 1)], P![]),
+    ] {
+        let mesh = Mesh::new("mesh", &axes).unwrap();
+        let l = jit(|x: Tensor, seed: Tensor| x.dropout(&seed, 0.5))
+            .mesh(&mesh)
+            .in_shardings([spec.clone(), P![]])
+            .out_shardings([spec])
+            .lower(&[f32(&[8, 8]), TensorType::new(DType::I64, [])])
+            .unwrap();
+        let c = compile(l.module(), &Options::default()).unwrap();
+        let mut got = run_simulated(&c, &args);
+        let want = reference::run(l.module(), "main", &args).unwrap();
+        assert_eq!(got[0], want[0], "mesh {axes:?}: not bit for bit");
+        masks.push(got.remove(0));
+    }
+    assert!(masks.windows(2).all(|w| w[0] == w[1]));
+    let kept = masks[0].to_f64_vec().iter().filter(|v| **v != 0.0).count();
+    assert!((20..=44).contains(&kept), "{kept} of 64 kept at rate 0.5");
+}
