@@ -182,6 +182,7 @@ where
             builder: FunctionBuilder::new("main", arg_types),
             mesh: mesh_name.clone(),
             error: None,
+            callees: Vec::new(),
         }));
         let args: Vec<ValueId> = ctx.borrow().builder.args();
         let arg_tensors: Vec<Tensor> = args.iter().map(|&v| Tensor::from_value(&ctx, v)).collect();
@@ -231,11 +232,13 @@ where
                 func.result_attrs[i].sharding = Some(s);
             }
         }
+        let mut functions = vec![func];
+        functions.extend(state.callees);
         let module = Module {
             name: Some(format!("jit_{}", self.name)),
             attrs: Vec::new(),
             meshes: self.mesh.iter().cloned().collect(),
-            functions: vec![func],
+            functions,
         };
         shardc_ir::verify_module(&module)?;
         Ok(Lowered { module })
@@ -287,5 +290,15 @@ impl Lowered {
         opts: &shardc_compiler::Options,
     ) -> Result<shardc_compiler::Compiled, Error> {
         shardc_compiler::compile(&self.module, opts).map_err(|e| Error::Compile(Box::new(e)))
+    }
+
+    /// Calls this program from inside another trace (like calling a jitted function from
+    /// a jitted function in JAX): adds its functions to the trace being built and returns
+    /// its results. Its argument and result shardings act as sharding constraints on the
+    /// call's operands and results. Shape mismatches are reported by the enclosing
+    /// `lower`, with the caller's line.
+    #[track_caller]
+    pub fn call(&self, args: &[Tensor]) -> Vec<Tensor> {
+        crate::trace::call_lowered(&self.module, args, std::panic::Location::caller())
     }
 }

@@ -392,3 +392,83 @@ mod optimizers {
         }
     }
 }
+
+/// A lowered program called inside another trace: its functions join the module, its
+/// shardings constrain the call, and the whole compiles and runs like one program.
+#[test]
+fn lowered_programs_call_each_other() {
+    let mesh = mesh24();
+    let mlp = jit(|x: Tensor, w1: Tensor, w2: Tensor| x.matmul(&w1).relu().matmul(&w2))
+        .name("mlp")
+        .mesh(&mesh)
+        .in_shardings([P!["data", None], P![None, "model"], P!["model", None]])
+        .out_shardings([P!["data", None]])
+        .lower(&[f32(&[8, 16]), f32(&[16, 32]), f32(&[32, 16])])
+        .unwrap();
+    let outer = jit(|x: Tensor, w1: Tensor, w2: Tensor| {
+        let y = mlp.call(&[x.clone(), w1.clone(), w2.clone()]);
+        &y[0] + &x
+    })
+    .mesh(&mesh)
+    .lower(&[f32(&[8, 16]), f32(&[16, 32]), f32(&[32, 16])])
+    .unwrap();
+    let m = outer.module();
+    assert_eq!(m.functions.len(), 2);
+    assert!(
+        m.functions[1].name.starts_with("jit_mlp_0_"),
+        "{}",
+        m.functions[1].name
+    );
+    let c = outer.compile(&shardc::Options::default()).unwrap();
+    // The callee's shardings constrained the call: Megatron's single all-reduce.
+    let e = c.explain();
+    assert_eq!(
+        e.collectives
+            .iter()
+            .map(|c| c.kind.as_str())
+            .collect::<Vec<_>>(),
+        ["all_reduce"],
+        "{e}"
+    );
+    let args: Vec<shardc::Literal> = [[8, 16], [16, 32], [32, 16]]
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let n = s[0] * s[1];
+            shardc::Literal::from_f64(
+                DType::F32,
+                s,
+                &(0..n)
+                    .map(|i| ((i + k) as f64 * 0.37).sin())
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let want = outer.run_reference(&args).unwrap();
+    let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+    let diff = got[0]
+        .to_f64_vec()
+        .iter()
+        .zip(want[0].to_f64_vec())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(diff < 1e-5, "{diff}");
+
+    // A call with the wrong argument type is an error at the caller's line.
+    let line = line!() + 1;
+    let err = jit(|x: Tensor| mlp.call(&[x.clone(), x.clone(), x])[0].clone())
+        .mesh(&mesh)
+        .lower(&[f32(&[8, 16])])
+        .unwrap_err();
+    let Error::Trace { method, at, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((*method, at.line()), ("call", line));
+    assert!(
+        err.to_string().contains(
+            "argument 1 is tensor<8x16xf32> but the called program takes tensor<16x32xf32>"
+        ),
+        "{err}"
+    );
+}
