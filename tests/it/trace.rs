@@ -472,3 +472,39 @@ fn lowered_programs_call_each_other() {
         "{err}"
     );
 }
+
+/// A small GPT's loss at initialisation is about ln(vocabulary): the logits start near 0.
+#[test]
+fn gpt_loss_at_init_is_log_vocab() {
+    use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+    let cfg = GptConfig {
+        vocab: 32,
+        layers: 2,
+        block: TransformerDims {
+            batch: 2,
+            seq: 8,
+            d_model: 16,
+            heads: 2,
+            d_ff: 64,
+        },
+    };
+    let tokens = TensorType::new(DType::I32, [2, 8]);
+    let mut types = vec![tokens.clone(), tokens];
+    types.extend(cfg.param_types());
+    let l = jit(move |a: &[Tensor]| gpt_loss(&cfg, &a[0], &a[1], &a[2..]))
+        .lower(&types)
+        .unwrap();
+    let ids: Vec<f64> = (0..16).map(|i| ((i * 7) % 32) as f64).collect();
+    let next: Vec<f64> = (0..16).map(|i| ((i * 7 + 3) % 32) as f64).collect();
+    let mut args = vec![
+        shardc::Literal::from_f64(DType::I32, &[2, 8], &ids).unwrap(),
+        shardc::Literal::from_f64(DType::I32, &[2, 8], &next).unwrap(),
+    ];
+    args.extend(cfg.init(0));
+    let loss = l.run_reference(&args).unwrap()[0].to_f64_vec()[0];
+    assert!(
+        (loss - 32f64.ln()).abs() < 0.05,
+        "loss {loss} vs ln 32 = {}",
+        32f64.ln()
+    );
+}
