@@ -2,6 +2,7 @@
 
 pub mod constrain;
 pub mod cost;
+pub mod differentiate;
 pub mod egraph;
 pub mod error;
 pub mod explain;
@@ -16,7 +17,9 @@ pub mod partition;
 pub mod pipeline;
 pub mod propagate;
 pub mod reshard;
+pub mod simplify;
 pub mod upstream;
+pub mod vjp;
 
 pub use pipeline::{Compiled, Stage, compile};
 pub use propagate::Options;
