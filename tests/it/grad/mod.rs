@@ -17,12 +17,15 @@ use shardc::compiler::Options;
 use shardc::compiler::differentiate::{grad, value_and_grad};
 use shardc::compiler::error::CompileError;
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
-use shardc::ir::text::print_module;
+use shardc::ir::text::{parse_module, print_module};
 use shardc::ir::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, Elements,
     FunctionBuilder, GatherDims, Mesh, Module, OpKind, Scalar, Sharding, UnaryOp, ValueId,
+    Visibility,
 };
-use shardc::models::{BLOCK_WEIGHTS, TransformerDims, transformer_block};
+use shardc::models::{
+    BLOCK_WEIGHTS, TransformerDims, block_weight_specs, block_weight_types, transformer_block,
+};
 use shardc::runtime::reference;
 use shardc::{DType, Error, Literal, P, Tensor, TensorType, jit};
 use std::collections::BTreeSet;

@@ -183,3 +183,54 @@ fn transformer_block_gradients_match_finite_differences() {
     let wrt: Vec<usize> = (0..types.len()).collect();
     check_model("transformer_block", &l, &args, &wrt);
 }
+
+/// JAX's causal attention as JAX printed it (`tests/fixtures/jax/attention_heads_tp.mlir`,
+/// with calls of `@tril` and `@_where`), in f64 and wrapped by a `main` that calls it and
+/// returns `sum(attention(...) * W)`: calls are inlined, shardings kept, and every
+/// gradient matches finite differences.
+#[test]
+fn jax_printed_attention_with_calls_differentiates() {
+    let fx = jax_fixtures()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.name == "attention_heads_tp")
+        .expect("the attention_heads_tp fixture");
+    let mut m = parse_module(&fx.text.replace("f32", "f64")).unwrap();
+    let entry = m.functions.iter().position(|f| f.name == "main").unwrap();
+    let mut attention = m.functions.remove(entry);
+    attention.name = "attention".into();
+    attention.visibility = Visibility::Private;
+    let types = attention.arg_types();
+    let out = attention.result_types();
+    let mut b = FunctionBuilder::new("main", &types);
+    let args = b.args();
+    let call = b
+        .push(
+            OpKind::Call {
+                callee: "attention".into(),
+            },
+            &args,
+            Some(&out),
+            Vec::new(),
+        )
+        .unwrap();
+    let y = b.func().ops[call.index()].results[0];
+    let loss = weighted_sum(&mut b, y, 9);
+    let mut main = b.finish(&[loss]);
+    main.arg_attrs = attention.arg_attrs.clone();
+    m.functions.insert(0, main);
+    m.functions.push(attention);
+    let vg = value_and_grad(&m, &[1, 2, 3, 4]).unwrap();
+    let f = vg.entry().unwrap();
+    assert_eq!(vg.functions.len(), 1, "calls inlined");
+    for (k, i) in (1..5).enumerate() {
+        assert_eq!(f.result_attrs[1 + k].sharding, f.arg_attrs[i].sharding);
+    }
+    let args: Vec<Literal> = fx
+        .inputs
+        .iter()
+        .map(|l| lit(&l.ty.shape, &l.to_f64_vec()))
+        .collect();
+    let worst = check_fd("jax_attention", &m, &args, &[0, 1, 2, 3, 4]);
+    assert!(worst < 1e-6, "worst error {worst:e}");
+}

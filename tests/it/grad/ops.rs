@@ -529,3 +529,28 @@ fn ops_without_a_gradient_give_zero() {
     assert_eq!(out[0].to_f64_vec(), vec![0.0; 3]);
     assert_eq!(f.results().len(), 1);
 }
+
+/// JAX constrains a cotangent like its primal: `value_and_grad` through
+/// `sharding_constraint` emits the same constraint on the cotangent (`grad` keeps only that
+/// one: the forward value is not needed for the gradient of `sum(c(x * x) * W)`).
+#[test]
+fn cotangents_are_constrained_like_their_primals() {
+    let c = family_cases()
+        .into_iter()
+        .find(|c| c.name == "sharding_constraint")
+        .unwrap();
+    let constraints = |m: &Module| -> Vec<Sharding> {
+        m.entry()
+            .unwrap()
+            .body_ops()
+            .filter_map(|(_, op)| match &op.kind {
+                OpKind::ShardingConstraint(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let want = Sharding::split("mesh", &[&["x"], &[]]);
+    let vg = value_and_grad(&c.module, &[0]).unwrap();
+    assert_eq!(constraints(&vg), [want.clone(), want.clone()]);
+    assert_eq!(constraints(&grad(&c.module, &[0]).unwrap()), [want]);
+}

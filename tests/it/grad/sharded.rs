@@ -112,3 +112,79 @@ fn data_parallel_gradients_are_all_reduced_over_data() {
         );
     }
 }
+
+/// Megatron: a transformer block with Q, K, V, W1 split by columns and Wo, W2 by rows over
+/// `model`, the batch over `data`. The backward pass mirrors the forward's two all-reduces
+/// over `model` (the cotangents of the two layer norms' outputs, which feed
+/// column-parallel matmuls), and every weight gradient (partial over the batch) is
+/// all-reduced over `data`, in the layout of its weight.
+#[test]
+fn megatron_block_gradients_partition_and_match_the_reference() {
+    let d = TransformerDims {
+        batch: 4,
+        seq: 8,
+        d_model: 16,
+        heads: 4,
+        d_ff: 32,
+    };
+    let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+    let mut types = vec![f32t(&[d.batch, d.seq, d.d_model])];
+    types.extend(block_weight_types(&d));
+    let mut specs = vec![P!["data", None, None]];
+    specs.extend(block_weight_specs());
+    let l = jit(move |a: &[Tensor]| {
+        let y = transformer_block(&a[0], &a[1..], &d);
+        (&y * &y).mean(&[0, 1, 2])
+    })
+    .mesh(&mesh)
+    .in_shardings(specs)
+    .lower(&types)
+    .unwrap();
+    let wrt: Vec<usize> = (1..types.len()).collect();
+    let vg = l.value_and_grad(&wrt).unwrap();
+    let c = vg.compile(&Options::default()).unwrap();
+    let mut r = Rng(41);
+    let args: Vec<Literal> = types
+        .iter()
+        .map(|t| {
+            let v = r.values(t.num_elements(), -0.5, 0.5);
+            Literal::from_f64(DType::F32, &t.shape, &v).unwrap()
+        })
+        .collect();
+    let want = vg.run_reference(&args).unwrap();
+    let got = shardc::run_simulated(&c, &args, 1e-4).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let excess = excess_error(g, w, 1e-4, 1e-3).unwrap();
+        assert!(
+            excess <= 0.0,
+            "result {k} is off the reference by {excess:e}"
+        );
+    }
+    let e = c.explain();
+    let count = |axis: &str| {
+        e.collectives
+            .iter()
+            .filter(|col| col.kind == "all_reduce" && col.axes == [axis])
+            .count()
+    };
+    let summary = e.summary();
+    assert_eq!(count("model"), 2 + 2, "{summary}");
+    assert_eq!(count("data"), 1 + BLOCK_WEIGHTS.len(), "{summary}");
+    assert_eq!(
+        e.collectives.len(),
+        4 + 1 + BLOCK_WEIGHTS.len(),
+        "{summary}"
+    );
+    // Each gradient leaves laid out like its weight.
+    let f = vg.module().entry().unwrap();
+    for (k, &i) in wrt.iter().enumerate() {
+        let want = f.arg_attrs[i].sharding.as_ref();
+        assert_eq!(f.result_attrs[1 + k].sharding.as_ref(), want);
+        assert_eq!(
+            c.partitioned.outputs[1 + k].to_sharding("mesh").as_ref(),
+            want,
+            "gradient of {}",
+            BLOCK_WEIGHTS[i - 1]
+        );
+    }
+}
