@@ -92,6 +92,7 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
                 fix,
             },
             VjpError::Build(ir) => bug(&at(), &ir.to_string()),
+            VjpError::Misuse(what) => bug(&at(), &what),
         })?;
         if contributions.len() != op.operands.len() {
             return Err(bug(

@@ -101,3 +101,59 @@ fn mark_reads(f: &Function, operands: &[ValueId], regions: &[BlockId], live: &mu
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::{BinaryOp, DType, Literal, OpKind, Scalar, UnaryOp};
+
+    fn names(f: &Function) -> Vec<String> {
+        f.body_ops().map(|(_, op)| op.kind.name()).collect()
+    }
+
+    #[test]
+    fn removes_dead_and_repeated_ops_and_keeps_the_rest() {
+        let t = TensorType::new(DType::F32, [4]);
+        let mut b = FunctionBuilder::new("main", &[t.clone(), t]);
+        let (x, y) = (b.arg(0), b.arg(1));
+        let dead = b.unary(UnaryOp::Exponential, x).unwrap();
+        let _dead_too = b.binary(BinaryOp::Add, dead, y).unwrap();
+        let s1 = b.binary(BinaryOp::Multiply, x, y).unwrap();
+        let s2 = b.binary(BinaryOp::Multiply, x, y).unwrap();
+        // Operands in the other order are another op (no commutativity assumed).
+        let s3 = b.binary(BinaryOp::Multiply, y, x).unwrap();
+        let c1 = b.constant(Literal::scalar(DType::F32, Scalar::Float(2.0)));
+        let c2 = b.constant(Literal::scalar(DType::F32, Scalar::Float(2.0)));
+        let c3 = b.constant(Literal::scalar(DType::F32, Scalar::Float(3.0)));
+        let a = b.binary(BinaryOp::Add, s1, s2).unwrap();
+        let a = b.binary(BinaryOp::Add, a, s3).unwrap();
+        let k = b.binary(BinaryOp::Add, c1, c2).unwrap();
+        let k = b.binary(BinaryOp::Add, k, c3).unwrap();
+        let m = Module {
+            functions: vec![b.finish(&[a, k])],
+            ..Module::default()
+        };
+        let g = simplify(&m).unwrap();
+        let f = &g.functions[0];
+        assert_eq!(
+            names(f),
+            [
+                "stablehlo.multiply",
+                "stablehlo.multiply",
+                "stablehlo.constant",
+                "stablehlo.constant",
+                "stablehlo.add",
+                "stablehlo.add",
+                "stablehlo.add",
+                "stablehlo.add",
+            ]
+        );
+        // The first sum adds one product to itself; the second, one constant to itself.
+        let ops: Vec<&Op> = f.body_ops().map(|(_, op)| op).collect();
+        assert_eq!(ops[4].operands, [ops[0].results[0], ops[0].results[0]]);
+        assert_eq!(ops[6].operands, [ops[2].results[0], ops[2].results[0]]);
+        assert!(matches!(ops[3].kind, OpKind::Constant(_)));
+        // Nothing left to remove: the same function, ids included.
+        assert_eq!(simplify(&g).unwrap(), g);
+    }
+}

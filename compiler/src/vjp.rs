@@ -42,6 +42,8 @@ pub enum VjpError {
     NoRule { why: String, fix: String },
     /// An op the rule emitted broke its typing rule (a bug in the rule).
     Build(IrError),
+    /// The rule was called without what it needs (a bug in the caller).
+    Misuse(String),
 }
 
 impl From<IrError> for VjpError {
@@ -94,11 +96,11 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         OpKind::Reshape => {
             let x = p.operands[0];
             let shape = e.ty(x).shape;
-            Ok(vec![Some(e.reshape(g(p), &shape)?)])
+            Ok(vec![Some(e.reshape(g(p)?, &shape)?)])
         }
         // select(pred, g, 0) to on_true, select(pred, 0, g) to on_false; none to pred.
         OpKind::Select => {
-            let (pred, g) = (p.operands[0], g(p));
+            let (pred, g) = (p.operands[0], g(p)?);
             let mut out = vec![None; 3];
             if p.needs[1] || p.needs[2] {
                 let zero = e.zeros_like(g);
@@ -113,7 +115,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         }
         // JAX: the cotangent is constrained like the primal.
         OpKind::ShardingConstraint(s) => Ok(vec![Some(
-            e.b.push1(OpKind::ShardingConstraint(s.clone()), &[g(p)])?,
+            e.b.push1(OpKind::ShardingConstraint(s.clone()), &[g(p)?])?,
         )]),
         OpKind::Slice {
             start,
@@ -126,7 +128,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             for (i, &d) in permutation.iter().enumerate() {
                 inverse[d] = i;
             }
-            Ok(vec![Some(e.transpose(g(p), &inverse)?)])
+            Ok(vec![Some(e.transpose(g(p)?, &inverse)?)])
         }
         OpKind::AllGather { .. }
         | OpKind::AllReduce { .. }
@@ -141,15 +143,20 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
     }
 }
 
-/// The cotangent of a one-result op's result (rules run only when it has one).
-fn g(p: &Primal) -> ValueId {
-    p.cotangents[0].expect("a rule runs only on ops whose result has a cotangent")
+/// The cotangent of a one-result op's result (a rule runs only when it has one).
+fn g(p: &Primal) -> Result<ValueId, VjpError> {
+    p.cotangents.first().copied().flatten().ok_or_else(|| {
+        VjpError::Misuse(format!(
+            "the VJP of {} was asked for without a cotangent of its result",
+            p.op.kind.name()
+        ))
+    })
 }
 
 /// One line per unary op: the cotangent of `x` from `g`, with `z` the op's result.
 fn unary(e: &mut Emitter, u: UnaryOp, p: &Primal) -> Result<Option<ValueId>, VjpError> {
     use UnaryOp::*;
-    let (x, z, g) = (p.operands[0], p.results[0], g(p));
+    let (x, z, g) = (p.operands[0], p.results[0], g(p)?);
     let gx = match u {
         // -g
         Negate => e.unary(Negate, g)?,
@@ -233,7 +240,7 @@ fn unary(e: &mut Emitter, u: UnaryOp, p: &Primal) -> Result<Option<ValueId>, Vjp
 /// One arm per binary op: the cotangents of `x` and `y` (each only if wanted).
 fn binary(e: &mut Emitter, b: BinaryOp, p: &Primal) -> Result<Cotangents, VjpError> {
     use BinaryOp::*;
-    let (x, y, z, g) = (p.operands[0], p.operands[1], p.results[0], g(p));
+    let (x, y, z, g) = (p.operands[0], p.operands[1], p.results[0], g(p)?);
     let (nx, ny) = (p.needs[0], p.needs[1]);
     let (gx, gy) = match b {
         // g, g
@@ -339,7 +346,7 @@ fn balanced_share(
 /// `lo > x` and `lo < hi`; `hi` where `hi < x`. A scalar bound's cotangent is summed.
 fn clamp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
     use ComparisonDirection::{Gt, Lt};
-    let (x, g) = (p.operands[1], g(p));
+    let (x, g) = (p.operands[1], g(p)?);
     let shape = e.ty(x).shape;
     let full = |e: &mut Emitter, v: ValueId| -> Result<ValueId, IrError> {
         if e.ty(v).shape == shape {
@@ -385,7 +392,7 @@ fn convert(e: &mut Emitter, p: &Primal) -> Result<Option<ValueId>, VjpError> {
     if !from.is_float() || !to.is_float() {
         return Ok(None);
     }
-    Ok(Some(e.convert(g(p), from)?))
+    Ok(Some(e.convert(g(p)?, from)?))
 }
 
 /// `broadcast_in_dim`: `g` summed over the result dimensions the operand does not map to
@@ -396,7 +403,7 @@ fn broadcast_in_dim(
     p: &Primal,
     dims: &[usize],
 ) -> Result<Option<ValueId>, VjpError> {
-    let (x, g) = (p.operands[0], g(p));
+    let (x, g) = (p.operands[0], g(p)?);
     let (xs, zs) = (e.ty(x).shape, e.ty(g).shape);
     let stretched = |i: usize| xs[i] == 1 && zs[dims[i]] != 1;
     let mut summed: Vec<usize> = (0..zs.len()).filter(|d| !dims.contains(d)).collect();
@@ -423,7 +430,7 @@ fn slice(
     start: &[usize],
     strides: &[usize],
 ) -> Result<Option<ValueId>, VjpError> {
-    let (x, g) = (p.operands[0], g(p));
+    let (x, g) = (p.operands[0], g(p)?);
     let (xs, zs) = (e.ty(x).shape, e.ty(g).shape);
     let low: Vec<i64> = start.iter().map(|&s| s as i64).collect();
     let interior: Vec<i64> = strides.iter().map(|&s| s as i64 - 1).collect();
@@ -441,7 +448,7 @@ fn slice(
 
 /// `concatenate`: operand `k` gets its slab of `g` along the dimension.
 fn concatenate(e: &mut Emitter, p: &Primal, dimension: usize) -> Result<Cotangents, VjpError> {
-    let g = g(p);
+    let g = g(p)?;
     let shape = e.ty(g).shape;
     let mut offset = 0;
     let mut out = Vec::with_capacity(p.operands.len());
@@ -471,7 +478,7 @@ fn pad(
     high: &[i64],
     interior: &[i64],
 ) -> Result<Cotangents, VjpError> {
-    let (x, g) = (p.operands[0], g(p));
+    let (x, g) = (p.operands[0], g(p)?);
     let xs = e.ty(x).shape;
     let rank = xs.len();
     // The extent of x's elements in g, interior padding included, per dimension.
@@ -500,7 +507,7 @@ fn pad(
 /// with rhs's kept ones (batching with rhs's batch), giving `[batch, lhs kept, lhs
 /// contracting in rhs's order]`, transposed back into lhs's order; the rhs likewise.
 fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, VjpError> {
-    let (x, y, g) = (p.operands[0], p.operands[1], g(p));
+    let (x, y, g) = (p.operands[0], p.operands[1], g(p)?);
     let (xr, yr) = (e.ty(x).rank(), e.ty(y).rank());
     let kept = |rank: usize, batch: &[usize], contracting: &[usize]| -> Vec<usize> {
         (0..rank)
@@ -570,7 +577,7 @@ fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, V
 
 /// The binary op a reducer body applies, if it is one binary op of its two arguments
 /// (in either order) and returns it.
-pub fn single_op_reducer(f: &Function, body: BlockId) -> Option<BinaryOp> {
+fn single_op_reducer(f: &Function, body: BlockId) -> Option<BinaryOp> {
     let block = f.blocks.get(body.index())?;
     let ([acc, x], [id], [out]) = (
         block.args.as_slice(),
@@ -605,7 +612,7 @@ fn reduce(e: &mut Emitter, p: &Primal, dimensions: &[usize]) -> Result<Cotangent
     }
     let body = p.op.regions.first().copied();
     let reducer = body.and_then(|b| single_op_reducer(p.src, b));
-    let (x, z, g) = (p.operands[0], p.results[0], g(p));
+    let (x, z, g) = (p.operands[0], p.results[0], g(p)?);
     let xs = e.ty(x).shape;
     let kept: Vec<usize> = (0..xs.len()).filter(|d| !dimensions.contains(d)).collect();
     match reducer {
@@ -657,7 +664,7 @@ fn reduce(e: &mut Emitter, p: &Primal, dimensions: &[usize]) -> Result<Cotangent
 /// scatter op, so the one-hot matrix (`iota == indices`, indices clamped into `[0, V)` as
 /// gather clamps them) is materialized. Other gathers have no rule.
 fn gather(e: &mut Emitter, p: &Primal, dims: &GatherDims) -> Result<Cotangents, VjpError> {
-    let (table, indices, g) = (p.operands[0], p.operands[1], g(p));
+    let (table, indices, g) = (p.operands[0], p.operands[1], g(p)?);
     if !p.needs[0] {
         return Ok(vec![None, None]);
     }
