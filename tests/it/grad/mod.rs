@@ -1,12 +1,13 @@
 //! Autodiff (`value_and_grad`, `grad`): every op's VJP and composite models against
 //! central finite differences in f64, a JAX-recorded training step, gradients of a
-//! data-parallel program on a simulated mesh, and the errors.
+//! data-parallel and a Megatron program on a simulated mesh, and the errors.
 //!
 //! Finite differences: `fd = (L(x + h e_j) - L(x - h e_j)) / 2h` with `h = 1e-6`, on the
 //! reference interpreter in f64. A gradient element passes when
 //! `|g - fd| <= 1e-8 (1 + |L|) + 1e-6 |fd|`: the truncation error is `O(h^2)` (~1e-12
 //! here) and the rounding error about `eps |L| / h` (~2e-10 |L|), so the bound leaves a
-//! margin of ~50x and still catches any wrong factor, sign or index.
+//! margin (the largest error seen is 6e-8, on JAX's attention with `|L| = 18`, a third of
+//! its bound) and still catches any wrong factor, sign or index.
 
 mod errors;
 mod models;
