@@ -284,6 +284,23 @@ impl Lowered {
         Ok(shardc_runtime::reference::run(&self.module, "main", args)?)
     }
 
+    /// JAX's `value_and_grad` with `argnums = wrt` (and `has_aux` for results after the
+    /// first): a program taking the same arguments and returning `(loss, aux...,
+    /// grad_wrt[0], ...)`. Result 0 must be a scalar float loss; each gradient is laid out
+    /// like its argument. See `docs/autodiff.md`.
+    pub fn value_and_grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
+        let module = shardc_compiler::differentiate::value_and_grad(&self.module, wrt)
+            .map_err(|e| Error::Compile(Box::new(e)))?;
+        Ok(Lowered { module })
+    }
+
+    /// JAX's `grad` with `argnums = wrt`: the gradients of the loss (result 0) only.
+    pub fn grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
+        let module = shardc_compiler::differentiate::grad(&self.module, wrt)
+            .map_err(|e| Error::Compile(Box::new(e)))?;
+        Ok(Lowered { module })
+    }
+
     /// Propagates, partitions and explains: the whole pipeline on the traced program.
     pub fn compile(
         &self,

@@ -24,6 +24,11 @@ pub use simulate::run_simulated;
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
 
+/// Autodiff (`docs/autodiff.md`): `value_and_grad`, `grad`, the VJP rules; its Rust
+/// examples are compiled as doctests.
+#[doc = include_str!("../docs/autodiff.md")]
+pub mod autodiff_guide {}
+
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]
 pub mod sharding_syntax {}

@@ -3,6 +3,7 @@
 pub mod bucket;
 pub mod constrain;
 pub mod cost;
+pub mod differentiate;
 pub mod egraph;
 pub mod error;
 pub mod explain;
@@ -17,7 +18,9 @@ pub mod partition;
 pub mod pipeline;
 pub mod propagate;
 pub mod reshard;
+pub mod simplify;
 pub mod upstream;
+pub mod vjp;
 
 pub use pipeline::{Compiled, Stage, compile};
 pub use propagate::Options;
