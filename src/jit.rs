@@ -261,6 +261,18 @@ pub struct Lowered {
 }
 
 impl Lowered {
+    /// The same program without sharding annotations on its results: its callers decide
+    /// their layouts (e.g. a training step lays gradients out as its strategy says).
+    pub fn without_result_shardings(&self) -> Lowered {
+        let mut module = self.module.clone();
+        if let Some(f) = module.functions.iter_mut().find(|f| f.name == "main") {
+            for a in &mut f.result_attrs {
+                a.sharding = None;
+            }
+        }
+        Lowered { module }
+    }
+
     pub fn module(&self) -> &Module {
         &self.module
     }

@@ -13,6 +13,7 @@ pub mod optim;
 mod simulate;
 mod spec;
 mod trace;
+pub mod train;
 
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};

@@ -17,6 +17,7 @@ pub mod mlir;
 pub mod partition;
 pub mod pipeline;
 pub mod propagate;
+pub mod regather;
 pub mod reshard;
 pub mod simplify;
 pub mod upstream;

@@ -1,5 +1,5 @@
 //! The pipeline, in order: verify, inline, constrain, propagate, extract, partition,
-//! bucket (when asked), verify again.
+//! bucket and regather (when asked), verify again.
 //! Every stage's module prints with [`Compiled::as_text`].
 
 use crate::bucket::{Bucket, bucket};
@@ -9,6 +9,7 @@ use crate::extract::{Extraction, extract};
 use crate::inline::inline;
 use crate::partition::{Partitioned, partition};
 use crate::propagate::{Options, Propagated, propagate};
+use crate::regather::regather;
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module};
 
@@ -32,6 +33,8 @@ pub struct Compiled {
     pub partitioned: Partitioned,
     /// The all-reduces bucketing fused (empty without `Options::bucket_bytes`).
     pub buckets: Vec<Bucket>,
+    /// All-gathers regathering added (0 without `Options::regather_gap`).
+    pub regathered: usize,
 }
 
 /// Runs the pipeline on a module.
@@ -51,6 +54,12 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         partitioned.module = module;
         buckets = b;
     }
+    let mut regathered = 0;
+    if let Some(gap) = opts.regather_gap {
+        let (module, n) = regather(&partitioned.module, gap)?;
+        partitioned.module = module;
+        regathered = n;
+    }
     verify_module(&partitioned.module).map_err(|e| CompileError::Unsupported {
         what: format!("the partitioned program does not verify: {e}"),
         why: "this is a bug in shardc's partitioner; please report it with the program".into(),
@@ -62,6 +71,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         extraction,
         partitioned,
         buckets,
+        regathered,
     })
 }
 

@@ -2,4 +2,5 @@
 
 mod grad;
 mod partition;
+mod strategies;
 mod trace;
