@@ -3,6 +3,7 @@
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
+mod cpu;
 mod einsum;
 mod error;
 mod jit;
@@ -12,6 +13,7 @@ mod simulate;
 mod spec;
 mod trace;
 
+pub use cpu::{CpuRun, run_cpu, run_cpu_with};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 pub use shardc_compiler as compiler;

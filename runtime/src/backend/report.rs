@@ -45,9 +45,20 @@ pub struct OpStats {
 }
 
 impl OpStats {
-    /// The most bytes any device sent (what the compiler's `explain` states per device).
+    /// The most bytes any device sent.
     pub fn max_bytes(&self) -> u64 {
         self.bytes_sent.iter().copied().max().unwrap_or(0)
+    }
+
+    /// The bytes a device sent on average, rounded down: what the compiler's `explain`
+    /// states per device for every collective but a permute (whose figure is what each
+    /// device that moves its block sends). Every device sends exactly this much when the
+    /// buffer divides into equal chunks; an all-reduce of a buffer that does not (fewer
+    /// elements than devices, say) has chunks one element apart, and its devices send
+    /// slightly different amounts.
+    pub fn mean_bytes(&self) -> u64 {
+        let n = self.bytes_sent.len().max(1) as u64;
+        self.bytes_sent.iter().sum::<u64>() / n
     }
 }
 
