@@ -376,6 +376,14 @@ fn bad_arguments_and_meshes_are_errors() {
         e.to_string(),
         "stablehlo.all_reduce defining %0 names device 4, but the mesh has 4 devices (0..4); run it on a mesh of the program's size"
     );
+    // A mesh of 9 leaves device 8 out of every group.
+    let e = exe
+        .run(&CpuMesh::new(9).unwrap(), args_for(&m, 9, 1))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "stablehlo.all_reduce defining %0 leaves device 8 out of every replica group"
+    );
     assert!(matches!(
         CpuMesh::new(0).unwrap_err(),
         RuntimeError::EmptyMesh
@@ -469,6 +477,13 @@ fn a_device_that_fails_is_named_and_the_others_stop() {
     let ok = run_cpu(&m, args.clone());
     let sum: f64 = (0..DEVICES).map(|d| args[d][0].to_f64_vec()[0]).sum();
     assert!((ok.outputs[0][0].to_f64_vec()[0] - sum - 28.0).abs() < 1e-4);
+    // Waiting for every collective at once gives the same bits.
+    let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+    let mesh = CpuMesh::new(DEVICES).unwrap();
+    let sync = exe
+        .run_with(&mesh, args.clone(), &RunOptions { overlap: false })
+        .unwrap();
+    assert_eq!(sync.outputs, ok.outputs);
     for (sabotage, want) in [
         (
             Sabotage::Fail,
@@ -480,7 +495,7 @@ fn a_device_that_fails_is_named_and_the_others_stop() {
         ),
         (
             Sabotage::WrongType,
-            "device 3: the kernel of segment 0 (stablehlo.convert %1, stablehlo.broadcast_in_dim %2, stablehlo.add %3) gave tensor<f32> for output 0, of type tensor<8xf32>",
+            "device 3: the kernel of segment 0 (stablehlo.convert %1, stablehlo.broadcast_in_dim %2, stablehlo.add %3) output 0 is tensor<f32>, but its type is tensor<8xf32>",
         ),
     ] {
         let m = m.clone();

@@ -19,6 +19,7 @@
 //! channel close and stop too, so a run always ends, and the error names the device that
 //! failed first for a reason of its own.
 
+use super::misfit;
 use super::report::SpanKind;
 use super::{
     DeviceError, DeviceStats, Executable, Lane, Link, LinkError, Mesh, OpStats, Planned,
@@ -209,28 +210,30 @@ impl Mesh for CpuMesh {
         let mut spans = Vec::new();
         let mut per_step = vec![vec![0u64; n]; exe.steps.len()];
         for (device, outcome) in outcomes.into_iter().enumerate() {
-            let (computed, communicated) = match outcome {
-                (Ok(c), Ok(m)) => (c, m),
-                (c, m) => {
-                    let e = match (c, m) {
-                        (Err(e), Err(m)) if e.is_consequence() => m,
-                        (Err(e), _) | (_, Err(e)) => e,
-                        (Ok(_), Ok(_)) => continue,
-                    };
-                    let slot = if e.is_consequence() {
-                        &mut consequence
-                    } else {
-                        &mut root
-                    };
-                    slot.get_or_insert((device, e));
-                    continue;
+            match outcome {
+                (Ok(computed), Ok(communicated)) => {
+                    outputs.push(computed.results);
+                    spans.extend(computed.spans);
+                    spans.extend(communicated.spans);
+                    for (step, b) in communicated.bytes.into_iter().enumerate() {
+                        per_step[step][device] = b;
+                    }
                 }
-            };
-            outputs.push(computed.results);
-            spans.extend(computed.spans);
-            spans.extend(communicated.spans);
-            for (step, b) in communicated.bytes.into_iter().enumerate() {
-                per_step[step][device] = b;
+                (c, m) => {
+                    // The device's own error rather than the consequence of a peer's.
+                    let own = [c.err(), m.err()]
+                        .into_iter()
+                        .flatten()
+                        .min_by_key(DeviceError::is_consequence);
+                    if let Some(e) = own {
+                        let slot = if e.is_consequence() {
+                            &mut consequence
+                        } else {
+                            &mut root
+                        };
+                        slot.get_or_insert((device, e));
+                    }
+                }
             }
         }
         if let Some((device, source)) = root.or(consequence) {
@@ -424,8 +427,8 @@ fn compute(
                 }
                 for (k, (&v, l)) in segment.outputs.iter().zip(outs).enumerate() {
                     let want = &exe.value_types[v.index()];
-                    if l.ty != *want {
-                        return Err(bad(format!("gave {} for output {k}, of type {want}", l.ty)));
+                    if let Some(problem) = misfit(&l, want) {
+                        return Err(bad(format!("output {k} {problem}, but its type is {want}")));
                     }
                     d.env[v.index()] = Slot::Ready(l);
                 }

@@ -323,24 +323,28 @@ impl Executable {
             )));
         }
         for (i, (a, t)) in args.iter().zip(&self.arg_types).enumerate() {
-            if a.ty != *t {
+            if let Some(problem) = misfit(a, t) {
                 return Err(bad(format!(
-                    "argument {i} is {}, but @{} takes {t}",
-                    a.ty, self.func
-                )));
-            }
-            if a.elements.dtype() != t.dtype
-                || (a.elements.len() != t.num_elements() && a.elements.len() != 1)
-            {
-                return Err(bad(format!(
-                    "argument {i} holds {} {} elements for {t}",
-                    a.elements.len(),
-                    a.elements.dtype()
+                    "argument {i} {problem}, but @{} takes {t}",
+                    self.func
                 )));
             }
         }
         Ok(())
     }
+}
+
+/// Why `l` is not a value of type `t` (its type, or elements that do not fill it), if it
+/// is not.
+pub(crate) fn misfit(l: &Literal, t: &TensorType) -> Option<String> {
+    if l.ty != *t {
+        return Some(format!("is {}", l.ty));
+    }
+    let n = l.elements.len();
+    if l.elements.dtype() != t.dtype || (n != t.num_elements() && n != 1) {
+        return Some(format!("holds {n} {} elements", l.elements.dtype()));
+    }
+    None
 }
 
 /// The ops of a segment, for traces and errors.
