@@ -24,6 +24,10 @@ pub use simulate::run_simulated;
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
 
+/// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
+#[doc = include_str!("../docs/runtime.md")]
+pub mod runtime_guide {}
+
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]
 pub mod sharding_syntax {}
