@@ -74,10 +74,13 @@ fn ms(d: Duration) -> f64 {
 
 fn summary(label: &str, walls: &mut [Duration], last: &RunReport) {
     walls.sort();
+    let devices = last.stats.devices.len().max(1) as u32;
+    let waiting: Duration = last.stats.devices.iter().map(|s| s.waiting).sum();
     println!(
-        "{label}: median wall {:.1} ms over {} runs",
+        "{label}: median wall {:.1} ms over {} runs; last run: {:.1} ms waiting per device",
         ms(walls[walls.len() / 2]),
-        walls.len()
+        walls.len(),
+        ms(waiting / devices)
     );
     println!("  device  compute ms  communication ms  waiting ms  bytes sent");
     for (d, s) in last.stats.devices.iter().enumerate() {
