@@ -3,6 +3,7 @@
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
+mod cpu;
 pub mod data;
 mod einsum;
 mod error;
@@ -15,6 +16,7 @@ mod spec;
 mod trace;
 pub mod train;
 
+pub use cpu::{CpuRun, run_cpu, run_cpu_with};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 pub use shardc_compiler as compiler;
@@ -29,6 +31,9 @@ pub use trace::Tensor;
 /// examples are compiled as doctests.
 #[doc = include_str!("../docs/autodiff.md")]
 pub mod autodiff_guide {}
+/// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
+#[doc = include_str!("../docs/runtime.md")]
+pub mod runtime_guide {}
 
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]
