@@ -235,31 +235,95 @@ fn reach(
     costs: &[Vec<f64>],
 ) -> Result<(Choice, Vec<f64>, f64), CompileError> {
     let eg = &p.graph.egraph;
-    let mut choice = HashMap::new();
+    // Node index chosen per class: the round's, except that an argument arrives in one
+    // layout only (an unannotated argument may have several `Arg` classes; the others are
+    // resharded from the one most read, and that reshard is paid for).
+    let mut pick: HashMap<Id, usize> = HashMap::new();
+    let mut arrivals: HashMap<u32, Vec<Id>> = HashMap::new();
     let mut uses = vec![0.0; costs.len()];
-    let mut cost = 0.0;
     let mut stack: Vec<Id> = roots.to_vec();
-    while let Some(c) = stack.pop() {
-        let c = eg.find(c);
-        if choice.contains_key(&c) {
-            continue;
+    let visit = |stack: &mut Vec<Id>,
+                 pick: &mut HashMap<Id, usize>,
+                 uses: &mut Vec<f64>,
+                 arrivals: &mut HashMap<u32, Vec<Id>>,
+                 forced: Option<(Id, usize)>|
+     -> Result<(), CompileError> {
+        if let Some((c, i)) = forced {
+            pick.insert(c, i);
+            for &ch in eg[c].nodes[i].children() {
+                uses[usize::from(eg.find(ch))] += 1.0;
+                stack.push(ch);
+            }
         }
-        let Some((_, i)) = r.get(c) else {
-            let (v, l) = eg[c].data;
-            return Err(CompileError::Unreachable {
-                value: value_name(p, v),
-                layout: p.graph.layout(l).to_string(),
-                why: "no node of its class has all of its inputs available".into(),
-            });
-        };
-        let node = &eg[c].nodes[i];
-        for &ch in node.children() {
-            uses[usize::from(eg.find(ch))] += 1.0;
-            stack.push(ch);
+        while let Some(c) = stack.pop() {
+            let c = eg.find(c);
+            if pick.contains_key(&c) {
+                continue;
+            }
+            let Some((_, i)) = r.get(c) else {
+                let (v, l) = eg[c].data;
+                return Err(CompileError::Unreachable {
+                    value: value_name(p, v),
+                    layout: p.graph.layout(l).to_string(),
+                    why: "no node of its class has all of its inputs available".into(),
+                });
+            };
+            let node = &eg[c].nodes[i];
+            if let PNode::Arg { index, .. } = node {
+                arrivals.entry(*index).or_default().push(c);
+            }
+            for &ch in node.children() {
+                uses[usize::from(eg.find(ch))] += 1.0;
+                stack.push(ch);
+            }
+            pick.insert(c, i);
         }
-        cost += costs[usize::from(c)][i];
-        choice.insert(c, node.clone());
+        Ok(())
+    };
+    visit(&mut stack, &mut pick, &mut uses, &mut arrivals, None)?;
+    let mut extra: Vec<(u32, Vec<Id>)> = arrivals
+        .into_iter()
+        .filter(|(_, cs)| cs.len() > 1)
+        .collect();
+    extra.sort();
+    for (_, classes) in extra {
+        let primary = *classes
+            .iter()
+            .max_by(|a, b| {
+                uses[usize::from(**a)]
+                    .total_cmp(&uses[usize::from(**b)])
+                    .then(b.cmp(a))
+            })
+            .expect("more than one class");
+        for c in classes.into_iter().filter(|&c| c != primary) {
+            let from_primary = eg[c].nodes.iter().enumerate().filter(
+                |(_, n)| matches!(n, PNode::Reshard { child, .. } if eg.find(child[0]) == primary),
+            );
+            let Some((i, _)) = from_primary
+                .min_by(|a, b| costs[usize::from(c)][a.0].total_cmp(&costs[usize::from(c)][b.0]))
+            else {
+                let (v, l) = eg[c].data;
+                return Err(CompileError::Unreachable {
+                    value: value_name(p, v),
+                    layout: p.graph.layout(l).to_string(),
+                    why: "the argument arrives in another layout and no reshard reaches this one"
+                        .into(),
+                });
+            };
+            visit(
+                &mut stack,
+                &mut pick,
+                &mut uses,
+                &mut HashMap::new(),
+                Some((c, i)),
+            )?;
+        }
     }
+    let cost = pick.iter().map(|(&c, &i)| costs[usize::from(c)][i]).sum();
+    let choice = pick
+        .into_iter()
+        .map(|(c, i)| (c, eg[c].nodes[i].clone()))
+        .collect();
     Ok((choice, uses, cost))
 }
 

@@ -347,7 +347,7 @@ impl Emitter<'_> {
             let ty = next
                 .local_type(&self.p.mesh, &global)
                 .ok_or_else(|| internal(format!("layout {next} does not divide {global}")))?;
-            if step.group_size(&self.p.mesh) <= 1 {
+            if step.moves_nothing(&self.p.mesh, &cur) {
                 // Axes of one device: the layout changes on paper only.
                 cur = next;
                 continue;

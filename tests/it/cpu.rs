@@ -187,9 +187,9 @@ mod random_programs {
                 prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(Stage::Partitioned));
             }
             // Every device sends the ring algorithms' volume for each collective of the
-            // per-device program. (`explain` can differ on random programs; see the report
-            // of the cpu backend's branch.)
+            // per-device program, and those are the figures `explain` states.
             prop_assert_eq!(measured(&run), volumes(&c));
+            prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
         }
     }
 }

@@ -426,3 +426,59 @@ fn dropout_masks_are_the_same_on_every_mesh() {
     let kept = masks[0].to_f64_vec().iter().filter(|v| **v != 0.0).count();
     assert!((20..=44).contains(&kept), "{kept} of 64 kept at rate 0.5");
 }
+
+/// An unannotated argument arrives in one layout: if consumers want it in two, one is
+/// resharded from the other and that collective is paid for and explained (found by the
+/// cpu backend's byte counts: a free second layout slipped an uncounted all-to-all in).
+#[test]
+fn an_argument_arrives_in_one_layout() {
+    let text = r#"
+module @two_layouts {
+  sdy.mesh @mesh = <["model"=2]>
+  func.func @main(%x: tensor<8x8x4xf32>) -> (tensor<8x8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}, {}]>}, tensor<8x8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}, {}]>}) {
+    %a = stablehlo.sine %x : tensor<8x8x4xf32>
+    %b = stablehlo.cosine %x : tensor<8x8x4xf32>
+    return %a, %b : tensor<8x8x4xf32>, tensor<8x8x4xf32>
+  }
+}"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let c = check_against_reference(&m, &det_inputs(&m), 1e-6, 1e-6);
+    let per_device = c
+        .partitioned
+        .module
+        .entry()
+        .unwrap()
+        .ops
+        .iter()
+        .filter(|o| o.kind.is_collective())
+        .count();
+    let e = c.explain();
+    assert_eq!(
+        per_device,
+        e.collectives.len(),
+        "{e}\n{}",
+        c.as_text(shardc::compiler::Stage::Partitioned)
+    );
+    assert_eq!(e.collectives.len(), 1, "{e}");
+}
+
+/// Reordering a dimension's axes around an axis of size 1 moves no data: no collective is
+/// emitted or charged (found by the cpu backend measuring 0 B where explain said 16).
+#[test]
+fn reordering_around_a_size_one_axis_is_free() {
+    let text = r#"
+module @size_one {
+  sdy.mesh @mesh = <["x"=1, "model"=2]>
+  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "model"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model", "x"}]>}) {
+    %b = stablehlo.negate %a : tensor<8xf32>
+    return %b : tensor<8xf32>
+  }
+}"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let c = check_against_reference(&m, &det_inputs(&m), 0.0, 0.0);
+    assert!(c.explain().collectives.is_empty(), "{}", c.explain());
+    assert!(
+        !c.as_text(shardc::compiler::Stage::Partitioned)
+            .contains("collective_permute")
+    );
+}
