@@ -36,31 +36,65 @@ pub fn run_cpu_with(
     tolerance: f64,
     options: &RunOptions,
 ) -> Result<CpuRun, Error> {
-    let mesh = &c.partitioned.mesh;
-    let n = mesh.num_devices();
-    // The devices are named by id; the pieces come by mesh position.
-    let ids: Vec<usize> = (0..n).map(|pos| mesh.device_at(pos)).collect();
-    let mut by_id: Vec<Option<usize>> = vec![None; n];
-    for (pos, &id) in ids.iter().enumerate() {
-        match by_id.get_mut(id) {
-            Some(slot @ None) => *slot = Some(pos),
-            _ => {
+    CpuProgram::new(c, engine)?.run_with(c, args, tolerance, options)
+}
+
+/// A compiled program prepared once for the cpu backend (each compute segment made a
+/// kernel by the engine), to run many times: a training loop's step.
+pub struct CpuProgram {
+    exe: Executable,
+    mesh: CpuMesh,
+    /// Device id of each mesh position.
+    ids: Vec<usize>,
+}
+
+impl CpuProgram {
+    pub fn new(c: &Compiled, engine: &dyn Compute) -> Result<CpuProgram, Error> {
+        let mesh = &c.partitioned.mesh;
+        let n = mesh.num_devices();
+        // The devices are named by id; the pieces come by mesh position.
+        let ids: Vec<usize> = (0..n).map(|pos| mesh.device_at(pos)).collect();
+        let mut seen = vec![false; n];
+        for &id in &ids {
+            if id >= n || std::mem::replace(&mut seen[id], true) {
                 return Err(Error::Usage(format!(
                     "mesh @{} has device ids {ids:?}; the cpu backend runs devices 0..{n}, each once",
                     mesh.name
                 )));
             }
         }
+        Ok(CpuProgram {
+            exe: Executable::new(&c.partitioned.module, "main", engine)?,
+            mesh: CpuMesh::new(n)?,
+            ids,
+        })
     }
-    let mut pieces: Vec<Option<Vec<Literal>>> =
-        shard_args(c, args)?.into_iter().map(Some).collect();
-    let per_device: Vec<Vec<Literal>> = by_id
-        .iter()
-        .map(|pos| pos.and_then(|p| pieces[p].take()).unwrap_or_default())
-        .collect();
-    let exe = Executable::new(&c.partitioned.module, "main", engine)?;
-    let report = exe.run_with(&CpuMesh::new(n)?, per_device, options)?;
-    let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
-    let outputs = unshard_results(c, &by_position, tolerance)?;
-    Ok(CpuRun { outputs, report })
+
+    /// Runs on global arguments; returns the global results and the run's report.
+    pub fn run(&self, c: &Compiled, args: &[Literal], tolerance: f64) -> Result<CpuRun, Error> {
+        self.run_with(c, args, tolerance, &RunOptions::default())
+    }
+
+    pub fn run_with(
+        &self,
+        c: &Compiled,
+        args: &[Literal],
+        tolerance: f64,
+        options: &RunOptions,
+    ) -> Result<CpuRun, Error> {
+        let mut pieces: Vec<Option<Vec<Literal>>> =
+            shard_args(c, args)?.into_iter().map(Some).collect();
+        let mut per_device: Vec<Vec<Literal>> = vec![Vec::new(); self.ids.len()];
+        for (pos, &id) in self.ids.iter().enumerate() {
+            per_device[id] = pieces[pos].take().unwrap_or_default();
+        }
+        let report = self.exe.run_with(&self.mesh, per_device, options)?;
+        let by_position: Vec<Vec<Literal>> = self
+            .ids
+            .iter()
+            .map(|&id| report.outputs[id].clone())
+            .collect();
+        let outputs = unshard_results(c, &by_position, tolerance)?;
+        Ok(CpuRun { outputs, report })
+    }
 }

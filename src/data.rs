@@ -32,6 +32,25 @@ impl CharDataset {
             .collect()
     }
 
+    /// The entropy (nats per character) of the text's character frequencies: the loss of
+    /// the best model that ignores context. A model whose loss falls below it has learned
+    /// something from the preceding characters.
+    pub fn unigram_entropy(&self) -> f64 {
+        let mut counts = vec![0usize; self.vocab.len()];
+        for &t in &self.tokens {
+            counts[t as usize] += 1;
+        }
+        let n = self.tokens.len() as f64;
+        counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| {
+                let p = c as f64 / n;
+                -p * p.ln()
+            })
+            .sum()
+    }
+
     /// Batch `step`: `batch` windows of `seq` tokens at positions drawn from the step (the
     /// same on every run and every mesh), and the same windows shifted by one as targets.
     pub fn batch(&self, step: u64, batch: usize, seq: usize) -> (Literal, Literal) {
@@ -68,5 +87,16 @@ mod tests {
         }
         assert_eq!(d.batch(3, 2, 5).0, d.batch(3, 2, 5).0);
         assert_ne!(d.batch(3, 2, 5).0, d.batch(4, 2, 5).0);
+    }
+
+    #[test]
+    fn unigram_entropy_is_that_of_the_frequencies() {
+        // 26 equally likely letters: ln 26.
+        let d = CharDataset::new("abcdefghijklmnopqrstuvwxyz");
+        assert!((d.unigram_entropy() - 26f64.ln()).abs() < 1e-12);
+        // "aab": -(2/3 ln 2/3 + 1/3 ln 1/3).
+        let d = CharDataset::new("aab");
+        let want = -(2.0 / 3.0 * (2.0f64 / 3.0).ln() + 1.0 / 3.0 * (1.0f64 / 3.0).ln());
+        assert!((d.unigram_entropy() - want).abs() < 1e-12);
     }
 }

@@ -16,7 +16,7 @@ mod spec;
 mod trace;
 pub mod train;
 
-pub use cpu::{CpuRun, run_cpu, run_cpu_with};
+pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 pub use shardc_compiler as compiler;
