@@ -1,7 +1,8 @@
 #![allow(dead_code)] // each example uses part of it
 
 //! What the strategy examples share: a small two-block residual MLP, its data, and a loop
-//! that trains it on a simulated mesh next to the single-device reference.
+//! that trains it on the cpu backend (one thread per device, ring collectives) next to the
+//! single-device reference.
 
 use shardc::ir::{DType, Literal, TensorType};
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
@@ -44,7 +45,7 @@ fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
 }
 
 /// Builds the training step of `strategy` on `mesh`, prints its decisions, trains it for
-/// `steps` steps on the simulated mesh and on one device, and checks they agree.
+/// `steps` steps on the cpu backend and on one device, and checks they agree.
 pub fn run(
     strategy: Strategy,
     mesh: &Mesh,
@@ -113,6 +114,7 @@ pub fn run(
         .collect();
     let (mut p_ref, mut s_ref) = (init.clone(), ts.init_state());
     let (mut p_sim, mut s_sim) = (init, ts.init_state());
+    let program = shardc::CpuProgram::new(&compiled, &shardc::runtime::engine::Interpreted)?;
     for t in 1..=steps {
         let batch = [det(&[BATCH, D], 10 + t, 1.0), det(&[BATCH, D], 20 + t, 0.5)];
         let (l_ref, p, s) = ts.split(
@@ -120,14 +122,12 @@ pub fn run(
                 .run_reference(&ts.args(&p_ref, &s_ref, t, &batch))?,
         );
         (p_ref, s_ref) = (p, s);
-        let (l_sim, p, s) = ts.split(shardc::run_simulated(
-            &compiled,
-            &ts.args(&p_sim, &s_sim, t, &batch),
-            1e-5,
-        )?);
+        let run = program.run(&compiled, &ts.args(&p_sim, &s_sim, t, &batch), 1e-5)?;
+        let sent: u64 = run.report.stats.ops.iter().map(|o| o.max_bytes()).sum();
+        let (l_sim, p, s) = ts.split(run.outputs);
         (p_sim, s_sim) = (p, s);
         println!(
-            "step {t}: loss {l_sim:.6} on {} devices, {l_ref:.6} on one",
+            "step {t}: loss {l_sim:.6} on {} devices ({sent} B sent per device), {l_ref:.6} on one",
             mesh.num_devices()
         );
         if (l_sim - l_ref).abs() > 1e-5 * (1.0 + l_ref.abs()) {

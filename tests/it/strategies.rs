@@ -84,10 +84,11 @@ const SGD: Optimizer = Optimizer::Sgd {
     momentum: 0.9,
 };
 
-/// Runs `steps` steps on the simulated mesh and on the reference; they must agree at every
-/// step (loss and every parameter and state tensor) within `tol`.
+/// Runs `steps` steps on the simulated mesh, on the cpu backend and on the reference; they
+/// must agree at every step (loss and every parameter and state tensor) within `tol`.
 fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> {
     let c = ts.program.compile(opts).unwrap();
+    let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
     let (mut p_ref, mut s_ref) = (params(), ts.init_state());
     let (mut p_sim, mut s_sim) = (params(), ts.init_state());
     let mut losses = Vec::new();
@@ -97,8 +98,12 @@ fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> 
             .program
             .run_reference(&ts.args(&p_ref, &s_ref, t, &b))
             .unwrap();
-        let got = shardc::run_simulated(&c, &ts.args(&p_sim, &s_sim, t, &b), 1e-5).unwrap();
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let args = ts.args(&p_sim, &s_sim, t, &b);
+        let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+        let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
+        assert_eq!(on_cpu.len(), got.len());
+        let pairs = got.iter().chain(&on_cpu).zip(want.iter().chain(&want));
+        for (k, (g, w)) in pairs.enumerate() {
             let worst = g
                 .to_f64_vec()
                 .iter()
@@ -107,8 +112,14 @@ fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> 
                 .fold(0.0, f64::max);
             assert!(
                 worst <= tol,
-                "{} step {t} result {k} off by {worst:e}",
-                ts.strategy.name()
+                "{} step {t} result {} on the {} off by {worst:e}",
+                ts.strategy.name(),
+                k % want.len(),
+                if k < want.len() {
+                    "simulated mesh"
+                } else {
+                    "cpu backend"
+                }
             );
         }
         let (loss, p, s) = ts.split(want);
