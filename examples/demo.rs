@@ -8,7 +8,8 @@
 //! check is made step by step.)
 //!
 //! Run with `./scripts/demo.sh` (README's first command), or
-//! `cargo run --release --example demo -- [--steps N]`.
+//! `cargo run --release --example demo -- [--steps N] [--trace FILE]` (`--trace` writes the
+//! last step's Chrome trace of every device's compute and collectives, for ui.perfetto.dev).
 
 use indicatif::{ProgressBar, ProgressStyle};
 use shardc::data::CharDataset;
@@ -29,12 +30,12 @@ const CHECK_EVERY: usize = 10;
 const TOLERANCE: f64 = 1e-4;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let steps: usize = std::env::args()
-        .skip_while(|a| a != "--steps")
-        .nth(1)
+    let flag = |name: &str| std::env::args().skip_while(|a| a != name).nth(1);
+    let steps: usize = flag("--steps")
         .map(|s| s.parse())
         .transpose()?
         .unwrap_or(150);
+    let trace = flag("--trace");
     let data = CharDataset::new(CORPUS);
     let cfg = GptConfig {
         vocab: data.vocab.len(),
@@ -129,6 +130,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         (params, state) = (p, s);
         curve.push(loss);
+        if let (Some(path), true) = (&trace, t == steps) {
+            run.report.write_trace(path)?;
+        }
         let tokens_per_s = (t * cfg.block.batch * cfg.block.seq) as f64
             / (start.elapsed().as_secs_f64() - checking);
         bar.set_message(format!(
@@ -138,6 +142,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bar.inc(1);
     }
     bar.finish();
+    if let Some(path) = &trace {
+        println!("wrote the last step's trace to {path} (open it in ui.perfetto.dev)");
+    }
     let elapsed = start.elapsed().as_secs_f64() - checking;
     println!(
         "trained {steps} steps in {elapsed:.1} s (not counting the checks): {:.0} tokens/s, {:.2} MB sent per device per step; loss {:.3} -> {:.3}",
