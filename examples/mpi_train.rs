@@ -19,9 +19,7 @@ mod common;
 
 use common::{BATCH, D, H, loss, megatron_specs};
 use shardc::ir::{DType, Literal, TensorType};
-use shardc::runtime::backend::mpi::rsmpi::topology::SimpleCommunicator;
-use shardc::runtime::backend::mpi::rsmpi::traits::*;
-use shardc::runtime::backend::mpi::{MpiMesh, initialize};
+use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Mesh, run_mpi};
@@ -49,15 +47,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
+    if !launched() {
+        return Err("start me with mpirun: mpirun -n 8 target/release/examples/mpi_train".into());
+    }
     let universe = initialize()?;
     // A panic on this thread would leave the other ranks waiting in a collective.
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        default(info);
-        if std::thread::current().name() == Some("main") {
-            SimpleCommunicator::world().abort(1);
-        }
-    }));
+    abort_on_panic();
     let mpi = MpiMesh::world(&universe)?;
     let (rank, n) = (mpi.device(), mpi.devices());
     if n < 2 || !n.is_multiple_of(2) {

@@ -20,14 +20,14 @@ use shardc::ir::testing::{Choices, gen_program_f32};
 use shardc::ir::{Literal, Module};
 use shardc::runtime::backend::mpi::rsmpi::collective::SystemOperation;
 use shardc::runtime::backend::mpi::rsmpi::environment::Universe;
-use shardc::runtime::backend::mpi::rsmpi::topology::{Color, SimpleCommunicator};
+use shardc::runtime::backend::mpi::rsmpi::topology::Color;
 use shardc::runtime::backend::mpi::rsmpi::traits::*;
-use shardc::runtime::backend::mpi::{MpiMesh, initialize};
+use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched, relaunch};
 use shardc::runtime::engine::Interpreted;
 use shardc::runtime::reference;
 use shardc::{MpiRun, run_mpi};
 use std::collections::HashMap;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 /// World sizes the plain run launches.
 const WORLDS: [usize; 2] = [4, 8];
@@ -36,11 +36,21 @@ const WORLDS: [usize; 2] = [4, 8];
 const RANDOM: usize = 24;
 
 fn main() -> ExitCode {
-    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_none() && std::env::var_os("PMI_SIZE").is_none()
-    {
+    if !launched() {
+        if !selected("mpi_check") {
+            return ExitCode::SUCCESS;
+        }
         for ranks in WORLDS {
-            if !launch(ranks) {
-                return ExitCode::FAILURE;
+            match relaunch(ranks, &[], 300) {
+                Ok(s) if s.success() => {}
+                Ok(s) => {
+                    eprintln!("mpi_check: mpirun -n {ranks} failed ({s})");
+                    return ExitCode::FAILURE;
+                }
+                Err(e) => {
+                    eprintln!("mpi_check: {e}");
+                    return ExitCode::FAILURE;
+                }
             }
         }
         return ExitCode::SUCCESS;
@@ -52,7 +62,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    abort_on_panic_of_main();
+    abort_on_panic();
     let world = universe.world();
     let (rank, size) = (world.rank() as usize, world.size() as usize);
     let mut checker = Checker {
@@ -94,47 +104,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs this binary under `mpirun -n ranks`; whether it succeeded.
-fn launch(ranks: usize) -> bool {
-    let me = std::env::current_exe().expect("the test binary's path");
-    let args = [
-        "--allow-run-as-root",
-        "--oversubscribe",
-        "--timeout",
-        "300",
-        "-n",
-        &ranks.to_string(),
-    ];
-    println!(
-        "mpi_check: running mpirun {} {}",
-        args.join(" "),
-        me.display()
-    );
-    match Command::new("mpirun").args(args).arg(&me).status() {
-        Ok(s) if s.success() => true,
-        Ok(s) => {
-            eprintln!("mpi_check: mpirun -n {ranks} failed ({s})");
-            false
-        }
-        Err(e) => {
-            eprintln!(
-                "mpi_check: cannot run mpirun ({e}); the mpi backend's check needs Open MPI \
-                 (openmpi-bin and libopenmpi-dev; scripts/setup.sh installs them)"
-            );
-            false
+/// Whether `cargo test`'s arguments select this check (`cargo test FILTER` passes the
+/// filter to every test binary; `--skip NAME` leaves it out), and whether they only ask for
+/// the list of tests (`--list`, which then prints it).
+fn selected(name: &str) -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut filters = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--list" => {
+                println!("{name}: test");
+                return false;
+            }
+            // The guard takes the skipped name, matching or not.
+            "--skip" if it.next().is_some_and(|s| name.contains(s.as_str())) => return false,
+            "--test-threads" | "--format" | "--color" | "--logfile" | "-Z" => {
+                it.next();
+            }
+            f if !f.starts_with('-') => filters.push(f),
+            _ => {}
         }
     }
-}
-
-/// A failed assertion on the main thread would leave the other ranks waiting: end the job.
-fn abort_on_panic_of_main() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        default(info);
-        if std::thread::current().name() == Some("main") {
-            SimpleCommunicator::world().abort(1);
-        }
-    }));
+    filters.is_empty() || filters.iter().any(|f| name.contains(f))
 }
 
 /// A program to check: name, module, global inputs, the expected outputs if they are not

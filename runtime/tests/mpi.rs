@@ -17,13 +17,13 @@ use shardc_ir::text::parse_module;
 use shardc_ir::{DType, Elements, Literal, Module};
 use shardc_runtime::backend::cpu::CpuMesh;
 use shardc_runtime::backend::mpi::rsmpi::environment::Universe;
-use shardc_runtime::backend::mpi::rsmpi::topology::{Color, SimpleCommunicator};
+use shardc_runtime::backend::mpi::rsmpi::topology::Color;
 use shardc_runtime::backend::mpi::rsmpi::traits::*;
-use shardc_runtime::backend::mpi::{MpiMesh, initialize};
+use shardc_runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched, relaunch};
 use shardc_runtime::backend::{Executable, RunOptions, RunReport, RuntimeError};
 use shardc_runtime::engine::Interpreted;
 use shardc_runtime::simulate;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 const RANKS: usize = DEVICES;
 
@@ -31,9 +31,21 @@ const RANKS: usize = DEVICES;
 type Check = fn(&Universe, &MpiMesh);
 
 fn main() -> ExitCode {
-    if std::env::var_os("OMPI_COMM_WORLD_SIZE").is_none() && std::env::var_os("PMI_SIZE").is_none()
-    {
-        return launch(RANKS);
+    if !launched() {
+        if !selected("mpi") {
+            return ExitCode::SUCCESS;
+        }
+        return match relaunch(RANKS, &[], 300) {
+            Ok(s) if s.success() => ExitCode::SUCCESS,
+            Ok(s) => {
+                eprintln!("mpi: mpirun failed ({s})");
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("mpi: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let universe = match initialize() {
         Ok(u) => u,
@@ -42,7 +54,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    abort_on_panic_of_main();
+    // The kernel that panics on purpose (device 3, `failing_device`) need not be printed.
+    let print = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let on_purpose = info
+            .payload()
+            .downcast_ref::<&str>()
+            .is_some_and(|m| m.ends_with("on purpose"));
+        if !on_purpose {
+            print(info);
+        }
+    }));
+    abort_on_panic();
     let mesh = MpiMesh::world(&universe).unwrap();
     assert_eq!(mesh.devices(), RANKS, "run me with mpirun -n {RANKS}");
     let checks: &[(&str, Check)] = &[
@@ -69,44 +92,29 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Runs this binary under `mpirun -n ranks` and passes on its exit status.
-fn launch(ranks: usize) -> ExitCode {
-    let me = std::env::current_exe().expect("the test binary's path");
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--allow-run-as-root", "--oversubscribe", "--timeout", "300"])
-        .args(["-n", &ranks.to_string()])
-        .arg(&me);
-    println!(
-        "mpi: running mpirun --allow-run-as-root --oversubscribe --timeout 300 -n {ranks} {}",
-        me.display()
-    );
-    match cmd.status() {
-        Ok(s) if s.success() => ExitCode::SUCCESS,
-        Ok(s) => {
-            eprintln!("mpi: mpirun failed ({s})");
-            ExitCode::FAILURE
-        }
-        Err(e) => {
-            eprintln!(
-                "mpi: cannot run mpirun ({e}); the mpi backend's tests need Open MPI \
-                 (openmpi-bin and libopenmpi-dev; scripts/setup.sh installs them)"
-            );
-            ExitCode::FAILURE
+/// Whether `cargo test`'s arguments select this check (`cargo test FILTER` passes the
+/// filter to every test binary; `--skip NAME` leaves it out), and whether they only ask for
+/// the list of tests (`--list`, which then prints it).
+fn selected(name: &str) -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut filters = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--list" => {
+                println!("{name}: test");
+                return false;
+            }
+            // The guard takes the skipped name, matching or not.
+            "--skip" if it.next().is_some_and(|s| name.contains(s.as_str())) => return false,
+            "--test-threads" | "--format" | "--color" | "--logfile" | "-Z" => {
+                it.next();
+            }
+            f if !f.starts_with('-') => filters.push(f),
+            _ => {}
         }
     }
-}
-
-/// A failed check on the main thread ends the whole job (the other ranks would wait for
-/// this one in their next collective); panics of device threads are the backend's to
-/// report.
-fn abort_on_panic_of_main() {
-    let default = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        default(info);
-        if std::thread::current().name() == Some("main") {
-            SimpleCommunicator::world().abort(1);
-        }
-    }));
+    filters.is_empty() || filters.iter().any(|f| name.contains(f))
 }
 
 fn exe_of(m: &Module) -> Executable {

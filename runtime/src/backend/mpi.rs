@@ -58,8 +58,8 @@
 //! (arguments, the world's size, a reducer, ranks preparing different programs) are agreed
 //! on the same way before any collective of the program starts. What no rank can report —
 //! a process that crashes or is killed, an MPI error (MPI's default handler aborts the job)
-//! — ends the whole job through `mpirun`; a launcher may call `MPI_Abort` (the communicator's
-//! `abort`) on a panic of its own as a last resort, as `examples/mpi_check.rs` does.
+//! — ends the whole job through `mpirun`; a launcher may end the job with `MPI_Abort` on a
+//! panic of its own as a last resort ([`abort_on_panic`]).
 
 pub use mpi as rsmpi;
 
@@ -135,6 +135,65 @@ fn enough_threading(provided: Threading) -> Result<(), RuntimeError> {
         )));
     }
     Ok(())
+}
+
+/// Whether an MPI launcher started this process (`mpirun`/`mpiexec` of Open MPI set
+/// `OMPI_COMM_WORLD_SIZE`, launchers speaking PMI set `PMI_SIZE`).
+pub fn launched() -> bool {
+    std::env::var_os("OMPI_COMM_WORLD_SIZE").is_some() || std::env::var_os("PMI_SIZE").is_some()
+}
+
+/// Runs this program again on `ranks` processes of this machine:
+/// `mpirun --allow-run-as-root --oversubscribe --timeout T -n ranks <this program> args`
+/// (as root if need be, more processes than cores, the job killed after `timeout_s`
+/// seconds so that nothing can hang a test run), printing the command first. Gives
+/// mpirun's exit status; an error if mpirun cannot be started (Open MPI missing).
+pub fn relaunch(
+    ranks: usize,
+    args: &[String],
+    timeout_s: u64,
+) -> Result<std::process::ExitStatus, RuntimeError> {
+    let me = std::env::current_exe()
+        .map_err(|e| RuntimeError::Mpi(format!("cannot find this program's path: {e}")))?;
+    let flags = [
+        "--allow-run-as-root".to_string(),
+        "--oversubscribe".to_string(),
+        "--timeout".to_string(),
+        timeout_s.to_string(),
+        "-n".to_string(),
+        ranks.to_string(),
+    ];
+    println!(
+        "running: mpirun {} {} {}",
+        flags.join(" "),
+        me.display(),
+        args.join(" ")
+    );
+    std::process::Command::new("mpirun")
+        .args(&flags)
+        .arg(&me)
+        .args(args)
+        .status()
+        .map_err(|e| {
+            RuntimeError::Mpi(format!(
+                "cannot run mpirun ({e}): the mpi backend needs Open MPI (Debian: openmpi-bin \
+                 and libopenmpi-dev; scripts/setup.sh installs them)"
+            ))
+        })
+}
+
+/// Makes a panic on the main thread end the whole MPI job (`MPI_Abort` on the world):
+/// the other ranks would otherwise wait for this one in their next collective. For
+/// launchers and tests, as a last resort; the panics of device threads are the backend's
+/// to report, so they are left alone. Keeps the panic hook that was set (it prints).
+pub fn abort_on_panic() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        previous(info);
+        if std::thread::current().name() == Some("main") {
+            SimpleCommunicator::world().abort(1);
+        }
+    }));
 }
 
 /// The devices of a program as the ranks of an MPI communicator: this process is device
