@@ -78,8 +78,9 @@ pub enum RuntimeError {
     /// program).
     #[error("mpi: {0}")]
     Mpi(String),
-    /// The mpi backend: another rank failed; `message` is its error as that rank reports
-    /// it, so every rank of a failed run reports the same text.
+    /// The mpi backend: rank `device` failed; `message` is its error as that rank reports
+    /// it, so every rank of a failed run reports the same text (the other ranks get this;
+    /// `MpiMesh::agree` and `shardc::run_mpi` also wrap a rank's own local failure in it).
     #[error("{message}")]
     Remote { device: usize, message: String },
     #[error("cannot start the threads of device {device}: {source}")]
