@@ -9,6 +9,8 @@ mod einsum;
 mod error;
 mod jit;
 pub mod models;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod nn;
 pub mod optim;
 mod simulate;
@@ -19,6 +21,8 @@ pub mod train;
 pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
+#[cfg(feature = "mpi")]
+pub use mpi::{MpiRun, run_mpi, run_mpi_with};
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};

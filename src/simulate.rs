@@ -24,7 +24,7 @@ pub fn run_simulated(
     unshard_results(c, &outs, tolerance)
 }
 
-fn sharding(c: &Compiled, l: &Layout) -> Result<Sharding, Error> {
+pub(crate) fn sharding(c: &Compiled, l: &Layout) -> Result<Sharding, Error> {
     l.to_sharding(&c.partitioned.mesh.name)
         .ok_or_else(|| Error::Usage(format!("layout {l} has no sharding")))
 }

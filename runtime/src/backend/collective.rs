@@ -56,13 +56,13 @@ pub trait Link {
 /// Blocks of a dimension: the flat row-major indices of each of the `n` equal blocks of
 /// `dim` of a shape, and the inverse (where each element of the blocks laid end to end goes).
 #[derive(Clone, Debug)]
-struct Blocks {
-    parts: Vec<Vec<usize>>,
+pub(crate) struct Blocks {
+    pub(crate) parts: Vec<Vec<usize>>,
     inverse: Vec<usize>,
 }
 
 impl Blocks {
-    fn new(shape: &[usize], dim: usize, n: usize) -> Blocks {
+    pub(crate) fn new(shape: &[usize], dim: usize, n: usize) -> Blocks {
         let strides = shardc_ir::dtype::row_major_strides(shape);
         let len = shape[dim] / n;
         let parts: Vec<Vec<usize>> = (0..n)
@@ -93,12 +93,12 @@ impl Blocks {
     }
 
     /// Block `b` of `x`.
-    fn cut(&self, x: &Elements, b: usize) -> Elements {
+    pub(crate) fn cut(&self, x: &Elements, b: usize) -> Elements {
         x.gather(&self.parts[b])
     }
 
     /// The tensor whose blocks are `blocks`, in order.
-    fn join(&self, blocks: &[Elements]) -> Option<Elements> {
+    pub(crate) fn join(&self, blocks: &[Elements]) -> Option<Elements> {
         let len = self.parts.first().map_or(0, Vec::len);
         if blocks.len() != self.parts.len() || blocks.iter().any(|b| b.len() != len) {
             return None;
@@ -108,7 +108,7 @@ impl Blocks {
 }
 
 /// Elements of one dtype laid end to end; `None` if the dtypes differ.
-fn concat(parts: &[Elements]) -> Option<Elements> {
+pub(crate) fn concat(parts: &[Elements]) -> Option<Elements> {
     macro_rules! cat {
         ($variant:ident) => {{
             let mut out = Vec::new();
@@ -133,7 +133,7 @@ fn concat(parts: &[Elements]) -> Option<Elements> {
 }
 
 /// Elements `range` of `x`.
-fn slice(x: &Elements, range: Range<usize>) -> Elements {
+pub(crate) fn slice(x: &Elements, range: Range<usize>) -> Elements {
     match x {
         Elements::F32(v) => Elements::F32(v[range].to_vec()),
         Elements::F64(v) => Elements::F64(v[range].to_vec()),
@@ -146,7 +146,7 @@ fn slice(x: &Elements, range: Range<usize>) -> Elements {
 }
 
 /// `n` contiguous runs of `len` elements, as even as possible (run `j` starts at `j*len/n`).
-fn runs(len: usize, n: usize) -> Vec<Range<usize>> {
+pub(crate) fn runs(len: usize, n: usize) -> Vec<Range<usize>> {
     (0..n).map(|j| j * len / n..(j + 1) * len / n).collect()
 }
 
@@ -157,7 +157,7 @@ pub fn bytes_of(x: &Elements) -> u64 {
 
 /// What one per-device op does, prepared once from the op (index maps, reducer).
 #[derive(Clone, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     AllReduce {
         groups: ReplicaGroups,
         reducer: BinaryOp,
@@ -198,7 +198,7 @@ pub struct Exchange {
     pub operand: Option<ValueId>,
     pub result: ValueId,
     pub result_ty: TensorType,
-    kind: Kind,
+    pub(crate) kind: Kind,
 }
 
 /// Reducers a ring may apply in any order: commutative and associative (up to rounding).
@@ -306,6 +306,11 @@ impl Exchange {
         }
     }
 
+    /// Whether the op is a `collective_permute` (pairs rather than groups).
+    pub fn is_permute(&self) -> bool {
+        matches!(self.kind, Kind::Permute { .. })
+    }
+
     /// The number of devices in each group (2 for a permute).
     pub fn group_size(&self) -> usize {
         match &self.kind {
@@ -342,6 +347,49 @@ impl Exchange {
         Ok(())
     }
 
+    /// The bytes device `device` sends when the op runs with the algorithms of this
+    /// module, from the op's types alone (what [`Exchange::run`] counts, and what
+    /// `explain` states per device): all-reduce `2(n-1)/n·S` (exactly: the buffer less
+    /// the device's own chunk, then less its right neighbour's), reduce-scatter
+    /// `(n-1)/n·S_in`, all-gather `(n-1)/n·S_out`, all-to-all `(n-1)/n·S`, a permute `S`
+    /// for a device whose block moves, 0 for the local ops and for a device in no group.
+    /// Backends whose collectives move data by algorithms of their own (MPI's) report
+    /// these logical volumes.
+    pub fn ring_bytes(&self, device: usize) -> u64 {
+        let elem = self.result_ty.dtype.size_bytes() as u64;
+        let len = self.result_ty.num_elements() as u64;
+        let position = |groups: &ReplicaGroups| groups.find(device).map(|(g, i)| (g.len(), i));
+        match &self.kind {
+            Kind::AllReduce { groups, .. } => {
+                let Some((n, me)) = position(groups) else {
+                    return 0;
+                };
+                let chunks = runs(len as usize, n);
+                let own = chunks[me].len() as u64 + chunks[(me + 1) % n].len() as u64;
+                (2 * len - own) * elem
+            }
+            // The result is one of n blocks of the operand: n-1 of them leave.
+            Kind::ReduceScatter { groups, .. } => {
+                position(groups).map_or(0, |(n, _)| (n as u64 - 1) * len * elem)
+            }
+            // The result is n operands: the device sends n-1 of them.
+            Kind::AllGather { groups, .. } => {
+                position(groups).map_or(0, |(n, _)| (n as u64 - 1) * (len / n as u64) * elem)
+            }
+            Kind::AllToAll { groups, .. } => {
+                position(groups).map_or(0, |(n, _)| (n as u64 - 1) * (len / n as u64) * elem)
+            }
+            Kind::Permute { pairs } => {
+                if pairs.iter().any(|&(s, t)| s == device && t != device) {
+                    len * elem
+                } else {
+                    0
+                }
+            }
+            Kind::ShardSlice { .. } | Kind::AxisIndex { .. } => 0,
+        }
+    }
+
     /// Runs the op on device `device` with its operand (`None` for `axis_index`), moving
     /// data through `link`; returns the result and the bytes this device sent.
     pub fn run(
@@ -362,7 +410,7 @@ impl Exchange {
         Ok((result, sent))
     }
 
-    fn error(&self, problem: String) -> DeviceError {
+    pub(crate) fn error(&self, problem: String) -> DeviceError {
         DeviceError::Collective {
             op: self.op.clone(),
             at: self.at.clone(),
@@ -371,7 +419,7 @@ impl Exchange {
     }
 
     /// Device `device`'s group and its position in it.
-    fn role<'g>(
+    pub(crate) fn role<'g>(
         &self,
         groups: &'g ReplicaGroups,
         device: usize,

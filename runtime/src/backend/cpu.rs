@@ -19,17 +19,14 @@
 //! channel close and stop too, so a run always ends, and the error names the device that
 //! failed first for a reason of its own.
 
-use super::misfit;
-use super::report::SpanKind;
+use super::device::{Communication, Job, assemble, compute, joined};
 use super::{
-    DeviceError, DeviceStats, Executable, Lane, Link, LinkError, Mesh, OpStats, Planned,
-    RunOptions, RunReport, RuntimeError, Span, Stats,
+    DeviceError, Executable, Link, LinkError, Mesh, RunOptions, RunReport, RuntimeError, Span,
 };
-use shardc_ir::{Elements, Literal, ValueId};
-use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, channel, sync_channel};
+use shardc_ir::{Elements, Literal};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// `N` devices on the host's cores, as threads.
 #[derive(Clone, Debug)]
@@ -97,21 +94,6 @@ impl Link for Mailbox {
         }
         Ok(m.data)
     }
-}
-
-/// A per-device op handed from a device's compute thread to its communication thread.
-struct Job {
-    step: usize,
-    /// The operand, when compute holds it (else the communication thread does).
-    input: Option<Literal>,
-    /// Where the result goes, when compute wants it.
-    reply: Option<SyncSender<Literal>>,
-}
-
-/// What a compute thread gives back.
-struct Computed {
-    results: Vec<Literal>,
-    spans: Vec<Span>,
 }
 
 /// What a communication thread gives back.
@@ -239,246 +221,8 @@ impl Mesh for CpuMesh {
         if let Some((device, source)) = root.or(consequence) {
             return Err(RuntimeError::Device { device, source });
         }
-        spans.sort_by_key(|s| (s.device, s.lane as u8, s.start));
-        let mut devices = vec![DeviceStats::default(); n];
-        for s in &spans {
-            let d = &mut devices[s.device];
-            match s.kind {
-                SpanKind::Segment => d.compute += s.duration,
-                SpanKind::Wait => d.waiting += s.duration,
-                SpanKind::Collective => {
-                    d.communication += s.duration;
-                    d.bytes_sent += s.bytes.unwrap_or(0);
-                }
-            }
-        }
-        let ops = exe
-            .steps
-            .iter()
-            .zip(per_step)
-            .filter_map(|(s, bytes_sent)| match s {
-                Planned::PerDevice { exchange, .. } => Some(OpStats {
-                    kind: exchange.short_name().to_string(),
-                    value: exchange.at.clone(),
-                    group_size: exchange.group_size(),
-                    bytes_sent,
-                }),
-                Planned::Compute { .. } => None,
-            })
-            .collect();
-        Ok(RunReport {
-            outputs,
-            stats: Stats { ops, devices, wall },
-            spans,
-        })
+        Ok(assemble(exe, outputs, spans, per_step, wall))
     }
-}
-
-/// A thread's result, a panic turned into the device's error.
-fn joined<T>(r: thread::Result<Result<T, DeviceError>>) -> Result<T, DeviceError> {
-    r.unwrap_or_else(|payload| {
-        let msg = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "(no message)".into());
-        Err(DeviceError::Panicked(msg))
-    })
-}
-
-/// A value on the compute side.
-enum Slot {
-    Empty,
-    Ready(Literal),
-    /// The result of the per-device op at this step, on its way.
-    Pending(Receiver<Literal>, usize),
-}
-
-/// The compute side of a device.
-struct Device<'e> {
-    exe: &'e Executable,
-    device: usize,
-    env: Vec<Slot>,
-    spans: Vec<Span>,
-    clock: Instant,
-}
-
-impl Device<'_> {
-    fn span(&mut self, kind: SpanKind, name: String, start: Duration, detail: String) {
-        let lane = Lane::Compute;
-        self.spans.push(Span {
-            device: self.device,
-            lane,
-            kind,
-            name,
-            start,
-            duration: self.clock.elapsed().saturating_sub(start),
-            detail,
-            bytes: None,
-        });
-    }
-
-    /// Makes `v` ready, waiting for it if a per-device op is still computing it.
-    fn wait(&mut self, v: ValueId) -> Result<(), DeviceError> {
-        let Slot::Pending(rx, step) = &self.env[v.index()] else {
-            return Ok(());
-        };
-        let step = *step;
-        let value = match rx.try_recv() {
-            Ok(l) => l,
-            Err(TryRecvError::Disconnected) => return Err(DeviceError::CommunicationStopped),
-            Err(TryRecvError::Empty) => {
-                let start = self.clock.elapsed();
-                let l = rx.recv().map_err(|_| DeviceError::CommunicationStopped)?;
-                let at = match &self.exe.steps[step] {
-                    Planned::PerDevice { exchange, .. } => exchange.at.clone(),
-                    Planned::Compute { .. } => String::new(),
-                };
-                self.span(
-                    SpanKind::Wait,
-                    format!("wait {at}"),
-                    start,
-                    format!("step {step}"),
-                );
-                l
-            }
-        };
-        self.env[v.index()] = Slot::Ready(value);
-        Ok(())
-    }
-
-    /// The value of `v`, moved out when `last` (no later step reads it), else copied.
-    fn read(&mut self, v: ValueId, last: bool) -> Result<Literal, DeviceError> {
-        self.wait(v)?;
-        let slot = &mut self.env[v.index()];
-        let value = if last {
-            std::mem::replace(slot, Slot::Empty)
-        } else {
-            match slot {
-                Slot::Ready(l) => Slot::Ready(l.clone()),
-                _ => Slot::Empty,
-            }
-        };
-        match value {
-            Slot::Ready(l) => Ok(l),
-            _ => Err(DeviceError::Internal(format!(
-                "value #{} was read before it was computed",
-                v.index()
-            ))),
-        }
-    }
-}
-
-fn compute(
-    exe: &Executable,
-    device: usize,
-    args: Vec<Literal>,
-    jobs: Sender<Job>,
-    options: &RunOptions,
-    clock: Instant,
-) -> Result<Computed, DeviceError> {
-    let mut d = Device {
-        exe,
-        device,
-        env: (0..exe.num_values).map(|_| Slot::Empty).collect(),
-        spans: Vec::new(),
-        clock,
-    };
-    for (&v, a) in exe.args.iter().zip(args) {
-        d.env[v.index()] = Slot::Ready(a);
-    }
-    let mut segment_index = 0;
-    for (step, planned) in exe.steps.iter().enumerate() {
-        let last = &exe.last_reads[step];
-        match planned {
-            Planned::Compute {
-                segment,
-                kernel,
-                ops,
-            } => {
-                let inputs = segment
-                    .inputs
-                    .iter()
-                    .map(|&v| d.read(v, last.contains(&v)))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let start = clock.elapsed();
-                let outs = kernel.run(&inputs).map_err(|source| DeviceError::Kernel {
-                    segment: segment_index,
-                    ops: ops.clone(),
-                    source,
-                })?;
-                d.span(
-                    SpanKind::Segment,
-                    format!("segment {segment_index}"),
-                    start,
-                    ops.clone(),
-                );
-                let bad = |problem: String| DeviceError::KernelOutput {
-                    segment: segment_index,
-                    ops: ops.clone(),
-                    problem,
-                };
-                if outs.len() != segment.outputs.len() {
-                    return Err(bad(format!(
-                        "gave {} values for {} outputs",
-                        outs.len(),
-                        segment.outputs.len()
-                    )));
-                }
-                for (k, (&v, l)) in segment.outputs.iter().zip(outs).enumerate() {
-                    let want = &exe.value_types[v.index()];
-                    if let Some(problem) = misfit(&l, want) {
-                        return Err(bad(format!("output {k} {problem}, but its type is {want}")));
-                    }
-                    d.env[v.index()] = Slot::Ready(l);
-                }
-                segment_index += 1;
-            }
-            Planned::PerDevice {
-                exchange,
-                operand_from_per_device,
-                result_to_compute,
-                ..
-            } => {
-                let input = match exchange.operand {
-                    Some(v) if !operand_from_per_device => Some(d.read(v, last.contains(&v))?),
-                    _ => None,
-                };
-                let wanted = *result_to_compute || !options.overlap;
-                let (reply, result) = if wanted {
-                    let (tx, rx) = sync_channel(1);
-                    (Some(tx), Some(rx))
-                } else {
-                    (None, None)
-                };
-                jobs.send(Job { step, input, reply })
-                    .map_err(|_| DeviceError::CommunicationStopped)?;
-                if let Some(rx) = result {
-                    let r = exchange.result;
-                    d.env[r.index()] = Slot::Pending(rx, step);
-                    if !options.overlap {
-                        d.wait(r)?;
-                        if !result_to_compute {
-                            d.env[r.index()] = Slot::Empty;
-                        }
-                    }
-                }
-            }
-        }
-        for v in last {
-            d.env[v.index()] = Slot::Empty;
-        }
-    }
-    let results = exe
-        .results
-        .iter()
-        .map(|&v| d.read(v, false))
-        .collect::<Result<Vec<_>, _>>()?;
-    drop(jobs);
-    Ok(Computed {
-        results,
-        spans: d.spans,
-    })
 }
 
 fn communicate(
@@ -488,63 +232,18 @@ fn communicate(
     mut link: Mailbox,
     clock: Instant,
 ) -> Result<Communicated, DeviceError> {
-    let mut kept: HashMap<ValueId, Literal> = HashMap::new();
-    let mut spans = Vec::new();
-    let mut bytes = vec![0; exe.steps.len()];
+    let mut comm = Communication::new(exe, device, clock);
     // Ends when the compute thread is done (or gone) and every job has run.
     for job in jobs {
-        let Planned::PerDevice {
-            exchange,
-            operand_from_per_device,
-            result_to_per_device,
-            ..
-        } = &exe.steps[job.step]
-        else {
-            return Err(DeviceError::Internal(format!(
-                "step {} was sent to communication but is not a per-device op",
-                job.step
-            )));
-        };
-        let input = match (exchange.operand, operand_from_per_device) {
-            (Some(v), true) => Some(kept.get(&v).ok_or_else(|| {
-                DeviceError::Internal(format!(
-                    "the operand of {} defining {} was not kept",
-                    exchange.op, exchange.at
-                ))
-            })?),
-            _ => job.input.as_ref(),
-        };
+        let exchange = comm.exchange(job.step)?;
+        let input = comm.input(job.step, job.input.as_ref())?;
         link.step = job.step;
         let start = clock.elapsed();
         let (out, sent) = exchange.run(device, input, &mut link)?;
-        spans.push(Span {
-            device,
-            lane: Lane::Communication,
-            kind: SpanKind::Collective,
-            name: format!("{} {}", exchange.short_name(), exchange.at),
-            start,
-            duration: clock.elapsed().saturating_sub(start),
-            detail: format!("group of {}", exchange.group_size()),
-            bytes: Some(sent),
-        });
-        bytes[job.step] = sent;
-        for v in &exe.per_device_last_reads[job.step] {
-            kept.remove(v);
-        }
-        match (result_to_per_device, job.reply) {
-            (true, Some(reply)) => {
-                kept.insert(exchange.result, out.clone());
-                // A compute thread that is gone has failed; its error is reported.
-                let _ = reply.send(out);
-            }
-            (true, None) => {
-                kept.insert(exchange.result, out);
-            }
-            (false, Some(reply)) => {
-                let _ = reply.send(out);
-            }
-            (false, None) => {}
-        }
+        comm.finish(job.step, out, sent, start, job.reply)?;
     }
-    Ok(Communicated { spans, bytes })
+    Ok(Communicated {
+        spans: comm.spans,
+        bytes: comm.bytes,
+    })
 }

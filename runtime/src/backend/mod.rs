@@ -9,10 +9,14 @@
 //! device's compute and communication ([`report`]).
 //!
 //! Backends: [`cpu`] (one thread per device and one for its communication, collectives as
-//! ring algorithms over shared-memory channels).
+//! ring algorithms over shared-memory channels); `mpi` (feature `mpi`: one MPI process per
+//! device, on one node or many, each per-device op one MPI call).
 
 pub mod collective;
 pub mod cpu;
+mod device;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod report;
 
 pub use collective::{Exchange, Link, LinkError};
@@ -64,6 +68,21 @@ pub enum RuntimeError {
     },
     #[error("device {device}: {problem}")]
     Arguments { device: usize, problem: String },
+    /// The mpi backend: one rank is one device, so the communicator must have as many
+    /// ranks as the program has devices.
+    #[error(
+        "the program runs on {program} devices, but the MPI communicator has {ranks} ranks (one rank runs one device): launch it with `mpirun -n {program}`"
+    )]
+    WorldSize { program: usize, ranks: usize },
+    /// The mpi backend cannot start (MPI's threading level, ranks that disagree on the
+    /// program).
+    #[error("mpi: {0}")]
+    Mpi(String),
+    /// The mpi backend: rank `device` failed; `message` is its error as that rank reports
+    /// it, so every rank of a failed run reports the same text (the other ranks get this;
+    /// `MpiMesh::agree` and `shardc::run_mpi` also wrap a rank's own local failure in it).
+    #[error("{message}")]
+    Remote { device: usize, message: String },
     #[error("cannot start the threads of device {device}: {source}")]
     Spawn {
         device: usize,
@@ -274,6 +293,17 @@ impl Executable {
     /// The prepared steps, in program order.
     pub fn steps(&self) -> &[Planned] {
         &self.steps
+    }
+
+    /// The number of devices the program runs on, as its per-device ops name them: the
+    /// devices of the replica groups of any op but a permute (those groups cover every
+    /// device). `None` if it has no such op (it then runs on a mesh of any size its permutes
+    /// fit in).
+    pub fn devices(&self) -> Option<usize> {
+        self.exchanges()
+            .filter(|e| !e.is_permute())
+            .map(|e| e.groups().iter().flatten().max().map_or(0, |&d| d + 1))
+            .max()
     }
 
     /// The per-device ops, in program order.

@@ -4,7 +4,7 @@
 //! `chrome://tracing`): one process per device, thread 0 its compute, thread 1 its
 //! communication.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use shardc_ir::Literal;
 use std::time::Duration;
@@ -76,7 +76,7 @@ pub struct DeviceStats {
 }
 
 /// Which timeline of a device a span is on (the Chrome trace's thread id).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lane {
     /// Compute segments, and waits for results (thread 0).
     Compute = 0,
@@ -85,7 +85,7 @@ pub enum Lane {
 }
 
 /// What a span is.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SpanKind {
     /// A compute segment ran.
     Segment,
@@ -96,7 +96,7 @@ pub enum SpanKind {
 }
 
 /// A stretch of one device's time.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Span {
     pub device: usize,
     pub lane: Lane,
