@@ -1,7 +1,7 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N]
+//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad]
 //! shardc bench compile [--blocks 4,16,64,256]
 //! ```
 
@@ -40,6 +40,10 @@ enum Command {
         /// Fuse all-reduces into buckets of at most this many bytes (DDP; 26214400 = 25 MiB).
         #[arg(long)]
         bucket_bytes: Option<usize>,
+        /// Let shardings split dimensions their axes do not divide: each shard holds
+        /// ceil(n / shards) elements, the last ones padded (GSPMD's uneven shardings).
+        #[arg(long)]
+        pad: bool,
     },
     /// Benchmarks that print JSON.
     Bench {
@@ -75,14 +79,22 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             json,
             dump_dir,
             bucket_bytes,
+            pad,
         } => {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-            let m = ir::text::parse_module(&text).map_err(|e| format!("{}:{e}", file.display()))?;
+            let uneven = if pad {
+                ir::Uneven::Pad
+            } else {
+                ir::Uneven::Refuse
+            };
+            let m = ir::text::parse_module_with(&text, uneven)
+                .map_err(|e| format!("{}:{e}", file.display()))?;
             let c = compile(
                 &m,
                 &Options {
                     bucket_bytes,
+                    pad_uneven: pad,
                     ..Options::default()
                 },
             )?;

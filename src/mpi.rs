@@ -95,7 +95,7 @@ fn prepare(
         .iter()
         .zip(&p.inputs)
         .map(|(a, l)| {
-            shard::shard(a, &sharding(c, l)?, &p.mesh, position)
+            shard::shard_with(a, &sharding(c, l)?, &p.mesh, position, p.uneven)
                 .map_err(|e| Error::Usage(e.to_string()))
         })
         .collect::<Result<Vec<_>, Error>>()?;

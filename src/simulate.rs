@@ -44,7 +44,7 @@ pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Liter
             args.iter()
                 .zip(&p.inputs)
                 .map(|(a, l)| {
-                    shard::shard(a, &sharding(c, l)?, &p.mesh, pos)
+                    shard::shard_with(a, &sharding(c, l)?, &p.mesh, pos, p.uneven)
                         .map_err(|e| Error::Usage(e.to_string()))
                 })
                 .collect()
@@ -68,12 +68,13 @@ pub(crate) fn unshard_results(
     (0..types.len())
         .map(|k| {
             let pieces: Vec<Literal> = outs.iter().map(|o| o[k].clone()).collect();
-            shard::unshard(
+            shard::unshard_with(
                 &pieces,
                 &sharding(c, &p.outputs[k])?,
                 &p.mesh,
                 &types[k],
                 tolerance,
+                p.uneven,
             )
             .map_err(|e| Error::Usage(format!("result {k}: {e}")))
         })

@@ -74,8 +74,8 @@ fn main() -> ExitCode {
         ran: 0,
         skipped: Vec::new(),
     };
-    for (name, m, args, want, abs, rel) in programs() {
-        checker.check(&name, &m, &args, want.as_deref(), abs, rel);
+    for (name, m, opts, args, want, abs, rel) in programs() {
+        checker.check(&name, &m, &opts, &args, want.as_deref(), abs, rel);
     }
     checker.errors();
     // Every rank exits non-zero if a check failed on any rank.
@@ -129,9 +129,17 @@ fn selected(name: &str) -> bool {
     filters.is_empty() || filters.iter().any(|f| name.contains(f))
 }
 
-/// A program to check: name, module, global inputs, the expected outputs if they are not
-/// the reference's, and the tolerance (absolute, relative).
-type Program = (String, Module, Vec<Literal>, Option<Vec<Literal>>, f64, f64);
+/// A program to check: name, module, compile options, global inputs, the expected outputs
+/// if they are not the reference's, and the tolerance (absolute, relative).
+type Program = (
+    String,
+    Module,
+    Options,
+    Vec<Literal>,
+    Option<Vec<Literal>>,
+    f64,
+    f64,
+);
 
 /// Every program, in the same order on every rank.
 fn programs() -> Vec<Program> {
@@ -144,17 +152,31 @@ fn programs() -> Vec<Program> {
     cases.sort();
     for path in cases {
         let text = std::fs::read_to_string(&path).expect("a canonical case");
-        let m = shardc::ir::text::parse_module(&text).expect("a canonical case parses");
+        // `// options: pad_uneven`: the case pads its uneven shardings.
+        let opts = Options {
+            pad_uneven: text.lines().any(|l| l.trim() == "// options: pad_uneven"),
+            ..Options::default()
+        };
+        let m = shardc::ir::text::parse_module_with(&text, opts.uneven())
+            .expect("a canonical case parses");
         let args = det_inputs(&m);
         let name = format!(
             "tests/partition/{}",
             path.file_name().unwrap().to_string_lossy()
         );
-        out.push((name, m, args, None, 1e-5, 1e-5));
+        out.push((name, m, opts, args, None, 1e-5, 1e-5));
     }
     for fx in jax_fixtures().expect("the JAX fixtures") {
         let name = format!("tests/fixtures/jax/{}", fx.name);
-        out.push((name, fx.module, fx.inputs, Some(fx.outputs), fx.abs, fx.rel));
+        out.push((
+            name,
+            fx.module,
+            Options::default(),
+            fx.inputs,
+            Some(fx.outputs),
+            fx.abs,
+            fx.rel,
+        ));
     }
     let world = std::env::var("OMPI_COMM_WORLD_SIZE")
         .or_else(|_| std::env::var("PMI_SIZE"))
@@ -173,7 +195,15 @@ fn programs() -> Vec<Program> {
         }
         taken += 1;
         let name = format!("random program {seed} ({devices} devices)");
-        out.push((name, p.module, p.inputs, None, 1e-4, 1e-4));
+        out.push((
+            name,
+            p.module,
+            Options::default(),
+            p.inputs,
+            None,
+            1e-4,
+            1e-4,
+        ));
     }
     out
 }
@@ -250,10 +280,12 @@ impl<'u> Checker<'u> {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn check(
         &mut self,
         name: &str,
         m: &Module,
+        opts: &Options,
         args: &[Literal],
         want: Option<&[Literal]>,
         abs: f64,
@@ -266,7 +298,7 @@ impl<'u> Checker<'u> {
         }
         self.ran += 1;
         let outcome = (|| -> Result<String, String> {
-            let c = compile(m, &Options::default()).map_err(|e| format!("compile: {e}"))?;
+            let c = compile(m, opts).map_err(|e| format!("compile: {e}"))?;
             let reference;
             let want = match want {
                 Some(w) => w,

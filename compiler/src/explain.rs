@@ -14,7 +14,7 @@ use crate::pipeline::Compiled;
 use crate::propagate::{Annotation, Origin, Report, StopReason};
 use egg::{Id, Language};
 use serde::Serialize;
-use shardc_ir::{Function, TensorType, ValueDef, ValueId};
+use shardc_ir::{Function, Mesh, TensorType, ValueDef, ValueId};
 use std::collections::HashMap;
 use std::fmt::{self, Write};
 
@@ -82,9 +82,10 @@ fn us(seconds: f64) -> f64 {
     (seconds * 1e9).round() / 1e3
 }
 
-fn describe(ty: &TensorType, l: &Layout, mesh_name: &str) -> String {
-    match l.to_sharding(mesh_name) {
-        Some(s) => s.describe(ty),
+/// `f32[8@data,16]`; a padded dimension says by how much: `f32[10@model(pad 2)]`.
+fn describe(ty: &TensorType, l: &Layout, mesh: &Mesh) -> String {
+    match l.to_sharding(&mesh.name) {
+        Some(s) => s.describe_on(mesh, ty),
         None => format!("{ty} {l}"),
     }
 }
@@ -115,16 +116,19 @@ impl Compiled {
             .expect("compiled modules have an entry function");
         let eg = &p.graph.egraph;
         let names = f.value_names();
-        let mesh_name = &p.mesh.name;
+        let mesh = &p.mesh;
         let class_of = |c: Id| eg[eg.find(c)].data;
         let layout_text = |c: Id| {
             let (v, l) = class_of(c);
-            describe(f.ty(v), p.graph.layout(l), mesh_name)
+            describe(f.ty(v), p.graph.layout(l), mesh)
         };
         // Which chosen nodes read each class (and the classes they produce).
         let mut readers: HashMap<Id, Vec<String>> = HashMap::new();
         let mut reader_classes: HashMap<Id, Vec<Id>> = HashMap::new();
-        for (&c, n) in &x.choice {
+        // In class order, so the lists read the same from run to run.
+        let mut chosen: Vec<(&Id, &PNode)> = x.choice.iter().collect();
+        chosen.sort_by_key(|(c, _)| **c);
+        for (&c, n) in chosen {
             if let PNode::Local { op, .. } = n {
                 let (v, _) = class_of(c);
                 for &ch in n.children() {
@@ -294,8 +298,8 @@ impl Compiled {
                                     .map(|a| a.to_string().trim_matches('"').to_string())
                                     .collect(),
                                 value: names[v.index()].clone(),
-                                from: describe(&global, &cur, mesh_name),
-                                to: describe(&global, &next, mesh_name),
+                                from: describe(&global, &cur, mesh),
+                                to: describe(&global, &next, mesh),
                                 bytes_per_device: step.bytes_per_device(&p.mesh, &global, &cur),
                                 needed_by: readers.get(&c).cloned().unwrap_or_default(),
                                 cost_us: us(total(c, n)),

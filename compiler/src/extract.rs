@@ -319,7 +319,11 @@ fn reach(
             )?;
         }
     }
-    let cost = pick.iter().map(|(&c, &i)| costs[usize::from(c)][i]).sum();
+    // Summed in class order: a float sum in hash order differs in its last bits from run
+    // to run, which made equal rounds win by chance (and `explain`'s costs vary).
+    let mut picked: Vec<(Id, usize)> = pick.iter().map(|(&c, &i)| (c, i)).collect();
+    picked.sort();
+    let cost = picked.iter().map(|&(c, i)| costs[usize::from(c)][i]).sum();
     let choice = pick
         .into_iter()
         .map(|(c, i)| (c, eg[c].nodes[i].clone()))

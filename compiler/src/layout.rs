@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 use shardc_ir::rules::{Combiner, FactorId, FactorKind, OpRule, TensorRef};
-use shardc_ir::{AxisRef, DimSharding, Mesh, Reduction, Sharding, TensorType};
+use shardc_ir::{AxisRef, DimSharding, Mesh, Reduction, Sharding, TensorType, Uneven};
 use std::fmt;
 
 /// The layout of one copy of a value: per-dimension axes and partial (unreduced) axes.
@@ -137,18 +137,37 @@ impl Layout {
             .product()
     }
 
-    /// The per-device shape of a value of type `ty`, or `None` if a dimension does not divide.
+    /// The per-device type of a value of type `ty`: each dimension of `n` elements in `k`
+    /// shards holds `ceil(n / k)` (padded where `k` does not divide `n`; [`divides`]
+    /// says whether any is). `None` if the ranks differ.
+    ///
+    /// [`divides`]: Layout::divides
     pub fn local_type(&self, mesh: &Mesh, ty: &TensorType) -> Option<TensorType> {
-        let shape: Option<Vec<usize>> = ty
-            .shape
-            .iter()
-            .enumerate()
-            .map(|(d, &n)| {
-                let s = self.shards(mesh, d);
-                (n % s == 0).then_some(n / s)
-            })
+        if self.rank() != ty.rank() {
+            return None;
+        }
+        let shape: Vec<usize> = (0..ty.rank())
+            .map(|d| ty.shape[d].div_ceil(self.shards(mesh, d)))
             .collect();
-        Some(TensorType::new(ty.dtype, shape?))
+        Some(TensorType::new(ty.dtype, shape))
+    }
+
+    /// Whether every dimension of a value of type `ty` is a multiple of its shard count
+    /// (and the ranks agree): the layout needs no padding.
+    pub fn divides(&self, mesh: &Mesh, ty: &TensorType) -> bool {
+        self.rank() == ty.rank() && (0..ty.rank()).all(|d| self.padding(mesh, ty, d) == 0)
+    }
+
+    /// How many padding elements dimension `d` of a value of type `ty` has in this layout:
+    /// `k * ceil(n / k) - n` for `n` elements in `k` shards.
+    pub fn padding(&self, mesh: &Mesh, ty: &TensorType, d: usize) -> usize {
+        shardc_ir::sharding::padding(ty.shape[d], self.shards(mesh, d))
+    }
+
+    /// Whether the layout fits a value of type `ty` under the `uneven` policy: the ranks
+    /// agree, and every dimension divides unless padding was asked for.
+    pub fn fits(&self, mesh: &Mesh, ty: &TensorType, uneven: Uneven) -> bool {
+        self.rank() == ty.rank() && (uneven.pads() || self.divides(mesh, ty))
     }
 
     /// The same layout with the partial part dropped.
@@ -297,38 +316,49 @@ impl FactorAxes {
 /// fit, or the layout is partial on an operand (partial operands move through ops only by
 /// the linearity rewrites). A partial result's axes go to its op's reduction factors.
 pub fn project(rule: &OpRule, t: TensorRef, layout: &Layout, mesh: &Mesh) -> Option<FactorAxes> {
+    project_with(rule, t, layout, mesh, Uneven::Refuse)
+}
+
+/// [`project`], under an `uneven` policy: with [`Uneven::Pad`], a dimension whose axes do
+/// not fit its factors evenly still projects when it has one factor larger than 1 (the
+/// factor takes all its axes and is padded, as the dimension is). A compound dimension
+/// (several factors larger than 1) never splits unevenly: its padding would not be the
+/// padding of its factors.
+pub fn project_with(
+    rule: &OpRule,
+    t: TensorRef,
+    layout: &Layout,
+    mesh: &Mesh,
+    uneven: Uneven,
+) -> Option<FactorAxes> {
     let mapping = rule.tensor(t)?;
     if mapping.len() != layout.rank() {
         return None;
     }
     let mut out = FactorAxes::empty(rule);
     for (factors, axes) in mapping.iter().zip(&layout.dims) {
-        let mut k = 0;
-        let mut left = factors.first().map(|&f| rule.size(f)).unwrap_or(1);
-        for a in axes {
-            let n = a.size(mesh)?;
-            if n == 1 {
-                // An axis of one device splits nothing: it stays with the current factor.
-                let f = factors.get(k).or(factors.last())?;
-                out.0[f.index()].push(a.clone());
-                continue;
-            }
-            while k < factors.len() && (left == 1 || left % n != 0) {
-                if left != 1 {
-                    return None;
+        match deal(rule, factors, axes, mesh) {
+            Some(dealt) => {
+                for (f, a) in dealt {
+                    out.0[f.index()].push(a);
                 }
-                k += 1;
-                left = factors.get(k).map(|&f| rule.size(f)).unwrap_or(1);
             }
-            let &f = factors.get(k)?;
-            out.0[f.index()].push(a.clone());
-            left /= n;
+            None if uneven.pads() => {
+                let f = sole_factor(rule, factors)?;
+                for a in axes {
+                    a.size(mesh)?;
+                    out.0[f.index()].push(a.clone());
+                }
+            }
+            None => return None,
         }
     }
     if layout.is_partial() {
         let TensorRef::Result(_) = t else { return None };
         // One sharded reduction factor takes every unreduced axis (the common case: a dot
         // with one contracting factor); with several, the first whose size they divide.
+        // (Never unevenly: the even assignment a partial value comes from may have split
+        // its axes over several factors; its operands' layouts give a padded one.)
         let n: usize = layout
             .unreduced
             .iter()
@@ -344,6 +374,50 @@ pub fn project(rule: &OpRule, t: TensorRef, layout: &Layout, mesh: &Mesh) -> Opt
         out.0[f.index()] = layout.unreduced.clone();
     }
     Some(out)
+}
+
+/// The axes of one dimension dealt evenly to its factors, major first; `None` if they do
+/// not fit.
+fn deal(
+    rule: &OpRule,
+    factors: &[FactorId],
+    axes: &[AxisRef],
+    mesh: &Mesh,
+) -> Option<Vec<(FactorId, AxisRef)>> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    let mut left = factors.first().map(|&f| rule.size(f)).unwrap_or(1);
+    for a in axes {
+        let n = a.size(mesh)?;
+        if n == 1 {
+            // An axis of one device splits nothing: it stays with the current factor.
+            let f = factors.get(k).or(factors.last())?;
+            out.push((*f, a.clone()));
+            continue;
+        }
+        while k < factors.len() && (left == 1 || !left.is_multiple_of(n)) {
+            if left != 1 {
+                return None;
+            }
+            k += 1;
+            left = factors.get(k).map(|&f| rule.size(f)).unwrap_or(1);
+        }
+        let &f = factors.get(k)?;
+        out.push((f, a.clone()));
+        left /= n;
+    }
+    Some(out)
+}
+
+/// The one factor of a dimension that may be split unevenly: its only factor larger than
+/// 1 (or its first, when all have size 1); `None` for a compound dimension.
+pub fn sole_factor(rule: &OpRule, factors: &[FactorId]) -> Option<FactorId> {
+    let mut big = factors.iter().copied().filter(|&f| rule.size(f) > 1);
+    match (big.next(), big.next()) {
+        (Some(f), None) => Some(f),
+        (None, _) => factors.first().copied(),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -463,20 +537,55 @@ mod tests {
     }
 
     #[test]
-    fn local_types_divide_or_fail() {
+    fn local_types_round_up_where_they_pad() {
         let m = mesh();
         let ty = TensorType::new(DType::F32, [8, 6]);
-        assert_eq!(
-            layout(&[&["data"], &[]], &[])
-                .local_type(&m, &ty)
-                .unwrap()
-                .shape,
-            vec![4, 6]
-        );
+        let even = layout(&[&["data"], &[]], &[]);
+        assert_eq!(even.local_type(&m, &ty).unwrap().shape, vec![4, 6]);
+        assert!(even.divides(&m, &ty));
+        // 6 over model (4): blocks of 2, the last one all padding.
+        let uneven = layout(&[&[], &["model"]], &[]);
+        assert_eq!(uneven.local_type(&m, &ty).unwrap().shape, vec![8, 2]);
+        assert!(!uneven.divides(&m, &ty));
+        assert_eq!(uneven.padding(&m, &ty, 1), 2);
+        assert!(!uneven.fits(&m, &ty, Uneven::Refuse));
+        assert!(uneven.fits(&m, &ty, Uneven::Pad));
         assert!(
-            layout(&[&[], &["model"]], &[])
-                .local_type(&m, &ty)
+            even.local_type(&m, &TensorType::new(DType::F32, [8]))
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn uneven_dimensions_project_only_when_padding_is_asked_for() {
+        let (r, m) = (matmul_rule(), mesh());
+        // w is 32x16; its columns (16) over (data, model) divide; a layout of x (8x32)
+        // with its rows over model (4 shards of 8 rows: 8 = 2 * 4) divides too. Build a
+        // matmul with 10 rows instead to split them unevenly.
+        let t = |s: &[usize]| TensorType::new(DType::F32, s);
+        let mut b = FunctionBuilder::new("f", &[t(&[10, 32]), t(&[32, 16])]);
+        let dims = DotDims {
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+            ..DotDims::default()
+        };
+        let y = b
+            .push1(OpKind::DotGeneral(dims), &[b.arg(0), b.arg(1)])
+            .unwrap();
+        let f = b.finish(&[y]);
+        let r10 = op_rule(&f, &f.ops[0]).unwrap();
+        let rows = layout(&[&["model"], &[]], &[]);
+        assert!(project(&r10, TensorRef::Operand(0), &rows, &m).is_none());
+        let p = project_with(&r10, TensorRef::Operand(0), &rows, &m, Uneven::Pad).unwrap();
+        assert_eq!(
+            p.layout_of(&r10, TensorRef::Result(0)).unwrap(),
+            layout(&[&["model"], &[]], &[])
+        );
+        // Even layouts project the same either way.
+        let x = layout(&[&["data"], &[]], &[]);
+        assert_eq!(
+            project(&r, TensorRef::Operand(0), &x, &m),
+            project_with(&r, TensorRef::Operand(0), &x, &m, Uneven::Pad)
         );
     }
 }

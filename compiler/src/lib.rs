@@ -12,6 +12,7 @@ pub mod inline;
 pub mod layout;
 pub mod linear;
 pub mod localize;
+pub mod mask;
 pub mod memory;
 pub mod mlir;
 pub mod partition;

@@ -4,7 +4,8 @@
 //! - [`allows`]: factor assignments the rule permits but the local op cannot honour
 //!   (a reduce whose init is not its reducer's identity would add the init once per
 //!   device; a gather whose indexed operand dimension is split needs index masking,
-//!   which shardc does not emit yet).
+//!   which shardc does not emit yet; a reshape or gather cannot cut a result dimension
+//!   its operands do not share).
 //! - [`local_kind`]: attributes that name global sizes, rewritten for the local pieces
 //!   (a slice's limits, a gather's slice sizes).
 
@@ -29,6 +30,9 @@ fn is_identity(c: Combiner, x: Scalar) -> bool {
 
 /// Whether `op` can run on every device's pieces under `fa` (already legal for its rule).
 pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
+    if cuts_nothing(&op.kind) && result_only_split(rule, fa) {
+        return false;
+    }
     let sharded_reduction = rule
         .factor_ids()
         .any(|id| matches!(rule.kind(id), FactorKind::Reduction(_)) && !fa.of(id).is_empty());
@@ -47,6 +51,26 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
         OpKind::Gather(_) => false,
         _ => true,
     }
+}
+
+/// Ops that cannot produce a block of a result dimension of their own: a reshape (`2x3 ->
+/// 3x2`, whose result factors are in no operand) or a gather's partially sliced offset
+/// dimension computes a whole dimension from its operand, never a part of it. The rule
+/// lets any device produce any part (the factor passes through), so such a dimension is
+/// produced whole and then sliced, by resharding.
+fn cuts_nothing(kind: &OpKind) -> bool {
+    matches!(kind, OpKind::Reshape | OpKind::Gather(_))
+}
+
+/// Whether `fa` splits a factor that appears in the results only.
+fn result_only_split(rule: &OpRule, fa: &FactorAxes) -> bool {
+    let in_operands = |id| {
+        rule.operands
+            .iter()
+            .any(|m| m.iter().any(|factors| factors.contains(&id)))
+    };
+    rule.factor_ids()
+        .any(|id| !fa.of(id).is_empty() && !in_operands(id))
 }
 
 /// Ops whose elements depend on where they sit in the whole tensor (a constant's data,

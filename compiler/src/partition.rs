@@ -8,19 +8,26 @@
 //! `shardc.shard_slice`. Ops whose elements depend on their position in the whole tensor
 //! (constants, iota, random; `localize::computed_whole`) are computed at their global shape
 //! and sliced.
+//!
+//! With padding (`Options::pad_uneven`), a dimension its axes do not divide has pieces of
+//! `ceil(n / k)`: a step that cuts a whole dimension pads it first (`stablehlo.pad`), one
+//! that gathers it whole trims the padding after (`stablehlo.slice`), as
+//! [`Step::pieces`](crate::reshard::Step::pieces) says; an op reducing over a padded
+//! dimension reads its operands masked (`mask.rs`).
 
 use crate::egraph::PNode;
 use crate::error::CompileError;
 use crate::extract::{Extraction, program_order};
-use crate::layout::{FactorAxes, Layout, project};
+use crate::layout::{FactorAxes, Layout, project_with};
 use crate::localize::{combining_op, computed_whole, is_identity_locally, local_kind};
+use crate::mask::Masker;
 use crate::propagate::Propagated;
-use crate::reshard::{Plan, Step, plan};
+use crate::reshard::{Plan, Step, plan_for};
 use egg::Id;
 use shardc_ir::rules::TensorRef;
 use shardc_ir::{
-    AxisRef, Function, FunctionBuilder, Mesh, Module, OpId, OpKind, ReplicaGroups, TensorType,
-    ValueAttrs, ValueId,
+    AxisRef, Function, FunctionBuilder, Literal, Mesh, Module, OpId, OpKind, ReplicaGroups, Scalar,
+    TensorType, Uneven, ValueAttrs, ValueId,
 };
 use std::collections::HashMap;
 
@@ -35,6 +42,9 @@ pub struct Partitioned {
     pub inputs: Vec<Layout>,
     /// The layout each result leaves in.
     pub outputs: Vec<Layout>,
+    /// Whether pieces may be padded (dimensions their axes do not divide): `shard` pads
+    /// the inputs and `unshard` strips the outputs accordingly.
+    pub uneven: Uneven,
 }
 
 struct Emitter<'a> {
@@ -47,6 +57,7 @@ struct Emitter<'a> {
     ops: HashMap<(OpId, Vec<Id>, Vec<Layout>), Vec<ValueId>>,
     /// Classes being emitted (to report a cyclic choice instead of recursing forever).
     pending: std::collections::HashSet<Id>,
+    masker: Masker,
 }
 
 fn internal(what: String) -> CompileError {
@@ -104,6 +115,7 @@ pub fn partition(
         emitted: HashMap::new(),
         ops: HashMap::new(),
         pending: std::collections::HashSet::new(),
+        masker: Masker::default(),
     };
     for v in program_order(f) {
         for &l in p.graph.layouts_of(v) {
@@ -156,6 +168,7 @@ pub fn partition(
         mesh: p.mesh.clone(),
         inputs,
         outputs,
+        uneven: p.uneven,
     })
 }
 
@@ -188,7 +201,7 @@ impl Emitter<'_> {
             PNode::Arg { index, .. } => {
                 let arg = self.b.arg(index as usize);
                 let from = self.inputs[index as usize].clone();
-                let plans = plan(&from, &layout);
+                let plans = plan_for(&from, &layout, &self.p.mesh, self.f.ty(value));
                 let first = plans
                     .first()
                     .ok_or_else(|| internal(format!("no plan from {from} to {layout}")))?;
@@ -234,11 +247,12 @@ impl Emitter<'_> {
         let rule = self.p.rules[op.index()]
             .as_ref()
             .ok_or_else(|| internal(format!("op {op} has no rule")))?;
-        let mesh = &self.p.mesh;
-        let mut fa = project(rule, TensorRef::Result(result), layout, mesh)
+        let (mesh, uneven) = (&self.p.mesh, self.p.uneven);
+        let mut fa = project_with(rule, TensorRef::Result(result), layout, mesh, uneven)
             .unwrap_or_else(|| FactorAxes::empty(rule));
         for (k, &ch) in children.iter().enumerate() {
-            if let Some(other) = project(rule, TensorRef::Operand(k), &self.layout_of(ch), mesh) {
+            let l = self.layout_of(ch);
+            if let Some(other) = project_with(rule, TensorRef::Operand(k), &l, mesh, uneven) {
                 fa = fa
                     .merge(&other)
                     .ok_or_else(|| internal(format!("operand layouts of op {op} disagree")))?;
@@ -287,7 +301,7 @@ impl Emitter<'_> {
             let mut outs = Vec::new();
             for (k, (&w, l)) in whole.iter().zip(&layouts).enumerate() {
                 let from = Layout::replicated(l.rank());
-                let plans = plan(&from, l);
+                let plans = plan_for(&from, l, &self.p.mesh, f.ty(o.results[k]));
                 let first = plans
                     .first()
                     .ok_or_else(|| internal(format!("no plan to {l}")))?;
@@ -308,6 +322,26 @@ impl Emitter<'_> {
                 })
                 .collect::<Result<_, _>>()?;
             let kind = local_kind(&o.kind, &global_in, &local_in);
+            // Padding an op reduces over is masked with the reduction's identity first.
+            let masked;
+            let ins = if self.p.uneven.pads() {
+                let rule = self.p.rules[op.index()]
+                    .as_ref()
+                    .ok_or_else(|| internal(format!("op {op} has no rule")))?;
+                let in_layouts: Vec<Layout> = children.iter().map(|&c| self.layout_of(c)).collect();
+                masked = self.masker.mask_operands(
+                    &mut self.b,
+                    mesh,
+                    o,
+                    rule,
+                    ins,
+                    &in_layouts,
+                    &global_in,
+                )?;
+                &masked
+            } else {
+                ins
+            };
             let mut map = HashMap::new();
             let regions = o
                 .regions
@@ -344,14 +378,21 @@ impl Emitter<'_> {
             let next = step
                 .apply(&cur)
                 .ok_or_else(|| internal(format!("step {step} does not apply to {cur}")))?;
-            let ty = next
-                .local_type(&self.p.mesh, &global)
-                .ok_or_else(|| internal(format!("layout {next} does not divide {global}")))?;
+            let pieces = step.pieces(&self.p.mesh, &global, &cur).ok_or_else(|| {
+                internal(format!(
+                    "step {step} from {cur} moves padded blocks of {global} inexactly"
+                ))
+            })?;
             if step.moves_nothing(&self.p.mesh, &cur) {
                 // Axes of one device: the layout changes on paper only.
                 cur = next;
                 continue;
             }
+            // A whole dimension about to be cut is padded up to its blocks first.
+            if pieces.padded != pieces.input {
+                x = self.pad_to(x, &pieces.padded)?;
+            }
+            let ty = TensorType::new(global.dtype, pieces.raw.clone());
             x = match step {
                 Step::AllReduce { axes, combiner } | Step::ReduceScatter { axes, combiner, .. } => {
                     let groups = self.groups(axes)?;
@@ -413,9 +454,39 @@ impl Emitter<'_> {
                         .push1_typed(OpKind::CollectivePermute { pairs }, &[x], ty)?
                 }
             };
+            // A dimension gathered whole drops the padding of its last blocks.
+            if pieces.output != pieces.raw {
+                let rank = pieces.raw.len();
+                let slice = OpKind::Slice {
+                    start: vec![0; rank],
+                    limit: pieces.output.clone(),
+                    strides: vec![1; rank],
+                };
+                x = self.b.push1(slice, &[x])?;
+            }
             cur = next;
         }
         Ok(x)
+    }
+
+    /// `x` padded at the high end of each dimension up to `shape` (with zeros: padding is
+    /// never read unmasked).
+    fn pad_to(&mut self, x: ValueId, shape: &[usize]) -> Result<ValueId, CompileError> {
+        let ty = self.b.ty(x).clone();
+        let zero = self
+            .b
+            .constant(Literal::scalar(ty.dtype, Scalar::Float(0.0)));
+        let high = shape
+            .iter()
+            .zip(&ty.shape)
+            .map(|(&want, &have)| i64::try_from(want.saturating_sub(have)).unwrap_or(i64::MAX))
+            .collect();
+        let kind = OpKind::Pad {
+            low: vec![0; ty.rank()],
+            high,
+            interior: vec![0; ty.rank()],
+        };
+        Ok(self.b.push1(kind, &[x, zero])?)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::partition::{Partitioned, partition};
 use crate::propagate::{Options, Propagated, propagate};
 use crate::regather::regather;
 use shardc_ir::text::print_module;
-use shardc_ir::{Module, verify_module};
+use shardc_ir::{Module, verify_module, verify_module_with};
 
 /// A stage of the pipeline whose module can be printed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -38,8 +38,11 @@ pub struct Compiled {
 }
 
 /// Runs the pipeline on a module.
+///
+/// A sharding that splits a dimension its axes do not divide is an error, unless
+/// `opts.pad_uneven` asks for padding (`docs/sharding.md`, "Uneven shardings").
 pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
-    verify_module(m)?;
+    verify_module_with(m, opts.uneven())?;
     let global = constrain(&inline(m)?)?;
     let propagated = propagate(&global, opts)?;
     let f = global.entry().ok_or_else(|| CompileError::Unsupported {

@@ -21,13 +21,15 @@
 use crate::cost::CostModel;
 use crate::egraph::{LayoutId, PGraph, PNode, PlanId, ValueOf};
 use crate::error::CompileError;
-use crate::layout::{CombinerKey, FactorAxes, Layout, project};
+use crate::layout::{CombinerKey, FactorAxes, Layout, project_with, sole_factor};
 use crate::linear::{Linearity, linearity};
 use crate::reshard;
 use egg::Id;
 use serde::Serialize;
 use shardc_ir::rules::{Combiner, FactorKind, OpRule, TensorRef, op_rule};
-use shardc_ir::{AxisRef, Function, Mesh, Module, OpId, OpKind, Sharding, ValueDef, ValueId};
+use shardc_ir::{
+    AxisRef, Function, Mesh, Module, OpId, OpKind, Sharding, Uneven, ValueDef, ValueId,
+};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -47,6 +49,22 @@ pub struct Options {
     /// Gather arguments again before reads more than this many ops after the previous
     /// read (`regather.rs`; FSDP's free-after-forward). `None`: keep gathered copies.
     pub regather_gap: Option<usize>,
+    /// Let shardings split dimensions their axes do not divide, padding each shard to
+    /// `ceil(n / shards)` elements (`shardc compile --pad`; GSPMD's uneven shardings).
+    /// Off (the default), such a sharding is an error naming the value, dimension and axes.
+    /// See `docs/sharding.md` ("Uneven shardings") for what is masked and what moves.
+    pub pad_uneven: bool,
+}
+
+impl Options {
+    /// The [`Uneven`] policy these options ask for.
+    pub fn uneven(&self) -> Uneven {
+        if self.pad_uneven {
+            Uneven::Pad
+        } else {
+            Uneven::Refuse
+        }
+    }
 }
 
 impl Default for Options {
@@ -61,6 +79,7 @@ impl Default for Options {
             cost: CostModel::default(),
             bucket_bytes: None,
             regather_gap: None,
+            pad_uneven: false,
         }
     }
 }
@@ -168,6 +187,8 @@ pub struct Propagated {
     pub cost: CostModel,
     /// The printed name of every value (`%3`), for messages.
     pub names: Vec<String>,
+    /// Whether layouts may pad dimensions their axes do not divide.
+    pub uneven: Uneven,
     /// When the module uses explicit priorities (`{"x"}p1`): for every class derived from
     /// an annotation, the strongest priority among the annotations it derives from, and
     /// the weakest priority in the module. `None` when no annotation has an explicit one.
@@ -243,6 +264,7 @@ type Key = (ValueId, LayoutId);
 struct Saturate<'a> {
     f: &'a Function,
     mesh: &'a Mesh,
+    uneven: Uneven,
     rules: Vec<Option<OpRule>>,
     users: HashMap<ValueId, Vec<OpId>>,
     produce: HashMap<ValueId, Demand>,
@@ -321,6 +343,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
     let mut s = Saturate {
         f,
         mesh: &mesh,
+        uneven: opts.uneven(),
         rules,
         users,
         produce,
@@ -440,6 +463,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         report,
         cost: opts.cost.clone(),
         names,
+        uneven: opts.uneven(),
         priorities,
     })
 }
@@ -472,9 +496,15 @@ impl Saturate<'_> {
             .copied()
             .filter(|&l| l != new)
             .collect();
+        let ty = self.f.ty(v);
         for old in others {
             for (from, to) in [(old, new), (new, old)] {
-                let plans = reshard::plan(self.graph.layout(from), self.graph.layout(to));
+                let plans = reshard::plan_for(
+                    self.graph.layout(from),
+                    self.graph.layout(to),
+                    self.mesh,
+                    ty,
+                );
                 let Some(child) = self.graph.class(v, from) else {
                     continue;
                 };
@@ -508,7 +538,9 @@ impl Saturate<'_> {
             return Some(id);
         }
         let layout = self.graph.layout(lid).clone();
-        layout.local_type(self.mesh, self.f.ty(v))?;
+        if !layout.fits(self.mesh, self.f.ty(v), self.uneven) {
+            return None;
+        }
         if let ValueDef::BlockArg { index, .. } = self.f.value(v).def {
             let free = match self.produce.get(&v) {
                 Some(d) => d.allows(&layout),
@@ -539,7 +571,7 @@ impl Saturate<'_> {
             let Some(child) = self.graph.class(v, src) else {
                 continue;
             };
-            for p in reshard::plan(self.graph.layout(src), &layout) {
+            for p in reshard::plan_for(self.graph.layout(src), &layout, self.mesh, self.f.ty(v)) {
                 let plan = PlanId(self.graph.plans.intern(&p));
                 nodes.push(PNode::Reshard {
                     plan,
@@ -562,9 +594,10 @@ impl Saturate<'_> {
     }
 
     /// Removes from an assignment what the op cannot run locally: axes on need-replication
-    /// and permutation factors, axes that do not divide their factor, and reduction
-    /// factors whose combiner differs from the first sharded one.
-    fn sanitize(&self, rule: &OpRule, mut fa: FactorAxes) -> FactorAxes {
+    /// and permutation factors, axes that do not divide their factor (unless padding was
+    /// asked for and the factor may be padded: [`Saturate::pads`]), and reduction factors
+    /// whose combiner differs from the first sharded one.
+    fn sanitize(&self, op: &shardc_ir::Op, rule: &OpRule, mut fa: FactorAxes) -> FactorAxes {
         let mut combiner = None;
         for fid in rule.factor_ids() {
             let axes = &mut fa.0[fid.index()];
@@ -578,7 +611,8 @@ impl Saturate<'_> {
                 .product();
             let keep = match kind {
                 FactorKind::NeedReplication | FactorKind::Permutation => false,
-                _ if shards == 0 || !rule.size(fid).is_multiple_of(shards) => false,
+                _ if shards == 0 => false,
+                _ if !rule.size(fid).is_multiple_of(shards) && !self.pads(op, rule, fid) => false,
                 // Partial values are combined by all-reduce with a one-op reducer; the
                 // sharding model states sum, max and min.
                 FactorKind::Reduction(c)
@@ -627,6 +661,33 @@ impl Saturate<'_> {
         fa
     }
 
+    /// Whether a factor its axes do not divide may be split anyway, padded: only with
+    /// padding asked for; only when it is the one factor (larger than 1) of every
+    /// dimension it appears in, so each such dimension is padded exactly as the factor
+    /// is; a reduction factor only where `mask.rs` knows how to fill the padding with the
+    /// reduction's identity before the op reads it; any other factor only if it reaches a
+    /// result, so that padding only ever lands in padding (an operand-only factor of size
+    /// 1, as a broadcast's expanded dimension, would read its padding as data).
+    fn pads(&self, op: &shardc_ir::Op, rule: &OpRule, fid: shardc_ir::rules::FactorId) -> bool {
+        if !self.uneven.pads() {
+            return false;
+        }
+        let mut alone = true;
+        let mut in_result = false;
+        for (t, mapping) in rule.tensors() {
+            for factors in mapping.iter().filter(|factors| factors.contains(&fid)) {
+                alone &= sole_factor(rule, factors) == Some(fid);
+                in_result |= matches!(t, TensorRef::Result(_));
+            }
+        }
+        alone
+            && if rule.kind(fid).is_reduction() {
+                crate::mask::masks(&op.kind)
+            } else {
+                in_result
+            }
+    }
+
     fn visit(&mut self, o: OpId) {
         let Some(rule) = self.rules[o.index()].clone() else {
             return;
@@ -658,7 +719,7 @@ impl Saturate<'_> {
                 layouts.extend(self.wanted.get(&v).into_iter().flatten().cloned());
             }
             for l in layouts {
-                if let Some(fa) = project(&rule, t, &l, self.mesh)
+                if let Some(fa) = project_with(&rule, t, &l, self.mesh, self.uneven)
                     && !fa.is_empty()
                 {
                     let lid = self.graph.layout_id(&l);
@@ -689,7 +750,7 @@ impl Saturate<'_> {
         }
         let mut seen = HashSet::new();
         for (fa, from) in candidates {
-            let fa = self.sanitize(&rule, fa);
+            let fa = self.sanitize(self.f.op(o), &rule, fa);
             if !crate::localize::allows(self.f, self.f.op(o), &rule, &fa) {
                 continue;
             }
@@ -725,11 +786,16 @@ impl Saturate<'_> {
                 .collect();
             for lid in partial {
                 let layout = self.graph.layout(lid).clone();
-                let Some(fa) = project(rule, TensorRef::Operand(k), &layout.reduced(), self.mesh)
-                else {
+                let Some(fa) = project_with(
+                    rule,
+                    TensorRef::Operand(k),
+                    &layout.reduced(),
+                    self.mesh,
+                    self.uneven,
+                ) else {
                     continue;
                 };
-                let fa = self.sanitize(rule, fa);
+                let fa = self.sanitize(self.f.op(o), rule, fa);
                 let partial_operands: Vec<usize> = if joint { carriers.clone() } else { vec![k] };
                 if seen.insert((
                     fa.clone(),
@@ -781,7 +847,7 @@ impl Saturate<'_> {
                 return;
             };
             if self.produce.get(&v).is_some_and(|d| !d.allows(&l))
-                || l.local_type(self.mesh, self.f.ty(v)).is_none()
+                || !l.fits(self.mesh, self.f.ty(v), self.uneven)
             {
                 return;
             }

@@ -217,9 +217,62 @@ impl Step {
         Some(to)
     }
 
+    /// What the step does to every device's piece of a value of type `global` laid out as
+    /// `from`, padding included (see [`Pieces`]); `None` if the step does not apply, or if
+    /// it cannot keep a padded dimension exact: changing a dimension from `k` to `k'`
+    /// shards (`k'` a multiple or divisor of `k`) moves whole blocks only when the larger
+    /// blocks are the smaller ones side by side (`ceil(n/k_small) = k_big/k_small *
+    /// ceil(n/k_big)`), or when one side is unsplit (the whole dimension is padded before
+    /// it is cut, or trimmed after it is gathered). Every step of a layout that divides
+    /// its dimensions is exact.
+    pub fn pieces(&self, mesh: &Mesh, global: &TensorType, from: &Layout) -> Option<Pieces> {
+        let to = self.apply(from)?;
+        let input = from.local_type(mesh, global)?.shape;
+        let output = to.local_type(mesh, global)?.shape;
+        let mut pieces = Pieces {
+            padded: input.clone(),
+            raw: output.clone(),
+            input,
+            output,
+        };
+        let g = self.group_size(mesh);
+        let shards = |l: &Layout, d: usize| l.shards(mesh, d);
+        // A dimension cut finer (k -> k * g): pad the input first when it is whole.
+        let cut = |p: &mut Pieces, d: usize| -> Option<()> {
+            let (k, k2) = (shards(from, d), shards(&to, d));
+            match blocks(global.shape[d], k, k2)? {
+                Blocks::Nest => {}
+                Blocks::Edge => p.padded[d] = p.output[d] * g,
+            }
+            Some(())
+        };
+        // A dimension gathered (k -> k / g): trim the output when it becomes whole.
+        let glue = |p: &mut Pieces, d: usize| -> Option<()> {
+            let (k, k2) = (shards(from, d), shards(&to, d));
+            match blocks(global.shape[d], k2, k)? {
+                Blocks::Nest => {}
+                Blocks::Edge => p.raw[d] = p.input[d] * g,
+            }
+            Some(())
+        };
+        match self {
+            Step::AllReduce { .. } | Step::Permute { .. } => {}
+            Step::ReduceScatter { dim, .. } | Step::Slice { dim, .. } => cut(&mut pieces, *dim)?,
+            Step::AllGather { dim, .. } => glue(&mut pieces, *dim)?,
+            Step::AllToAll {
+                src_dim, dst_dim, ..
+            } => {
+                cut(&mut pieces, *dst_dim)?;
+                glue(&mut pieces, *src_dim)?;
+            }
+        }
+        Some(pieces)
+    }
+
     /// Bytes each device sends for this step, with ring algorithms over a group of `g`
     /// devices: all-reduce `2(g-1)/g * S`, all-gather `(g-1)/g * S_out`, reduce-scatter
-    /// `(g-1)/g * S_in`, all-to-all `(g-1)/g * S`, where `S` is the local piece in bytes;
+    /// `(g-1)/g * S_in`, all-to-all `(g-1)/g * S`, where `S` is the local piece in bytes
+    /// the collective itself reads or writes (padding included: what actually moves);
     /// a collective permute sends each device's piece once, `S`.
     pub fn bytes_per_device(&self, mesh: &Mesh, global: &TensorType, from: &Layout) -> u64 {
         let g: usize = self
@@ -233,12 +286,15 @@ impl Step {
         if self.moves_nothing(mesh, from) {
             return 0;
         }
-        let size = |l: &Layout| {
-            l.local_type(mesh, global)
+        // The collective's input: the local piece, padded where a whole dimension is cut.
+        let s_in = match self.pieces(mesh, global, from) {
+            Some(p) => TensorType::new(global.dtype, p.padded).size_bytes(),
+            None => from
+                .local_type(mesh, global)
                 .map(|t| t.size_bytes())
-                .unwrap_or(0) as u64
-        };
-        let (g, s_in) = (g as u64, size(from));
+                .unwrap_or(0),
+        } as u64;
+        let g = g as u64;
         match self {
             Step::AllReduce { .. } => 2 * (g - 1) * s_in / g,
             Step::ReduceScatter { .. } | Step::AllToAll { .. } => (g - 1) * s_in / g,
@@ -246,6 +302,42 @@ impl Step {
             Step::Permute { .. } => s_in,
             Step::Slice { .. } => 0,
         }
+    }
+}
+
+/// The local shapes one step goes through on every device: its `input` piece, `padded`
+/// up where a whole dimension is about to be cut (`stablehlo.pad` at the high end), the
+/// collective's `raw` result, and its `output` piece, `raw` trimmed where a dimension was
+/// gathered whole (`stablehlo.slice`, dropping the padding). Without padding, `padded` is
+/// `input` and `raw` is `output`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pieces {
+    pub input: Vec<usize>,
+    pub padded: Vec<usize>,
+    pub raw: Vec<usize>,
+    pub output: Vec<usize>,
+}
+
+/// How the blocks of a dimension of `n` elements in `k_small` shards relate to its blocks
+/// in `k_big` shards (`k_big` a multiple of `k_small`).
+enum Blocks {
+    /// Each large block is `k_big / k_small` small blocks side by side.
+    Nest,
+    /// The dimension is whole on the small side (`k_small == 1`) and padded on the other:
+    /// the whole is padded to `k_big` blocks before cutting, or trimmed after gathering.
+    Edge,
+}
+
+fn blocks(n: usize, k_small: usize, k_big: usize) -> Option<Blocks> {
+    if k_small == 0 || !k_big.is_multiple_of(k_small) {
+        return None;
+    }
+    if n.div_ceil(k_small) == (k_big / k_small) * n.div_ceil(k_big) {
+        Some(Blocks::Nest)
+    } else if k_small == 1 {
+        Some(Blocks::Edge)
+    } else {
+        None
     }
 }
 
@@ -309,6 +401,81 @@ pub fn plan(from: &Layout, to: &Layout) -> Vec<Plan> {
         }
     }
     plans
+}
+
+/// Ways to turn `from` into `to` for a value of type `global`, as [`plan`] gives them,
+/// keeping only plans whose every step is exact on padded dimensions ([`Step::pieces`]).
+/// When that drops a plan, the way through whole dimensions is added: reduce what is
+/// partial, gather every dimension whose axes change whole (trimming its padding), then
+/// cut it anew (padding it first). For layouts that divide `global`, this is [`plan`].
+pub fn plan_for(from: &Layout, to: &Layout, mesh: &Mesh, global: &TensorType) -> Vec<Plan> {
+    let plans = plan(from, to);
+    if from.divides(mesh, global) && to.divides(mesh, global) {
+        return plans;
+    }
+    let exact = |p: &Plan| -> bool {
+        let mut cur = from.clone();
+        for s in &p.steps {
+            if s.pieces(mesh, global, &cur).is_none() {
+                return false;
+            }
+            match s.apply(&cur) {
+                Some(next) => cur = next,
+                None => return false,
+            }
+        }
+        cur == *to
+    };
+    let total = plans.len();
+    let mut kept: Vec<Plan> = plans.into_iter().filter(|p| exact(p)).collect();
+    if kept.len() < total
+        && let Some(p) = through_whole(from, to)
+        && exact(&p)
+        && !kept.contains(&p)
+    {
+        kept.push(p);
+    }
+    kept
+}
+
+/// The plan that reshards every changed dimension through its whole: all-reduce what is
+/// partial, all-gather each changed dimension completely, then slice it to the target.
+fn through_whole(from: &Layout, to: &Layout) -> Option<Plan> {
+    if from.rank() != to.rank()
+        || (to.is_partial() && (to.unreduced != from.unreduced || to.combiner != from.combiner))
+    {
+        return None;
+    }
+    let mut steps = Vec::new();
+    let mut cur = from.clone();
+    let mut push = |s: Step, cur: &mut Layout| -> Option<()> {
+        *cur = s.apply(cur)?;
+        steps.push(s);
+        Some(())
+    };
+    if cur.is_partial() && !to.is_partial() {
+        let s = Step::AllReduce {
+            axes: cur.unreduced.clone(),
+            combiner: cur.combiner,
+        };
+        push(s, &mut cur)?;
+    }
+    let changed: Vec<usize> = (0..to.rank())
+        .filter(|&d| from.dims[d] != to.dims[d])
+        .collect();
+    for &d in &changed {
+        if !cur.dims[d].is_empty() {
+            let axes = cur.dims[d].clone();
+            push(Step::AllGather { dim: d, axes }, &mut cur)?;
+        }
+    }
+    for &d in &changed {
+        if !to.dims[d].is_empty() {
+            let axes = to.dims[d].clone();
+            push(Step::Slice { dim: d, axes }, &mut cur)?;
+        }
+    }
+    (cur == *to).then_some(Plan { steps })
 }
 
 fn common_prefix(a: &[AxisRef], b: &[AxisRef]) -> usize {
@@ -534,6 +701,66 @@ mod tests {
                 "all_gather(dim 0, {\"model\"}); slice(dim 1, {\"model\"})"
             ]
         );
+    }
+
+    #[test]
+    fn padded_dimensions_move_whole_blocks_or_go_through_the_whole() {
+        let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+        let ty = |n: usize| TensorType::new(shardc_ir::DType::F32, [n, 4]);
+        let firsts = |from: &Layout, to: &Layout, n: usize| -> Vec<String> {
+            plan_for(from, to, &mesh, &ty(n))
+                .iter()
+                .map(|p| p.to_string())
+                .collect()
+        };
+        // Even: the planner's plans, unchanged.
+        let (dm, d) = (
+            l(&[&["data", "model"], &[]], &[]),
+            l(&[&["data"], &[]], &[]),
+        );
+        assert_eq!(
+            firsts(&dm, &d, 16),
+            plan(&dm, &d)
+                .iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+        );
+        // 10 rows in 8 blocks of 2 -> 2 blocks of 5: the blocks do not nest (4 rows
+        // gathered per data index, 5 wanted), so the rows are gathered whole and cut anew.
+        assert_eq!(
+            firsts(&dm, &d, 10),
+            ["all_gather(dim 0, {\"data\", \"model\"}); slice(dim 0, {\"data\"})"]
+        );
+        // 7 rows: 8 blocks of 1 -> 2 blocks of 4 nest: the planner's gather stays.
+        assert_eq!(firsts(&dm, &d, 7)[0], "all_gather(dim 0, {\"model\"})");
+        // Gathering 10 rows whole from 4 blocks of 3: the 12 gathered rows lose 2.
+        let m = l(&[&["model"], &[]], &[]);
+        let r = l(&[&[], &[]], &[]);
+        let gather = &plan_for(&m, &r, &mesh, &ty(10))[0].steps[0];
+        let p = gather.pieces(&mesh, &ty(10), &m).unwrap();
+        assert_eq!(
+            (p.input, p.raw, p.output),
+            (vec![3, 4], vec![12, 4], vec![10, 4])
+        );
+        // Cutting 10 whole rows in 4: padded to 12 first. The bytes count what moves.
+        let rs = Step::ReduceScatter {
+            dim: 0,
+            axes: vec![AxisRef::new("model")],
+            combiner: CombinerKey::Sum,
+        };
+        let partial = l(&[&[], &[]], &["model"]);
+        let p = rs.pieces(&mesh, &ty(10), &partial).unwrap();
+        assert_eq!((p.padded, p.output), (vec![12, 4], vec![3, 4]));
+        assert_eq!(
+            rs.bytes_per_device(&mesh, &ty(10), &partial),
+            3 * 48 * 4 / 4
+        );
+        // 8 blocks -> 4 over a minor axis where 9 rows do not nest: no exact step.
+        let split = Step::Slice {
+            dim: 0,
+            axes: vec![AxisRef::new("model")],
+        };
+        assert!(split.pieces(&mesh, &ty(9), &d).is_none());
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub enum IrError {
     },
 
     #[error(
-        "dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide; make the dimension a multiple of {shards} or shard it over fewer axes (shardc never pads or truncates silently)"
+        "dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide; make the dimension a multiple of {shards}, shard it over fewer axes, or ask for padding (`shardc compile --pad`, `Options {{ pad_uneven: true, .. }}`): shardc never pads or truncates silently"
     )]
     NotDivisible {
         at: String,

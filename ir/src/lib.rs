@@ -30,5 +30,5 @@ pub use op::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
     Precision, ReplicaGroups, UnaryOp,
 };
-pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
-pub use verify::{verify_function, verify_module};
+pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
+pub use verify::{verify_function, verify_function_with, verify_module, verify_module_with};

@@ -132,6 +132,38 @@ impl fmt::Display for DimSharding {
     }
 }
 
+/// What to do with a dimension whose axes do not divide its size (a vocabulary of 50257
+/// over 8 devices).
+///
+/// shardc never pads silently: by default such a sharding is an error naming the value,
+/// the dimension and the axes ([`IrError::NotDivisible`](crate::IrError::NotDivisible)).
+/// With [`Uneven::Pad`] (asked for by `shardc compile --pad` or the compiler's
+/// `Options::pad_uneven`), each of the `k` shards of a dimension of size `n` holds
+/// `ceil(n / k)` elements, as GSPMD and JAX lay out uneven shardings: shard `i` holds the
+/// global indices `[i * ceil(n/k), (i + 1) * ceil(n/k))`, and those `>= n` are padding.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Uneven {
+    /// A dimension its axes do not divide is an error (the default).
+    #[default]
+    Refuse,
+    /// A dimension its axes do not divide is padded to a multiple of its shard count.
+    Pad,
+}
+
+impl Uneven {
+    /// Whether padding was asked for.
+    pub fn pads(self) -> bool {
+        self == Uneven::Pad
+    }
+}
+
+/// The padding of a dimension of `size` elements cut into `shards` blocks of
+/// `ceil(size / shards)`: how many elements past `size` the blocks hold.
+pub fn padding(size: usize, shards: usize) -> usize {
+    let shards = shards.max(1);
+    size.div_ceil(shards) * shards - size
+}
+
 /// How a partial (unreduced) value is to be combined across its unreduced axes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Reduction {
@@ -227,20 +259,39 @@ impl Sharding {
 
     /// JAX-reader form of a sharded type: `f32[8@data,4@model]`, `f32[16@(data,model),4]`.
     pub fn describe(&self, ty: &crate::TensorType) -> String {
+        self.describe_padded(ty, |_| 0)
+    }
+
+    /// [`describe`](Self::describe), with the padding of each dimension its axes do not
+    /// divide on `mesh`: `f32[10@model(pad 2)]` is a dimension of 10 in 4 blocks of 3.
+    pub fn describe_on(&self, mesh: &Mesh, ty: &crate::TensorType) -> String {
+        self.describe_padded(ty, |d| match self.dims.get(d) {
+            Some(dim) => padding(ty.shape[d], dim.num_shards(mesh)),
+            None => 0,
+        })
+    }
+
+    fn describe_padded(&self, ty: &crate::TensorType, pad: impl Fn(usize) -> usize) -> String {
         let dims: Vec<String> = ty
             .shape
             .iter()
             .enumerate()
-            .map(|(i, n)| match self.dims.get(i).map(|d| d.axes.as_slice()) {
-                None | Some([]) => n.to_string(),
-                Some([a]) => format!("{n}@{}", a.name),
-                Some(axes) => format!(
-                    "{n}@({})",
-                    axes.iter()
-                        .map(|a| a.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
+            .map(|(i, n)| {
+                let dim = match self.dims.get(i).map(|d| d.axes.as_slice()) {
+                    None | Some([]) => n.to_string(),
+                    Some([a]) => format!("{n}@{}", a.name),
+                    Some(axes) => format!(
+                        "{n}@({})",
+                        axes.iter()
+                            .map(|a| a.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ),
+                };
+                match pad(i) {
+                    0 => dim,
+                    p => format!("{dim}(pad {p})"),
+                }
             })
             .collect();
         let mut s = format!("{}[{}]", ty.dtype, dims.join(","));
@@ -323,5 +374,13 @@ mod tests {
         let s2 = Sharding::split("mesh", &[&["data", "model"], &[]]);
         assert_eq!(s2.local_shape(&mesh, &[8, 16]), vec![1, 16]);
         assert_eq!(s2.describe(&ty), "f32[8@(data,model),16]");
+        // Uneven: 10 over model (4) is 4 blocks of 3, the last holding one element.
+        let s3 = Sharding::split("mesh", &[&["model"], &[]]);
+        let ty3 = TensorType::new(DType::F32, [10, 16]);
+        assert_eq!(s3.local_shape(&mesh, &[10, 16]), vec![3, 16]);
+        assert_eq!(s3.describe_on(&mesh, &ty3), "f32[10@model(pad 2),16]");
+        assert_eq!(s3.describe_on(&mesh, &ty), "f32[8@model,16]");
+        assert_eq!(padding(50257, 8), 7);
+        assert_eq!(padding(5, 4), 3);
     }
 }

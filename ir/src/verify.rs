@@ -9,11 +9,19 @@ use crate::infer;
 use crate::mesh::Mesh;
 use crate::module::{BlockId, Function, Module};
 use crate::op::OpKind;
-use crate::sharding::{AxisRef, Sharding};
+use crate::sharding::{AxisRef, Sharding, Uneven};
 use std::collections::HashSet;
 
-/// Checks a module; the first error found is returned.
+/// Checks a module; the first error found is returned. Every sharding must divide the
+/// dimensions it splits ([`verify_module_with`] with [`Uneven::Pad`] accepts uneven ones).
 pub fn verify_module(m: &Module) -> Result<(), IrError> {
+    verify_module_with(m, Uneven::Refuse)
+}
+
+/// Checks a module, with `uneven` saying whether a sharding may split a dimension its axes
+/// do not divide (padded; the compiler asks for it with `Options::pad_uneven`). Everything
+/// else is checked the same either way.
+pub fn verify_module_with(m: &Module, uneven: Uneven) -> Result<(), IrError> {
     let mut names = HashSet::new();
     for mesh in &m.meshes {
         if !names.insert(mesh.name.as_str()) {
@@ -34,13 +42,21 @@ pub fn verify_module(m: &Module) -> Result<(), IrError> {
         }
     }
     for f in &m.functions {
-        verify_function(m, f)?;
+        verify_function_with(m, f, uneven)?;
     }
     Ok(())
 }
 
 /// Checks one function of a module (calls and mesh names are resolved in `m`).
 pub fn verify_function(m: &Module, f: &Function) -> Result<(), IrError> {
+    verify_function_with(m, f, Uneven::Refuse)
+}
+
+/// [`verify_function`], with `uneven` as in [`verify_module_with`].
+pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<(), IrError> {
+    let check_sharding = |m: &Module, s: &Sharding, ty: &TensorType, at: &str| {
+        check_sharding_with(m, s, ty, at, uneven)
+    };
     let names = f.value_names();
     let at = |v: crate::ValueId| format!("{} in @{}", names[v.index()], f.name);
     if f.arg_attrs.len() != f.args().len() || f.result_attrs.len() != f.results().len() {
@@ -199,6 +215,17 @@ fn axis_list(axes: &[AxisRef]) -> String {
 /// Checks a sharding against the module's meshes and the tensor type it annotates.
 /// `at` names the value in messages.
 pub fn check_sharding(m: &Module, s: &Sharding, ty: &TensorType, at: &str) -> Result<(), IrError> {
+    check_sharding_with(m, s, ty, at, Uneven::Refuse)
+}
+
+/// [`check_sharding`], with `uneven` as in [`verify_module_with`].
+pub fn check_sharding_with(
+    m: &Module,
+    s: &Sharding,
+    ty: &TensorType,
+    at: &str,
+    uneven: Uneven,
+) -> Result<(), IrError> {
     let Some(mesh) = m.mesh(&s.mesh) else {
         let known: Vec<String> = m.meshes.iter().map(|x| format!("@{}", x.name)).collect();
         return Err(IrError::UnknownMesh {
@@ -211,7 +238,7 @@ pub fn check_sharding(m: &Module, s: &Sharding, ty: &TensorType, at: &str) -> Re
             },
         });
     };
-    check_sharding_on_mesh(mesh, s, ty, at)
+    check_sharding_on_mesh_with(mesh, s, ty, at, uneven)
 }
 
 /// Checks a sharding on a given mesh.
@@ -220,6 +247,17 @@ pub fn check_sharding_on_mesh(
     s: &Sharding,
     ty: &TensorType,
     at: &str,
+) -> Result<(), IrError> {
+    check_sharding_on_mesh_with(mesh, s, ty, at, Uneven::Refuse)
+}
+
+/// [`check_sharding_on_mesh`], with `uneven` as in [`verify_module_with`].
+pub fn check_sharding_on_mesh_with(
+    mesh: &Mesh,
+    s: &Sharding,
+    ty: &TensorType,
+    at: &str,
+    uneven: Uneven,
 ) -> Result<(), IrError> {
     if s.rank() != ty.rank() {
         return Err(IrError::ShardingRank {
@@ -269,6 +307,20 @@ pub fn check_sharding_on_mesh(
         }
         seen.push(a);
     }
+    if uneven.pads() {
+        return Ok(());
+    }
+    check_divisible(mesh, s, ty, at)
+}
+
+/// Checks that every dimension a sharding splits is a multiple of its shard count: the
+/// one check [`Uneven::Pad`] lifts.
+pub fn check_divisible(
+    mesh: &Mesh,
+    s: &Sharding,
+    ty: &TensorType,
+    at: &str,
+) -> Result<(), IrError> {
     for (d, (dim, &size)) in s.dims.iter().zip(&ty.shape).enumerate() {
         let shards = dim.num_shards(mesh);
         if size % shards != 0 {

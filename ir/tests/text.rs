@@ -390,6 +390,42 @@ mod errors {
         assert!(total >= 25, "only {total} bad-input cases");
     }
 
+    /// With padding asked for, only the divisibility cases parse: every other bad input
+    /// still fails, with the same message.
+    #[test]
+    fn padding_lifts_only_the_divisibility_check() {
+        use shardc_ir::Uneven;
+        use shardc_ir::text::parse_module_with;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/errors");
+        let mut lifted = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            for (name, case) in cases(&read(&path)) {
+                let strict = parse_module(&case).unwrap_err();
+                match parse_module_with(&case, Uneven::Pad) {
+                    Ok(m) => {
+                        assert!(strict.to_string().contains("does not divide"), "{name}");
+                        assert!(shardc_ir::verify_module_with(&m, Uneven::Pad).is_ok());
+                        assert!(matches!(
+                            verify_module(&m),
+                            Err(shardc_ir::IrError::NotDivisible { .. })
+                        ));
+                        lifted.push(name);
+                    }
+                    Err(e) => assert_eq!(e.to_string(), strict.to_string(), "{name}"),
+                }
+            }
+        }
+        lifted.sort();
+        assert_eq!(
+            lifted,
+            [
+                "dimension not divisible by its axes",
+                "dimension not divisible by two axes together"
+            ]
+        );
+    }
+
     #[test]
     fn errors_carry_positions() {
         let src = "sdy.mesh @mesh = <[\"data\"=2]>\nfunc.func @main(%a: tensor<3xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"data\"}]>}) -> tensor<3xf32> {\n  return %a : tensor<3xf32>\n}";

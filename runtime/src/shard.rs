@@ -7,8 +7,14 @@
 //! blocks, and the device at mesh coordinates `c` holds block `c[a] * |b| + c[b]`.
 //! A value *unreduced* over some axes is the sum (or max, min) of the pieces the devices
 //! along those axes hold.
+//!
+//! A dimension its axes do not divide is an error, unless padding is asked for
+//! ([`Uneven::Pad`], the `_with` functions): then each of its `k` blocks holds
+//! `ceil(n / k)` elements, the ones past `n` are padding, [`shard_with`] fills them with
+//! [`poison`] (NaN for floats) and [`unshard_with`] ignores them. A compiled program never
+//! reads padding unmasked, so the poison shows in the results only if it did.
 
-use shardc_ir::{AxisRef, Elements, Literal, Mesh, Reduction, Sharding, TensorType};
+use shardc_ir::{AxisRef, Elements, Literal, Mesh, Reduction, Sharding, TensorType, Uneven};
 use thiserror::Error;
 
 #[derive(Debug, Error, PartialEq)]
@@ -79,6 +85,19 @@ pub fn local_block(
     global: &[usize],
     position: usize,
 ) -> Result<Vec<(usize, usize)>, ShardError> {
+    local_block_with(mesh, sharding, global, position, Uneven::Refuse)
+}
+
+/// [`local_block`] under an `uneven` policy: with [`Uneven::Pad`], a dimension its axes do
+/// not divide has blocks of `ceil(n / k)`, whose elements past `n` are padding (so a block
+/// may reach past the end of the dimension, or start there).
+pub fn local_block_with(
+    mesh: &Mesh,
+    sharding: &Sharding,
+    global: &[usize],
+    position: usize,
+    uneven: Uneven,
+) -> Result<Vec<(usize, usize)>, ShardError> {
     let coords = mesh.coords(position);
     sharding
         .dims
@@ -87,6 +106,10 @@ pub fn local_block(
         .enumerate()
         .map(|(d, (dim, &size))| {
             let (index, shards) = group_index(mesh, &coords, &dim.axes)?;
+            if uneven.pads() {
+                let block = size.div_ceil(shards);
+                return Ok((index * block, block));
+            }
             if size % shards != 0 {
                 let ty = TensorType::new(shardc_ir::DType::F32, global);
                 return Err(ShardError::NotDivisible {
@@ -112,15 +135,17 @@ fn check_rank(ty: &TensorType, sharding: &Sharding) -> Result<(), ShardError> {
     Ok(())
 }
 
-/// Flat indices of a block of a row-major tensor, in row-major order of the block.
-fn block_indices(shape: &[usize], block: &[(usize, usize)]) -> Vec<usize> {
+/// Flat indices of a block of a row-major tensor, in row-major order of the block; `None`
+/// for the block's padding (positions past the end of a dimension).
+fn block_indices(shape: &[usize], block: &[(usize, usize)]) -> Vec<Option<usize>> {
     let strides = shardc_ir::dtype::row_major_strides(shape);
-    let mut out = vec![0usize];
+    let mut out = vec![Some(0usize)];
     for (d, &(off, len)) in block.iter().enumerate() {
         let mut next = Vec::with_capacity(out.len() * len);
         for base in &out {
             for i in 0..len {
-                next.push(base + (off + i) * strides[d]);
+                let inside = off + i < shape[d];
+                next.push(base.filter(|_| inside).map(|b| b + (off + i) * strides[d]));
             }
         }
         out = next;
@@ -139,13 +164,35 @@ pub fn shard(
     mesh: &Mesh,
     position: usize,
 ) -> Result<Literal, ShardError> {
+    shard_with(global, sharding, mesh, position, Uneven::Refuse)
+}
+
+/// [`shard`] under an `uneven` policy: with [`Uneven::Pad`], the padding of a block
+/// (positions past the end of a dimension its axes do not divide) holds zeros.
+pub fn shard_with(
+    global: &Literal,
+    sharding: &Sharding,
+    mesh: &Mesh,
+    position: usize,
+    uneven: Uneven,
+) -> Result<Literal, ShardError> {
     check_rank(&global.ty, sharding)?;
     let dense = global.to_dense();
-    let block = local_block(mesh, sharding, &global.ty.shape, position)?;
+    let block = local_block_with(mesh, sharding, &global.ty.shape, position, uneven)?;
     let shape: Vec<usize> = block.iter().map(|b| b.1).collect();
-    let mut elements = dense
-        .elements
-        .gather(&block_indices(&global.ty.shape, &block));
+    let indices = block_indices(&global.ty.shape, &block);
+    let mut elements = if indices.iter().all(Option::is_some) {
+        dense
+            .elements
+            .gather(&indices.into_iter().flatten().collect::<Vec<_>>())
+    } else {
+        let pad = poison(global.ty.dtype);
+        let bits: Vec<u64> = indices
+            .iter()
+            .map(|i| i.map_or(pad, |i| dense.elements.bits(i)))
+            .collect();
+        Elements::from_bits(global.ty.dtype, &bits)
+    };
     let (unreduced_index, _) = group_index(mesh, &mesh.coords(position), &sharding.unreduced)?;
     if unreduced_index != 0 && sharding.reduction == Reduction::Sum {
         elements = Elements::zeros(global.ty.dtype, elements.len());
@@ -156,14 +203,36 @@ pub fn shard(
     })
 }
 
+/// The bits padding holds in the pieces [`shard_with`] makes: a quiet NaN for floats,
+/// `0x5A5A...` for integers, `true` for `i1`. Never a value a masked read depends on.
+pub fn poison(dtype: shardc_ir::DType) -> u64 {
+    if dtype.is_float() {
+        Elements::from_f64(dtype, &[f64::NAN]).bits(0)
+    } else if dtype == shardc_ir::DType::I1 {
+        1
+    } else {
+        0x5A5A_5A5A_5A5A_5A5A
+    }
+}
+
 /// Every device's piece of `global`, by position.
 pub fn shard_all(
     global: &Literal,
     sharding: &Sharding,
     mesh: &Mesh,
 ) -> Result<Vec<Literal>, ShardError> {
+    shard_all_with(global, sharding, mesh, Uneven::Refuse)
+}
+
+/// [`shard_all`] under an `uneven` policy (see [`shard_with`]).
+pub fn shard_all_with(
+    global: &Literal,
+    sharding: &Sharding,
+    mesh: &Mesh,
+    uneven: Uneven,
+) -> Result<Vec<Literal>, ShardError> {
     (0..mesh.num_devices())
-        .map(|p| shard(global, sharding, mesh, p))
+        .map(|p| shard_with(global, sharding, mesh, p, uneven))
         .collect()
 }
 
@@ -177,6 +246,19 @@ pub fn unshard(
     global: &TensorType,
     tol: f64,
 ) -> Result<Literal, ShardError> {
+    unshard_with(pieces, sharding, mesh, global, tol, Uneven::Refuse)
+}
+
+/// [`unshard`] under an `uneven` policy: with [`Uneven::Pad`], pieces have padded blocks
+/// (see [`local_block_with`]) and their padding is ignored (it may hold anything).
+pub fn unshard_with(
+    pieces: &[Literal],
+    sharding: &Sharding,
+    mesh: &Mesh,
+    global: &TensorType,
+    tol: f64,
+    uneven: Uneven,
+) -> Result<Literal, ShardError> {
     check_rank(global, sharding)?;
     let n = mesh.num_devices();
     if pieces.len() != n {
@@ -189,7 +271,7 @@ pub fn unshard(
     // Partial sums: first reduce each unreduced group into the piece at index 0.
     let mut reduced: Vec<Option<Vec<f64>>> = vec![None; n];
     for p in 0..n {
-        let block = local_block(mesh, sharding, &global.shape, p)?;
+        let block = local_block_with(mesh, sharding, &global.shape, p, uneven)?;
         let want = TensorType::new(global.dtype, block.iter().map(|b| b.1).collect::<Vec<_>>());
         if pieces[p].ty != want {
             return Err(ShardError::PieceType {
@@ -229,8 +311,9 @@ pub fn unshard(
     }
     for (p, acc) in reduced.iter().enumerate() {
         let Some(acc) = acc else { continue };
-        let block = local_block(mesh, sharding, &global.shape, p)?;
+        let block = local_block_with(mesh, sharding, &global.shape, p, uneven)?;
         for (k, flat) in block_indices(&global.shape, &block).into_iter().enumerate() {
+            let Some(flat) = flat else { continue };
             let v = acc[k];
             match values[flat] {
                 None => values[flat] = Some((v, p)),
@@ -346,6 +429,41 @@ mod tests {
             })
             .collect();
         assert_eq!(unshard(&quarter, &s, &m, &x.ty, 0.0).unwrap(), x);
+    }
+
+    #[test]
+    fn padded_blocks_hold_zeros_past_the_end_and_unshard_ignores_them() {
+        let m = mesh24();
+        let x = iota(&[5, 2]);
+        let s = Sharding::split("mesh", &[&["model"], &[]]);
+        // 5 rows over 4 devices: not without padding...
+        assert!(matches!(
+            shard(&x, &s, &m, 0),
+            Err(ShardError::NotDivisible { dim: 0, .. })
+        ));
+        // ...with it, blocks of 2: rows 0-1, 2-3, 4 and a padding row, then padding only
+        // (NaN: poison).
+        let pieces = shard_all_with(&x, &s, &m, Uneven::Pad).unwrap();
+        let v = pieces[2].to_f64_vec();
+        assert_eq!(v[..2], [8.0, 9.0]);
+        assert!(v[2..].iter().all(|x| x.is_nan()));
+        assert!(pieces[3].to_f64_vec().iter().all(|x| x.is_nan()));
+        assert_eq!(pieces[3].ty.shape, vec![2, 2]);
+        let ints = Literal::from_f64(DType::I32, &[5], &[1.0; 5]).unwrap();
+        let s1 = Sharding::split("mesh", &[&["model"]]);
+        let last = shard_with(&ints, &s1, &m, 3, Uneven::Pad).unwrap();
+        assert_eq!(
+            last.to_f64_vec(),
+            vec![f64::from(0x5A5A_5A5A_u32 as i32); 2]
+        );
+        // Garbage in the padding does not matter.
+        let mut garbage = pieces.clone();
+        garbage[3] = Literal::from_f64(DType::F32, &[2, 2], &[f64::NAN; 4]).unwrap();
+        garbage[7] = Literal::from_f64(DType::F32, &[2, 2], &[7.0; 4]).unwrap();
+        assert_eq!(
+            unshard_with(&garbage, &s, &m, &x.ty, 0.0, Uneven::Pad).unwrap(),
+            x
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! collectives give the reference's numbers, and every device sends exactly the bytes
 //! `explain` states for each collective.
 
-use crate::partition::det_inputs;
+use crate::partition::{det_inputs, parse_case};
 use shardc::compiler::{Compiled, Options, Stage, compile};
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::{Literal, Module, OpKind};
@@ -79,8 +79,8 @@ fn canonical_cases_match_the_reference_and_explains_bytes() {
     cases.sort();
     assert!(cases.len() >= 10);
     for path in cases {
-        let m = shardc::ir::text::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let c = compile(&m, &Options::default()).unwrap();
+        let (m, opts) = parse_case(&std::fs::read_to_string(&path).unwrap(), &path);
+        let c = compile(&m, &opts).unwrap();
         let args = det_inputs(&m);
         let want = reference::run(&m, "main", &args).unwrap();
         let run = on_cpu(&c, &args);
@@ -188,6 +188,24 @@ mod random_programs {
             }
             // Every device sends the ring algorithms' volume for each collective of the
             // per-device program, and those are the figures `explain` states.
+            prop_assert_eq!(measured(&run), volumes(&c));
+            prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
+        }
+
+        /// The same for uneven programs compiled with padding: padded inputs (NaN in the
+        /// padding), masked reductions, padded and trimmed collectives; the bytes `explain`
+        /// states are what every device sends, padding included.
+        #[test]
+        fn cpu_backend_equals_reference_padded(p in shardc::ir::testing::arb_program_f32_uneven()) {
+            let m = &p.module;
+            let opts = Options { pad_uneven: true, ..Options::default() };
+            let c = compile(m, &opts).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let want = reference::run(m, "main", &p.inputs).unwrap();
+            let run = on_cpu(&c, &p.inputs);
+            for (k, (g, w)) in run.outputs.iter().zip(&want).enumerate() {
+                let excess = excess_error(g, w, 1e-4, 1e-4).unwrap();
+                prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(Stage::Partitioned));
+            }
             prop_assert_eq!(measured(&run), volumes(&c));
             prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
         }

@@ -16,7 +16,18 @@ pub fn run_simulated(c: &Compiled, args: &[Literal]) -> Vec<Literal> {
 
 /// Compiles, runs on the simulated mesh and on the reference, and checks they agree.
 pub fn check_against_reference(m: &Module, args: &[Literal], abs: f64, rel: f64) -> Compiled {
-    let c = compile(m, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    check_against_reference_with(m, &Options::default(), args, abs, rel)
+}
+
+/// [`check_against_reference`] with compile options.
+pub fn check_against_reference_with(
+    m: &Module,
+    opts: &Options,
+    args: &[Literal],
+    abs: f64,
+    rel: f64,
+) -> Compiled {
+    let c = compile(m, opts).unwrap_or_else(|e| panic!("{e}"));
     let want = reference::run(m, &m.entry().unwrap().name, args).unwrap();
     let got = run_simulated(&c, args);
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -144,6 +155,25 @@ pub fn det_inputs(m: &Module) -> Vec<Literal> {
         .collect()
 }
 
+/// A canonical case and the compile options its `// options:` line asks for
+/// (`pad_uneven`: uneven shardings are padded, and parsed as such).
+pub fn parse_case(text: &str, path: &std::path::Path) -> (Module, Options) {
+    let mut opts = Options::default();
+    for o in text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// options: "))
+        .flat_map(str::split_whitespace)
+    {
+        match o {
+            "pad_uneven" => opts.pad_uneven = true,
+            other => panic!("{}: unknown option {other}", path.display()),
+        }
+    }
+    let m = shardc::ir::text::parse_module_with(text, opts.uneven())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (m, opts)
+}
+
 /// The `// expect: <kind> {<axes>} <bytes>` lines of a case, in order.
 fn expectations(text: &str) -> Vec<String> {
     text.lines()
@@ -163,9 +193,8 @@ fn canonical_cases() {
         "partition/*.mlir",
         |path| {
             let text = std::fs::read_to_string(path).unwrap();
-            let m = shardc::ir::text::parse_module(&text)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let c = check_against_reference(&m, &det_inputs(&m), 1e-5, 1e-5);
+            let (m, opts) = parse_case(&text, path);
+            let c = check_against_reference_with(&m, &opts, &det_inputs(&m), 1e-5, 1e-5);
             // The partitioned program's generic form parses and verifies in MLIR (melior).
             let ctx = shardc::compiler::mlir::context();
             shardc::compiler::mlir::import(&ctx, &c.partitioned.module)
@@ -245,6 +274,69 @@ mod random_programs {
                 prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(shardc::compiler::Stage::Partitioned));
             }
         }
+    }
+}
+
+mod padded_programs {
+    use super::*;
+    use proptest::prelude::*;
+    use shardc::ir::testing::{arb_program_f32, arb_program_f32_uneven};
+
+    fn padded() -> Options {
+        Options {
+            pad_uneven: true,
+            ..Options::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+        /// Random programs with dimension sizes the mesh axes mostly do not divide, and
+        /// shardings that split them anyway, compiled with padding: the partitioned program
+        /// on the simulated mesh equals the reference. Inputs are padded with NaN, so any
+        /// padding an op reads unmasked shows in the results.
+        #[test]
+        fn padded_partitioned_equals_reference(p in arb_program_f32_uneven()) {
+            let m = &p.module;
+            let c = compile(m, &padded()).map_err(|e| TestCaseError::fail(format!("{e}\n{}", shardc::ir::text::print_module(m))))?;
+            let want = reference::run(m, "main", &p.inputs).unwrap();
+            let got = run_simulated(&c, &p.inputs);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                let excess = excess_error(g, w, 1e-4, 1e-4).unwrap();
+                prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(shardc::compiler::Stage::Partitioned), c.explain());
+            }
+        }
+
+        /// Padding changes nothing where every sharding divides: the same program, the
+        /// same explanation.
+        #[test]
+        fn padding_leaves_even_programs_alone(p in arb_program_f32()) {
+            let m = &p.module;
+            let (Ok(even), Ok(pad)) = (compile(m, &Options::default()), compile(m, &padded())) else {
+                return Err(TestCaseError::fail("one compiles, the other not"));
+            };
+            prop_assert_eq!(even.as_text(shardc::compiler::Stage::Partitioned), pad.as_text(shardc::compiler::Stage::Partitioned));
+            prop_assert_eq!(even.explain().to_string(), pad.explain().to_string(), "{}", shardc::ir::text::print_module(m));
+        }
+    }
+
+    /// Without padding asked for, an uneven program is refused, naming the value, the
+    /// dimension and the axes, and saying how to ask for padding.
+    #[test]
+    fn uneven_programs_need_padding_asked_for() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/partition/padded_contracting.mlir"
+        ))
+        .unwrap();
+        let m = shardc::ir::text::parse_module_with(&text, shardc::ir::Uneven::Pad).unwrap();
+        let e = compile(&m, &Options::default()).err().unwrap().to_string();
+        assert_eq!(
+            e,
+            "dimension 1 of argument 0 (%arg0) of @main has size 10, which \"model\" (4 shards) does not divide; make the dimension a multiple of 4, shard it over fewer axes, or ask for padding (`shardc compile --pad`, `Options { pad_uneven: true, .. }`): shardc never pads or truncates silently"
+        );
+        assert!(shardc::ir::text::parse_module(&text).is_err());
     }
 }
 

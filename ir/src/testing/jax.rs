@@ -112,6 +112,16 @@ pub fn excess_error(got: &Literal, want: &Literal, abs: f64, rel: f64) -> Result
         .to_f64_vec()
         .iter()
         .zip(want.to_f64_vec())
-        .map(|(g, w)| (g - w).abs() - abs - rel * w.abs())
+        .map(|(g, w)| {
+            if *g == w || (g.is_nan() && w.is_nan()) {
+                // Equal (infinities included), or both NaN.
+                f64::MIN
+            } else {
+                // A NaN on one side only, or infinities that differ, is infinitely off
+                // (`f64::max` would skip a NaN excess).
+                let e = (g - w).abs() - abs - rel * w.abs();
+                if e.is_nan() { f64::INFINITY } else { e }
+            }
+        })
         .fold(f64::MIN, f64::max))
 }

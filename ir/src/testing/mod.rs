@@ -102,6 +102,9 @@ pub fn choices(len: usize) -> impl Strategy<Value = Choices> {
 /// Dimension sizes the generators use: small, and divisible by the usual mesh axes.
 const DIMS: &[usize] = &[1, 2, 3, 4, 6, 8];
 
+/// Dimension sizes of uneven programs: most of them not multiples of the mesh axes.
+const UNEVEN_DIMS: &[usize] = &[2, 3, 5, 6, 7, 8];
+
 /// Any element type.
 pub fn gen_dtype(c: &mut Choices) -> DType {
     c.pick(&DType::ALL)
@@ -249,18 +252,25 @@ fn axis_units(c: &mut Choices, mesh: &Mesh) -> Vec<(AxisRef, usize)> {
 /// split over axes whose sizes multiply to a divisor of it, open dimensions, priorities,
 /// sub-axes, replicated axes and unreduced axes with a reduction.
 pub fn gen_sharding(c: &mut Choices, mesh: &Mesh, ty: &TensorType) -> Sharding {
-    sharding_of(c, mesh, ty, true)
+    sharding_of(c, mesh, ty, true, false)
 }
 
-/// A sharding as [`gen_sharding`] makes them, with unreduced axes only if `unreduced`.
-fn sharding_of(c: &mut Choices, mesh: &Mesh, ty: &TensorType, unreduced: bool) -> Sharding {
+/// A sharding as [`gen_sharding`] makes them, with unreduced axes only if `unreduced`, and
+/// axes that need not divide the dimensions they split if `uneven` (padded shardings).
+fn sharding_of(
+    c: &mut Choices,
+    mesh: &Mesh,
+    ty: &TensorType,
+    unreduced: bool,
+    uneven: bool,
+) -> Sharding {
     let mut units = axis_units(c, mesh);
     let mut dims = Vec::with_capacity(ty.rank());
     for &size in &ty.shape {
         let mut d = DimSharding::default();
         let mut shards = 1;
         units.retain(|(axis, n)| {
-            if size % (shards * n) == 0 && c.one_in(2) {
+            if (uneven || size % (shards * n) == 0) && c.one_in(2) {
                 shards *= n;
                 d.axes.push(axis.clone());
                 false
@@ -295,12 +305,13 @@ fn maybe_sharding(
     meshes: &[Mesh],
     ty: &TensorType,
     set: OpSet,
+    uneven: bool,
 ) -> Option<Sharding> {
     if meshes.is_empty() {
         return None;
     }
     let mesh = c.pick(meshes);
-    Some(sharding_of(c, &mesh, ty, set == OpSet::All))
+    Some(sharding_of(c, &mesh, ty, set == OpSet::All, uneven))
 }
 
 // ----- functions -----
@@ -324,6 +335,8 @@ struct Gen<'a> {
     meshes: &'a [Mesh],
     callees: &'a [Function],
     set: OpSet,
+    /// Dimension sizes the meshes' axes need not divide, and shardings that pad them.
+    uneven: bool,
 }
 
 /// An op generator: adds one op (and the constants it needs) and returns its results, or
@@ -413,6 +426,7 @@ impl Gen<'_> {
     fn dim(&mut self) -> usize {
         match self.set {
             OpSet::All => self.c.pick(DIMS),
+            OpSet::NumericF32 if self.uneven => self.c.pick(UNEVEN_DIMS),
             OpSet::NumericF32 => self.c.pick(&[2, 4, 8]),
         }
     }
@@ -784,6 +798,18 @@ fn gen_reduce(g: &mut Gen<'_>) -> Option<Vec<ValueId>> {
     let x = g.any();
     let t = g.ty(x);
     let dims = reduce_dims(g.c, t.rank());
+    if g.uneven && g.set == OpSet::NumericF32 && g.c.one_in(2) {
+        // The reducer's identity as init: a reduction a padded layout may split.
+        let b = g.c.pick(&[BinaryOp::Add, BinaryOp::Maximum]);
+        let identity = if b == BinaryOp::Add {
+            0.0
+        } else {
+            f64::NEG_INFINITY
+        };
+        let init =
+            g.b.constant(Literal::from_f64(DType::F32, &[], &[identity]).ok()?);
+        return Some(vec![ok(g.b.reduce(x, init, &dims, b))]);
+    }
     let s = TensorType::scalar(t.dtype);
     let combine = match g.set {
         OpSet::All => g.accepted(BinaryOp::ALL, OpKind::Binary, &[s.clone(), s.clone()]),
@@ -919,7 +945,7 @@ fn gen_call(g: &mut Gen<'_>) -> Option<Vec<ValueId>> {
 fn gen_constraint(g: &mut Gen<'_>) -> Option<Vec<ValueId>> {
     let x = g.any();
     let ty = g.ty(x);
-    let s = maybe_sharding(g.c, g.meshes, &ty, g.set)?;
+    let s = maybe_sharding(g.c, g.meshes, &ty, g.set, g.uneven)?;
     g.one(OpKind::ShardingConstraint(s), &[x], None)
 }
 
@@ -933,7 +959,7 @@ pub fn gen_function(
     callees: &[Function],
     max_ops: usize,
 ) -> Function {
-    gen_function_of(c, name, meshes, callees, max_ops, OpSet::All)
+    gen_function_of(c, name, meshes, callees, max_ops, OpSet::All, false)
 }
 
 fn gen_function_of(
@@ -943,15 +969,17 @@ fn gen_function_of(
     callees: &[Function],
     max_ops: usize,
     set: OpSet,
+    uneven: bool,
 ) -> Function {
     let n_args = 1 + c.below(3);
+    let sizes: &[usize] = if uneven { UNEVEN_DIMS } else { &[2, 4, 8] };
     let arg_types: Vec<TensorType> = (0..n_args)
         .map(|_| match set {
             OpSet::All => gen_tensor_type(c),
             OpSet::NumericF32 => TensorType::new(
                 DType::F32,
                 (0..1 + c.below(3))
-                    .map(|_| c.pick(&[2, 4, 8]))
+                    .map(|_| c.pick(sizes))
                     .collect::<Vec<_>>(),
             ),
         })
@@ -960,7 +988,7 @@ fn gen_function_of(
     for (i, t) in arg_types.iter().enumerate() {
         let a = b.arg_attrs_mut(i);
         if c.one_in(2) {
-            a.sharding = maybe_sharding(c, meshes, t, set);
+            a.sharding = maybe_sharding(c, meshes, t, set, uneven);
         }
         if set == OpSet::All && c.one_in(6) {
             a.attrs
@@ -975,6 +1003,7 @@ fn gen_function_of(
         meshes,
         callees,
         set,
+        uneven,
     };
     let gens: Vec<&(&str, OpGen, bool)> = OP_GENS
         .iter()
@@ -996,7 +1025,7 @@ fn gen_function_of(
                 let types: Vec<TensorType> = results.iter().map(|&r| g.ty(r)).collect();
                 let shardings: Option<Vec<Sharding>> = types
                     .iter()
-                    .map(|t| maybe_sharding(g.c, meshes, t, set))
+                    .map(|t| maybe_sharding(g.c, meshes, t, set, uneven))
                     .collect();
                 g.b.op_mut(op).shardings = shardings;
             }
@@ -1017,7 +1046,7 @@ fn gen_function_of(
         let ty = f.ty(r).clone();
         let a: &mut ValueAttrs = &mut f.result_attrs[i];
         if c.one_in(2) {
-            a.sharding = maybe_sharding(c, meshes, &ty, set);
+            a.sharding = maybe_sharding(c, meshes, &ty, set, uneven);
         }
         if set == OpSet::All && c.one_in(3) {
             a.attrs
@@ -1108,7 +1137,11 @@ pub struct Program {
 pub fn gen_program_f32(c: &mut Choices) -> Program {
     let mesh = gen_mesh_of(c, "mesh", &[2, 4, 2, 1]);
     let meshes = vec![mesh];
-    let main = gen_function_of(c, "main", &meshes, &[], 10, OpSet::NumericF32);
+    let main = gen_function_of(c, "main", &meshes, &[], 10, OpSet::NumericF32, false);
+    program_of(c, meshes, main)
+}
+
+fn program_of(c: &mut Choices, meshes: Vec<Mesh>, main: Function) -> Program {
     let inputs = main
         .arg_types()
         .iter()
@@ -1130,6 +1163,23 @@ pub fn arb_program_f32() -> impl Strategy<Value = Program> {
     choices(1024).prop_map(|mut c| gen_program_f32(&mut c))
 }
 
+/// A program as [`gen_program_f32`] makes them, with uneven shapes and shardings: dimension
+/// sizes 2, 3, 5, 6, 7 or 8 on meshes with axes of size 1 to 4, split by any axes whether
+/// they divide or not, and reduces whose init is the reducer's identity half the time
+/// (the ones a padded reduction may split). It verifies only with padding asked for
+/// ([`verify_module_with`](crate::verify_module_with) and [`Uneven::Pad`](crate::Uneven)).
+pub fn gen_program_f32_uneven(c: &mut Choices) -> Program {
+    let mesh = gen_mesh_of(c, "mesh", &[2, 4, 3, 1]);
+    let meshes = vec![mesh];
+    let main = gen_function_of(c, "main", &meshes, &[], 10, OpSet::NumericF32, true);
+    program_of(c, meshes, main)
+}
+
+/// Random uneven f32 programs with inputs: see [`gen_program_f32_uneven`].
+pub fn arb_program_f32_uneven() -> impl Strategy<Value = Program> {
+    choices(1024).prop_map(|mut c| gen_program_f32_uneven(&mut c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1147,9 +1197,12 @@ mod tests {
                 .collect();
             let m = gen_module(&mut Choices::new(values.clone()));
             verify_module(&m).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            let p = gen_program_f32(&mut Choices::new(values));
+            let p = gen_program_f32(&mut Choices::new(values.clone()));
             verify_module(&p.module).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             assert_eq!(p.inputs.len(), p.module.functions[0].args().len());
+            let u = gen_program_f32_uneven(&mut Choices::new(values));
+            crate::verify_module_with(&u.module, crate::Uneven::Pad)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         }
     }
 

@@ -81,6 +81,13 @@ pub fn parse_module(src: &str) -> Result<Module, IrError> {
     parse::Parser::parse(src, true)
 }
 
+/// Parses and verifies a module whose shardings may split dimensions their axes do not
+/// divide, when `uneven` is [`Uneven::Pad`](crate::Uneven::Pad) (what `shardc compile --pad`
+/// reads); [`parse_module`] is `parse_module_with(src, Uneven::Refuse)`.
+pub fn parse_module_with(src: &str, uneven: crate::Uneven) -> Result<Module, IrError> {
+    parse::Parser::parse_with(src, true, uneven)
+}
+
 /// Parses a module without the verifier's checks (syntax, names and op typing rules are
 /// still checked), for tests that want to hand the verifier something invalid.
 pub fn parse_module_unverified(src: &str) -> Result<Module, IrError> {

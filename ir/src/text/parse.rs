@@ -16,7 +16,7 @@ use crate::error::{IrError, ParseError};
 use crate::mesh::Mesh;
 use crate::module::{BlockId, Module, ValueAttrs, ValueId, Visibility};
 use crate::op::OpKind;
-use crate::sharding::Sharding;
+use crate::sharding::{Sharding, Uneven};
 use crate::verify;
 use std::collections::HashMap;
 
@@ -171,6 +171,8 @@ pub(super) struct Parser<'a> {
     /// The end of the last consumed token.
     pub prev_end: usize,
     verify: bool,
+    /// Whether shardings may split dimensions their axes do not divide (padded).
+    uneven: Uneven,
     module: Module,
     deferred: Vec<Deferred>,
     region_depth: usize,
@@ -180,6 +182,12 @@ impl<'a> Parser<'a> {
     /// Parses a whole module. With `verify`, shardings, meshes, calls, reducers and
     /// duplicate names are checked too (with positions), then the module is verified.
     pub fn parse(src: &'a str, verify: bool) -> Result<Module, IrError> {
+        Parser::parse_with(src, verify, Uneven::Refuse)
+    }
+
+    /// [`parse`](Self::parse), with `uneven` saying whether the verifier's checks accept
+    /// shardings that do not divide their dimensions.
+    pub fn parse_with(src: &'a str, verify: bool, uneven: Uneven) -> Result<Module, IrError> {
         let mut lex = Lexer::new(src);
         let tok = lex
             .next_token()
@@ -190,6 +198,7 @@ impl<'a> Parser<'a> {
             tok,
             prev_end: 0,
             verify,
+            uneven,
             module: Module::default(),
             deferred: Vec::new(),
             region_depth: 0,
@@ -197,7 +206,7 @@ impl<'a> Parser<'a> {
         p.file()?;
         p.run_deferred()?;
         if verify {
-            verify::verify_module(&p.module)?;
+            verify::verify_module_with(&p.module, uneven)?;
         }
         Ok(p.module)
     }
@@ -1431,7 +1440,7 @@ impl<'a> Parser<'a> {
             });
             return Ok(());
         }
-        verify::check_sharding(&self.module, s, ty, &at)
+        verify::check_sharding_with(&self.module, s, ty, &at, self.uneven)
             .map_err(|e| self.error_at(offset, e.to_string()))
     }
 
@@ -1501,7 +1510,7 @@ impl<'a> Parser<'a> {
                     ty,
                     at,
                 } => {
-                    verify::check_sharding(&self.module, &sharding, &ty, &at)
+                    verify::check_sharding_with(&self.module, &sharding, &ty, &at, self.uneven)
                         .map_err(|e| self.error_at(offset, e.to_string()))?;
                 }
                 Deferred::Call {
