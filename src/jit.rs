@@ -16,7 +16,7 @@
 use crate::error::Error;
 use crate::spec::PartitionSpec;
 use crate::trace::{Ctx, Tensor, TraceState};
-use shardc_ir::{FunctionBuilder, Mesh, Module, TensorType, ValueId};
+use shardc_ir::{FunctionBuilder, Mesh, Module, TensorType, Uneven, ValueId};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -109,6 +109,7 @@ pub struct Jit<F, A> {
     mesh: Option<Mesh>,
     in_shardings: Option<Vec<PartitionSpec>>,
     out_shardings: Option<Vec<PartitionSpec>>,
+    uneven: Uneven,
     _args: std::marker::PhantomData<fn(&A)>,
 }
 
@@ -123,6 +124,7 @@ where
         mesh: None,
         in_shardings: None,
         out_shardings: None,
+        uneven: Uneven::Refuse,
         _args: std::marker::PhantomData,
     }
 }
@@ -152,6 +154,16 @@ where
     /// One spec per result.
     pub fn out_shardings(mut self, specs: impl IntoIterator<Item = PartitionSpec>) -> Self {
         self.out_shardings = Some(specs.into_iter().collect());
+        self
+    }
+
+    /// Lets the shardings (arguments, results, constraints) split dimensions their axes do
+    /// not divide: each shard holds `ceil(n / shards)` elements, the last ones padded, as
+    /// GSPMD lays out uneven shardings (`docs/sharding.md`). [`Lowered::compile`] then
+    /// compiles with padding (`Options::pad_uneven`). Without it, such a sharding is an
+    /// error naming the value, the dimension and the axes.
+    pub fn pad_uneven(mut self) -> Self {
+        self.uneven = Uneven::Pad;
         self
     }
 
@@ -240,8 +252,11 @@ where
             meshes: self.mesh.iter().cloned().collect(),
             functions,
         };
-        shardc_ir::verify_module(&module)?;
-        Ok(Lowered { module })
+        shardc_ir::verify_module_with(&module, self.uneven)?;
+        Ok(Lowered {
+            module,
+            uneven: self.uneven,
+        })
     }
 }
 
@@ -258,6 +273,8 @@ fn check_count(name: &str, what: &str, given: usize, of: &str, want: usize) -> R
 #[derive(Clone, Debug)]
 pub struct Lowered {
     module: Module,
+    /// Whether the shardings may pad (`Jit::pad_uneven`).
+    uneven: Uneven,
 }
 
 impl Lowered {
@@ -270,7 +287,10 @@ impl Lowered {
                 a.sharding = None;
             }
         }
-        Lowered { module }
+        Lowered {
+            module,
+            uneven: self.uneven,
+        }
     }
 
     pub fn module(&self) -> &Module {
@@ -303,22 +323,32 @@ impl Lowered {
     pub fn value_and_grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
         let module = shardc_compiler::differentiate::value_and_grad(&self.module, wrt)
             .map_err(|e| Error::Compile(Box::new(e)))?;
-        Ok(Lowered { module })
+        Ok(Lowered {
+            module,
+            uneven: self.uneven,
+        })
     }
 
     /// JAX's `grad` with `argnums = wrt`: the gradients of the loss (result 0) only.
     pub fn grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
         let module = shardc_compiler::differentiate::grad(&self.module, wrt)
             .map_err(|e| Error::Compile(Box::new(e)))?;
-        Ok(Lowered { module })
+        Ok(Lowered {
+            module,
+            uneven: self.uneven,
+        })
     }
 
     /// Propagates, partitions and explains: the whole pipeline on the traced program.
+    /// A program traced with [`Jit::pad_uneven`] compiles with padding whatever `opts`
+    /// says.
     pub fn compile(
         &self,
         opts: &shardc_compiler::Options,
     ) -> Result<shardc_compiler::Compiled, Error> {
-        shardc_compiler::compile(&self.module, opts).map_err(|e| Error::Compile(Box::new(e)))
+        let mut opts = opts.clone();
+        opts.pad_uneven |= self.uneven.pads();
+        shardc_compiler::compile(&self.module, &opts).map_err(|e| Error::Compile(Box::new(e)))
     }
 
     /// Calls this program from inside another trace (like calling a jitted function from

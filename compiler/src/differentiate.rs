@@ -19,8 +19,8 @@ use crate::inline::inline;
 use crate::simplify::simplify;
 use crate::vjp::{Emitter, Primal, VjpError, vjp};
 use shardc_ir::{
-    Function, FunctionBuilder, Literal, Module, Scalar, TensorType, ValueAttrs, ValueId,
-    verify_module,
+    Function, FunctionBuilder, Literal, Module, Scalar, TensorType, Uneven, ValueAttrs, ValueId,
+    verify_module_with,
 };
 use std::collections::HashMap;
 
@@ -40,7 +40,9 @@ pub fn grad(m: &Module, wrt: &[usize]) -> Result<Module, CompileError> {
 }
 
 fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module, CompileError> {
-    verify_module(m)?;
+    // Whether shardings divide their dimensions is for `compile` to check, with or
+    // without padding (`Options::pad_uneven`); the gradients keep the shardings as given.
+    verify_module_with(m, Uneven::Pad)?;
     let m = inline(m)?;
     let f = m.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),
@@ -154,7 +156,8 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
         functions: vec![g],
         ..m.clone()
     })?;
-    verify_module(&out).map_err(|e| bug("the differentiated module", &e.to_string()))?;
+    verify_module_with(&out, Uneven::Pad)
+        .map_err(|e| bug("the differentiated module", &e.to_string()))?;
     Ok(out)
 }
 

@@ -2,10 +2,10 @@
 // "model" (4 devices), a relu, the result returned with the same sharding. Upstream
 // states the uneven split with explicit offsets [0, 2, 4, 5, 6]; Shardy's sharding
 // attribute has no offsets, so the nearest statement of the intent is the plain split of
-// 6 rows over 4 devices. shardc does not support uneven shards: it must reject the
-// split, naming the dimension.
+// 6 rows over 4 devices. without padding asked for,
+// shardc must reject the split, naming the dimension.
 // expect-error: dimension 0 of argument 0 (%arg0) of @main has size 6, which "model" (4 shards) does not divide
-// unsupported: shardc has no uneven shards (a Shardy sharding cannot state offsets), so the 2, 2, 1, 1 row split is not expressible and the even split of 6 rows over 4 devices is rejected; a local relu would move 0 B
+// unsupported: shardc has no uneven shards at offsets (a Shardy sharding cannot state offsets), so the 2, 2, 1, 1 row split is not expressible, and the even split of 6 rows over 4 devices is rejected unless padding is asked for (`--pad`: blocks of 2 rows, the last all padding); a local relu would move 0 B
 module @uneven_elementwise {
   sdy.mesh @mesh = <["data"=2, "model"=4]>
   func.func @main(%x: tensor<6x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>})
