@@ -138,10 +138,10 @@ pub fn partition(
         .collect();
     let mut func = e.b.finish(&results);
     // Pieces have local types; the global layout each argument and result has is recorded
-    // as an attribute, as XLA records `sharding` on the parameters of a partitioned module.
-    let sharding = |l: &Layout| ValueAttrs {
-        sharding: None,
-        attrs: l
+    // as an attribute, as XLA records `sharding` on the parameters of a partitioned module,
+    // and for a padded piece the global type too (the pieces alone cannot say it).
+    let sharding = |l: &Layout, global: &TensorType| {
+        let mut attrs: Vec<(String, String)> = l
             .to_sharding(&p.mesh.name)
             .map(|s| {
                 (
@@ -150,10 +150,25 @@ pub fn partition(
                 )
             })
             .into_iter()
-            .collect(),
+            .collect();
+        if !l.divides(&p.mesh, global) {
+            attrs.push(("shardc.global_type".to_string(), global.to_string()));
+        }
+        ValueAttrs {
+            sharding: None,
+            attrs,
+        }
     };
-    func.arg_attrs = inputs.iter().map(sharding).collect();
-    func.result_attrs = outputs.iter().map(sharding).collect();
+    func.arg_attrs = inputs
+        .iter()
+        .zip(f.args())
+        .map(|(l, &v)| sharding(l, f.ty(v)))
+        .collect();
+    func.result_attrs = outputs
+        .iter()
+        .zip(f.results())
+        .map(|(l, &v)| sharding(l, f.ty(v)))
+        .collect();
     let module = Module {
         name: global.name.clone(),
         attrs: vec![(
