@@ -1,0 +1,1 @@
+//! Whole programs: random f32 programs, fusion, the kernel cache, errors.
