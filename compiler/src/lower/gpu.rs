@@ -238,7 +238,7 @@ struct Mapping {
     block_dims: [i64; 3],
 }
 
-fn mapping(nest: &LoopNest) -> Mapping {
+fn mapping(nest: &LoopNest) -> Option<Mapping> {
     let par: Vec<usize> = (0..nest.parallel.len())
         .filter(|&d| nest.parallel[d])
         .collect();
@@ -246,7 +246,7 @@ fn mapping(nest: &LoopNest) -> Mapping {
     let mut block_tile = vec![0; n];
     let mut threads = vec![0; n];
     // x: the innermost parallel loop; y, z: the next ones outwards.
-    let x = *par.last().expect("every GPU loop nest has a parallel loop");
+    let x = *par.last()?;
     let tx = nest.ranges[x].min(BLOCK_THREADS as i64).max(1);
     block_tile[x] = tx;
     threads[x] = tx;
@@ -263,11 +263,11 @@ fn mapping(nest: &LoopNest) -> Mapping {
     if par.len() >= 3 {
         block_tile[par[par.len() - 3]] = 1;
     }
-    Mapping {
+    Some(Mapping {
         block_tile,
         threads,
         block_dims,
-    }
+    })
 }
 
 /// The transform script distributing each tagged generic (`shardc.gpu = i`) over
@@ -350,6 +350,7 @@ pub fn compile_with_stages(
     keep("fuse", m.as_operation().to_string());
     if target.libdevice.is_none() {
         check_math(&m)?;
+        to_intrinsics(&ctx, &m)?;
     }
     run_pipeline(
         &ctx,
@@ -377,7 +378,14 @@ pub fn compile_with_stages(
     run_pipeline(
         &ctx,
         &mut m,
-        "builtin.module(canonicalize,convert-linalg-to-loops,gpu-kernel-outlining,canonicalize,cse)",
+        "builtin.module(canonicalize,convert-linalg-to-loops)",
+        "outline",
+    )?;
+    sink_globals(&m);
+    run_pipeline(
+        &ctx,
+        &mut m,
+        "builtin.module(gpu-launch-sink-index-computations,gpu-kernel-outlining,canonicalize,cse)",
         "outline",
     )?;
     keep("outline", m.as_operation().to_string());
@@ -478,6 +486,91 @@ fn check_math(m: &MlirModule) -> Result<(), LowerError> {
     }
 }
 
+/// Math ops that NVPTX implements itself but that `convert-gpu-to-nvvm` turns into
+/// libdevice calls (it marks their LLVM intrinsics illegal): called as LLVM
+/// intrinsics instead.
+const INTRINSICS: &[(&str, &str)] = &[
+    ("math.absf", "llvm.fabs"),
+    ("math.floor", "llvm.floor"),
+    ("math.ceil", "llvm.ceil"),
+    ("math.sqrt", "llvm.sqrt"),
+    ("math.roundeven", "llvm.roundeven"),
+    ("math.round", "llvm.round"),
+];
+
+/// Replaces each op of [`INTRINSICS`] by `llvm.call_intrinsic` of the LLVM intrinsic.
+fn to_intrinsics(ctx: &melior::Context, m: &MlirModule) -> Result<(), LowerError> {
+    use melior::ir::attribute::{DenseI32ArrayAttribute, StringAttribute};
+    use melior::ir::operation::OperationBuilder;
+    use melior::ir::{Identifier, Type, Value};
+    let mut found: Vec<mlir_sys::MlirOperation> = Vec::new();
+    m.as_operation()
+        .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+            if INTRINSICS.iter().any(|(n, _)| *n == name) {
+                found.push(op.to_raw());
+            }
+            melior::ir::operation::WalkResult::Advance
+        });
+    for raw in found {
+        // SAFETY: each handle is a live op found above; ops are only erased after their
+        // own replacement, and no two handles alias.
+        let op = unsafe { melior::ir::OperationRef::from_raw(raw) };
+        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+        let intrinsic = INTRINSICS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, i)| *i)
+            .expect("collected above");
+        let result = op.result(0).map_err(|e| LowerError::Mlir {
+            stage: "call intrinsics".into(),
+            diagnostics: e.to_string(),
+        })?;
+        let ty: Type = result.r#type();
+        let suffix = ty.to_string();
+        let operand: Value = op.operand(0).map_err(|e| LowerError::Mlir {
+            stage: "call intrinsics".into(),
+            diagnostics: e.to_string(),
+        })?;
+        let call = OperationBuilder::new("llvm.call_intrinsic", op.location())
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "intrin"),
+                    StringAttribute::new(ctx, &format!("{intrinsic}.{suffix}")).into(),
+                ),
+                (
+                    Identifier::new(ctx, "op_bundle_sizes"),
+                    DenseI32ArrayAttribute::new(ctx, &[]).into(),
+                ),
+                (
+                    Identifier::new(ctx, "operandSegmentSizes"),
+                    DenseI32ArrayAttribute::new(ctx, &[1, 0]).into(),
+                ),
+            ])
+            .add_operands(&[operand])
+            .add_results(&[ty])
+            .build()
+            .map_err(|e| LowerError::Mlir {
+                stage: "call intrinsics".into(),
+                diagnostics: format!("{e}: {op}"),
+            })?;
+        let block = op.block().ok_or_else(|| LowerError::Mlir {
+            stage: "call intrinsics".into(),
+            diagnostics: format!("no block around {op}"),
+        })?;
+        let call = block.insert_operation_before(op, call);
+        // SAFETY: both values are live results of ops in this module; the old op is
+        // unlinked and destroyed once nothing uses it.
+        unsafe {
+            let new = mlir_sys::mlirOperationGetResult(call.to_raw(), 0);
+            mlir_sys::mlirValueReplaceAllUsesOfWith(result.to_raw(), new);
+            mlir_sys::mlirOperationRemoveFromParent(raw);
+            mlir_sys::mlirOperationDestroy(raw);
+        }
+    }
+    Ok(())
+}
+
 /// Tags every top-level `linalg.generic` with `shardc.gpu = i` and plans its mapping;
 /// generics with an empty loop (nothing to do on buffers) are erased.
 fn tag_loop_nests(ctx: &melior::Context, m: &mut MlirModule) -> Result<Vec<Mapping>, LowerError> {
@@ -531,10 +624,85 @@ fn tag_loop_nests(ctx: &melior::Context, m: &mut MlirModule) -> Result<Vec<Mappi
                     attr.to_raw(),
                 );
             }
-            maps.push(mapping(&nest));
+            maps.push(mapping(&nest).ok_or_else(|| LowerError::Mlir {
+                stage: "map loops to the GPU".into(),
+                diagnostics: format!("a loop nest without a parallel loop: {o}"),
+            })?);
         }
     }
     Ok(maps)
+}
+
+/// Whether `op` is nested (at any depth) inside `ancestor`.
+///
+/// # Safety
+/// Both must be live ops.
+unsafe fn is_inside(op: mlir_sys::MlirOperation, ancestor: mlir_sys::MlirOperation) -> bool {
+    let mut cur = op;
+    loop {
+        // SAFETY: walking parents of a live op.
+        cur = unsafe { mlir_sys::mlirOperationGetParentOperation(cur) };
+        if cur.ptr.is_null() {
+            return false;
+        }
+        if cur.ptr == ancestor.ptr {
+            return true;
+        }
+    }
+}
+
+/// Constants with distinct elements are module globals (`memref.get_global`) read on
+/// the host. Each `gpu.launch` that reads one gets its own `memref.get_global` inside,
+/// so outlining copies the global into the kernel's module (device memory).
+fn sink_globals(m: &MlirModule) {
+    let mut launches = Vec::new();
+    let mut globals = Vec::new();
+    m.as_operation()
+        .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            match op.name().as_string_ref().as_str() {
+                Ok("gpu.launch") => launches.push(op.to_raw()),
+                Ok("memref.get_global") => globals.push(op.to_raw()),
+                _ => {}
+            }
+            melior::ir::operation::WalkResult::Advance
+        });
+    // SAFETY: C API calls on live ops of this module: clones are inserted at the start
+    // of a launch body, uses inside that launch are redirected to them, and a global
+    // read left without uses is erased; no handle outlives its op.
+    unsafe {
+        for &g in &globals {
+            if launches.iter().any(|&l| is_inside(g, l)) {
+                continue;
+            }
+            let value = mlir_sys::mlirOperationGetResult(g, 0);
+            for &launch in &launches {
+                let mut uses = Vec::new();
+                let mut u = mlir_sys::mlirValueGetFirstUse(value);
+                while !mlir_sys::mlirOpOperandIsNull(u) {
+                    let owner = mlir_sys::mlirOpOperandGetOwner(u);
+                    if is_inside(owner, launch) {
+                        uses.push((owner, mlir_sys::mlirOpOperandGetOperandNumber(u)));
+                    }
+                    u = mlir_sys::mlirOpOperandGetNextUse(u);
+                }
+                if uses.is_empty() {
+                    continue;
+                }
+                let body =
+                    mlir_sys::mlirRegionGetFirstBlock(mlir_sys::mlirOperationGetRegion(launch, 0));
+                let clone = mlir_sys::mlirOperationClone(g);
+                mlir_sys::mlirBlockInsertOwnedOperation(body, 0, clone);
+                let new = mlir_sys::mlirOperationGetResult(clone, 0);
+                for (owner, index) in uses {
+                    mlir_sys::mlirOperationSetOperand(owner, index as isize, new);
+                }
+            }
+            if mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value)) {
+                mlir_sys::mlirOperationRemoveFromParent(g);
+                mlir_sys::mlirOperationDestroy(g);
+            }
+        }
+    }
 }
 
 /// Ops a GPU segment's host function may hold after outlining.

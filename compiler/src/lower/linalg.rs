@@ -5,7 +5,7 @@
 //! | op | becomes |
 //! | --- | --- |
 //! | unary, binary, compare, select, clamp, convert | `linalg.generic`, all loops parallel, the scalar op of `scalar.rs` as body (scalar operands through `()` maps) |
-//! | constant | a splat: `linalg.generic` yielding the value (fuses into consumers); otherwise `arith.constant dense<...>` (CPU only) |
+//! | constant | a scalar: `arith.constant` (folded into the loops that read it); a splat: `linalg.generic` yielding the value (fuses into consumers); otherwise `arith.constant dense<...>` (a global; on GPUs in each kernel's module) |
 //! | iota | `linalg.generic` over `linalg.index` |
 //! | broadcast_in_dim, transpose | `linalg.generic` with the operand read through a projected map |
 //! | reshape | `tensor.collapse_shape` to 1-D, then `tensor.expand_shape` |
@@ -103,6 +103,7 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         mode: Mode {
             approximate: flavour == Flavour::Gpu || math == Math::Approximate,
             libm: flavour == Flavour::Cpu,
+            gpu: flavour == Flavour::Gpu,
         },
         externs: BTreeSet::new(),
         lines: Vec::new(),
@@ -129,10 +130,24 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
     for (i, &r) in f.results().iter().enumerate() {
         let ty = f.ty(r);
         params.push(format!("%out{i}: {}", memref(ty)));
+        let (mut value, mut dest, mut dest_ty) =
+            (e.ssa[&r].clone(), format!("%out{i}"), ty.clone());
+        if flavour == Flavour::Gpu && ty.rank() == 0 {
+            // A copy on a GPU needs a loop: write a scalar as one element.
+            let one = TensorType::new(ty.dtype, vec![1]);
+            value = e.op(format!(
+                "tensor.expand_shape {value} [] output_shape [1] : {ty} into {one}"
+            ));
+            dest = e.op(format!(
+                "memref.expand_shape {dest} [] output_shape [1] : {} into {}",
+                memref(ty),
+                memref(&one)
+            ));
+            dest_ty = one;
+        }
         e.lines.push(format!(
-            "bufferization.materialize_in_destination {} in restrict writable %out{i} : ({ty}, {}) -> ()",
-            e.ssa[&r],
-            memref(ty)
+            "bufferization.materialize_in_destination {value} in restrict writable {dest} : ({dest_ty}, {}) -> ()",
+            memref(&dest_ty)
         ));
     }
     let outputs = f.result_types();
@@ -173,7 +188,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Convert => elementwise(e, op)?,
-        OpKind::Constant(lit) => constant(e, op, lit)?,
+        OpKind::Constant(lit) => constant(e, lit)?,
         OpKind::Iota { dimension } => iota(e, *dimension, &out(0))?,
         OpKind::BroadcastInDim { dims } => broadcast(e, &x(0), &ty(0), dims, &out(0))?,
         OpKind::Reshape => e.reshape(&x(0), &ty(0), &out(0)),
@@ -542,19 +557,19 @@ fn scalar_constant(b: &mut Body, v: &str, dt: DType) -> String {
     }
 }
 
-fn constant(e: &mut Emitter, op: &Op, lit: &Literal) -> Result<String, LowerError> {
+fn constant(e: &mut Emitter, lit: &Literal) -> Result<String, LowerError> {
     let ty = lit.ty.clone();
+    if ty.rank() == 0 {
+        // A scalar: folded into the loop bodies that read it.
+        return Ok(e.op(format!(
+            "arith.constant dense<{}> : {ty}",
+            element_text(lit, 0)
+        )));
+    }
     if lit.elements.len() == 1 {
         // A splat: a generic yielding the value, which fuses into its consumers.
         let v = element_text(lit, 0);
         return e.map(&[], &ty, |b, _| Ok(scalar_constant(b, &v, ty.dtype)));
-    }
-    if e.flavour == Flavour::Gpu {
-        return Err(e.unsupported(
-            op,
-            "a constant with distinct elements would live in host memory, which GPU kernels do not read",
-            "pass the constant in as an argument of the segment",
-        ));
     }
     let data = match &lit.elements {
         Elements::I1(v) => {

@@ -196,6 +196,8 @@ pub(crate) fn kernel_context() -> Context {
     init();
     let ctx = context();
     ctx.enable_multi_threading(false);
+    // GPU modules are serialized through LLVM IR (gpu-module-to-binary).
+    melior::utility::register_all_llvm_translations(&ctx);
     ctx
 }
 

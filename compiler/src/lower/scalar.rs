@@ -27,6 +27,8 @@ pub(crate) struct Mode {
     /// Functions LLVM has no exact lowering for (`expm1`, `log1p`, `cbrt`: MLIR lowers
     /// the first two as `exp(x) - 1` and `log(1 + x)`) call libm (CPU only).
     pub(crate) libm: bool,
+    /// For a GPU: float `remainder` without `frem` (which MLIR sends to libdevice).
+    pub(crate) gpu: bool,
 }
 
 /// Lines of a region body being built, with SSA names from the emitter's counter, and
@@ -278,13 +280,13 @@ fn trig(b: &mut Body, op: UnaryOp, x: &str) -> String {
     let r = b.op(format!("math.fma {nk}, {hi}, {d} : f64"));
     let r = b.op(format!("math.fma {nk}, {lo}, {r} : f64"));
     let r = b.op(format!("arith.truncf {r} : f64 to f32"));
-    // The quadrant k mod 4, in [0, 4).
+    // The quadrant k mod 4 = k - 4 floor(k / 4), in [0, 4) (every step exact).
+    let quarter = b.float(0.25, DType::F64);
     let four = b.float(4.0, DType::F64);
-    let q = b.op(format!("arith.remf {k}, {four} : f64"));
-    let zero = b.float(0.0, DType::F64);
-    let neg = b.op(format!("arith.cmpf olt, {q}, {zero} : f64"));
-    let q4 = b.op(format!("arith.addf {q}, {four} : f64"));
-    let q = b.op(format!("arith.select {neg}, {q4}, {q} : f64"));
+    let k4 = b.op(format!("arith.mulf {k}, {quarter} : f64"));
+    let k4 = b.op(format!("math.floor {k4} : f64"));
+    let k4 = b.op(format!("arith.mulf {k4}, {four} : f64"));
+    let q = b.op(format!("arith.subf {k}, {k4} : f64"));
     let is = |b: &mut Body, v: f64| {
         let c = b.float(v, DType::F64);
         b.op(format!("arith.cmpf oeq, {q}, {c} : f64"))
@@ -373,6 +375,11 @@ pub(crate) fn binary(
     use BinaryOp::*;
     if dt.is_float() {
         let c = compute(dt);
+        if mode.gpu && op == Remainder {
+            let (wx, wy) = (widen(b, x, dt), widen(b, y, dt));
+            let r = gpu_remainder(b, c, &wx, &wy);
+            return Some(narrow(b, &r, dt));
+        }
         if mode.approximate && c == DType::F32 && matches!(op, Power | Atan2) {
             let (wx, wy) = (widen(b, x, dt), widen(b, y, dt));
             let r = if op == Power {
@@ -440,6 +447,41 @@ pub(crate) fn binary(
         _ => return None,
     };
     Some(b.op(format!("{name} {x}, {y} : i1")))
+}
+
+/// `fmod(x, y)` as `x - trunc(x / y) y` (one fused multiply-add) with the result moved
+/// into `(-|y|, |y|)` with `x`'s sign: exact while `|x / y| < 2^24` (f32); a GPU has no
+/// `frem` instruction (MLIR calls libdevice's `fmodf`).
+fn gpu_remainder(b: &mut Body, c: DType, x: &str, y: &str) -> String {
+    let q = b.op(format!("arith.divf {x}, {y} : {c}"));
+    let t = b.op(format!("math.trunc {q} : {c}"));
+    let nt = b.op(format!("arith.negf {t} : {c}"));
+    let r = b.op(format!("math.fma {nt}, {y}, {x} : {c}"));
+    let ay = b.op(format!("math.absf {y} : {c}"));
+    // The rounded quotient may be one too large or too small.
+    let ar = b.op(format!("math.absf {r} : {c}"));
+    let zero = b.float(0.0, c);
+    let sx = b.op(format!("math.copysign {ay}, {x} : {c}"));
+    let over = b.op(format!("arith.cmpf oge, {ar}, {ay} : {c}"));
+    let down = b.op(format!("arith.subf {r}, {sx} : {c}"));
+    let r = b.op(format!("arith.select {over}, {down}, {r} : {c}"));
+    let xr = b.op(format!("arith.mulf {r}, {x} : {c}"));
+    let wrong_sign = b.op(format!("arith.cmpf olt, {xr}, {zero} : {c}"));
+    let up = b.op(format!("arith.addf {r}, {sx} : {c}"));
+    let r = b.op(format!("arith.select {wrong_sign}, {up}, {r} : {c}"));
+    // fmod keeps x's sign on a zero result; infinities and NaN as C says.
+    let r = b.op(format!("math.copysign {r}, {x} : {c}"));
+    let inf = b.float(f64::INFINITY, c);
+    let ax = b.op(format!("math.absf {x} : {c}"));
+    let x_inf = b.op(format!("arith.cmpf oeq, {ax}, {inf} : {c}"));
+    let y_zero = b.op(format!("arith.cmpf oeq, {y}, {zero} : {c}"));
+    let bad = b.op(format!("arith.ori {x_inf}, {y_zero} : i1"));
+    let nan = b.float(f64::NAN, c);
+    let r = b.op(format!("arith.select {bad}, {nan}, {r} : {c}"));
+    let y_inf = b.op(format!("arith.cmpf oeq, {ay}, {inf} : {c}"));
+    let x_finite = b.op(format!("arith.cmpf one, {ax}, {inf} : {c}"));
+    let keep = b.op(format!("arith.andi {y_inf}, {x_finite} : i1"));
+    b.op(format!("arith.select {keep}, {x}, {r} : {c}"))
 }
 
 /// Integer division or remainder with XLA's answers where LLVM's would be undefined.
@@ -608,9 +650,13 @@ fn float_power(b: &mut Body, c: DType, x: &str, y: &str) -> String {
     let finite_y = b.op(format!("arith.cmpf one, {ay}, {inf} : {c}"));
     let fl = b.op(format!("math.floor {y} : {c}"));
     let integral = b.op(format!("arith.cmpf oeq, {fl}, {y} : {c}"));
-    let rem = b.op(format!("arith.remf {y}, {two} : {c}"));
-    let arem = b.op(format!("math.absf {rem} : {c}"));
-    let odd = b.op(format!("arith.cmpf oeq, {arem}, {one} : {c}"));
+    // y - 2 floor(y / 2) is 1 exactly for odd integers (and y / 2 is exact).
+    let half = b.float(0.5, c);
+    let h = b.op(format!("arith.mulf {y}, {half} : {c}"));
+    let h = b.op(format!("math.floor {h} : {c}"));
+    let h = b.op(format!("arith.mulf {h}, {two} : {c}"));
+    let rem = b.op(format!("arith.subf {y}, {h} : {c}"));
+    let odd = b.op(format!("arith.cmpf oeq, {rem}, {one} : {c}"));
     // The sign bit of x (so -0 counts as negative).
     let sign = b.op(format!("math.copysign {one}, {x} : {c}"));
     let negative = b.op(format!("arith.cmpf olt, {sign}, {zero} : {c}"));
