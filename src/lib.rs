@@ -18,7 +18,7 @@ pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
 pub use shardc_runtime as runtime;
-pub use simulate::run_simulated;
+pub use simulate::{run_simulated, run_simulated_with};
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
 

@@ -3,6 +3,7 @@
 //! ```text
 //! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR]
 //! shardc bench compile [--blocks 4,16,64,256]
+//! shardc bench kernels [--sizes 512,1024] [--chain-mb 64]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -12,6 +13,10 @@ use shardc::{Mesh, ir};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
+
+// The benchmark of the MLIR kernels (binary only).
+#[path = "cli/bench_kernels.rs"]
+mod kernels;
 
 #[derive(Parser)]
 #[command(
@@ -51,6 +56,17 @@ enum Bench {
     Compile {
         #[arg(long, value_delimiter = ',', default_values_t = vec![4, 16, 64, 256])]
         blocks: Vec<usize>,
+    },
+    /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
+    /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
+    /// times. One JSON object.
+    Kernels {
+        /// Square matmul sizes (n for n x n x n).
+        #[arg(long, value_delimiter = ',', default_values_t = vec![512, 1024])]
+        sizes: Vec<usize>,
+        /// Size of each of the chain's four f32 tensors (three inputs, one output), MiB.
+        #[arg(long, default_value_t = 64)]
+        chain_mb: usize,
     },
 }
 
@@ -102,6 +118,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Bench {
             which: Bench::Compile { blocks },
         } => bench_compile(&blocks),
+        Command::Bench {
+            which: Bench::Kernels { sizes, chain_mb },
+        } => kernels::bench(&sizes, chain_mb),
     }
 }
 

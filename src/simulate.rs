@@ -3,12 +3,25 @@
 use crate::Error;
 use shardc_compiler::Compiled;
 use shardc_ir::Literal;
+use shardc_runtime::engine::{Compute, Interpreted};
 use shardc_runtime::{shard, simulate};
 
 /// Shards global `args` as the partitioned program expects, runs it on every device of the
 /// mesh (one reference interpreter each, exact collectives), and reassembles the results,
 /// checking that devices holding the same piece agree within `tolerance`.
 pub fn run_simulated(
+    c: &Compiled,
+    args: &[Literal],
+    tolerance: f64,
+) -> Result<Vec<Literal>, Error> {
+    run_simulated_with(&Interpreted, c, args, tolerance)
+}
+
+/// [`run_simulated`] with the devices' compute segments run by `engine`, e.g. the MLIR
+/// JIT (`shardc::compiler::lower::cpu::JitCompute`), which compiles each distinct
+/// segment once for all devices.
+pub fn run_simulated_with(
+    engine: &dyn Compute,
     c: &Compiled,
     args: &[Literal],
     tolerance: f64,
@@ -32,7 +45,7 @@ pub fn run_simulated(
         }
         per_device.push(pieces);
     }
-    let outs = simulate::run(&p.module, "main", &devices, &per_device)
+    let outs = simulate::run_with(engine, &p.module, "main", &devices, &per_device)
         .map_err(|e| Error::Usage(e.to_string()))?;
     let f = c
         .global

@@ -1,4 +1,5 @@
 //! shardc's integration tests: one binary, one module per area.
 
+mod kernels;
 mod partition;
 mod trace;

@@ -496,6 +496,8 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("math.sqrt", "llvm.sqrt"),
     ("math.roundeven", "llvm.roundeven"),
     ("math.round", "llvm.round"),
+    ("math.trunc", "llvm.trunc"),
+    ("math.copysign", "llvm.copysign"),
 ];
 
 /// Replaces each op of [`INTRINSICS`] by `llvm.call_intrinsic` of the LLVM intrinsic.
@@ -528,10 +530,7 @@ fn to_intrinsics(ctx: &melior::Context, m: &MlirModule) -> Result<(), LowerError
         })?;
         let ty: Type = result.r#type();
         let suffix = ty.to_string();
-        let operand: Value = op.operand(0).map_err(|e| LowerError::Mlir {
-            stage: "call intrinsics".into(),
-            diagnostics: e.to_string(),
-        })?;
+        let operands: Vec<Value> = op.operands().collect();
         let call = OperationBuilder::new("llvm.call_intrinsic", op.location())
             .add_attributes(&[
                 (
@@ -544,10 +543,10 @@ fn to_intrinsics(ctx: &melior::Context, m: &MlirModule) -> Result<(), LowerError
                 ),
                 (
                     Identifier::new(ctx, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(ctx, &[1, 0]).into(),
+                    DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
                 ),
             ])
-            .add_operands(&[operand])
+            .add_operands(&operands)
             .add_results(&[ty])
             .build()
             .map_err(|e| LowerError::Mlir {

@@ -957,6 +957,42 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
     let n = op.operands.len() / 2;
     let in_ty = e.f.ty(op.operands[0]).clone();
     let rank = in_ty.rank();
+    let region = op.regions[0];
+    let f = e.f;
+    let at = e.at(op);
+    let mode = e.mode;
+    if dimensions.is_empty() {
+        // Nothing reduced: each result is the reducer applied once, to the inits and
+        // the elements — an elementwise op. (Written as a reduction, an all-parallel
+        // generic reading its outputs, linalg-fuse-elementwise-ops would fuse it into a
+        // broadcasting consumer and accumulate twice.)
+        let ins: Vec<In> = op.operands[n..]
+            .iter()
+            .map(|&v| In {
+                ssa: e.ssa[&v].clone(),
+                ty: e.f.ty(v).clone(),
+                map: Vec::new(),
+            })
+            .chain(op.operands[..n].iter().map(|&v| In {
+                ssa: e.ssa[&v].clone(),
+                ty: e.f.ty(v).clone(),
+                map: dims(rank),
+            }))
+            .collect();
+        let outs: Vec<Out> = op
+            .results
+            .iter()
+            .map(|&r| Out {
+                init: None,
+                ty: e.f.ty(r).clone(),
+                map: dims(rank),
+            })
+            .collect();
+        let iters = vec![Iter::Parallel; rank];
+        return e.generic(&iters, &ins, &outs, |b, x, _| {
+            region_body(b, mode, f, region, x, &at)
+        });
+    }
     let iters: Vec<Iter> = (0..rank)
         .map(|d| {
             if dimensions.contains(&d) {
@@ -994,10 +1030,6 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
             map: dims(rank),
         })
         .collect();
-    let region = op.regions[0];
-    let f = e.f;
-    let at = e.at(op);
-    let mode = e.mode;
     e.generic(&iters, &ins, &outs, |b, x, acc| {
         // The reducer takes (accumulators..., elements...).
         let args: Vec<String> = acc.iter().chain(x).cloned().collect();
