@@ -407,8 +407,12 @@ fn create_engine(
             "could not translate the module to LLVM IR or compile it: {diagnostics}"
         )));
     }
-    // SAFETY: a valid engine; runs the module's global constructors (none are emitted).
-    unsafe { mlir_sys::mlirExecutionEngineInitialize(raw) };
+    // SAFETY: a valid engine, not yet looked up: math symbols bound to Rust's, then the
+    // module's global constructors run (none are emitted).
+    unsafe {
+        super::libm::register(raw);
+        mlir_sys::mlirExecutionEngineInitialize(raw);
+    }
     Ok(Engine(raw))
 }
 

@@ -23,6 +23,7 @@ mod approx;
 pub mod cpu;
 pub mod gpu;
 mod gpu_matmul;
+mod libm;
 pub mod linalg;
 mod scalar;
 
