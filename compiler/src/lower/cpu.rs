@@ -26,7 +26,7 @@
 //! element, bf16/f16 two bytes, as both Rust and LLVM store them.
 
 pub use super::Math;
-use super::{Flavour, KERNEL, LowerError, Lowered, Matmul, kernel_context, parse, run_pipeline};
+use super::{Flavour, KERNEL, LowerError, Matmul, kernel_context, parse, run_pipeline};
 use melior::ir::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike};
 use shardc_ir::{DType, Elements, Function, Literal, Module, TensorType, for_each_elements};
@@ -618,9 +618,4 @@ impl Compute for JitCompute {
         let sf = super::segment_function(f, segment)?;
         Ok(Box::new(JitKernel(self.kernel(&sf)?)))
     }
-}
-
-/// The tensor-level module of a function as the CPU backend starts from it.
-pub fn lowered(f: &Function, options: &CpuOptions) -> Result<Lowered, LowerError> {
-    super::lower(f, Flavour::Cpu, options.math)
 }

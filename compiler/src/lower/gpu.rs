@@ -471,15 +471,19 @@ fn check_math(m: &MlirModule) -> Result<(), LowerError> {
         .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
             let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
             if name.starts_with("math.") && !NATIVE_MATH.contains(&name.as_str()) && bad.is_none() {
-                bad = Some(op.to_string());
+                let ty = op
+                    .result(0)
+                    .map(|r| r.r#type().to_string())
+                    .unwrap_or_default();
+                bad = Some(format!("{name} on {ty}"));
             }
             melior::ir::operation::WalkResult::Advance
         });
     match bad {
         None => Ok(()),
         Some(op) => Err(LowerError::Unsupported {
-            op: op.trim().to_string(),
-            at: "the GPU kernel".into(),
+            op,
+            at: "a GPU kernel".into(),
             why: "only f32 math functions have polynomial approximations here; this one would call CUDA's libdevice".into(),
             fix: "compute it in f32, or give Target::with_libdevice(path to libdevice.10.bc)".into(),
         }),
