@@ -16,7 +16,7 @@ use crate::{CpuProgram, DType, Error, Literal, Mesh, Tensor, TensorType};
 use serde_json::{Value, json};
 use shardc_ir::{Function, Module, ValueId};
 use shardc_runtime::backend::DeviceStats;
-use shardc_runtime::engine::{Compute, EngineError, Interpreted, Kernel, Segment};
+use shardc_runtime::engine::{Compute, EngineError, Interpreted, Kernel, Segment, last_reads};
 use shardc_runtime::reference;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -369,7 +369,8 @@ fn profile(
     }))
 }
 
-/// The interpreter, timing each op by name.
+/// The interpreter (as `Interpreted` runs it: operands moved at their last read, copied
+/// before), timing each op by name, its operands' copies included.
 struct Profiled {
     times: Arc<Mutex<HashMap<String, (usize, Duration)>>>,
 }
@@ -378,6 +379,7 @@ struct ProfiledKernel {
     module: Module,
     func: String,
     segment: Segment,
+    moves: Vec<Vec<bool>>,
     times: Arc<Mutex<HashMap<String, (usize, Duration)>>>,
 }
 
@@ -392,6 +394,7 @@ impl Compute for Profiled {
             module: module.clone(),
             func: f.name.clone(),
             segment: segment.clone(),
+            moves: last_reads(f, segment),
             times: Arc::clone(&self.times),
         }))
     }
@@ -411,14 +414,22 @@ impl Kernel for ProfiledKernel {
             .zip(inputs.iter().cloned())
             .collect();
         let mut local: HashMap<String, (usize, Duration)> = HashMap::new();
-        for &o in &self.segment.ops {
+        for (&o, moves) in self.segment.ops.iter().zip(&self.moves) {
             let op = f.op(o);
             let start = Instant::now();
             let ins = op
                 .operands
                 .iter()
-                .map(|v| env.get(v).cloned().ok_or("an operand is not defined yet"))
-                .collect::<Result<Vec<Literal>, _>>()?;
+                .zip(moves)
+                .map(|(v, &last)| {
+                    if last {
+                        env.remove(v)
+                    } else {
+                        env.get(v).cloned()
+                    }
+                })
+                .collect::<Option<Vec<Literal>>>()
+                .ok_or("an operand is not defined before it is read")?;
             let outs = reference::eval_op(&self.module, f, op, &ins)?;
             let e = local.entry(op.kind.name()).or_default();
             e.0 += 1;
@@ -438,8 +449,7 @@ impl Kernel for ProfiledKernel {
             .outputs
             .iter()
             .map(|v| {
-                env.get(v)
-                    .cloned()
+                env.remove(v)
                     .ok_or_else(|| "an output is not defined".into())
             })
             .collect()
