@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Combines `shardc bench step` and `bench/jax_gpt.py` outputs into one JSON object with,
-per device count, the ratio shardc_ms / jax_ms (median and min step times).
+per device count, the ratio shardc_ms / jax_ms (median and min step times). Fails when the
+two runs' losses on the steps they share (same parameters and batches) disagree.
 
 Usage: combine.py SHARDC.json JAX.json [--load-before "..."] [--load-after "..."]
 """
@@ -16,6 +17,8 @@ import subprocess
 GOAL = 1.5
 # Steps whose batches both runs share (`shardc bench step --dump-init` writes two).
 SAME_BATCHES = 2
+# Their losses must agree this closely (f32 sums in other orders), as the demo's check.
+LOSS_TOLERANCE = 1e-4
 
 
 def git_rev():
@@ -95,6 +98,9 @@ def main():
         "results": rows,
     }
     print(json.dumps(out, indent=1))
+    if not worst_loss <= LOSS_TOLERANCE or not j["sanity"]["ok"]:
+        raise SystemExit(f"not the same model: the losses of the shared steps differ by {worst_loss}"
+                         f" (tolerance {LOSS_TOLERANCE}), JAX's loss at init {j['sanity']}")
 
 
 if __name__ == "__main__":
