@@ -3,6 +3,7 @@
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
+pub mod bench;
 mod cpu;
 pub mod data;
 mod einsum;

@@ -3,6 +3,7 @@
 //! ```text
 //! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N]
 //! shardc bench compile [--blocks 4,16,64,256]
+//! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -55,6 +56,72 @@ enum Bench {
         #[arg(long, value_delimiter = ',', default_values_t = vec![4, 16, 64, 256])]
         blocks: Vec<usize>,
     },
+    /// The demo model's training step on 1, 2, 4 and 8 cpu devices, with the time of every
+    /// compile stage (one JSON object; `scripts/bench-step.sh` runs it beside JAX).
+    Step(StepArgs),
+}
+
+#[derive(clap::Args)]
+struct StepArgs {
+    /// Device counts (meshes: 1 = 1x1, even n = data 2 x model n/2, odd n = n x 1).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 2, 4, 8])]
+    devices: Vec<usize>,
+    /// Timed steps per device count.
+    #[arg(long, default_value_t = 5)]
+    steps: usize,
+    /// Untimed steps first.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// How each device computes.
+    #[arg(long, default_value = "interpreted")]
+    engine: shardc::bench::Engine,
+    /// A 1-layer model of width 16 (for tests) instead of the demo's.
+    #[arg(long)]
+    tiny: bool,
+    #[arg(long)]
+    layers: Option<usize>,
+    #[arg(long)]
+    d_model: Option<usize>,
+    #[arg(long)]
+    heads: Option<usize>,
+    #[arg(long)]
+    d_ff: Option<usize>,
+    #[arg(long)]
+    seq: Option<usize>,
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Also time every op of one more step (interpreter), by op.
+    #[arg(long)]
+    profile: bool,
+    /// Write the initial parameters and first batch here for `bench/jax_gpt.py --init`.
+    #[arg(long)]
+    dump_init: Option<PathBuf>,
+}
+
+impl StepArgs {
+    fn bench(&self) -> shardc::bench::StepBench {
+        let mut model = if self.tiny {
+            shardc::bench::tiny_config()
+        } else {
+            shardc::bench::demo_config()
+        };
+        let b = &mut model.block;
+        model.layers = self.layers.unwrap_or(model.layers);
+        b.d_model = self.d_model.unwrap_or(b.d_model);
+        b.heads = self.heads.unwrap_or(b.heads);
+        b.d_ff = self.d_ff.unwrap_or(b.d_ff);
+        b.seq = self.seq.unwrap_or(b.seq);
+        b.batch = self.batch.unwrap_or(b.batch);
+        shardc::bench::StepBench {
+            model,
+            devices: self.devices.clone(),
+            steps: self.steps,
+            warmup: self.warmup,
+            engine: self.engine,
+            profile: self.profile,
+            dump_init: self.dump_init.clone(),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -112,6 +179,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Bench {
             which: Bench::Compile { blocks },
         } => bench_compile(&blocks),
+        Command::Bench {
+            which: Bench::Step(args),
+        } => {
+            println!("{:#}", shardc::bench::step(&args.bench())?);
+            Ok(())
+        }
     }
 }
 

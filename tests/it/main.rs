@@ -1,5 +1,6 @@
 //! shardc's integration tests: one binary, one module per area.
 
+mod bench;
 mod cpu;
 mod grad;
 mod partition;
