@@ -1,6 +1,7 @@
 //! Errors of the user-facing API.
 
 use shardc_ir::IrError;
+use shardc_runtime::backend::RuntimeError;
 use shardc_runtime::reference::InterpError;
 use std::panic::Location;
 use thiserror::Error;
@@ -28,6 +29,24 @@ pub enum Error {
 
     #[error(transparent)]
     Compile(Box<shardc_compiler::error::CompileError>),
+
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A backend could not prepare or run the partitioned program.
+    #[error(transparent)]
+    Runtime(Box<RuntimeError>),
+}
+
+impl From<RuntimeError> for Error {
+    fn from(e: RuntimeError) -> Error {
+        Error::Runtime(Box::new(e))
+    }
 }
 
 impl From<IrError> for Error {

@@ -182,6 +182,7 @@ where
             builder: FunctionBuilder::new("main", arg_types),
             mesh: mesh_name.clone(),
             error: None,
+            callees: Vec::new(),
         }));
         let args: Vec<ValueId> = ctx.borrow().builder.args();
         let arg_tensors: Vec<Tensor> = args.iter().map(|&v| Tensor::from_value(&ctx, v)).collect();
@@ -231,11 +232,13 @@ where
                 func.result_attrs[i].sharding = Some(s);
             }
         }
+        let mut functions = vec![func];
+        functions.extend(state.callees);
         let module = Module {
             name: Some(format!("jit_{}", self.name)),
             attrs: Vec::new(),
             meshes: self.mesh.iter().cloned().collect(),
-            functions: vec![func],
+            functions,
         };
         shardc_ir::verify_module(&module)?;
         Ok(Lowered { module })
@@ -258,6 +261,18 @@ pub struct Lowered {
 }
 
 impl Lowered {
+    /// The same program without sharding annotations on its results: its callers decide
+    /// their layouts (e.g. a training step lays gradients out as its strategy says).
+    pub fn without_result_shardings(&self) -> Lowered {
+        let mut module = self.module.clone();
+        if let Some(f) = module.functions.iter_mut().find(|f| f.name == "main") {
+            for a in &mut f.result_attrs {
+                a.sharding = None;
+            }
+        }
+        Lowered { module }
+    }
+
     pub fn module(&self) -> &Module {
         &self.module
     }
@@ -281,11 +296,38 @@ impl Lowered {
         Ok(shardc_runtime::reference::run(&self.module, "main", args)?)
     }
 
+    /// JAX's `value_and_grad` with `argnums = wrt` (and `has_aux` for results after the
+    /// first): a program taking the same arguments and returning `(loss, aux...,
+    /// grad_wrt[0], ...)`. Result 0 must be a scalar float loss; each gradient is laid out
+    /// like its argument. See `docs/autodiff.md`.
+    pub fn value_and_grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
+        let module = shardc_compiler::differentiate::value_and_grad(&self.module, wrt)
+            .map_err(|e| Error::Compile(Box::new(e)))?;
+        Ok(Lowered { module })
+    }
+
+    /// JAX's `grad` with `argnums = wrt`: the gradients of the loss (result 0) only.
+    pub fn grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
+        let module = shardc_compiler::differentiate::grad(&self.module, wrt)
+            .map_err(|e| Error::Compile(Box::new(e)))?;
+        Ok(Lowered { module })
+    }
+
     /// Propagates, partitions and explains: the whole pipeline on the traced program.
     pub fn compile(
         &self,
         opts: &shardc_compiler::Options,
     ) -> Result<shardc_compiler::Compiled, Error> {
         shardc_compiler::compile(&self.module, opts).map_err(|e| Error::Compile(Box::new(e)))
+    }
+
+    /// Calls this program from inside another trace (like calling a jitted function from
+    /// a jitted function in JAX): adds its functions to the trace being built and returns
+    /// its results. Its argument and result shardings act as sharding constraints on the
+    /// call's operands and results. Shape mismatches are reported by the enclosing
+    /// `lower`, with the caller's line.
+    #[track_caller]
+    pub fn call(&self, args: &[Tensor]) -> Vec<Tensor> {
+        crate::trace::call_lowered(&self.module, args, std::panic::Location::caller())
     }
 }

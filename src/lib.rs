@@ -3,17 +3,27 @@
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
+pub mod bench;
+mod cpu;
+pub mod data;
 mod einsum;
 mod error;
 mod jit;
 pub mod models;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod nn;
+pub mod optim;
 mod simulate;
 mod spec;
 mod trace;
+pub mod train;
 
+pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
+#[cfg(feature = "mpi")]
+pub use mpi::{MpiRun, run_mpi, run_mpi_with};
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
@@ -21,6 +31,14 @@ pub use shardc_runtime as runtime;
 pub use simulate::{run_simulated, run_simulated_with};
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
+
+/// Autodiff (`docs/autodiff.md`): `value_and_grad`, `grad`, the VJP rules; its Rust
+/// examples are compiled as doctests.
+#[doc = include_str!("../docs/autodiff.md")]
+pub mod autodiff_guide {}
+/// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
+#[doc = include_str!("../docs/runtime.md")]
+pub mod runtime_guide {}
 
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]

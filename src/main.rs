@@ -1,8 +1,9 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR]
+//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N]
 //! shardc bench compile [--blocks 4,16,64,256]
+//! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
 //! shardc bench kernels [--sizes 512,1024] [--chain-mb 64]
 //! ```
 
@@ -42,6 +43,9 @@ enum Command {
         /// Write the module after every stage into this folder (`NN-stage.mlir`).
         #[arg(long)]
         dump_dir: Option<PathBuf>,
+        /// Fuse all-reduces into buckets of at most this many bytes (DDP; 26214400 = 25 MiB).
+        #[arg(long)]
+        bucket_bytes: Option<usize>,
     },
     /// Benchmarks that print JSON.
     Bench {
@@ -57,6 +61,9 @@ enum Bench {
         #[arg(long, value_delimiter = ',', default_values_t = vec![4, 16, 64, 256])]
         blocks: Vec<usize>,
     },
+    /// The demo model's training step on 1, 2, 4 and 8 cpu devices, with the time of every
+    /// compile stage (one JSON object; `scripts/bench-step.sh` runs it beside JAX).
+    Step(StepArgs),
     /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
     /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
     /// times. One JSON object.
@@ -68,6 +75,69 @@ enum Bench {
         #[arg(long, default_value_t = 64)]
         chain_mb: usize,
     },
+}
+
+#[derive(clap::Args)]
+struct StepArgs {
+    /// Device counts (meshes: 1 = 1x1, even n = data 2 x model n/2, odd n = n x 1).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 2, 4, 8])]
+    devices: Vec<usize>,
+    /// Timed steps per device count.
+    #[arg(long, default_value_t = 5)]
+    steps: usize,
+    /// Untimed steps first.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// How each device computes.
+    #[arg(long, default_value = "interpreted")]
+    engine: shardc::bench::Engine,
+    /// A 1-layer model of width 16 (for tests) instead of the demo's.
+    #[arg(long)]
+    tiny: bool,
+    #[arg(long)]
+    layers: Option<usize>,
+    #[arg(long)]
+    d_model: Option<usize>,
+    #[arg(long)]
+    heads: Option<usize>,
+    #[arg(long)]
+    d_ff: Option<usize>,
+    #[arg(long)]
+    seq: Option<usize>,
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Also time every op of one more step (interpreter), by op.
+    #[arg(long)]
+    profile: bool,
+    /// Write the initial parameters and first batch here for `bench/jax_gpt.py --init`.
+    #[arg(long)]
+    dump_init: Option<PathBuf>,
+}
+
+impl StepArgs {
+    fn bench(&self) -> shardc::bench::StepBench {
+        let mut model = if self.tiny {
+            shardc::bench::tiny_config()
+        } else {
+            shardc::bench::demo_config()
+        };
+        let b = &mut model.block;
+        model.layers = self.layers.unwrap_or(model.layers);
+        b.d_model = self.d_model.unwrap_or(b.d_model);
+        b.heads = self.heads.unwrap_or(b.heads);
+        b.d_ff = self.d_ff.unwrap_or(b.d_ff);
+        b.seq = self.seq.unwrap_or(b.seq);
+        b.batch = self.batch.unwrap_or(b.batch);
+        shardc::bench::StepBench {
+            model,
+            devices: self.devices.clone(),
+            steps: self.steps,
+            warmup: self.warmup,
+            engine: self.engine,
+            profile: self.profile,
+            dump_init: self.dump_init.clone(),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -87,11 +157,18 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             explain,
             json,
             dump_dir,
+            bucket_bytes,
         } => {
             let text =
                 std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
             let m = ir::text::parse_module(&text).map_err(|e| format!("{}:{e}", file.display()))?;
-            let c = compile(&m, &Options::default())?;
+            let c = compile(
+                &m,
+                &Options {
+                    bucket_bytes,
+                    ..Options::default()
+                },
+            )?;
             if let Some(dir) = dump_dir {
                 std::fs::create_dir_all(&dir)?;
                 for (i, (stage, name)) in [
@@ -118,6 +195,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Bench {
             which: Bench::Compile { blocks },
         } => bench_compile(&blocks),
+        Command::Bench {
+            which: Bench::Step(args),
+        } => {
+            println!("{:#}", shardc::bench::step(&args.bench())?);
+            Ok(())
+        }
         Command::Bench {
             which: Bench::Kernels { sizes, chain_mb },
         } => kernels::bench(&sizes, chain_mb),

@@ -105,3 +105,93 @@ pub fn transformer_stack(n: usize, d: &TransformerDims, mesh: &Mesh) -> Result<L
         .out_shardings([P!["data", None, None]])
         .lower(&types)
 }
+
+/// Sizes of a GPT-style language model.
+#[derive(Copy, Clone, Debug)]
+pub struct GptConfig {
+    pub vocab: usize,
+    pub layers: usize,
+    pub block: TransformerDims,
+}
+
+impl GptConfig {
+    /// The names of the parameters, in argument order (after the token and target batches).
+    pub fn param_names(&self) -> Vec<String> {
+        let mut names = vec!["wte".to_string(), "wpe".to_string()];
+        for l in 0..self.layers {
+            names.extend(BLOCK_WEIGHTS.iter().map(|w| format!("h{l}.{w}")));
+        }
+        names.extend(["ln_f_g".to_string(), "ln_f_b".to_string()]);
+        names
+    }
+
+    /// The types of the parameters, in [`param_names`](Self::param_names) order.
+    pub fn param_types(&self) -> Vec<TensorType> {
+        let f = |s: &[usize]| TensorType::new(DType::F32, s);
+        let d = &self.block;
+        let mut types = vec![f(&[self.vocab, d.d_model]), f(&[d.seq, d.d_model])];
+        for _ in 0..self.layers {
+            types.extend(block_weight_types(d));
+        }
+        types.extend([f(&[d.d_model]), f(&[d.d_model])]);
+        types
+    }
+
+    /// Megatron shardings of the parameters over `model`: attention and MLP weights split
+    /// as in [`block_weight_specs`]; embeddings and layer norms replicated.
+    pub fn param_specs(&self) -> Vec<PartitionSpec> {
+        let mut specs = vec![P![], P![]];
+        for _ in 0..self.layers {
+            specs.extend(block_weight_specs());
+        }
+        specs.extend([P![], P![]]);
+        specs
+    }
+}
+
+/// The mean next-token cross-entropy of a GPT-style model: `tokens` and `targets` are
+/// `[batch, seq]` integers; `params` in [`GptConfig::param_names`] order. Token and
+/// position embeddings, `layers` pre-layer-norm blocks, a final layer norm, and logits
+/// from the token embedding (tied weights).
+pub fn gpt_loss(cfg: &GptConfig, tokens: &Tensor, targets: &Tensor, params: &[Tensor]) -> Tensor {
+    let d = &cfg.block;
+    let per_block = BLOCK_WEIGHTS.len();
+    let (wte, wpe) = (&params[0], &params[1]);
+    let mut x =
+        &wte.take_rows(tokens) + &wpe.broadcast_in_dim(&[d.batch, d.seq, d.d_model], &[1, 2]);
+    for l in 0..cfg.layers {
+        x = transformer_block(&x, &params[2 + l * per_block..2 + (l + 1) * per_block], d);
+    }
+    let n = params.len();
+    let h = x.layer_norm(&params[n - 2], &params[n - 1], 1e-5);
+    let logits = h.dot_general(wte, (&[], &[]), (&[2], &[1]));
+    logits.cross_entropy(targets)
+}
+
+impl GptConfig {
+    /// Initial parameters, GPT-2 style: embeddings and weights normal with std 0.02,
+    /// layer-norm gains 1 and biases 0; deterministic in `seed` (Philox, as `shardc.random`).
+    pub fn init(&self, seed: i64) -> Vec<shardc_ir::Literal> {
+        use shardc_runtime::reference::random::{bits, normal_f64};
+        self.param_names()
+            .iter()
+            .zip(self.param_types())
+            .enumerate()
+            .map(|(k, (name, ty))| {
+                let n = ty.num_elements();
+                let values: Vec<f64> = if name.ends_with("_g") {
+                    vec![1.0; n]
+                } else if name.ends_with("_b") {
+                    vec![0.0; n]
+                } else {
+                    let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
+                    (0..n)
+                        .map(|i| 0.02 * normal_f64(bits(s, i as u64)))
+                        .collect()
+                };
+                shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
+                    .expect("sizes match the type")
+            })
+            .collect()
+    }
+}

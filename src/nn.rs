@@ -140,6 +140,20 @@ impl Tensor {
         y * gamma + beta
     }
 
+    /// Batch normalisation over the leading (batch) dimension, in training mode: each
+    /// feature normalised with the mean and (biased) variance of the whole batch, then
+    /// scaled by `gamma` and shifted by `beta` (both of the trailing dimensions' shape).
+    /// With the batch split over devices the statistics stay global: propagation inserts
+    /// the cross-device reduction (PyTorch's `SyncBatchNorm` semantics, by construction).
+    #[track_caller]
+    pub fn batch_norm(&self, gamma: &Tensor, beta: &Tensor, eps: f64) -> Tensor {
+        let r = self.rank();
+        let mu = self.mean(&[0]).keep_dims(&[0], r);
+        let xc = self - &mu;
+        let var = (&xc * &xc).mean(&[0]).keep_dims(&[0], r);
+        xc * (var + eps).rsqrt() * gamma + beta
+    }
+
     /// One-hot encoding of integer labels of any shape: `labels.shape + [classes]`.
     #[track_caller]
     pub fn one_hot(&self, classes: usize, dtype: DType) -> Tensor {

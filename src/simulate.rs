@@ -2,7 +2,8 @@
 
 use crate::Error;
 use shardc_compiler::Compiled;
-use shardc_ir::Literal;
+use shardc_compiler::layout::Layout;
+use shardc_ir::{Literal, Sharding};
 use shardc_runtime::engine::{Compute, Interpreted};
 use shardc_runtime::{shard, simulate};
 
@@ -26,27 +27,52 @@ pub fn run_simulated_with(
     args: &[Literal],
     tolerance: f64,
 ) -> Result<Vec<Literal>, Error> {
-    let p = &c.partitioned;
-    let mesh = &p.mesh;
-    let n = mesh.num_devices();
-    let devices: Vec<usize> = (0..n).map(|pos| mesh.device_at(pos)).collect();
-    let sharding = |l: &shardc_compiler::layout::Layout| {
-        l.to_sharding(&mesh.name)
-            .ok_or_else(|| Error::Usage(format!("layout {l} has no sharding")))
-    };
-    let mut per_device = Vec::with_capacity(n);
-    for pos in 0..n {
-        let mut pieces = Vec::with_capacity(args.len());
-        for (a, l) in args.iter().zip(&p.inputs) {
-            pieces.push(
-                shard::shard(a, &sharding(l)?, mesh, pos)
-                    .map_err(|e| Error::Usage(e.to_string()))?,
-            );
-        }
-        per_device.push(pieces);
-    }
-    let outs = simulate::run_with(engine, &p.module, "main", &devices, &per_device)
+    let mesh = &c.partitioned.mesh;
+    let devices: Vec<usize> = (0..mesh.num_devices())
+        .map(|pos| mesh.device_at(pos))
+        .collect();
+    let per_device = shard_args(c, args)?;
+    let outs = simulate::run_with(engine, &c.partitioned.module, "main", &devices, &per_device)
         .map_err(|e| Error::Usage(e.to_string()))?;
+    unshard_results(c, &outs, tolerance)
+}
+
+pub(crate) fn sharding(c: &Compiled, l: &Layout) -> Result<Sharding, Error> {
+    l.to_sharding(&c.partitioned.mesh.name)
+        .ok_or_else(|| Error::Usage(format!("layout {l} has no sharding")))
+}
+
+/// Each mesh position's pieces of the global arguments, by position.
+pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Literal>>, Error> {
+    let p = &c.partitioned;
+    if args.len() != p.inputs.len() {
+        return Err(Error::Usage(format!(
+            "the program takes {} arguments, {} were given",
+            p.inputs.len(),
+            args.len()
+        )));
+    }
+    (0..p.mesh.num_devices())
+        .map(|pos| {
+            args.iter()
+                .zip(&p.inputs)
+                .map(|(a, l)| {
+                    shard::shard(a, &sharding(c, l)?, &p.mesh, pos)
+                        .map_err(|e| Error::Usage(e.to_string()))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The global results from each mesh position's results (by position), checking that
+/// positions holding the same piece agree within `tolerance`.
+pub(crate) fn unshard_results(
+    c: &Compiled,
+    outs: &[Vec<Literal>],
+    tolerance: f64,
+) -> Result<Vec<Literal>, Error> {
+    let p = &c.partitioned;
     let f = c
         .global
         .entry()
@@ -57,8 +83,8 @@ pub fn run_simulated_with(
             let pieces: Vec<Literal> = outs.iter().map(|o| o[k].clone()).collect();
             shard::unshard(
                 &pieces,
-                &sharding(&p.outputs[k])?,
-                mesh,
+                &sharding(c, &p.outputs[k])?,
+                &p.mesh,
                 &types[k],
                 tolerance,
             )

@@ -19,6 +19,8 @@ pub(crate) struct TraceState {
     pub(crate) builder: FunctionBuilder,
     pub(crate) mesh: String,
     pub(crate) error: Option<Error>,
+    /// Functions of other lowered programs this trace calls (`Lowered::call`).
+    pub(crate) callees: Vec<shardc_ir::Function>,
 }
 
 pub(crate) type Ctx = Rc<RefCell<TraceState>>;
@@ -639,5 +641,111 @@ impl std::ops::Neg for Tensor {
     #[track_caller]
     fn neg(self) -> Tensor {
         self.unary(UnaryOp::Negate)
+    }
+}
+
+/// `Lowered::call`: adds the callee module's functions (renamed so they cannot clash) and a
+/// `func.call` of its entry.
+pub(crate) fn call_lowered(
+    m: &shardc_ir::Module,
+    args: &[Tensor],
+    at: &'static Location<'static>,
+) -> Vec<Tensor> {
+    let Some(first) = args.first() else {
+        return Vec::new();
+    };
+    let ctx = first.ctx().clone();
+    let fail = |rule: String| {
+        let source = IrError::InvalidOp {
+            at: "the traced program".into(),
+            op: "call".into(),
+            rule,
+            fix: "pass one tensor per argument of the called program, traced on the same mesh"
+                .into(),
+        };
+        let mut st = ctx.borrow_mut();
+        if st.error.is_none() {
+            st.error = Some(Error::Trace {
+                method: "call",
+                at,
+                source: Box::new(source),
+            });
+        }
+        drop(st);
+        args.to_vec()
+    };
+    let Some(entry) = m.entry() else {
+        return fail("the called program has no function".into());
+    };
+    if entry.args().len() != args.len() {
+        return fail(format!(
+            "the called program takes {} argument(s) but {} were given",
+            entry.args().len(),
+            args.len()
+        ));
+    }
+    for (i, (a, t)) in args.iter().zip(entry.arg_types()).enumerate() {
+        if *a.ty() != t {
+            return fail(format!(
+                "argument {i} is {} but the called program takes {t}",
+                a.ty()
+            ));
+        }
+    }
+    let mesh = ctx.borrow().mesh.clone();
+    if let Some(other) = m.meshes.iter().find(|x| x.name != mesh) {
+        return fail(format!(
+            "the called program uses mesh @{} but this trace uses @{mesh}",
+            other.name
+        ));
+    }
+    // Rename every function of the callee with a prefix unique in this trace.
+    let prefix = format!(
+        "{}_{}",
+        m.name.as_deref().unwrap_or("call"),
+        ctx.borrow().callees.len()
+    );
+    let rename = |n: &str| format!("{prefix}_{n}");
+    let callee = rename(&entry.name);
+    {
+        let mut st = ctx.borrow_mut();
+        for f in &m.functions {
+            let mut g = f.clone();
+            g.name = rename(&f.name);
+            g.visibility = shardc_ir::Visibility::Private;
+            for op in &mut g.ops {
+                if let OpKind::Call { callee } = &mut op.kind {
+                    *callee = rename(callee);
+                }
+            }
+            st.callees.push(g);
+        }
+    }
+    let ids: Vec<ValueId> = args.iter().map(|t| t.id()).collect();
+    let types = entry.result_types();
+    let r = ctx
+        .borrow_mut()
+        .builder
+        .push(OpKind::Call { callee }, &ids, Some(&types), Vec::new());
+    match r {
+        Ok(op) => {
+            let results = ctx.borrow().builder.func().op(op).results.clone();
+            results
+                .iter()
+                .map(|&v| Tensor::from_value(&ctx, v))
+                .collect()
+        }
+        Err(e) => {
+            let mut st = ctx.borrow_mut();
+            if st.error.is_none() {
+                st.error = Some(Error::Trace {
+                    method: "call",
+                    at,
+                    source: Box::new(e),
+                });
+            }
+            drop(st);
+            args.to_vec()
+        }
     }
 }

@@ -57,7 +57,7 @@ impl CostModel {
     /// Seconds one step takes.
     pub fn step_time(&self, step: &Step, mesh: &Mesh, global: &TensorType, from: &Layout) -> f64 {
         let bytes = step.bytes_per_device(mesh, global, from);
-        if step.axes().is_empty() || step.group_size(mesh) <= 1 {
+        if step.axes().is_empty() || step.moves_nothing(mesh, from) {
             return 0.0;
         }
         let bw = step

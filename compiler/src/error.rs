@@ -24,6 +24,16 @@ pub enum CompileError {
         diagnostics: String,
     },
 
+    /// `grad`/`value_and_grad` cannot differentiate the program: `what` names the op (or
+    /// the argument, or the function whose loss is wrong), `why` the rule broken, `fix` what
+    /// to do instead.
+    #[error("cannot differentiate {what}: {why}; {fix}")]
+    NotDifferentiable {
+        what: String,
+        why: String,
+        fix: String,
+    },
+
     /// No layout of a value satisfies what is asked of it.
     #[error("no way to give {value} the layout {layout}: {why}")]
     Unreachable {

@@ -285,7 +285,7 @@ impl Compiled {
                     }
                     for step in &p.graph.plan(*plan).steps {
                         let next = step.apply(&cur).unwrap_or_else(|| cur.clone());
-                        if !step.axes().is_empty() && step.group_size(&p.mesh) > 1 {
+                        if !step.axes().is_empty() && !step.moves_nothing(&p.mesh, &cur) {
                             collectives.push(Collective {
                                 kind: step.kind().name().to_string(),
                                 axes: step

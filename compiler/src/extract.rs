@@ -118,68 +118,70 @@ fn priority_penalty(p: &Propagated, key: (ValueId, crate::egraph::LayoutId)) -> 
     }
 }
 
+/// The cheapest node of each class in one round, by dense class index: the premium and
+/// the index of the node in its class.
 struct Round {
-    best: HashMap<Id, (f64, PNode)>,
+    best: Vec<Option<(f64, usize)>>,
+}
+
+impl Round {
+    fn get(&self, c: Id) -> Option<(f64, usize)> {
+        self.best.get(usize::from(c)).copied().flatten()
+    }
 }
 
 /// Cheapest node per class, children weighted by `share` (how many consumers split them).
 fn round(
     p: &Propagated,
     order: &[ValueId],
-    costs: &HashMap<(Id, usize), f64>,
-    share: &HashMap<Id, f64>,
+    classes_of: &[Vec<Id>],
+    costs: &[Vec<f64>],
+    share: &[f64],
 ) -> Round {
     let eg = &p.graph.egraph;
-    let mut best: HashMap<Id, (f64, PNode)> = HashMap::new();
+    let mut best: Vec<Option<(f64, usize)>> = vec![None; costs.len()];
     // The cheapest premium of each value so far.
-    let mut floor: HashMap<ValueId, f64> = HashMap::new();
-    let weight = |best: &HashMap<Id, (f64, PNode)>, floor: &HashMap<ValueId, f64>, c: Id| -> f64 {
+    let mut floor: Vec<f64> = vec![0.0; p.names.len()];
+    let weight = |best: &[Option<(f64, usize)>], floor: &[f64], c: Id| -> f64 {
         let c = eg.find(c);
-        let base = floor.get(&eg[c].data.0).copied().unwrap_or(0.0);
-        best.get(&c)
-            .map(|(x, _)| (x - base) / share.get(&c).copied().unwrap_or(1.0))
-            .unwrap_or(f64::INFINITY)
+        let base = floor[eg[c].data.0.index()];
+        match best[usize::from(c)] {
+            Some((x, _)) => (x - base) / share[usize::from(c)],
+            None => f64::INFINITY,
+        }
     };
-    for &v in order {
-        let classes: Vec<Id> = p
-            .graph
-            .layouts_of(v)
-            .iter()
-            .filter_map(|&l| p.graph.class(v, l))
-            .collect();
+    for (&v, classes) in order.iter().zip(classes_of) {
         // Nodes reading earlier values first.
-        for &c in &classes {
+        for &c in classes {
             for (i, n) in eg[c].nodes.iter().enumerate() {
                 if matches!(n, PNode::Reshard { .. }) {
                     continue;
                 }
-                let total = costs[&(c, i)]
+                let total = costs[usize::from(c)][i]
                     + n.children()
                         .iter()
                         .map(|&ch| weight(&best, &floor, ch))
                         .sum::<f64>();
-                if best.get(&c).is_none_or(|(b, _)| total < *b) {
-                    best.insert(c, (total, n.clone()));
+                if best[usize::from(c)].is_none_or(|(b, _)| total < b) {
+                    best[usize::from(c)] = Some((total, i));
                 }
             }
         }
         // Then reshards among this value's layouts, to a fixpoint.
         for _ in 0..=classes.len() {
             let mut changed = false;
-            for &c in &classes {
+            for &c in classes {
                 for (i, n) in eg[c].nodes.iter().enumerate() {
                     let PNode::Reshard { child, .. } = n else {
                         continue;
                     };
                     // Within a value, children count in full: shared weights could make a
                     // cycle of reshards look cheaper each time around.
-                    let full = best
-                        .get(&eg.find(child[0]))
-                        .map(|(x, _)| *x)
-                        .unwrap_or(f64::INFINITY);
-                    let total = costs[&(c, i)] + full;
-                    if best.get(&c).is_none_or(|(b, _)| total < *b - 1e-18) {
-                        best.insert(c, (total, n.clone()));
+                    let full =
+                        best[usize::from(eg.find(child[0]))].map_or(f64::INFINITY, |(x, _)| x);
+                    let total = costs[usize::from(c)][i] + full;
+                    if best[usize::from(c)].is_none_or(|(b, _)| total < b - 1e-18) {
+                        best[usize::from(c)] = Some((total, i));
                         changed = true;
                     }
                 }
@@ -190,11 +192,11 @@ fn round(
         }
         let m = classes
             .iter()
-            .filter_map(|c| best.get(c))
-            .map(|(x, _)| *x)
+            .filter_map(|&c| best[usize::from(c)])
+            .map(|(x, _)| x)
             .fold(f64::INFINITY, f64::min);
         if m.is_finite() {
-            floor.insert(v, m);
+            floor[v.index()] = m;
         }
     }
     Round { best }
@@ -212,8 +214,9 @@ fn resolve_roots(p: &Propagated, r: &Round) -> Result<Vec<Id>, CompileError> {
                 .iter()
                 .filter(|&&l| !p.graph.layout(l).is_partial())
                 .filter_map(|&l| p.graph.class(*v, l))
-                .filter(|c| r.best.contains_key(c))
-                .min_by(|a, b| r.best[a].0.total_cmp(&r.best[b].0))
+                .filter_map(|c| r.get(c).map(|(x, _)| (c, x)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(c, _)| c)
                 .ok_or_else(|| CompileError::Unreachable {
                     value: format!("result value {}", value_name(p, *v)),
                     layout: "any complete layout".into(),
@@ -223,64 +226,147 @@ fn resolve_roots(p: &Propagated, r: &Round) -> Result<Vec<Id>, CompileError> {
         .collect()
 }
 
-/// The classes a round's choices reach from the roots, and how many consumers use each.
+/// The classes a round's choices reach from the roots, how many consumers use each, and
+/// the exact DAG cost (every chosen node once).
 fn reach(
     p: &Propagated,
     r: &Round,
     roots: &[Id],
-) -> Result<(Choice, HashMap<Id, f64>), CompileError> {
+    costs: &[Vec<f64>],
+) -> Result<(Choice, Vec<f64>, f64), CompileError> {
     let eg = &p.graph.egraph;
-    let mut choice = HashMap::new();
-    let mut uses: HashMap<Id, f64> = HashMap::new();
+    // Node index chosen per class: the round's, except that an argument arrives in one
+    // layout only (an unannotated argument may have several `Arg` classes; the others are
+    // resharded from the one most read, and that reshard is paid for).
+    let mut pick: HashMap<Id, usize> = HashMap::new();
+    let mut arrivals: HashMap<u32, Vec<Id>> = HashMap::new();
+    let mut uses = vec![0.0; costs.len()];
     let mut stack: Vec<Id> = roots.to_vec();
-    while let Some(c) = stack.pop() {
-        let c = eg.find(c);
-        if choice.contains_key(&c) {
-            continue;
+    let visit = |stack: &mut Vec<Id>,
+                 pick: &mut HashMap<Id, usize>,
+                 uses: &mut Vec<f64>,
+                 arrivals: &mut HashMap<u32, Vec<Id>>,
+                 forced: Option<(Id, usize)>|
+     -> Result<(), CompileError> {
+        if let Some((c, i)) = forced {
+            pick.insert(c, i);
+            for &ch in eg[c].nodes[i].children() {
+                uses[usize::from(eg.find(ch))] += 1.0;
+                stack.push(ch);
+            }
         }
-        let Some((_, node)) = r.best.get(&c) else {
-            let (v, l) = eg[c].data;
-            return Err(CompileError::Unreachable {
-                value: value_name(p, v),
-                layout: p.graph.layout(l).to_string(),
-                why: "no node of its class has all of its inputs available".into(),
-            });
-        };
-        for &ch in node.children() {
-            *uses.entry(eg.find(ch)).or_default() += 1.0;
-            stack.push(ch);
+        while let Some(c) = stack.pop() {
+            let c = eg.find(c);
+            if pick.contains_key(&c) {
+                continue;
+            }
+            let Some((_, i)) = r.get(c) else {
+                let (v, l) = eg[c].data;
+                return Err(CompileError::Unreachable {
+                    value: value_name(p, v),
+                    layout: p.graph.layout(l).to_string(),
+                    why: "no node of its class has all of its inputs available".into(),
+                });
+            };
+            let node = &eg[c].nodes[i];
+            if let PNode::Arg { index, .. } = node {
+                arrivals.entry(*index).or_default().push(c);
+            }
+            for &ch in node.children() {
+                uses[usize::from(eg.find(ch))] += 1.0;
+                stack.push(ch);
+            }
+            pick.insert(c, i);
         }
-        choice.insert(c, node.clone());
+        Ok(())
+    };
+    visit(&mut stack, &mut pick, &mut uses, &mut arrivals, None)?;
+    let mut extra: Vec<(u32, Vec<Id>)> = arrivals
+        .into_iter()
+        .filter(|(_, cs)| cs.len() > 1)
+        .collect();
+    extra.sort();
+    for (_, classes) in extra {
+        let primary = *classes
+            .iter()
+            .max_by(|a, b| {
+                uses[usize::from(**a)]
+                    .total_cmp(&uses[usize::from(**b)])
+                    .then(b.cmp(a))
+            })
+            .expect("more than one class");
+        for c in classes.into_iter().filter(|&c| c != primary) {
+            let from_primary = eg[c].nodes.iter().enumerate().filter(
+                |(_, n)| matches!(n, PNode::Reshard { child, .. } if eg.find(child[0]) == primary),
+            );
+            let Some((i, _)) = from_primary
+                .min_by(|a, b| costs[usize::from(c)][a.0].total_cmp(&costs[usize::from(c)][b.0]))
+            else {
+                let (v, l) = eg[c].data;
+                return Err(CompileError::Unreachable {
+                    value: value_name(p, v),
+                    layout: p.graph.layout(l).to_string(),
+                    why: "the argument arrives in another layout and no reshard reaches this one"
+                        .into(),
+                });
+            };
+            visit(
+                &mut stack,
+                &mut pick,
+                &mut uses,
+                &mut HashMap::new(),
+                Some((c, i)),
+            )?;
+        }
     }
-    Ok((choice, uses))
+    let cost = pick.iter().map(|(&c, &i)| costs[usize::from(c)][i]).sum();
+    let choice = pick
+        .into_iter()
+        .map(|(c, i)| (c, eg[c].nodes[i].clone()))
+        .collect();
+    Ok((choice, uses, cost))
 }
 
 /// Extracts the cheapest program (see the module docs).
 pub fn extract(p: &Propagated, f: &Function) -> Result<Extraction, CompileError> {
     let eg = &p.graph.egraph;
     let order = program_order(f);
-    let mut costs = HashMap::new();
-    for ((_, _), c) in p.graph.keys() {
-        for (i, n) in eg[c].nodes.iter().enumerate() {
-            costs.insert((c, i), node_cost(p, f, c, n));
-        }
+    let classes_of: Vec<Vec<Id>> = order
+        .iter()
+        .map(|&v| {
+            p.graph
+                .layouts_of(v)
+                .iter()
+                .filter_map(|&l| p.graph.class(v, l))
+                .collect()
+        })
+        .collect();
+    let size = p
+        .graph
+        .keys()
+        .map(|(_, c)| usize::from(c) + 1)
+        .max()
+        .unwrap_or(0);
+    let mut costs: Vec<Vec<f64>> = vec![Vec::new(); size];
+    for (_, c) in p.graph.keys() {
+        costs[usize::from(c)] = eg[c].nodes.iter().map(|n| node_cost(p, f, c, n)).collect();
     }
-    let dag_cost = |choice: &HashMap<Id, PNode>| -> f64 {
-        choice.iter().map(|(&c, n)| node_cost(p, f, c, n)).sum()
-    };
-    let mut share: HashMap<Id, f64> = HashMap::new();
+    let mut share: Vec<f64> = vec![1.0; size];
     let mut winner: Option<Extraction> = None;
     let mut tree_round_cost = 0.0;
     for i in 0..=ROUNDS {
-        let r = round(p, &order, &costs, &share);
+        let r = round(p, &order, &classes_of, &costs, &share);
         let roots = resolve_roots(p, &r)?;
-        let (choice, uses) = reach(p, &r, &roots)?;
-        let cost = dag_cost(&choice);
+        let (choice, uses, cost) = reach(p, &r, &roots, &costs)?;
         if i == 0 {
             tree_round_cost = cost;
         }
         if winner.as_ref().is_none_or(|w| cost < w.cost) {
-            let best = r.best.iter().map(|(&c, (x, _))| (c, *x)).collect();
+            let best = p
+                .graph
+                .keys()
+                .filter_map(|(_, c)| r.get(c).map(|(x, _)| (c, x)))
+                .collect();
             winner = Some(Extraction {
                 choice,
                 roots,
@@ -289,7 +375,7 @@ pub fn extract(p: &Propagated, f: &Function) -> Result<Extraction, CompileError>
                 best,
             });
         }
-        share = uses.into_iter().map(|(c, u)| (c, u.max(1.0))).collect();
+        share = uses.into_iter().map(|u| u.max(1.0)).collect();
     }
     let mut w = winner.expect("at least one round ran");
     w.tree_round_cost = tree_round_cost;

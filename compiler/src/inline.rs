@@ -1,5 +1,7 @@
 //! Inlining: replaces every `func.call` in the entry function by the callee's body, so
-//! propagation sees one function (calls have no sharding rule of their own).
+//! propagation sees one function (calls have no sharding rule of their own). A callee's
+//! argument and result shardings become sharding constraints on the call's operands and
+//! results (as a jitted function called inside another one constrains its values in JAX).
 
 use crate::error::CompileError;
 use shardc_ir::{Function, FunctionBuilder, Module, OpKind, ValueId};
@@ -58,16 +60,26 @@ fn copy_body(
                 why: "recursion is not allowed in StableHLO".into(),
             });
         }
-        let mut inner: HashMap<ValueId, ValueId> = g
-            .args()
-            .iter()
-            .copied()
-            .zip(op.operands.iter().map(|v| map[v]))
-            .collect();
+        let mut inner: HashMap<ValueId, ValueId> = HashMap::new();
+        for ((&a, attrs), v) in g.args().iter().zip(&g.arg_attrs).zip(&op.operands) {
+            inner.insert(a, constrained(b, map[v], attrs.sharding.as_ref())?);
+        }
         copy_body(m, g, b, &mut inner, depth + 1)?;
-        for (r, gr) in op.results.iter().zip(g.results()) {
-            map.insert(*r, inner[gr]);
+        for ((r, gr), attrs) in op.results.iter().zip(g.results()).zip(&g.result_attrs) {
+            map.insert(*r, constrained(b, inner[gr], attrs.sharding.as_ref())?);
         }
     }
     Ok(())
+}
+
+/// `x`, constrained to `sharding` if there is one.
+fn constrained(
+    b: &mut FunctionBuilder,
+    x: ValueId,
+    sharding: Option<&shardc_ir::Sharding>,
+) -> Result<ValueId, CompileError> {
+    match sharding {
+        Some(s) => Ok(b.push1(OpKind::ShardingConstraint(s.clone()), &[x])?),
+        None => Ok(x),
+    }
 }

@@ -1,7 +1,9 @@
 //! The shardc compiler: the passes, the cost model, and everything that talks to MLIR.
 
+pub mod bucket;
 pub mod constrain;
 pub mod cost;
+pub mod differentiate;
 pub mod egraph;
 pub mod error;
 pub mod explain;
@@ -16,8 +18,11 @@ pub mod mlir;
 pub mod partition;
 pub mod pipeline;
 pub mod propagate;
+pub mod regather;
 pub mod reshard;
+pub mod simplify;
 pub mod upstream;
+pub mod vjp;
 
-pub use pipeline::{Compiled, Stage, compile};
+pub use pipeline::{Compiled, Stage, Timings, compile};
 pub use propagate::Options;

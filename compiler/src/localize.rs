@@ -49,6 +49,17 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
     }
 }
 
+/// Ops whose elements depend on where they sit in the whole tensor (a constant's data,
+/// an iota's indices, the counter-based random op's global element index): a device cannot
+/// compute its piece from local pieces alone, so the partitioner computes them whole and
+/// keeps each device's block.
+pub fn computed_whole(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Constant(_) | OpKind::Iota { .. } | OpKind::Random { .. }
+    )
+}
+
 /// Ops that are the identity on local pieces: a sharding constraint has done its work once
 /// propagation has read it, and the per-device program passes its operand through.
 pub fn is_identity_locally(kind: &OpKind) -> bool {

@@ -5,14 +5,15 @@
 //! arrives in), an op run on local pieces (attributes that name global sizes localized),
 //! or a resharding plan whose steps become `stablehlo.all_reduce`, `reduce_scatter`,
 //! `all_gather`, `all_to_all` (with the replica groups of their mesh axes) and the local
-//! `shardc.shard_slice`. Ops without operands (constants, iota, random) are computed at
-//! their global shape and sliced: their pieces depend on where they sit in the whole.
+//! `shardc.shard_slice`. Ops whose elements depend on their position in the whole tensor
+//! (constants, iota, random; `localize::computed_whole`) are computed at their global shape
+//! and sliced.
 
 use crate::egraph::PNode;
 use crate::error::CompileError;
 use crate::extract::{Extraction, program_order};
 use crate::layout::{FactorAxes, Layout, project};
-use crate::localize::{combining_op, is_identity_locally, local_kind};
+use crate::localize::{combining_op, computed_whole, is_identity_locally, local_kind};
 use crate::propagate::Propagated;
 use crate::reshard::{Plan, Step, plan};
 use egg::Id;
@@ -271,9 +272,15 @@ impl Emitter<'_> {
         } else if let Some(local) = splat_piece(&o.kind, &layouts[0], &self.p.mesh) {
             // A splat is the same everywhere: every device makes its piece directly.
             vec![self.b.constant(local)]
-        } else if o.operands.is_empty() {
+        } else if computed_whole(&o.kind) {
             // Computed whole, then each device keeps its piece (global annotations dropped).
-            let mut map = HashMap::new();
+            // Its operands (a random op's seed) are replicated scalars.
+            let mut map: HashMap<ValueId, ValueId> = o
+                .operands
+                .iter()
+                .copied()
+                .zip(ins.iter().copied())
+                .collect();
             let whole = self.b.copy_op(f, o, &mut map)?;
             let last = OpId::from_index(self.b.func().ops.len() - 1);
             self.b.op_mut(last).shardings = None;
@@ -340,7 +347,7 @@ impl Emitter<'_> {
             let ty = next
                 .local_type(&self.p.mesh, &global)
                 .ok_or_else(|| internal(format!("layout {next} does not divide {global}")))?;
-            if step.group_size(&self.p.mesh) <= 1 {
+            if step.moves_nothing(&self.p.mesh, &cur) {
                 // Axes of one device: the layout changes on paper only.
                 cur = next;
                 continue;

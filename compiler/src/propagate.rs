@@ -41,6 +41,12 @@ pub struct Options {
     pub visit_limit: usize,
     pub time_limit: Duration,
     pub cost: CostModel,
+    /// Fuse all-reduces into buckets of at most this many bytes after partitioning
+    /// (`bucket.rs`; PyTorch DDP uses 25 MB). `None`: no bucketing.
+    pub bucket_bytes: Option<usize>,
+    /// Gather arguments again before reads more than this many ops after the previous
+    /// read (`regather.rs`; FSDP's free-after-forward). `None`: keep gathered copies.
+    pub regather_gap: Option<usize>,
 }
 
 impl Default for Options {
@@ -53,6 +59,8 @@ impl Default for Options {
             visit_limit: env("SHARDC_VISIT_LIMIT").map(|v| v as usize).unwrap_or(16),
             time_limit: Duration::from_millis(env("SHARDC_TIME_LIMIT_MS").unwrap_or(30_000)),
             cost: CostModel::default(),
+            bucket_bytes: None,
+            regather_gap: None,
         }
     }
 }

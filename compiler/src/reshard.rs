@@ -152,6 +152,24 @@ impl Step {
         axes.iter().map(|a| a.size(mesh).unwrap_or(1)).product()
     }
 
+    /// Whether the step changes the layout on paper only: its axes span one device, or it
+    /// reorders a dimension's axes only around axes of size 1 (every block stays put).
+    pub fn moves_nothing(&self, mesh: &Mesh, from: &Layout) -> bool {
+        if self.group_size(mesh) <= 1 {
+            return true;
+        }
+        let Step::Permute { dim, axes } = self else {
+            return false;
+        };
+        let real = |v: &[AxisRef]| -> Vec<AxisRef> {
+            v.iter()
+                .filter(|a| a.size(mesh).unwrap_or(1) > 1)
+                .cloned()
+                .collect()
+        };
+        from.dims.get(*dim).is_some_and(|d| real(d) == real(axes))
+    }
+
     /// The layout after this step, or `None` if the step does not apply to `from`.
     pub fn apply(&self, from: &Layout) -> Option<Layout> {
         let mut to = from.clone();
@@ -210,6 +228,9 @@ impl Step {
             .map(|a| a.size(mesh).unwrap_or(1))
             .product();
         if g <= 1 {
+            return 0;
+        }
+        if self.moves_nothing(mesh, from) {
             return 0;
         }
         let size = |l: &Layout| {

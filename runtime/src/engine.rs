@@ -8,7 +8,7 @@
 
 use crate::reference;
 use shardc_ir::{Function, Literal, Module, OpId, ValueId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A straight run of compute ops of a per-device function.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,18 @@ pub enum Step {
 
 /// Cuts a per-device function's body into compute segments and per-device ops.
 pub fn steps(f: &Function) -> Vec<Step> {
+    cut(f, false)
+}
+
+/// Like [`steps`], and also cuts a segment before each op that reads the result of a
+/// per-device op the segment does not read yet: a backend that runs collectives in the
+/// background then waits for a result only when an op needs it, not when the segment
+/// holding that op starts.
+pub fn steps_waiting_late(f: &Function) -> Vec<Step> {
+    cut(f, true)
+}
+
+fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
     let mut steps = Vec::new();
     let mut current: Vec<OpId> = Vec::new();
     let flush = |current: &mut Vec<OpId>, steps: &mut Vec<Step>| {
@@ -42,19 +54,32 @@ pub fn steps(f: &Function) -> Vec<Step> {
             }));
         }
     };
+    // Results of per-device ops, and those the current segment already reads.
+    let mut per_device: HashSet<ValueId> = HashSet::new();
+    let mut read: HashSet<ValueId> = HashSet::new();
     for (id, op) in f.body_ops() {
         if op.kind.is_per_device() {
             flush(&mut current, &mut steps);
+            read.clear();
             steps.push(Step::PerDevice(id));
-        } else {
-            current.push(id);
+            per_device.extend(op.results.iter().copied());
+            continue;
         }
+        let waits = op
+            .operands
+            .iter()
+            .any(|v| per_device.contains(v) && !read.contains(v));
+        if at_reads_of_per_device && waits {
+            flush(&mut current, &mut steps);
+            read.clear();
+        }
+        read.extend(op.operands.iter().filter(|v| per_device.contains(v)));
+        current.push(id);
     }
     flush(&mut current, &mut steps);
     // Inputs and outputs of each segment.
-    let mut read_after: Vec<std::collections::HashSet<ValueId>> =
-        vec![Default::default(); steps.len()];
-    let mut later: std::collections::HashSet<ValueId> = f.results().iter().copied().collect();
+    let mut read_after: Vec<HashSet<ValueId>> = vec![Default::default(); steps.len()];
+    let mut later: HashSet<ValueId> = f.results().iter().copied().collect();
     for (i, s) in steps.iter().enumerate().rev() {
         read_after[i] = later.clone();
         let ops: Vec<OpId> = match s {
@@ -67,7 +92,7 @@ pub fn steps(f: &Function) -> Vec<Step> {
     }
     for (i, s) in steps.iter_mut().enumerate() {
         let Step::Compute(seg) = s else { continue };
-        let mut defined = std::collections::HashSet::new();
+        let mut defined = HashSet::new();
         for &o in &seg.ops {
             let op = f.op(o);
             for &v in &op.operands {
@@ -114,6 +139,27 @@ struct InterpretedKernel {
     module: Module,
     func: String,
     segment: Segment,
+    /// [`last_reads`] of the segment.
+    moves: Vec<Vec<bool>>,
+}
+
+/// For each op of `segment`, for each of its operands, whether that read is the value's
+/// last in the segment and the segment does not return it: an interpreter may then move
+/// the value to the op instead of copying it (and frees it as soon as it is used).
+pub fn last_reads(f: &Function, segment: &Segment) -> Vec<Vec<bool>> {
+    let mut read_later: HashSet<ValueId> = segment.outputs.iter().copied().collect();
+    let mut moves: Vec<Vec<bool>> = Vec::with_capacity(segment.ops.len());
+    for &o in segment.ops.iter().rev() {
+        let operands = &f.op(o).operands;
+        let mut last = vec![false; operands.len()];
+        // The last position an op reads a value at is its last read.
+        for (i, v) in operands.iter().enumerate().rev() {
+            last[i] = read_later.insert(*v);
+        }
+        moves.push(last);
+    }
+    moves.reverse();
+    moves
 }
 
 impl Kernel for InterpretedKernel {
@@ -129,18 +175,32 @@ impl Kernel for InterpretedKernel {
             .copied()
             .zip(inputs.iter().cloned())
             .collect();
-        for &o in &self.segment.ops {
+        for (&o, moves) in self.segment.ops.iter().zip(&self.moves) {
             let op = f.op(o);
-            let ins: Vec<Literal> = op.operands.iter().map(|v| env[v].clone()).collect();
+            let ins = op
+                .operands
+                .iter()
+                .zip(moves)
+                .map(|(v, &last)| {
+                    if last {
+                        env.remove(v)
+                    } else {
+                        env.get(v).cloned()
+                    }
+                })
+                .collect::<Option<Vec<Literal>>>()
+                .ok_or("an operand of the segment is not defined before it is read")?;
             let outs = reference::eval_op(&self.module, f, op, &ins)?;
             env.extend(op.results.iter().copied().zip(outs));
         }
-        Ok(self
-            .segment
+        self.segment
             .outputs
             .iter()
-            .map(|v| env[v].clone())
-            .collect())
+            .map(|v| {
+                env.remove(v)
+                    .ok_or_else(|| "an output of the segment is not defined".into())
+            })
+            .collect()
     }
 }
 
@@ -155,6 +215,7 @@ impl Compute for Interpreted {
             module: module.clone(),
             func: f.name.clone(),
             segment: segment.clone(),
+            moves: last_reads(f, segment),
         }))
     }
 }
@@ -206,5 +267,83 @@ mod tests {
         let out = k.run(&[x]).unwrap();
         assert_eq!(out[1].to_f64_vec()[0], 1.0);
         assert!((out[1].to_f64_vec()[1] - (-1.0f32).exp() as f64).abs() < 1e-7);
+    }
+
+    #[test]
+    fn interpreted_kernels_move_values_at_their_last_read() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+    %a = stablehlo.negate %x : tensor<2xf32>
+    %b = stablehlo.add %a, %a : tensor<2xf32>
+    %c = stablehlo.multiply %b, %b : tensor<2xf32>
+    %d = stablehlo.add %c, %x : tensor<2xf32>
+    return %d, %a : tensor<2xf32>, tensor<2xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let [Step::Compute(seg)] = &s[..] else {
+            panic!("{s:?}")
+        };
+        // %x is read again by the last op, %a is returned, %b is read twice by one op.
+        assert_eq!(
+            last_reads(f, seg),
+            [
+                vec![false],
+                vec![false, false],
+                vec![false, true],
+                vec![true, true]
+            ]
+        );
+        let k = Interpreted.prepare(&m, f, seg).unwrap();
+        let x = Literal::from_f64(shardc_ir::DType::F32, &[2], &[1.0, -3.0]).unwrap();
+        let out = k.run(&[x]).unwrap();
+        // The segment's outputs in the order it defines them: %a, then %d.
+        assert_eq!(out[0].to_f64_vec(), [-1.0, 3.0]);
+        assert_eq!(out[1].to_f64_vec(), [5.0, 33.0]);
+    }
+
+    #[test]
+    fn waiting_late_cuts_before_the_first_reader_of_a_collective() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %c = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %a = stablehlo.negate %x : tensor<4xf32>
+    %b = stablehlo.exponential %a : tensor<4xf32>
+    %d = stablehlo.add %c, %b : tensor<4xf32>
+    %e = stablehlo.multiply %d, %c : tensor<4xf32>
+    return %e : tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let sizes = |s: &[Step]| -> Vec<usize> {
+            s.iter()
+                .map(|s| match s {
+                    Step::Compute(seg) => seg.ops.len(),
+                    Step::PerDevice(_) => 0,
+                })
+                .collect()
+        };
+        assert_eq!(sizes(&steps(f)), [0, 4]);
+        // negate and exponential run while the all-reduce is in flight; the add waits.
+        let late = steps_waiting_late(f);
+        assert_eq!(sizes(&late), [0, 2, 2]);
+        let Step::Compute(waiting) = &late[2] else {
+            panic!("{late:?}")
+        };
+        let Step::PerDevice(ar) = late[0] else {
+            panic!("{late:?}")
+        };
+        assert!(waiting.inputs.contains(&f.op(ar).results[0]));
     }
 }

@@ -1,5 +1,6 @@
 //! The shardc runtime: the reference interpreter, devices, collectives and backends.
 
+pub mod backend;
 pub mod engine;
 pub mod reference;
 pub mod shard;

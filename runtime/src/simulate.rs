@@ -321,7 +321,8 @@ fn collective(
             })
             .collect::<Result<_, _>>()?;
         let g = members.len();
-        let pieces: Vec<&Literal> = members.iter().map(|&m| &inputs[m][0]).collect();
+        // The group's operands (none for axis_index).
+        let pieces: Vec<&Literal> = members.iter().filter_map(|&m| inputs[m].first()).collect();
         let results: Vec<Literal> = match &op.kind {
             OpKind::AllGather { dim, .. } => {
                 let all = concat(

@@ -176,3 +176,48 @@ fn transformer_block_on_a_simulated_mesh() {
         .unwrap();
     check_partitioned(&l, &inputs(&types, 7, 0));
 }
+
+/// The training step of `shardc bench step` (tiny GPT, autodiff, AdamW) on the cpu
+/// backend with the JIT as every device's engine: the same losses as the interpreter.
+#[test]
+fn training_step_on_the_cpu_backend_with_the_jit() {
+    use shardc::bench::{Engine, StepBench, step, tiny_config};
+    let run = |engine| {
+        let b = StepBench {
+            model: tiny_config(),
+            devices: vec![1, 2],
+            steps: 2,
+            warmup: 0,
+            engine,
+            profile: false,
+            dump_init: None,
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&format!("{:#}", step(&b).unwrap())).unwrap();
+        assert_eq!(v["engine"], engine.name());
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r["losses"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l.as_f64().unwrap())
+                    .collect::<Vec<f64>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let (jit, interpreted) = (run(Engine::Jit), run(Engine::Interpreted));
+    assert_eq!(jit.len(), 2);
+    for (a, b) in jit.iter().zip(&interpreted) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert!(
+                (x - y).abs() <= 1e-4 * y.abs(),
+                "jit {a:?} interpreted {b:?}"
+            );
+        }
+    }
+}

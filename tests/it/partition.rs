@@ -275,3 +275,210 @@ module @constraint_on_small_split {
         "{partitioned}"
     );
 }
+
+/// DDP bucketing on JAX's data-parallel training step: its three all-reduces (the loss,
+/// 4 B, and two 2048 B gradients) fuse into one 25 MB bucket; with a 2100 B limit the loss
+/// and the first gradient share a bucket and the second gradient goes alone. Either way
+/// the results still match JAX's.
+#[test]
+fn ddp_buckets_fuse_all_reduces() {
+    let fx = jax_fixtures()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.name == "mlp_dp_train_step")
+        .unwrap();
+    let count = |c: &Compiled| {
+        c.partitioned
+            .module
+            .entry()
+            .unwrap()
+            .ops
+            .iter()
+            .filter(|o| matches!(o.kind, shardc::ir::OpKind::AllReduce { .. }))
+            .count()
+    };
+    let plain = compile(&fx.module, &Options::default()).unwrap();
+    assert_eq!(count(&plain), 3);
+    for (limit, all_reduces, buckets) in [
+        (25 << 20, 1, vec![4 + 2048 + 2048]),
+        (2100, 2, vec![4 + 2048]),
+    ] {
+        let opts = Options {
+            bucket_bytes: Some(limit),
+            ..Options::default()
+        };
+        let c = compile(&fx.module, &opts).unwrap();
+        assert_eq!(
+            count(&c),
+            all_reduces,
+            "limit {limit}\n{}",
+            c.as_text(shardc::compiler::Stage::Partitioned)
+        );
+        assert_eq!(
+            c.buckets.iter().map(|b| b.bytes).collect::<Vec<_>>(),
+            buckets
+        );
+        let got = run_simulated(&c, &fx.inputs);
+        for (k, (g, w)) in got.iter().zip(&fx.outputs).enumerate() {
+            assert!(
+                excess_error(g, w, fx.abs, fx.rel).unwrap() <= 0.0,
+                "result {k} with limit {limit}"
+            );
+        }
+    }
+}
+
+/// SyncBatchNorm semantics: with the batch split over "data", batch-norm statistics are
+/// still those of the whole batch (propagation reduces them across devices), so the
+/// partitioned program equals the single-device reference; normalising each device's
+/// shard with its own statistics (what plain per-GPU BatchNorm does) gives other numbers.
+#[test]
+fn batch_norm_statistics_are_global_when_the_batch_is_split() {
+    use shardc::ir::{DType, Mesh, TensorType};
+    use shardc::{P, Tensor, jit};
+    let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
+    let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
+    let l = jit(|x: Tensor, g: Tensor, b: Tensor| x.batch_norm(&g, &b, 1e-5))
+        .mesh(&mesh)
+        .in_shardings([P!["data", None], P![], P![]])
+        .out_shardings([P!["data", None]])
+        .lower(&[f32(&[8, 3]), f32(&[3]), f32(&[3])])
+        .unwrap();
+    let m = l.module().clone();
+    // Shards with very different statistics: rows 2i, 2i+1 around 10*i.
+    let x: Vec<f64> = (0..24)
+        .map(|i| (i / 6) as f64 * 10.0 + (i % 6) as f64 * 0.25)
+        .collect();
+    let args = vec![
+        Literal::from_f64(DType::F32, &[8, 3], &x).unwrap(),
+        Literal::from_f64(DType::F32, &[3], &[1.0, 2.0, 0.5]).unwrap(),
+        Literal::from_f64(DType::F32, &[3], &[0.0, 0.1, -0.1]).unwrap(),
+    ];
+    let c = check_against_reference(&m, &args, 1e-5, 1e-5);
+    // The statistics cross devices: a reduction over "data".
+    let e = c.explain();
+    assert!(
+        e.collectives
+            .iter()
+            .any(|c| c.kind == "all_reduce" && c.axes == ["data"]),
+        "{e}"
+    );
+    // Per-shard statistics would give something else.
+    let global = reference::run(&m, "main", &args).unwrap()[0].to_f64_vec();
+    let mut per_shard = Vec::new();
+    for shard in 0..4 {
+        let rows = &x[shard * 6..(shard + 1) * 6];
+        for r in 0..2 {
+            for c in 0..3 {
+                let col: Vec<f64> = (0..2).map(|k| rows[k * 3 + c]).collect();
+                let mu = col.iter().sum::<f64>() / 2.0;
+                let var = col.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / 2.0;
+                let g = [1.0, 2.0, 0.5][c];
+                let b = [0.0, 0.1, -0.1][c];
+                per_shard.push((rows[r * 3 + c] - mu) / (var + 1e-5).sqrt() * g + b);
+            }
+        }
+    }
+    let gap = global
+        .iter()
+        .zip(&per_shard)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        gap > 0.5,
+        "per-shard statistics should differ from the global ones, gap {gap}"
+    );
+}
+
+/// Dropout from the counter-based random op: the same global mask however the input is
+/// split, bit for bit.
+#[test]
+fn dropout_masks_are_the_same_on_every_mesh() {
+    use shardc::ir::{DType, Mesh, TensorType};
+    use shardc::{P, Tensor, jit};
+    let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
+    let x: Vec<f64> = (0..64).map(|i| 1.0 + i as f64 / 64.0).collect();
+    let args = [
+        Literal::from_f64(DType::F32, &[8, 8], &x).unwrap(),
+        Literal::from_f64(DType::I64, &[], &[1234.0]).unwrap(),
+    ];
+    let mut masks = Vec::new();
+    for (axes, spec) in [
+        (vec![("data", 2), ("model", 4)], P!["data", "model"]),
+        (vec![("data", 2), ("model", 4)], P!["model", "data"]),
+        (vec![("data", 8)], P![None, "data"]),
+        (vec![("data", 1)], P![]),
+    ] {
+        let mesh = Mesh::new("mesh", &axes).unwrap();
+        let l = jit(|x: Tensor, seed: Tensor| x.dropout(&seed, 0.5))
+            .mesh(&mesh)
+            .in_shardings([spec.clone(), P![]])
+            .out_shardings([spec])
+            .lower(&[f32(&[8, 8]), TensorType::new(DType::I64, [])])
+            .unwrap();
+        let c = compile(l.module(), &Options::default()).unwrap();
+        let mut got = run_simulated(&c, &args);
+        let want = reference::run(l.module(), "main", &args).unwrap();
+        assert_eq!(got[0], want[0], "mesh {axes:?}: not bit for bit");
+        masks.push(got.remove(0));
+    }
+    assert!(masks.windows(2).all(|w| w[0] == w[1]));
+    let kept = masks[0].to_f64_vec().iter().filter(|v| **v != 0.0).count();
+    assert!((20..=44).contains(&kept), "{kept} of 64 kept at rate 0.5");
+}
+
+/// An unannotated argument arrives in one layout: if consumers want it in two, one is
+/// resharded from the other and that collective is paid for and explained (found by the
+/// cpu backend's byte counts: a free second layout slipped an uncounted all-to-all in).
+#[test]
+fn an_argument_arrives_in_one_layout() {
+    let text = r#"
+module @two_layouts {
+  sdy.mesh @mesh = <["model"=2]>
+  func.func @main(%x: tensor<8x8x4xf32>) -> (tensor<8x8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}, {}]>}, tensor<8x8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}, {}]>}) {
+    %a = stablehlo.sine %x : tensor<8x8x4xf32>
+    %b = stablehlo.cosine %x : tensor<8x8x4xf32>
+    return %a, %b : tensor<8x8x4xf32>, tensor<8x8x4xf32>
+  }
+}"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let c = check_against_reference(&m, &det_inputs(&m), 1e-6, 1e-6);
+    let per_device = c
+        .partitioned
+        .module
+        .entry()
+        .unwrap()
+        .ops
+        .iter()
+        .filter(|o| o.kind.is_collective())
+        .count();
+    let e = c.explain();
+    assert_eq!(
+        per_device,
+        e.collectives.len(),
+        "{e}\n{}",
+        c.as_text(shardc::compiler::Stage::Partitioned)
+    );
+    assert_eq!(e.collectives.len(), 1, "{e}");
+}
+
+/// Reordering a dimension's axes around an axis of size 1 moves no data: no collective is
+/// emitted or charged (found by the cpu backend measuring 0 B where explain said 16).
+#[test]
+fn reordering_around_a_size_one_axis_is_free() {
+    let text = r#"
+module @size_one {
+  sdy.mesh @mesh = <["x"=1, "model"=2]>
+  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "model"}]>}) -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model", "x"}]>}) {
+    %b = stablehlo.negate %a : tensor<8xf32>
+    return %b : tensor<8xf32>
+  }
+}"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let c = check_against_reference(&m, &det_inputs(&m), 0.0, 0.0);
+    assert!(c.explain().collectives.is_empty(), "{}", c.explain());
+    assert!(
+        !c.as_text(shardc::compiler::Stage::Partitioned)
+            .contains("collective_permute")
+    );
+}

@@ -276,3 +276,235 @@ mod composites {
         assert!((frac - 0.75).abs() < 0.03, "kept {frac}");
     }
 }
+
+mod optimizers {
+    use super::*;
+    use shardc::Literal;
+    use shardc::optim::{AdamW, Sgd, clip_by_global_norm, warmup_cosine};
+
+    fn scalar(v: f64) -> Literal {
+        Literal::from_f64(DType::F32, &[], &[v]).unwrap()
+    }
+
+    fn run(l: &shardc::Lowered, args: &[Literal]) -> Vec<f64> {
+        l.run_reference(args)
+            .unwrap()
+            .iter()
+            .flat_map(|r| r.to_f64_vec())
+            .collect()
+    }
+
+    fn close(got: &[f64], want: &[f64]) {
+        assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-6, "got {got:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn sgd_momentum_by_hand() {
+        // v' = 0.9 * 0.2 + 0.5 = 0.68; p' = 1 - 0.1 * 0.68 = 0.932.
+        let l = jit(|lr: Tensor, p: Tensor, g: Tensor, v: Tensor| {
+            let (p2, v2) = Sgd { momentum: 0.9 }.step(&lr, &[p], &[g], &[v]);
+            vec![p2[0].clone(), v2[0].clone()]
+        })
+        .lower(&[f32(&[]), f32(&[]), f32(&[]), f32(&[])])
+        .unwrap();
+        close(
+            &run(&l, &[scalar(0.1), scalar(1.0), scalar(0.5), scalar(0.2)]),
+            &[0.932, 0.68],
+        );
+    }
+
+    #[test]
+    fn adamw_first_step_by_hand() {
+        // t = 1: m' = 0.05, v' = 0.00025, m̂ = 0.5, v̂ = 0.25, m̂/(sqrt(v̂)+eps) ≈ 1;
+        // p' = 1 - 0.1 * (1 + 0.01 * 1) = 0.899.
+        let l = jit(
+            |t: Tensor, lr: Tensor, p: Tensor, g: Tensor, m: Tensor, v: Tensor| {
+                let (p2, m2, v2) = AdamW::default().step(&t, &lr, &[p], &[g], &[m], &[v]);
+                vec![p2[0].clone(), m2[0].clone(), v2[0].clone()]
+            },
+        )
+        .lower(&[f32(&[]), f32(&[]), f32(&[]), f32(&[]), f32(&[]), f32(&[])])
+        .unwrap();
+        let got = run(
+            &l,
+            &[
+                scalar(1.0),
+                scalar(0.1),
+                scalar(1.0),
+                scalar(0.5),
+                scalar(0.0),
+                scalar(0.0),
+            ],
+        );
+        close(&got, &[0.899, 0.05, 0.00025]);
+        // Second step from there with g = 0.5 again: m = 0.095, v = 0.00049975,
+        // m̂ = 0.095/0.19 = 0.5, v̂ = 0.00049975/0.001999 = 0.25 → same update: 0.899 - 0.1*(1 + 0.00899).
+        let got2 = run(
+            &l,
+            &[
+                scalar(2.0),
+                scalar(0.1),
+                scalar(0.899),
+                scalar(0.5),
+                scalar(0.05),
+                scalar(0.00025),
+            ],
+        );
+        // (f32 arithmetic: 1 - 0.999² loses digits, so within 1e-5 here.)
+        assert!(
+            (got2[0] - (0.899 - 0.1 * (1.0 + 0.00899))).abs() < 1e-5,
+            "{got2:?}"
+        );
+    }
+
+    #[test]
+    fn global_norm_clipping_by_hand() {
+        // grads [3] and [4]: norm 5; clipped to norm 1: [0.6], [0.8].
+        let l = jit(|a: Tensor, b: Tensor| {
+            let (g, n) = clip_by_global_norm(&[a, b], 1.0);
+            vec![g[0].clone(), g[1].clone(), n]
+        })
+        .lower(&[f32(&[1]), f32(&[1])])
+        .unwrap();
+        let lit = |v: f64| Literal::from_f64(DType::F32, &[1], &[v]).unwrap();
+        close(&run(&l, &[lit(3.0), lit(4.0)]), &[0.6, 0.8, 5.0]);
+        // Below the limit nothing changes.
+        close(&run(&l, &[lit(0.3), lit(0.4)]), &[0.3, 0.4, 0.5]);
+    }
+
+    #[test]
+    fn warmup_then_cosine_by_hand() {
+        let l = jit(|s: Tensor| warmup_cosine(&s, 1.0, 10.0, 110.0, 0.1))
+            .lower(&[f32(&[])])
+            .unwrap();
+        for (step, want) in [
+            (0.0, 0.0),
+            (5.0, 0.5),
+            (10.0, 1.0),
+            (60.0, 0.55),
+            (110.0, 0.1),
+            (200.0, 0.1),
+        ] {
+            close(&run(&l, &[scalar(step)]), &[want]);
+        }
+    }
+}
+
+/// A lowered program called inside another trace: its functions join the module, its
+/// shardings constrain the call, and the whole compiles and runs like one program.
+#[test]
+fn lowered_programs_call_each_other() {
+    let mesh = mesh24();
+    let mlp = jit(|x: Tensor, w1: Tensor, w2: Tensor| x.matmul(&w1).relu().matmul(&w2))
+        .name("mlp")
+        .mesh(&mesh)
+        .in_shardings([P!["data", None], P![None, "model"], P!["model", None]])
+        .out_shardings([P!["data", None]])
+        .lower(&[f32(&[8, 16]), f32(&[16, 32]), f32(&[32, 16])])
+        .unwrap();
+    let outer = jit(|x: Tensor, w1: Tensor, w2: Tensor| {
+        let y = mlp.call(&[x.clone(), w1.clone(), w2.clone()]);
+        &y[0] + &x
+    })
+    .mesh(&mesh)
+    .lower(&[f32(&[8, 16]), f32(&[16, 32]), f32(&[32, 16])])
+    .unwrap();
+    let m = outer.module();
+    assert_eq!(m.functions.len(), 2);
+    assert!(
+        m.functions[1].name.starts_with("jit_mlp_0_"),
+        "{}",
+        m.functions[1].name
+    );
+    let c = outer.compile(&shardc::Options::default()).unwrap();
+    // The callee's shardings constrained the call: Megatron's single all-reduce.
+    let e = c.explain();
+    assert_eq!(
+        e.collectives
+            .iter()
+            .map(|c| c.kind.as_str())
+            .collect::<Vec<_>>(),
+        ["all_reduce"],
+        "{e}"
+    );
+    let args: Vec<shardc::Literal> = [[8, 16], [16, 32], [32, 16]]
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let n = s[0] * s[1];
+            shardc::Literal::from_f64(
+                DType::F32,
+                s,
+                &(0..n)
+                    .map(|i| ((i + k) as f64 * 0.37).sin())
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let want = outer.run_reference(&args).unwrap();
+    let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+    let diff = got[0]
+        .to_f64_vec()
+        .iter()
+        .zip(want[0].to_f64_vec())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(diff < 1e-5, "{diff}");
+
+    // A call with the wrong argument type is an error at the caller's line.
+    let line = line!() + 1;
+    let err = jit(|x: Tensor| mlp.call(&[x.clone(), x.clone(), x])[0].clone())
+        .mesh(&mesh)
+        .lower(&[f32(&[8, 16])])
+        .unwrap_err();
+    let Error::Trace { method, at, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((*method, at.line()), ("call", line));
+    assert!(
+        err.to_string().contains(
+            "argument 1 is tensor<8x16xf32> but the called program takes tensor<16x32xf32>"
+        ),
+        "{err}"
+    );
+}
+
+/// A small GPT's loss at initialisation is about ln(vocabulary): the logits start near 0.
+#[test]
+fn gpt_loss_at_init_is_log_vocab() {
+    use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+    let cfg = GptConfig {
+        vocab: 32,
+        layers: 2,
+        block: TransformerDims {
+            batch: 2,
+            seq: 8,
+            d_model: 16,
+            heads: 2,
+            d_ff: 64,
+        },
+    };
+    let tokens = TensorType::new(DType::I32, [2, 8]);
+    let mut types = vec![tokens.clone(), tokens];
+    types.extend(cfg.param_types());
+    let l = jit(move |a: &[Tensor]| gpt_loss(&cfg, &a[0], &a[1], &a[2..]))
+        .lower(&types)
+        .unwrap();
+    let ids: Vec<f64> = (0..16).map(|i| ((i * 7) % 32) as f64).collect();
+    let next: Vec<f64> = (0..16).map(|i| ((i * 7 + 3) % 32) as f64).collect();
+    let mut args = vec![
+        shardc::Literal::from_f64(DType::I32, &[2, 8], &ids).unwrap(),
+        shardc::Literal::from_f64(DType::I32, &[2, 8], &next).unwrap(),
+    ];
+    args.extend(cfg.init(0));
+    let loss = l.run_reference(&args).unwrap()[0].to_f64_vec()[0];
+    assert!(
+        (loss - 32f64.ln()).abs() < 0.05,
+        "loss {loss} vs ln 32 = {}",
+        32f64.ln()
+    );
+}

@@ -473,6 +473,16 @@ pub(crate) fn binary(
     })
 }
 
+/// `op` on two element vectors of one dtype and length, pair by pair, exactly as
+/// `stablehlo.<op>` computes it; `None` when the vectors differ in dtype or length or the
+/// op is not defined on their dtype.
+pub(crate) fn zip_elements(op: BinaryOp, x: &Elements, y: &Elements) -> Option<Elements> {
+    if x.dtype() != y.dtype() || x.len() != y.len() {
+        return None;
+    }
+    Some(with_native!(x.dtype(), T => T::wrap(T::zip(op, T::slice(x)?, T::slice(y)?)?)))
+}
+
 pub(crate) fn compare(
     site: &Site,
     dir: ComparisonDirection,

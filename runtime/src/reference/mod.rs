@@ -112,6 +112,18 @@ pub fn run(module: &Module, func: &str, args: &[Literal]) -> Result<Vec<Literal>
     Ok(results.into_iter().map(unwrap_rc).collect())
 }
 
+/// A binary op applied to whole element vectors (of one dtype and length), element by
+/// element, with the op's exact semantics; `None` if they differ in dtype or length or the
+/// op is not defined on the dtype. Backends combine the pieces of a reduction with it
+/// (the one-op reducer of an `all_reduce` or `reduce_scatter`).
+pub fn zip_elements(
+    op: shardc_ir::BinaryOp,
+    x: &shardc_ir::Elements,
+    y: &shardc_ir::Elements,
+) -> Option<shardc_ir::Elements> {
+    elementwise::zip_elements(op, x, y)
+}
+
 /// Evaluates one op of `f` on the values of its operands and returns its results.
 ///
 /// `inputs` holds one literal per operand, of the operand's type (splats are accepted).

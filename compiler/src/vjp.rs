@@ -1,0 +1,957 @@
+//! The VJP (vector-Jacobian product) rule of every op family, for `differentiate.rs`.
+//!
+//! A rule gets one op of the forward program (its operands and results already copied
+//! into the function being built), the cotangents of its results and which operands want
+//! a cotangent, and emits the ops computing those operands' cotangents. It returns one
+//! entry per operand: `None` where the operand gets no contribution (it is not wanted,
+//! is not float, or the op's derivative with respect to it is zero almost everywhere).
+//!
+//! [`vjp`] is the table: one arm per op family (the elementwise families delegate to
+//! [`unary`] and [`binary`], one line per op); ops without a rule are listed with the
+//! reason. The rules follow JAX's (`jax/_src/lax/lax.py`, `slicing.py`): in particular
+//! `maximum`/`minimum` split the cotangent between tied operands, and a `max`/`min`
+//! reduce divides it among tied positions. `docs/autodiff.md` lists every rule.
+
+use shardc_ir::{
+    BinaryOp, BlockId, ComparisonDirection, ComparisonType, DType, DotDims, Function,
+    FunctionBuilder, GatherDims, IrError, Literal, Op, OpKind, Scalar, TensorType, UnaryOp,
+    ValueId,
+};
+use std::collections::HashMap;
+
+/// One op of the forward program, as a rule sees it.
+pub struct Primal<'a> {
+    /// The function the op was read from (its regions live there).
+    pub src: &'a Function,
+    /// The op, as in `src`.
+    pub op: &'a Op,
+    /// The op's operands and results in the function being built.
+    pub operands: Vec<ValueId>,
+    pub results: Vec<ValueId>,
+    /// The cotangent of each result, where one reached it.
+    pub cotangents: Vec<Option<ValueId>>,
+    /// Whether each operand wants a cotangent (it is float and lies between a
+    /// differentiated argument and the loss).
+    pub needs: Vec<bool>,
+}
+
+/// Why a rule emitted nothing.
+#[derive(Debug)]
+pub enum VjpError {
+    /// The op has no VJP in this form: why, and what to do instead.
+    NoRule { why: String, fix: String },
+    /// An op the rule emitted broke its typing rule (a bug in the rule).
+    Build(IrError),
+    /// The rule was called without what it needs (a bug in the caller).
+    Misuse(String),
+}
+
+impl From<IrError> for VjpError {
+    fn from(e: IrError) -> VjpError {
+        VjpError::Build(e)
+    }
+}
+
+fn no_rule<T>(why: impl Into<String>, fix: impl Into<String>) -> Result<T, VjpError> {
+    Err(VjpError::NoRule {
+        why: why.into(),
+        fix: fix.into(),
+    })
+}
+
+/// The cotangents of one op's operands (one entry per operand).
+pub type Cotangents = Vec<Option<ValueId>>;
+
+/// The table: the VJP of one op, by family.
+pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
+    let n = p.operands.len();
+    match &p.op.kind {
+        OpKind::Unary(u) => Ok(vec![unary(e, *u, p)?]),
+        OpKind::Binary(b) => binary(e, *b, p),
+        // Boolean results: nothing flows back.
+        OpKind::Compare { .. } => Ok(vec![None; n]),
+
+        // The rest, alphabetically.
+        OpKind::BroadcastInDim { dims } => Ok(vec![broadcast_in_dim(e, p, dims)?]),
+        OpKind::Call { callee } => no_rule(
+            format!("it calls @{callee}, and calls are not differentiated through"),
+            "inline the call first (value_and_grad inlines every call of the entry function)",
+        ),
+        OpKind::Clamp => clamp(e, p),
+        OpKind::Concatenate { dimension } => concatenate(e, p, *dimension),
+        // No operands.
+        OpKind::Constant(_) | OpKind::Iota { .. } => Ok(Vec::new()),
+        OpKind::Convert => Ok(vec![convert(e, p)?]),
+        OpKind::DotGeneral(dims) => dot_general(e, p, dims),
+        OpKind::Gather(dims) => gather(e, p, dims),
+        OpKind::Pad {
+            low,
+            high,
+            interior,
+        } => pad(e, p, low, high, interior),
+        // The seed is an integer: the numbers do not vary with anything differentiable.
+        OpKind::Random { .. } => Ok(vec![None; n]),
+        OpKind::Reduce { dimensions } => reduce(e, p, dimensions),
+        // reshape(g) back to the operand's shape.
+        OpKind::Reshape => {
+            let x = p.operands[0];
+            let shape = e.ty(x).shape;
+            Ok(vec![Some(e.reshape(g(p)?, &shape)?)])
+        }
+        // select(pred, g, 0) to on_true, select(pred, 0, g) to on_false; none to pred.
+        OpKind::Select => {
+            let (pred, g) = (p.operands[0], g(p)?);
+            let mut out = vec![None; 3];
+            if p.needs[1] || p.needs[2] {
+                let zero = e.zeros_like(g);
+                if p.needs[1] {
+                    out[1] = Some(e.select(pred, g, zero)?);
+                }
+                if p.needs[2] {
+                    out[2] = Some(e.select(pred, zero, g)?);
+                }
+            }
+            Ok(out)
+        }
+        // JAX: the cotangent is constrained like the primal.
+        OpKind::ShardingConstraint(s) => Ok(vec![Some(
+            e.b.push1(OpKind::ShardingConstraint(s.clone()), &[g(p)?])?,
+        )]),
+        OpKind::Slice {
+            start,
+            limit: _,
+            strides,
+        } => Ok(vec![slice(e, p, start, strides)?]),
+        // transpose(g, inverse permutation).
+        OpKind::Transpose { permutation } => {
+            let mut inverse = vec![0; permutation.len()];
+            for (i, &d) in permutation.iter().enumerate() {
+                inverse[d] = i;
+            }
+            Ok(vec![Some(e.transpose(g(p)?, &inverse)?)])
+        }
+        OpKind::AllGather { .. }
+        | OpKind::AllReduce { .. }
+        | OpKind::ReduceScatter { .. }
+        | OpKind::AllToAll { .. }
+        | OpKind::ShardSlice { .. }
+        | OpKind::AxisIndex { .. }
+        | OpKind::CollectivePermute { .. } => no_rule(
+            "it is an op of partitioned (per-device) programs",
+            "differentiate the global program, before partitioning",
+        ),
+    }
+}
+
+/// The cotangent of a one-result op's result (a rule runs only when it has one).
+fn g(p: &Primal) -> Result<ValueId, VjpError> {
+    p.cotangents.first().copied().flatten().ok_or_else(|| {
+        VjpError::Misuse(format!(
+            "the VJP of {} was asked for without a cotangent of its result",
+            p.op.kind.name()
+        ))
+    })
+}
+
+/// One line per unary op: the cotangent of `x` from `g`, with `z` the op's result.
+fn unary(e: &mut Emitter, u: UnaryOp, p: &Primal) -> Result<Option<ValueId>, VjpError> {
+    use UnaryOp::*;
+    let (x, z, g) = (p.operands[0], p.results[0], g(p)?);
+    let gx = match u {
+        // -g
+        Negate => e.unary(Negate, g)?,
+        // g * exp(x) = g * z
+        Exponential => e.mul(g, z)?,
+        // g * (z + 1)
+        ExponentialMinusOne => {
+            let z1 = e.add_const(z, 1.0)?;
+            e.mul(g, z1)?
+        }
+        // g / x
+        Log => e.div(g, x)?,
+        // g / (x + 1)
+        LogPlusOne => {
+            let x1 = e.add_const(x, 1.0)?;
+            e.div(g, x1)?
+        }
+        // g * (1 - z^2)
+        Tanh => {
+            let zz = e.mul(z, z)?;
+            let one = e.full_like(z, 1.0);
+            let d = e.binary(BinaryOp::Subtract, one, zz)?;
+            e.mul(g, d)?
+        }
+        // g * 0.5 / z
+        Sqrt => {
+            let half = e.full_like(z, 0.5);
+            let d = e.div(half, z)?;
+            e.mul(g, d)?
+        }
+        // g * -0.5 * z / x
+        Rsqrt => {
+            let zx = e.div(z, x)?;
+            let d = e.mul_const(zx, -0.5)?;
+            e.mul(g, d)?
+        }
+        // g * (1/3) / z^2
+        Cbrt => {
+            let zz = e.mul(z, z)?;
+            let third = e.full_like(z, 1.0 / 3.0);
+            let d = e.div(third, zz)?;
+            e.mul(g, d)?
+        }
+        // g * sign(x)
+        Abs => {
+            let s = e.unary(Sign, x)?;
+            e.mul(g, s)?
+        }
+        // g * z * (1 - z)
+        Logistic => {
+            let one = e.full_like(z, 1.0);
+            let omz = e.binary(BinaryOp::Subtract, one, z)?;
+            let d = e.mul(z, omz)?;
+            e.mul(g, d)?
+        }
+        // g * cos(x)
+        Sine => {
+            let c = e.unary(Cosine, x)?;
+            e.mul(g, c)?
+        }
+        // -g * sin(x)
+        Cosine => {
+            let s = e.unary(Sine, x)?;
+            let gs = e.mul(g, s)?;
+            e.unary(Negate, gs)?
+        }
+        // g * (1 + z^2)
+        Tan => {
+            let zz = e.mul(z, z)?;
+            let d = e.add_const(zz, 1.0)?;
+            e.mul(g, d)?
+        }
+        // Piecewise constant: zero almost everywhere (JAX: zero).
+        Floor | Ceil | Sign | RoundNearestEven | RoundNearestAfz => return Ok(None),
+        // Integer or boolean results: nothing flows back.
+        Not | IsFinite => return Ok(None),
+    };
+    Ok(Some(gx))
+}
+
+/// One arm per binary op: the cotangents of `x` and `y` (each only if wanted).
+fn binary(e: &mut Emitter, b: BinaryOp, p: &Primal) -> Result<Cotangents, VjpError> {
+    use BinaryOp::*;
+    let (x, y, z, g) = (p.operands[0], p.operands[1], p.results[0], g(p)?);
+    let (nx, ny) = (p.needs[0], p.needs[1]);
+    let (gx, gy) = match b {
+        // g, g
+        Add => (nx.then_some(g), ny.then_some(g)),
+        // g, -g
+        Subtract => (
+            nx.then_some(g),
+            e.when(ny, |e| e.unary(UnaryOp::Negate, g))?,
+        ),
+        // g * y, g * x
+        Multiply => (e.when(nx, |e| e.mul(g, y))?, e.when(ny, |e| e.mul(g, x))?),
+        // g / y, -(g * z / y)
+        Divide => {
+            let gx = e.when(nx, |e| e.div(g, y))?;
+            let gy = e.when(ny, |e| {
+                let gz = e.mul(g, z)?;
+                let q = e.div(gz, y)?;
+                e.unary(UnaryOp::Negate, q)
+            })?;
+            (gx, gy)
+        }
+        // g, -g * trunc(x / y) with trunc(q) = sign(q) * floor(|q|) (JAX's rule)
+        Remainder => {
+            let gy = e.when(ny, |e| {
+                let q = e.div(x, y)?;
+                let s = e.unary(UnaryOp::Sign, q)?;
+                let a = e.unary(UnaryOp::Abs, q)?;
+                let f = e.unary(UnaryOp::Floor, a)?;
+                let t = e.mul(s, f)?;
+                let gt = e.mul(g, t)?;
+                e.unary(UnaryOp::Negate, gt)
+            })?;
+            (nx.then_some(g), gy)
+        }
+        // JAX's `_balanced_eq`: g * [x == z] / (1 + [y == z]), ties split in half.
+        Maximum | Minimum => (
+            e.when(nx, |e| balanced_share(e, g, x, z, y))?,
+            e.when(ny, |e| balanced_share(e, g, y, z, x))?,
+        ),
+        // g * (y == 0 ? 0 : y * x^(y-1)), g * z * log(x == 0 ? 1 : x) (JAX's guards)
+        Power => {
+            let gx = e.when(nx, |e| {
+                let y1 = e.add_const(y, -1.0)?;
+                let pw = e.binary(Power, x, y1)?;
+                let d = e.mul(y, pw)?;
+                let y0 = e.compare_const(ComparisonDirection::Eq, y, 0.0)?;
+                let zero = e.zeros_like(d);
+                let d = e.select(y0, zero, d)?;
+                e.mul(g, d)
+            })?;
+            let gy = e.when(ny, |e| {
+                let x0 = e.compare_const(ComparisonDirection::Eq, x, 0.0)?;
+                let one = e.full_like(x, 1.0);
+                let safe = e.select(x0, one, x)?;
+                let l = e.unary(UnaryOp::Log, safe)?;
+                let d = e.mul(z, l)?;
+                e.mul(g, d)
+            })?;
+            (gx, gy)
+        }
+        // atan2(x, y): g * y / (x^2 + y^2), -g * x / (x^2 + y^2)
+        Atan2 => {
+            let xx = e.mul(x, x)?;
+            let yy = e.mul(y, y)?;
+            let r = e.binary(Add, xx, yy)?;
+            let gr = e.div(g, r)?;
+            let gx = e.when(nx, |e| e.mul(gr, y))?;
+            let gy = e.when(ny, |e| {
+                let t = e.mul(gr, x)?;
+                e.unary(UnaryOp::Negate, t)
+            })?;
+            (gx, gy)
+        }
+        // Integer or boolean only: nothing flows back.
+        And | Or | Xor | ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => (None, None),
+    };
+    Ok(vec![gx, gy])
+}
+
+/// `g * select(a == z, 1, 0) / select(b == z, 2, 1)`: `a`'s share of `g` where `z` is the
+/// maximum (or minimum) of `a` and `b`.
+fn balanced_share(
+    e: &mut Emitter,
+    g: ValueId,
+    a: ValueId,
+    z: ValueId,
+    b: ValueId,
+) -> Result<ValueId, IrError> {
+    let (zero, one, two) = (
+        e.full_like(z, 0.0),
+        e.full_like(z, 1.0),
+        e.full_like(z, 2.0),
+    );
+    let az = e.compare(ComparisonDirection::Eq, a, z)?;
+    let bz = e.compare(ComparisonDirection::Eq, b, z)?;
+    let num = e.select(az, one, zero)?;
+    let den = e.select(bz, two, one)?;
+    let share = e.div(num, den)?;
+    e.mul(g, share)
+}
+
+/// `clamp(lo, x, hi)` (JAX's rule): x gets `g` where `lo < x < hi`; `lo` where
+/// `lo > x` and `lo < hi`; `hi` where `hi < x`. A scalar bound's cotangent is summed.
+fn clamp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
+    use ComparisonDirection::{Gt, Lt};
+    let (x, g) = (p.operands[1], g(p)?);
+    let shape = e.ty(x).shape;
+    let full = |e: &mut Emitter, v: ValueId| -> Result<ValueId, IrError> {
+        if e.ty(v).shape == shape {
+            Ok(v)
+        } else {
+            e.broadcast(v, &shape, &[])
+        }
+    };
+    let lo = full(e, p.operands[0])?;
+    let hi = full(e, p.operands[2])?;
+    let mut out = vec![None; 3];
+    let masked = |e: &mut Emitter, pred: ValueId, bound: Option<ValueId>| {
+        let zero = e.zeros_like(g);
+        let s = e.select(pred, g, zero)?;
+        match bound {
+            Some(b) if e.ty(b).rank() == 0 && e.ty(s).rank() != 0 => e.sum_all(s),
+            _ => Ok(s),
+        }
+    };
+    if p.needs[1] {
+        let a = e.compare(Gt, x, lo)?;
+        let b = e.compare(Lt, x, hi)?;
+        let inside = e.binary(BinaryOp::And, a, b)?;
+        out[1] = Some(masked(e, inside, None)?);
+    }
+    if p.needs[0] {
+        let a = e.compare(Gt, lo, x)?;
+        let b = e.compare(Lt, lo, hi)?;
+        let below = e.binary(BinaryOp::And, a, b)?;
+        out[0] = Some(masked(e, below, Some(p.operands[0]))?);
+    }
+    if p.needs[2] {
+        let above = e.compare(Lt, hi, x)?;
+        out[2] = Some(masked(e, above, Some(p.operands[2]))?);
+    }
+    Ok(out)
+}
+
+/// `convert(g)` back to the operand's float type; nothing for integer operands or results.
+fn convert(e: &mut Emitter, p: &Primal) -> Result<Option<ValueId>, VjpError> {
+    let x = p.operands[0];
+    let (from, to) = (e.ty(x).dtype, e.ty(p.results[0]).dtype);
+    if !from.is_float() || !to.is_float() {
+        return Ok(None);
+    }
+    Ok(Some(e.convert(g(p)?, from)?))
+}
+
+/// `broadcast_in_dim`: `g` summed over the result dimensions the operand does not map to
+/// and over the operand's size-1 dimensions that were stretched, then transposed into the
+/// operand's dimension order and reshaped to its shape.
+fn broadcast_in_dim(
+    e: &mut Emitter,
+    p: &Primal,
+    dims: &[usize],
+) -> Result<Option<ValueId>, VjpError> {
+    let (x, g) = (p.operands[0], g(p)?);
+    let (xs, zs) = (e.ty(x).shape, e.ty(g).shape);
+    let stretched = |i: usize| xs[i] == 1 && zs[dims[i]] != 1;
+    let mut summed: Vec<usize> = (0..zs.len()).filter(|d| !dims.contains(d)).collect();
+    summed.extend((0..xs.len()).filter(|&i| stretched(i)).map(|i| dims[i]));
+    summed.sort_unstable();
+    let s = e.sum(g, &summed)?;
+    // The sum keeps the mapped dimensions in result order; the operand lists them in its own.
+    let kept: Vec<usize> = (0..xs.len()).filter(|&i| !stretched(i)).collect();
+    let mut by_result = kept.clone();
+    by_result.sort_by_key(|&i| dims[i]);
+    let perm: Vec<usize> = kept
+        .iter()
+        .map(|i| by_result.iter().position(|j| j == i).unwrap_or(0))
+        .collect();
+    let t = e.transpose(s, &perm)?;
+    Ok(Some(e.reshape(t, &xs)?))
+}
+
+/// `slice`: `g` padded back with zeros: `start` before, the rest after, `stride - 1`
+/// between elements.
+fn slice(
+    e: &mut Emitter,
+    p: &Primal,
+    start: &[usize],
+    strides: &[usize],
+) -> Result<Option<ValueId>, VjpError> {
+    let (x, g) = (p.operands[0], g(p)?);
+    let (xs, zs) = (e.ty(x).shape, e.ty(g).shape);
+    let low: Vec<i64> = start.iter().map(|&s| s as i64).collect();
+    let interior: Vec<i64> = strides.iter().map(|&s| s as i64 - 1).collect();
+    let high: Vec<i64> = (0..xs.len())
+        .map(|d| {
+            let covered = zs[d] as i64 + (zs[d] as i64 - 1).max(0) * interior[d];
+            xs[d] as i64 - low[d] - covered
+        })
+        .collect();
+    if low.iter().chain(&high).chain(&interior).all(|&v| v == 0) {
+        return Ok(Some(g));
+    }
+    Ok(Some(e.pad(g, &low, &high, &interior)?))
+}
+
+/// `concatenate`: operand `k` gets its slab of `g` along the dimension.
+fn concatenate(e: &mut Emitter, p: &Primal, dimension: usize) -> Result<Cotangents, VjpError> {
+    let g = g(p)?;
+    let shape = e.ty(g).shape;
+    let mut offset = 0;
+    let mut out = Vec::with_capacity(p.operands.len());
+    for (&x, &need) in p.operands.iter().zip(&p.needs) {
+        let n = e.ty(x).shape[dimension];
+        if need {
+            let mut start = vec![0; shape.len()];
+            let mut limit = shape.clone();
+            start[dimension] = offset;
+            limit[dimension] = offset + n;
+            out.push(Some(e.slice(g, &start, &limit, &vec![1; shape.len()])?));
+        } else {
+            out.push(None);
+        }
+        offset += n;
+    }
+    Ok(out)
+}
+
+/// `pad(x, v)` (JAX's rule): `x` gets `g` with the edge padding undone (negative padding
+/// re-added as zeros) and every `interior + 1`-th element kept; the padding value gets
+/// `sum(g) - sum(g_x)`.
+fn pad(
+    e: &mut Emitter,
+    p: &Primal,
+    low: &[i64],
+    high: &[i64],
+    interior: &[i64],
+) -> Result<Cotangents, VjpError> {
+    let (x, g) = (p.operands[0], g(p)?);
+    let xs = e.ty(x).shape;
+    let rank = xs.len();
+    // The extent of x's elements in g, interior padding included, per dimension.
+    let span = |d: usize| (xs[d] as i64 - 1).max(0) * (interior[d] + 1) + (xs[d] > 0) as i64;
+    let strides: Vec<usize> = interior.iter().map(|&i| i as usize + 1).collect();
+    let gx = if low.iter().chain(high).all(|&v| v >= 0) {
+        let start: Vec<usize> = low.iter().map(|&l| l as usize).collect();
+        let limit: Vec<usize> = (0..rank).map(|d| (low[d] + span(d)) as usize).collect();
+        e.slice(g, &start, &limit, &strides)?
+    } else {
+        let neg = |v: &[i64]| v.iter().map(|&a| -a).collect::<Vec<_>>();
+        let unpadded = e.pad(g, &neg(low), &neg(high), &vec![0; rank])?;
+        let limit: Vec<usize> = (0..rank).map(|d| span(d) as usize).collect();
+        e.slice(unpadded, &vec![0; rank], &limit, &strides)?
+    };
+    let gv = e.when(p.needs[1], |e| {
+        let all = e.sum_all(g)?;
+        let inner = e.sum_all(gx)?;
+        e.binary(BinaryOp::Subtract, all, inner)
+    })?;
+    Ok(vec![p.needs[0].then_some(gx), gv])
+}
+
+/// `dot_general` (JAX's `_dot_general_transpose_lhs/rhs`). The result is laid out
+/// `[batch, lhs kept, rhs kept]`. The lhs cotangent contracts `g`'s rhs-kept dimensions
+/// with rhs's kept ones (batching with rhs's batch), giving `[batch, lhs kept, lhs
+/// contracting in rhs's order]`, transposed back into lhs's order; the rhs likewise.
+fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, VjpError> {
+    let (x, y, g) = (p.operands[0], p.operands[1], g(p)?);
+    let (xr, yr) = (e.ty(x).rank(), e.ty(y).rank());
+    let kept = |rank: usize, batch: &[usize], contracting: &[usize]| -> Vec<usize> {
+        (0..rank)
+            .filter(|a| !batch.contains(a) && !contracting.contains(a))
+            .collect()
+    };
+    let x_kept = kept(xr, &d.lhs_batch, &d.lhs_contracting);
+    let y_kept = kept(yr, &d.rhs_batch, &d.rhs_contracting);
+    let nb = d.lhs_batch.len();
+    let g_batch: Vec<usize> = (0..nb).collect();
+    let g_x: Vec<usize> = (nb..nb + x_kept.len()).collect();
+    let g_y: Vec<usize> = (nb + x_kept.len()..nb + x_kept.len() + y_kept.len()).collect();
+    // The side-`a` contracting dimensions, in the ascending order of their partners on `b`.
+    let by_partner = |a: &[usize], b: &[usize]| -> Vec<usize> {
+        let mut pairs: Vec<(usize, usize)> = b.iter().copied().zip(a.iter().copied()).collect();
+        pairs.sort_unstable();
+        pairs.into_iter().map(|(_, a)| a).collect()
+    };
+    let one_side = |e: &mut Emitter,
+                    other: ValueId,
+                    g_contract: Vec<usize>,
+                    other_kept: &[usize],
+                    other_batch: &[usize],
+                    labels: Vec<usize>|
+     -> Result<ValueId, IrError> {
+        let dims = DotDims {
+            lhs_batch: g_batch.clone(),
+            rhs_batch: other_batch.to_vec(),
+            lhs_contracting: g_contract,
+            rhs_contracting: other_kept.to_vec(),
+            precision: d.precision.clone(),
+        };
+        let t = e.dot_general(g, other, dims)?;
+        // `labels[i]` is the dimension of this side that `t`'s dimension `i` is.
+        let mut perm = vec![0; labels.len()];
+        for (i, &l) in labels.iter().enumerate() {
+            perm[l] = i;
+        }
+        e.transpose(t, &perm)
+    };
+    let gx = if p.needs[0] {
+        let labels = [
+            d.lhs_batch.clone(),
+            x_kept.clone(),
+            by_partner(&d.lhs_contracting, &d.rhs_contracting),
+        ]
+        .concat();
+        Some(one_side(e, y, g_y, &y_kept, &d.rhs_batch, labels)?)
+    } else {
+        None
+    };
+    let gy = if p.needs[1] {
+        let labels = [
+            d.rhs_batch.clone(),
+            y_kept.clone(),
+            by_partner(&d.rhs_contracting, &d.lhs_contracting),
+        ]
+        .concat();
+        // g's lhs-kept dimensions contract with x's; g's remaining ones are rhs kept.
+        let t = one_side(e, x, g_x, &x_kept, &d.lhs_batch, labels)?;
+        Some(t)
+    } else {
+        None
+    };
+    Ok(vec![gx, gy])
+}
+
+/// The binary op a reducer body applies, if it is one binary op of its two arguments
+/// (in either order) and returns it.
+fn single_op_reducer(f: &Function, body: BlockId) -> Option<BinaryOp> {
+    let block = f.blocks.get(body.index())?;
+    let ([acc, x], [id], [out]) = (
+        block.args.as_slice(),
+        block.ops.as_slice(),
+        block.results.as_slice(),
+    ) else {
+        return None;
+    };
+    let op = f.ops.get(id.index())?;
+    match op.kind {
+        OpKind::Binary(b)
+            if op.results == [*out] && (op.operands == [*acc, *x] || op.operands == [*x, *acc]) =>
+        {
+            Some(b)
+        }
+        _ => None,
+    }
+}
+
+/// `reduce` of one input: an `add` body broadcasts `g` back (the init gets `sum(g)`); a
+/// `maximum`/`minimum` body sends `g` to the positions equal to the result, divided by how
+/// many tie (JAX's `_reduce_chooser_jvp_rule`; a count of 0, where the init won, counts as 1).
+fn reduce(e: &mut Emitter, p: &Primal, dimensions: &[usize]) -> Result<Cotangents, VjpError> {
+    if p.operands.len() != 2 {
+        return no_rule(
+            format!(
+                "it reduces {} inputs together (an argmax-like reduce), which has no VJP here",
+                p.operands.len() / 2
+            ),
+            "reduce each input on its own (e.g. a max reduce for the values), or keep this value out of the loss",
+        );
+    }
+    let body = p.op.regions.first().copied();
+    let reducer = body.and_then(|b| single_op_reducer(p.src, b));
+    let (x, z, g) = (p.operands[0], p.results[0], g(p)?);
+    let xs = e.ty(x).shape;
+    let kept: Vec<usize> = (0..xs.len()).filter(|d| !dimensions.contains(d)).collect();
+    match reducer {
+        Some(BinaryOp::Add) => {
+            let gx = e.when(p.needs[0], |e| e.broadcast(g, &xs, &kept))?;
+            let gi = e.when(p.needs[1], |e| e.sum_all(g))?;
+            Ok(vec![gx, gi])
+        }
+        Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+            if p.needs[1] {
+                return no_rule(
+                    "its init value is differentiated, and a max/min reduce gives no gradient to its init",
+                    "pass a constant init (-inf for max, +inf for min) and take the maximum with the other value separately",
+                );
+            }
+            let zb = e.broadcast(z, &xs, &kept)?;
+            let hit = e.compare(ComparisonDirection::Eq, x, zb)?;
+            let dtype = e.ty(x).dtype;
+            let mask = e.convert(hit, dtype)?;
+            let counts = e.sum(mask, dimensions)?;
+            let one = e.full_like(counts, 1.0);
+            let counts = e.binary(BinaryOp::Maximum, counts, one)?;
+            let share = e.div(g, counts)?;
+            let sb = e.broadcast(share, &xs, &kept)?;
+            Ok(vec![Some(e.mul(mask, sb)?), None])
+        }
+        other => {
+            let body_says = match other {
+                Some(b) => format!("applies stablehlo.{}", b.name()),
+                None => {
+                    let ops = body
+                        .and_then(|b| p.src.blocks.get(b.index()))
+                        .map_or(0, |b| b.ops.len());
+                    format!("is a general body of {ops} op(s)")
+                }
+            };
+            no_rule(
+                format!(
+                    "its reducer {body_says}; only add, maximum and minimum reducers have a VJP"
+                ),
+                "write the reduction with a sum, max or min reduce (a product as exp(sum(log x)) for positive x), or keep this value out of the loss",
+            )
+        }
+    }
+}
+
+/// `gather` in the row-lookup form (`Tensor::take_rows`, `table[indices]`): the table
+/// `[V, D]` gets `one_hot(indices) · g`, contracting the index dimensions. There is no
+/// scatter op, so the one-hot matrix (`iota == indices`, indices clamped into `[0, V)` as
+/// gather clamps them) is materialized. Other gathers have no rule.
+fn gather(e: &mut Emitter, p: &Primal, dims: &GatherDims) -> Result<Cotangents, VjpError> {
+    let (table, indices, g) = (p.operands[0], p.operands[1], g(p)?);
+    if !p.needs[0] {
+        return Ok(vec![None, None]);
+    }
+    let (tt, it) = (e.ty(table), e.ty(indices));
+    let n = it.rank();
+    // Indices of shape [..., 1] with the index vector last are the same lookup.
+    let trailing = dims.index_vector_dim + 1 == n && it.shape[n - 1] == 1;
+    let batch_rank = if trailing { n - 1 } else { n };
+    let row_lookup = tt.rank() == 2
+        && (dims.index_vector_dim == n || trailing)
+        && dims.offset_dims == [batch_rank]
+        && dims.collapsed_slice_dims == [0]
+        && dims.start_index_map == [0]
+        && dims.operand_batching_dims.is_empty()
+        && dims.start_indices_batching_dims.is_empty()
+        && dims.slice_sizes == [1, tt.shape[1]];
+    if !row_lookup {
+        return no_rule(
+            "only the row-lookup gather (table [V, D], whole rows at integer indices, as Tensor::take_rows emits) has a VJP",
+            "write the lookup as table.take_rows(indices), or keep the gathered operand out of wrt",
+        );
+    }
+    let idx = if trailing {
+        e.reshape(indices, &it.shape[..n - 1])?
+    } else {
+        indices
+    };
+    let bshape = e.ty(idx).shape;
+    let v = tt.shape[0];
+    let lo = e.constant(Literal::scalar(it.dtype, Scalar::Int(0)));
+    let hi = e.constant(Literal::scalar(it.dtype, Scalar::Int(v as i64 - 1)));
+    let idx = e.b.push1(OpKind::Clamp, &[lo, idx, hi])?;
+    let mut oh_shape = bshape.clone();
+    oh_shape.push(v);
+    let iota = e.b.push1_typed(
+        OpKind::Iota {
+            dimension: batch_rank,
+        },
+        &[],
+        TensorType::new(it.dtype, oh_shape.clone()),
+    )?;
+    let ib = e.broadcast(idx, &oh_shape, &(0..batch_rank).collect::<Vec<_>>())?;
+    let hit = e.compare(ComparisonDirection::Eq, iota, ib)?;
+    let one_hot = e.convert(hit, tt.dtype)?;
+    let contract: Vec<usize> = (0..batch_rank).collect();
+    let gt = e.dot_general(
+        one_hot,
+        g,
+        DotDims {
+            lhs_contracting: contract.clone(),
+            rhs_contracting: contract,
+            ..DotDims::default()
+        },
+    )?;
+    Ok(vec![Some(gt), None])
+}
+
+/// Emits ops into the function being built, with the few helpers rules need. Splat
+/// constants are made once per type and value (the body is one block, so the first one
+/// made is visible to every later op).
+pub struct Emitter<'b> {
+    pub b: &'b mut FunctionBuilder,
+    splats: HashMap<(TensorType, u64), ValueId>,
+}
+
+impl<'b> Emitter<'b> {
+    pub fn new(b: &'b mut FunctionBuilder) -> Emitter<'b> {
+        Emitter {
+            b,
+            splats: HashMap::new(),
+        }
+    }
+
+    pub fn ty(&self, v: ValueId) -> TensorType {
+        self.b.ty(v).clone()
+    }
+
+    /// Runs `f` only when `want` is set.
+    fn when(
+        &mut self,
+        want: bool,
+        f: impl FnOnce(&mut Self) -> Result<ValueId, IrError>,
+    ) -> Result<Option<ValueId>, IrError> {
+        want.then(|| f(self)).transpose()
+    }
+
+    pub fn constant(&mut self, lit: Literal) -> ValueId {
+        self.b.constant(lit)
+    }
+
+    /// A splat constant of type `ty` (made once per type and value).
+    pub fn splat(&mut self, ty: &TensorType, value: f64) -> ValueId {
+        let lit = Literal::splat(ty.clone(), Scalar::Float(value));
+        let key = (ty.clone(), lit.elements.bits(0));
+        if let Some(&v) = self.splats.get(&key) {
+            return v;
+        }
+        let v = self.b.constant(lit);
+        self.splats.insert(key, v);
+        v
+    }
+
+    /// A splat of `value` with `v`'s type.
+    pub fn full_like(&mut self, v: ValueId, value: f64) -> ValueId {
+        let ty = self.ty(v);
+        self.splat(&ty, value)
+    }
+
+    pub fn zeros_like(&mut self, v: ValueId) -> ValueId {
+        self.full_like(v, 0.0)
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
+        self.b.unary(op, x)
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.b.binary(op, x, y)
+    }
+
+    pub fn mul(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.b.binary(BinaryOp::Multiply, x, y)
+    }
+
+    pub fn div(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.b.binary(BinaryOp::Divide, x, y)
+    }
+
+    pub fn add(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.b.binary(BinaryOp::Add, x, y)
+    }
+
+    /// `x + c` with `c` a splat of `x`'s type.
+    pub fn add_const(&mut self, x: ValueId, c: f64) -> Result<ValueId, IrError> {
+        let k = self.full_like(x, c);
+        self.add(x, k)
+    }
+
+    /// `x * c` with `c` a splat of `x`'s type.
+    pub fn mul_const(&mut self, x: ValueId, c: f64) -> Result<ValueId, IrError> {
+        let k = self.full_like(x, c);
+        self.mul(x, k)
+    }
+
+    pub fn compare(
+        &mut self,
+        direction: ComparisonDirection,
+        x: ValueId,
+        y: ValueId,
+    ) -> Result<ValueId, IrError> {
+        let compare_type = Some(if self.ty(x).dtype.is_float() {
+            ComparisonType::Float
+        } else {
+            ComparisonType::Signed
+        });
+        self.b.push1(
+            OpKind::Compare {
+                direction,
+                compare_type,
+            },
+            &[x, y],
+        )
+    }
+
+    /// `x <direction> c` with `c` a splat of `x`'s type.
+    pub fn compare_const(
+        &mut self,
+        direction: ComparisonDirection,
+        x: ValueId,
+        c: f64,
+    ) -> Result<ValueId, IrError> {
+        let k = self.full_like(x, c);
+        self.compare(direction, x, k)
+    }
+
+    pub fn select(&mut self, p: ValueId, t: ValueId, f: ValueId) -> Result<ValueId, IrError> {
+        self.b.push1(OpKind::Select, &[p, t, f])
+    }
+
+    pub fn convert(&mut self, x: ValueId, dtype: DType) -> Result<ValueId, IrError> {
+        let t = self.ty(x).with_dtype(dtype);
+        self.b.push1_typed(OpKind::Convert, &[x], t)
+    }
+
+    pub fn broadcast(
+        &mut self,
+        x: ValueId,
+        shape: &[usize],
+        dims: &[usize],
+    ) -> Result<ValueId, IrError> {
+        let t = TensorType::new(self.ty(x).dtype, shape);
+        if self.ty(x) == t && dims.iter().enumerate().all(|(i, &d)| i == d) {
+            return Ok(x);
+        }
+        self.b.push1_typed(
+            OpKind::BroadcastInDim {
+                dims: dims.to_vec(),
+            },
+            &[x],
+            t,
+        )
+    }
+
+    /// `x` reshaped (nothing emitted if the shape is already `shape`).
+    pub fn reshape(&mut self, x: ValueId, shape: &[usize]) -> Result<ValueId, IrError> {
+        let t = TensorType::new(self.ty(x).dtype, shape);
+        if self.ty(x) == t {
+            return Ok(x);
+        }
+        self.b.push1_typed(OpKind::Reshape, &[x], t)
+    }
+
+    /// `x` transposed (nothing emitted for the identity permutation).
+    pub fn transpose(&mut self, x: ValueId, perm: &[usize]) -> Result<ValueId, IrError> {
+        if perm.iter().enumerate().all(|(i, &p)| i == p) {
+            return Ok(x);
+        }
+        self.b.push1(
+            OpKind::Transpose {
+                permutation: perm.to_vec(),
+            },
+            &[x],
+        )
+    }
+
+    /// `x[start:limit:strides]` (nothing emitted if that is all of `x`).
+    pub fn slice(
+        &mut self,
+        x: ValueId,
+        start: &[usize],
+        limit: &[usize],
+        strides: &[usize],
+    ) -> Result<ValueId, IrError> {
+        let shape = self.ty(x).shape;
+        if start.iter().all(|&s| s == 0) && limit == shape && strides.iter().all(|&s| s == 1) {
+            return Ok(x);
+        }
+        self.b.push1(
+            OpKind::Slice {
+                start: start.to_vec(),
+                limit: limit.to_vec(),
+                strides: strides.to_vec(),
+            },
+            &[x],
+        )
+    }
+
+    /// `x` padded with zeros.
+    pub fn pad(
+        &mut self,
+        x: ValueId,
+        low: &[i64],
+        high: &[i64],
+        interior: &[i64],
+    ) -> Result<ValueId, IrError> {
+        let zero = self.splat(&TensorType::scalar(self.ty(x).dtype), 0.0);
+        self.b.push1(
+            OpKind::Pad {
+                low: low.to_vec(),
+                high: high.to_vec(),
+                interior: interior.to_vec(),
+            },
+            &[x, zero],
+        )
+    }
+
+    /// `x` summed over `dims` (nothing emitted for no dims).
+    pub fn sum(&mut self, x: ValueId, dims: &[usize]) -> Result<ValueId, IrError> {
+        if dims.is_empty() {
+            return Ok(x);
+        }
+        let zero = self.splat(&TensorType::scalar(self.ty(x).dtype), 0.0);
+        self.b.reduce(x, zero, dims, BinaryOp::Add)
+    }
+
+    /// `x` summed to a scalar.
+    pub fn sum_all(&mut self, x: ValueId) -> Result<ValueId, IrError> {
+        let dims: Vec<usize> = (0..self.ty(x).rank()).collect();
+        self.sum(x, &dims)
+    }
+
+    pub fn dot_general(
+        &mut self,
+        lhs: ValueId,
+        rhs: ValueId,
+        dims: DotDims,
+    ) -> Result<ValueId, IrError> {
+        self.b.dot_general(lhs, rhs, dims)
+    }
+}

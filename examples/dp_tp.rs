@@ -1,0 +1,13 @@
+//! Data x tensor parallelism on a 2x4 mesh: the batch over `data`, Megatron's weights over `model`.
+//!
+//! Run with `cargo run --release --example dp_tp`.
+
+mod common;
+
+use shardc::Mesh;
+use shardc::train::Strategy;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)])?;
+    common::run(Strategy::DpTp(common::megatron_specs()), &mesh, 5)
+}

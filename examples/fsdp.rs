@@ -1,0 +1,13 @@
+//! ZeRO stage 3 / FSDP: parameters, gradients and optimizer state split over `data`; each parameter gathered before its forward use and again for its backward use.
+//!
+//! Run with `cargo run --release --example fsdp`.
+
+mod common;
+
+use shardc::Mesh;
+use shardc::train::Strategy;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = Mesh::new("mesh", &[("data", 4)])?;
+    common::run(Strategy::Zero3, &mesh, 5)
+}

@@ -1,0 +1,13 @@
+//! Megatron tensor parallelism: each block's first matmul split by columns and second by rows over `model`; one all-reduce per block forward.
+//!
+//! Run with `cargo run --release --example megatron`.
+
+mod common;
+
+use shardc::Mesh;
+use shardc::train::Strategy;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = Mesh::new("mesh", &[("model", 4)])?;
+    common::run(Strategy::Megatron(common::megatron_specs()), &mesh, 5)
+}

@@ -1,0 +1,135 @@
+//! Training across processes: the data x tensor parallel step of the `dp_tp` example (the
+//! batch over `data`, Megatron's weights over `model`), each device one MPI process, next
+//! to the single-device reference.
+//!
+//! ```sh
+//! cargo build --release --example mpi_train
+//! mpirun -n 8 target/release/examples/mpi_train [--steps 5] [--trace trace.json]
+//! # on several nodes (the same binary at the same path on each):
+//! mpirun -n 16 --hostfile hosts target/release/examples/mpi_train
+//! ```
+//!
+//! The mesh is `data=2 x model=N/2` for `N` processes (an even number). Every rank runs this
+//! program: it traces and compiles the step, and every step calls `shardc::run_mpi` with
+//! the same global arguments, which shards them for its own device, runs the per-device
+//! program (its collectives as MPI calls) and gathers the global results. Rank 0 prints the
+//! losses, the bytes every collective moved per device, and writes the trace.
+
+mod common;
+
+use common::{BATCH, D, H, loss, megatron_specs};
+use shardc::ir::{DType, Literal, TensorType};
+use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
+use shardc::runtime::engine::Interpreted;
+use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
+use shardc::{Mesh, run_mpi};
+
+fn f32(s: &[usize]) -> TensorType {
+    TensorType::new(DType::F32, s)
+}
+
+fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
+        .collect();
+    Literal::from_f64(DType::F32, shape, &v).expect("sizes match")
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut steps = 5;
+    let mut trace = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--steps" => steps = args.next().ok_or("--steps needs a number")?.parse()?,
+            "--trace" => trace = Some(args.next().ok_or("--trace needs a path")?),
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+    }
+    if !launched() {
+        return Err("start me with mpirun: mpirun -n 8 target/release/examples/mpi_train".into());
+    }
+    let universe = initialize()?;
+    // A panic on this thread would leave the other ranks waiting in a collective.
+    abort_on_panic();
+    let mpi = MpiMesh::world(&universe)?;
+    let (rank, n) = (mpi.device(), mpi.devices());
+    if n < 2 || !n.is_multiple_of(2) {
+        return Err(format!("run me on an even number of processes (mpirun -n 8), not {n}").into());
+    }
+    let mesh = Mesh::new("mesh", &[("data", 2), ("model", n / 2)])?;
+    let types = vec![f32(&[D, H]), f32(&[H, D]), f32(&[D, H]), f32(&[H, D])];
+    let ts: TrainStep = train_step(
+        "mlp",
+        loss,
+        &types,
+        &[f32(&[BATCH, D]), f32(&[BATCH, D])],
+        &mesh,
+        Strategy::DpTp(megatron_specs()),
+        Optimizer::Sgd {
+            lr: 0.05,
+            momentum: 0.9,
+        },
+    )?;
+    let compiled = ts.program.compile(&ts.options())?;
+    if rank == 0 {
+        println!("dp_tp on {mesh}: {n} processes, one device each");
+    }
+    let init: Vec<Literal> = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| det(&t.shape, k, 0.1))
+        .collect();
+    let (mut p_ref, mut s_ref) = (init.clone(), ts.init_state());
+    let (mut p_mpi, mut s_mpi) = (init, ts.init_state());
+    let mut last = None;
+    for t in 1..=steps {
+        let batch = [det(&[BATCH, D], 10 + t, 1.0), det(&[BATCH, D], 20 + t, 0.5)];
+        let (l_ref, p, s) = ts.split(
+            ts.program
+                .run_reference(&ts.args(&p_ref, &s_ref, t, &batch))?,
+        );
+        (p_ref, s_ref) = (p, s);
+        let run = run_mpi(
+            &mpi,
+            &compiled,
+            &ts.args(&p_mpi, &s_mpi, t, &batch),
+            &Interpreted,
+            1e-6,
+        )?;
+        let (l_mpi, p, s) = ts.split(run.outputs.clone());
+        (p_mpi, s_mpi) = (p, s);
+        if rank == 0 {
+            println!(
+                "step {t}: loss {l_mpi:.6} on {n} processes, {l_ref:.6} on one ({:.1} ms)",
+                run.report.stats.wall.as_secs_f64() * 1e3
+            );
+        }
+        // Every rank computed the same losses, so every rank stops here if they differ.
+        if (l_mpi - l_ref).abs() > 1e-5 * (1.0 + l_ref.abs()) {
+            return Err(format!(
+                "step {t}: the step on {n} processes disagrees with the reference"
+            )
+            .into());
+        }
+        last = Some(run);
+    }
+    if let (0, Some(run)) = (rank, &last) {
+        println!("bytes each device sent, per collective of the last step:");
+        for op in &run.report.stats.ops {
+            println!(
+                "  {} {} (groups of {}): {} B",
+                op.kind,
+                op.value,
+                op.group_size,
+                op.mean_bytes()
+            );
+        }
+        if let Some(path) = &trace {
+            run.report.write_trace(path)?;
+            println!("trace of the last step: {path} (open it in ui.perfetto.dev)");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,13 @@
+//! ZeRO stage 2: optimizer state and gradients split over `data`; gradients reduce-scattered.
+//!
+//! Run with `cargo run --release --example zero2`.
+
+mod common;
+
+use shardc::Mesh;
+use shardc::train::Strategy;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = Mesh::new("mesh", &[("data", 4)])?;
+    common::run(Strategy::Zero2, &mesh, 5)
+}

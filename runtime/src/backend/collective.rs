@@ -1,0 +1,660 @@
+//! The per-device ops as algorithms over point-to-point messages, written once for every
+//! backend that moves buffers itself (a backend provides a [`Link`]).
+//!
+//! Within a replica group of `n` devices, the device at position `i` has the right
+//! neighbour `i+1` and the left neighbour `i-1` (mod `n`):
+//!
+//! - **reduce-scatter** (ring): the buffer is cut into `n` chunks (for `reduce_scatter` the
+//!   result blocks of its dimension; for `all_reduce` `n` contiguous runs of the flat buffer,
+//!   as even as the element count allows). In `n-1` steps each device sends one chunk to its
+//!   right neighbour and combines the chunk it receives from its left neighbour into its
+//!   own: at step `s` device `i` sends chunk `i-s-1` and combines chunk `i-s-2`. After the
+//!   last step device `i` holds chunk `i` reduced over the group. Sent: `(n-1)/n` of the
+//!   buffer.
+//! - **all-gather** (ring): at step `s` device `i` sends the piece of member `i-s` (its own
+//!   first) to its right neighbour and receives the piece of member `i-s-1`. Sent: `n-1`
+//!   pieces, `(n-1)/n` of the result.
+//! - **all-reduce**: reduce-scatter of the flat chunks, then all-gather of the reduced
+//!   chunks. Sent: `2(n-1)/n` of the buffer.
+//! - **all-to-all**: block `j` of the split dimension goes to member `j` (at step `s`, to
+//!   member `i+s`, while the block of member `i-s` arrives); the blocks received are
+//!   concatenated in group order. Sent: `(n-1)/n` of the buffer.
+//! - **collective-permute**: a source sends its whole piece to its target; a device no pair
+//!   targets gets zeros; a device paired with itself keeps its piece and sends nothing.
+//! - **shard-slice** and **axis-index** are local: block `i` of a dimension; `i` itself.
+//!
+//! Reductions run the reducer's op on whole chunks ([`crate::reference::zip_elements`]), so
+//! integer, boolean, `maximum` and `minimum` reductions equal the simulator's bit for bit;
+//! floating-point sums and products associate in ring order (chunk `j` is folded starting
+//! at member `j+1`), which changes rounding only.
+
+use super::{DeviceError, RuntimeError};
+use shardc_ir::{
+    BinaryOp, DType, Elements, Function, Literal, Op, OpKind, ReplicaGroups, Scalar, TensorType,
+    ValueId,
+};
+use std::ops::Range;
+
+/// Why a message could not be sent or received.
+#[derive(Debug)]
+pub enum LinkError {
+    /// The peer stopped (it failed, or its run ended) before the message moved.
+    PeerLeft(usize),
+    /// The message is not the one the algorithm expects (a bug in a backend).
+    Protocol(String),
+}
+
+/// Point-to-point messages between the devices of a mesh, as a backend provides them.
+/// Messages between two devices arrive in the order they were sent.
+pub trait Link {
+    /// Sends `data` to device `to`.
+    fn send(&mut self, to: usize, data: Elements) -> Result<(), LinkError>;
+    /// Receives the next message device `from` sent to this device.
+    fn recv(&mut self, from: usize) -> Result<Elements, LinkError>;
+}
+
+/// Blocks of a dimension: the flat row-major indices of each of the `n` equal blocks of
+/// `dim` of a shape, and the inverse (where each element of the blocks laid end to end goes).
+#[derive(Clone, Debug)]
+pub(crate) struct Blocks {
+    pub(crate) parts: Vec<Vec<usize>>,
+    inverse: Vec<usize>,
+}
+
+impl Blocks {
+    pub(crate) fn new(shape: &[usize], dim: usize, n: usize) -> Blocks {
+        let strides = shardc_ir::dtype::row_major_strides(shape);
+        let len = shape[dim] / n;
+        let parts: Vec<Vec<usize>> = (0..n)
+            .map(|b| {
+                let mut out = vec![0usize];
+                for (d, &size) in shape.iter().enumerate() {
+                    let (off, cnt, stride) = if d == dim {
+                        (b * len, len, strides[d])
+                    } else {
+                        (0, size, strides[d])
+                    };
+                    out = out
+                        .iter()
+                        .flat_map(|base| (off..off + cnt).map(move |i| base + i * stride))
+                        .collect();
+                }
+                out
+            })
+            .collect();
+        let mut inverse = vec![0; shape.iter().product()];
+        let block_len = parts.first().map_or(0, Vec::len);
+        for (b, part) in parts.iter().enumerate() {
+            for (p, &flat) in part.iter().enumerate() {
+                inverse[flat] = b * block_len + p;
+            }
+        }
+        Blocks { parts, inverse }
+    }
+
+    /// Block `b` of `x`.
+    pub(crate) fn cut(&self, x: &Elements, b: usize) -> Elements {
+        x.gather(&self.parts[b])
+    }
+
+    /// The tensor whose blocks are `blocks`, in order.
+    pub(crate) fn join(&self, blocks: &[Elements]) -> Option<Elements> {
+        let len = self.parts.first().map_or(0, Vec::len);
+        if blocks.len() != self.parts.len() || blocks.iter().any(|b| b.len() != len) {
+            return None;
+        }
+        Some(concat(blocks)?.gather(&self.inverse))
+    }
+}
+
+/// Elements of one dtype laid end to end; `None` if the dtypes differ.
+pub(crate) fn concat(parts: &[Elements]) -> Option<Elements> {
+    macro_rules! cat {
+        ($variant:ident) => {{
+            let mut out = Vec::new();
+            for p in parts {
+                let Elements::$variant(v) = p else {
+                    return None;
+                };
+                out.extend_from_slice(v);
+            }
+            Elements::$variant(out)
+        }};
+    }
+    Some(match parts.first()?.dtype() {
+        DType::F32 => cat!(F32),
+        DType::F64 => cat!(F64),
+        DType::BF16 => cat!(BF16),
+        DType::F16 => cat!(F16),
+        DType::I32 => cat!(I32),
+        DType::I64 => cat!(I64),
+        DType::I1 => cat!(I1),
+    })
+}
+
+/// Elements `range` of `x`.
+pub(crate) fn slice(x: &Elements, range: Range<usize>) -> Elements {
+    match x {
+        Elements::F32(v) => Elements::F32(v[range].to_vec()),
+        Elements::F64(v) => Elements::F64(v[range].to_vec()),
+        Elements::BF16(v) => Elements::BF16(v[range].to_vec()),
+        Elements::F16(v) => Elements::F16(v[range].to_vec()),
+        Elements::I32(v) => Elements::I32(v[range].to_vec()),
+        Elements::I64(v) => Elements::I64(v[range].to_vec()),
+        Elements::I1(v) => Elements::I1(v[range].to_vec()),
+    }
+}
+
+/// `n` contiguous runs of `len` elements, as even as possible (run `j` starts at `j*len/n`).
+pub(crate) fn runs(len: usize, n: usize) -> Vec<Range<usize>> {
+    (0..n).map(|j| j * len / n..(j + 1) * len / n).collect()
+}
+
+/// The bytes a message of these elements carries.
+pub fn bytes_of(x: &Elements) -> u64 {
+    (x.len() * x.dtype().size_bytes()) as u64
+}
+
+/// What one per-device op does, prepared once from the op (index maps, reducer).
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    AllReduce {
+        groups: ReplicaGroups,
+        reducer: BinaryOp,
+    },
+    ReduceScatter {
+        groups: ReplicaGroups,
+        reducer: BinaryOp,
+        blocks: Blocks,
+    },
+    AllGather {
+        groups: ReplicaGroups,
+        blocks: Blocks,
+    },
+    AllToAll {
+        groups: ReplicaGroups,
+        split: Blocks,
+        join: Blocks,
+    },
+    Permute {
+        pairs: Vec<(usize, usize)>,
+    },
+    ShardSlice {
+        groups: ReplicaGroups,
+        blocks: Blocks,
+    },
+    AxisIndex {
+        groups: ReplicaGroups,
+    },
+}
+
+/// A per-device op of a program, ready to run on any device.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// `stablehlo.all_reduce`, `shardc.shard_slice`, ...
+    pub op: String,
+    /// The value it defines, `%3`.
+    pub at: String,
+    pub operand: Option<ValueId>,
+    pub result: ValueId,
+    pub result_ty: TensorType,
+    pub(crate) kind: Kind,
+}
+
+/// Reducers a ring may apply in any order: commutative and associative (up to rounding).
+const RING_REDUCERS: &[BinaryOp] = &[
+    BinaryOp::Add,
+    BinaryOp::Multiply,
+    BinaryOp::Maximum,
+    BinaryOp::Minimum,
+    BinaryOp::And,
+    BinaryOp::Or,
+    BinaryOp::Xor,
+];
+
+impl Exchange {
+    /// Prepares a per-device op of a verified function.
+    pub fn new(f: &Function, op: &Op, names: &[String]) -> Result<Exchange, RuntimeError> {
+        let name = op.kind.name();
+        let result = *op
+            .results
+            .first()
+            .ok_or_else(|| RuntimeError::Unsupported {
+                op: name.clone(),
+                at: format!("@{}", f.name),
+                problem: "has no result".into(),
+            })?;
+        let at = names[result.index()].clone();
+        let unsupported = |problem: String| RuntimeError::Unsupported {
+            op: name.clone(),
+            at: at.clone(),
+            problem,
+        };
+        let operand = op.operands.first().copied();
+        let operand_ty = |what: &str| {
+            operand
+                .map(|v| f.ty(v).clone())
+                .ok_or_else(|| unsupported(format!("has no operand to {what}")))
+        };
+        let result_ty = f.ty(result).clone();
+        let n = op.kind.replica_groups().map_or(1, |g| g.group_size());
+        let kind = match &op.kind {
+            OpKind::AllReduce { groups } => Kind::AllReduce {
+                groups: groups.clone(),
+                reducer: reducer(f, op).map_err(&unsupported)?,
+            },
+            OpKind::ReduceScatter { dim, groups } => Kind::ReduceScatter {
+                groups: groups.clone(),
+                reducer: reducer(f, op).map_err(&unsupported)?,
+                blocks: Blocks::new(&operand_ty("scatter")?.shape, *dim, n),
+            },
+            OpKind::AllGather { dim, groups } => Kind::AllGather {
+                groups: groups.clone(),
+                blocks: Blocks::new(&result_ty.shape, *dim, n),
+            },
+            OpKind::AllToAll {
+                split_dim,
+                concat_dim,
+                groups,
+            } => Kind::AllToAll {
+                groups: groups.clone(),
+                split: Blocks::new(&operand_ty("split")?.shape, *split_dim, n),
+                join: Blocks::new(&result_ty.shape, *concat_dim, n),
+            },
+            OpKind::CollectivePermute { pairs } => Kind::Permute {
+                pairs: pairs.clone(),
+            },
+            OpKind::ShardSlice { dim, groups } => Kind::ShardSlice {
+                groups: groups.clone(),
+                blocks: Blocks::new(&operand_ty("slice")?.shape, *dim, n),
+            },
+            OpKind::AxisIndex { groups } => Kind::AxisIndex {
+                groups: groups.clone(),
+            },
+            other => {
+                return Err(unsupported(format!(
+                    "{} is not a per-device op",
+                    other.name()
+                )));
+            }
+        };
+        Ok(Exchange {
+            op: name,
+            at,
+            operand,
+            result,
+            result_ty,
+            kind,
+        })
+    }
+
+    /// The op's name without its dialect: `all_reduce`, `collective_permute`, ...
+    pub fn short_name(&self) -> &str {
+        self.op.rsplit('.').next().unwrap_or(&self.op)
+    }
+
+    /// The devices in each group (for a permute, one group per pair).
+    pub fn groups(&self) -> Vec<Vec<usize>> {
+        match &self.kind {
+            Kind::Permute { pairs } => pairs.iter().map(|&(s, t)| vec![s, t]).collect(),
+            Kind::AllReduce { groups, .. }
+            | Kind::ReduceScatter { groups, .. }
+            | Kind::AllGather { groups, .. }
+            | Kind::AllToAll { groups, .. }
+            | Kind::ShardSlice { groups, .. }
+            | Kind::AxisIndex { groups } => groups.0.clone(),
+        }
+    }
+
+    /// Whether the op is a `collective_permute` (pairs rather than groups).
+    pub fn is_permute(&self) -> bool {
+        matches!(self.kind, Kind::Permute { .. })
+    }
+
+    /// The number of devices in each group (2 for a permute).
+    pub fn group_size(&self) -> usize {
+        match &self.kind {
+            Kind::Permute { .. } => 2,
+            _ => self.groups().first().map_or(0, Vec::len),
+        }
+    }
+
+    /// Checks the op can run on a mesh of `devices` devices: every device it names exists,
+    /// and every device of the mesh is in one of its groups (a permute need not pair all).
+    pub fn check_mesh(&self, devices: usize) -> Result<(), RuntimeError> {
+        let groups = self.groups();
+        if let Some(&d) = groups.iter().flatten().find(|&&d| d >= devices) {
+            return Err(RuntimeError::MeshTooSmall {
+                op: self.op.clone(),
+                at: self.at.clone(),
+                device: d,
+                devices,
+            });
+        }
+        if !matches!(self.kind, Kind::Permute { .. }) {
+            let mut covered = vec![false; devices];
+            for &d in groups.iter().flatten() {
+                covered[d] = true;
+            }
+            if let Some(d) = covered.iter().position(|c| !c) {
+                return Err(RuntimeError::NotInAGroup {
+                    op: self.op.clone(),
+                    at: self.at.clone(),
+                    device: d,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes device `device` sends when the op runs with the algorithms of this
+    /// module, from the op's types alone (what [`Exchange::run`] counts, and what
+    /// `explain` states per device): all-reduce `2(n-1)/n·S` (exactly: the buffer less
+    /// the device's own chunk, then less its right neighbour's), reduce-scatter
+    /// `(n-1)/n·S_in`, all-gather `(n-1)/n·S_out`, all-to-all `(n-1)/n·S`, a permute `S`
+    /// for a device whose block moves, 0 for the local ops and for a device in no group.
+    /// Backends whose collectives move data by algorithms of their own (MPI's) report
+    /// these logical volumes.
+    pub fn ring_bytes(&self, device: usize) -> u64 {
+        let elem = self.result_ty.dtype.size_bytes() as u64;
+        let len = self.result_ty.num_elements() as u64;
+        let position = |groups: &ReplicaGroups| groups.find(device).map(|(g, i)| (g.len(), i));
+        match &self.kind {
+            Kind::AllReduce { groups, .. } => {
+                let Some((n, me)) = position(groups) else {
+                    return 0;
+                };
+                let chunks = runs(len as usize, n);
+                let own = chunks[me].len() as u64 + chunks[(me + 1) % n].len() as u64;
+                (2 * len - own) * elem
+            }
+            // The result is one of n blocks of the operand: n-1 of them leave.
+            Kind::ReduceScatter { groups, .. } => {
+                position(groups).map_or(0, |(n, _)| (n as u64 - 1) * len * elem)
+            }
+            // The result is n operands: the device sends n-1 of them.
+            Kind::AllGather { groups, .. } => {
+                position(groups).map_or(0, |(n, _)| (n as u64 - 1) * (len / n as u64) * elem)
+            }
+            Kind::AllToAll { groups, .. } => {
+                position(groups).map_or(0, |(n, _)| (n as u64 - 1) * (len / n as u64) * elem)
+            }
+            Kind::Permute { pairs } => {
+                if pairs.iter().any(|&(s, t)| s == device && t != device) {
+                    len * elem
+                } else {
+                    0
+                }
+            }
+            Kind::ShardSlice { .. } | Kind::AxisIndex { .. } => 0,
+        }
+    }
+
+    /// Runs the op on device `device` with its operand (`None` for `axis_index`), moving
+    /// data through `link`; returns the result and the bytes this device sent.
+    pub fn run(
+        &self,
+        device: usize,
+        input: Option<&Literal>,
+        link: &mut dyn Link,
+    ) -> Result<(Literal, u64), DeviceError> {
+        let mut wire = Wire {
+            link,
+            sent: 0,
+            ex: self,
+        };
+        let elements = wire.run(device, input)?;
+        let sent = wire.sent;
+        let result = Literal::new(self.result_ty.clone(), elements)
+            .map_err(|e| self.error(format!("its result does not fit its type: {e}")))?;
+        Ok((result, sent))
+    }
+
+    pub(crate) fn error(&self, problem: String) -> DeviceError {
+        DeviceError::Collective {
+            op: self.op.clone(),
+            at: self.at.clone(),
+            problem,
+        }
+    }
+
+    /// Device `device`'s group and its position in it.
+    pub(crate) fn role<'g>(
+        &self,
+        groups: &'g ReplicaGroups,
+        device: usize,
+    ) -> Result<(&'g [usize], usize), DeviceError> {
+        groups
+            .find(device)
+            .ok_or_else(|| self.error(format!("device {device} is in no replica group")))
+    }
+}
+
+/// The one binary op of a reducer region, if the ring may apply it in any order.
+fn reducer(f: &Function, op: &Op) -> Result<BinaryOp, String> {
+    let region = op.regions.first().ok_or("has no reducer region")?;
+    let body = f.block(*region);
+    let [only] = body.ops.as_slice() else {
+        return Err(format!(
+            "the cpu backend runs one-op reducers; this one has {} ops",
+            body.ops.len()
+        ));
+    };
+    let inner = f.op(*only);
+    match inner.kind {
+        OpKind::Binary(b) if RING_REDUCERS.contains(&b) => Ok(b),
+        _ => Err(format!(
+            "the reducer applies {}; a ring reduces in any order, so the reducer must be one of {}",
+            inner.kind.name(),
+            RING_REDUCERS
+                .iter()
+                .map(|b| format!("stablehlo.{}", b.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// A link that counts the bytes sent, for one op.
+struct Wire<'a> {
+    link: &'a mut dyn Link,
+    sent: u64,
+    ex: &'a Exchange,
+}
+
+impl Wire<'_> {
+    fn send(&mut self, to: usize, data: Elements) -> Result<(), DeviceError> {
+        self.sent += bytes_of(&data);
+        self.link.send(to, data).map_err(|e| self.link_error(e))
+    }
+
+    /// Receives a message of `len` elements from `from`.
+    fn recv(&mut self, from: usize, len: usize) -> Result<Elements, DeviceError> {
+        let data = self.link.recv(from).map_err(|e| self.link_error(e))?;
+        if data.len() != len || data.dtype() != self.ex.result_ty.dtype {
+            return Err(self.ex.error(format!(
+                "device {from} sent {} {} elements where {len} {} were expected",
+                data.len(),
+                data.dtype(),
+                self.ex.result_ty.dtype
+            )));
+        }
+        Ok(data)
+    }
+
+    fn link_error(&self, e: LinkError) -> DeviceError {
+        match e {
+            LinkError::PeerLeft(peer) => DeviceError::PeerLeft {
+                op: self.ex.op.clone(),
+                at: self.ex.at.clone(),
+                peer,
+            },
+            LinkError::Protocol(problem) => self.ex.error(problem),
+        }
+    }
+
+    fn combine(&self, op: BinaryOp, a: &Elements, b: &Elements) -> Result<Elements, DeviceError> {
+        crate::reference::zip_elements(op, a, b).ok_or_else(|| {
+            self.ex.error(format!(
+                "its reducer stablehlo.{} is not defined on {}",
+                op.name(),
+                a.dtype()
+            ))
+        })
+    }
+
+    fn run(&mut self, device: usize, input: Option<&Literal>) -> Result<Elements, DeviceError> {
+        let ex = self.ex;
+        let x = match input {
+            Some(l) => l.to_dense().elements,
+            None => Elements::zeros(ex.result_ty.dtype, 0),
+        };
+        match &ex.kind {
+            Kind::AllReduce { groups, reducer } => {
+                let (members, me) = ex.role(groups, device)?;
+                let ranges = runs(x.len(), members.len());
+                let chunks = ranges.iter().map(|r| slice(&x, r.clone())).collect();
+                let mine = self.reduce_scatter(members, me, chunks, *reducer)?;
+                let lens: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
+                let all = self.all_gather(members, me, mine, &lens)?;
+                concat(&all).ok_or_else(|| ex.error("its chunks differ in dtype".into()))
+            }
+            Kind::ReduceScatter {
+                groups,
+                reducer,
+                blocks,
+            } => {
+                let (members, me) = ex.role(groups, device)?;
+                let chunks = (0..members.len()).map(|b| blocks.cut(&x, b)).collect();
+                self.reduce_scatter(members, me, chunks, *reducer)
+            }
+            Kind::AllGather { groups, blocks } => {
+                let (members, me) = ex.role(groups, device)?;
+                let lens = vec![x.len(); members.len()];
+                let all = self.all_gather(members, me, x, &lens)?;
+                blocks
+                    .join(&all)
+                    .ok_or_else(|| ex.error("the gathered pieces do not fit".into()))
+            }
+            Kind::AllToAll {
+                groups,
+                split,
+                join,
+            } => {
+                let (members, me) = ex.role(groups, device)?;
+                let n = members.len();
+                let mut received: Vec<Elements> = vec![Elements::zeros(x.dtype(), 0); n];
+                for s in 1..n {
+                    let to = (me + s) % n;
+                    self.send(members[to], split.cut(&x, to))?;
+                    let from = (me + n - s) % n;
+                    received[from] = self.recv(members[from], split.parts[from].len())?;
+                }
+                received[me] = split.cut(&x, me);
+                join.join(&received)
+                    .ok_or_else(|| ex.error("the received blocks do not fit".into()))
+            }
+            Kind::Permute { pairs } => {
+                if let Some(&(_, to)) = pairs.iter().find(|p| p.0 == device && p.1 != device) {
+                    self.send(to, x.clone())?;
+                }
+                match pairs.iter().find(|p| p.1 == device) {
+                    Some(&(from, _)) if from == device => Ok(x),
+                    Some(&(from, _)) => self.recv(from, x.len()),
+                    None => Ok(Elements::zeros(ex.result_ty.dtype, x.len())),
+                }
+            }
+            Kind::ShardSlice { groups, blocks } => {
+                let (_, me) = ex.role(groups, device)?;
+                Ok(blocks.cut(&x, me))
+            }
+            Kind::AxisIndex { groups } => {
+                let (_, me) = ex.role(groups, device)?;
+                Ok(Elements::from_scalars(
+                    ex.result_ty.dtype,
+                    &[Scalar::Int(me as i64)],
+                ))
+            }
+        }
+    }
+
+    /// Ring reduce-scatter: device `me` of `members` ends with chunk `me` reduced.
+    fn reduce_scatter(
+        &mut self,
+        members: &[usize],
+        me: usize,
+        mut chunks: Vec<Elements>,
+        reducer: BinaryOp,
+    ) -> Result<Elements, DeviceError> {
+        let n = members.len();
+        let (right, left) = (members[(me + 1) % n], members[(me + n - 1) % n]);
+        for s in 0..n - 1 {
+            let send = (me + 2 * n - s - 1) % n;
+            let recv = (me + 2 * n - s - 2) % n;
+            // What this device sends it no longer needs: it has added its part.
+            let out = std::mem::replace(&mut chunks[send], Elements::zeros(DType::I1, 0));
+            self.send(right, out)?;
+            let got = self.recv(left, chunks[recv].len())?;
+            chunks[recv] = self.combine(reducer, &got, &chunks[recv])?;
+        }
+        Ok(chunks.swap_remove(me))
+    }
+
+    /// Ring all-gather: every device of `members` ends with every member's chunk, in group
+    /// order; chunk `j` has `lens[j]` elements.
+    fn all_gather(
+        &mut self,
+        members: &[usize],
+        me: usize,
+        mine: Elements,
+        lens: &[usize],
+    ) -> Result<Vec<Elements>, DeviceError> {
+        let n = members.len();
+        let (right, left) = (members[(me + 1) % n], members[(me + n - 1) % n]);
+        let mut all: Vec<Option<Elements>> = vec![None; n];
+        all[me] = Some(mine);
+        for s in 0..n - 1 {
+            let send = (me + n - s) % n;
+            let recv = (me + 2 * n - s - 1) % n;
+            let out = all[send].clone().ok_or_else(|| {
+                self.ex
+                    .error(format!("chunk {send} is missing at step {s}"))
+            })?;
+            self.send(right, out)?;
+            all[recv] = Some(self.recv(left, lens[recv])?);
+        }
+        all.into_iter()
+            .enumerate()
+            .map(|(j, c)| c.ok_or_else(|| self.ex.error(format!("chunk {j} never arrived"))))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_cut_and_join_back() {
+        let x = Elements::I64((0..24).collect());
+        for dim in 0..3 {
+            let shape = [2, 4, 3];
+            let n = [2, 4, 3][dim];
+            let b = Blocks::new(&shape, dim, n);
+            let parts: Vec<Elements> = (0..n).map(|j| b.cut(&x, j)).collect();
+            assert_eq!(b.join(&parts), Some(x.clone()), "dim {dim}");
+        }
+        // Block 1 of the columns of a 2x4 matrix cut in 2: columns 2 and 3 of both rows.
+        let b = Blocks::new(&[2, 4], 1, 2);
+        assert_eq!(
+            b.cut(&Elements::I64((0..8).collect()), 1),
+            Elements::I64(vec![2, 3, 6, 7])
+        );
+    }
+
+    #[test]
+    fn runs_cover_the_buffer_as_evenly_as_possible() {
+        assert_eq!(runs(10, 4), vec![0..2, 2..5, 5..7, 7..10]);
+        assert_eq!(runs(1, 3), vec![0..0, 0..0, 0..1]);
+    }
+}

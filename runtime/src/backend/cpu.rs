@@ -1,0 +1,249 @@
+//! The cpu backend: a mesh of `N` devices in one process, each device a compute thread and
+//! a communication thread, collectives as ring algorithms ([`super::collective`]) over
+//! shared-memory channels.
+//!
+//! Every ordered pair of devices has a channel (a mailbox of messages from one to the
+//! other, in order); a message is a buffer moved, not copied. A run spawns the threads
+//! (scoped: they borrow the executable and end with the run) and:
+//!
+//! - the **compute thread** walks the program's steps: it runs each compute segment's
+//!   kernel, and hands each per-device op to its communication thread without waiting;
+//!   it waits for a per-device op's result only when a later step reads it (with
+//!   [`RunOptions::overlap`] off, right away);
+//! - the **communication thread** runs the per-device ops in program order, exchanging
+//!   buffers with the other devices' communication threads, and hands results back.
+//!
+//! Every device runs the same ops in the same order, so the messages between two devices
+//! arrive in the order the algorithms expect (each carries its op's step, checked). When a
+//! device fails, its threads end and drop their channels; peers waiting on them see the
+//! channel close and stop too, so a run always ends, and the error names the device that
+//! failed first for a reason of its own.
+
+use super::device::{Communication, Job, assemble, compute, joined};
+use super::{
+    DeviceError, Executable, Link, LinkError, Mesh, RunOptions, RunReport, RuntimeError, Span,
+};
+use shardc_ir::{Elements, Literal};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread;
+use std::time::Instant;
+
+/// `N` devices on the host's cores, as threads.
+#[derive(Clone, Debug)]
+pub struct CpuMesh {
+    devices: usize,
+}
+
+impl CpuMesh {
+    /// A mesh of `devices` devices (ids `0..devices`); any number, however many cores.
+    pub fn new(devices: usize) -> Result<CpuMesh, RuntimeError> {
+        if devices == 0 {
+            return Err(RuntimeError::EmptyMesh);
+        }
+        Ok(CpuMesh { devices })
+    }
+}
+
+/// A buffer on its way from one device to another, tagged with the step of its op.
+struct Message {
+    step: usize,
+    data: Elements,
+}
+
+/// One device's ends of the channels: to every other device and from every other device.
+struct Mailbox {
+    device: usize,
+    /// The step of the op being run, which every message must carry.
+    step: usize,
+    to: Vec<Option<Sender<Message>>>,
+    from: Vec<Option<Receiver<Message>>>,
+}
+
+impl Link for Mailbox {
+    fn send(&mut self, to: usize, data: Elements) -> Result<(), LinkError> {
+        let tx = self.to.get(to).and_then(Option::as_ref).ok_or_else(|| {
+            LinkError::Protocol(format!(
+                "device {} has no channel to device {to}",
+                self.device
+            ))
+        })?;
+        tx.send(Message {
+            step: self.step,
+            data,
+        })
+        .map_err(|_| LinkError::PeerLeft(to))
+    }
+
+    fn recv(&mut self, from: usize) -> Result<Elements, LinkError> {
+        let rx = self
+            .from
+            .get(from)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| {
+                LinkError::Protocol(format!(
+                    "device {} has no channel from device {from}",
+                    self.device
+                ))
+            })?;
+        let m = rx.recv().map_err(|_| LinkError::PeerLeft(from))?;
+        if m.step != self.step {
+            return Err(LinkError::Protocol(format!(
+                "device {from} sent a message of step {} during step {}",
+                m.step, self.step
+            )));
+        }
+        Ok(m.data)
+    }
+}
+
+/// What a communication thread gives back.
+struct Communicated {
+    spans: Vec<Span>,
+    /// Bytes sent, per step (0 for compute steps).
+    bytes: Vec<u64>,
+}
+
+impl Mesh for CpuMesh {
+    fn devices(&self) -> usize {
+        self.devices
+    }
+
+    fn execute(
+        &self,
+        exe: &Executable,
+        args: Vec<Vec<Literal>>,
+        options: &RunOptions,
+    ) -> Result<RunReport, RuntimeError> {
+        let n = self.devices;
+        if args.len() != n {
+            return Err(RuntimeError::DeviceCount {
+                want: n,
+                got: args.len(),
+            });
+        }
+        // to[s][t] sends from s to t; from[t][s] receives it.
+        let mut to: Vec<Vec<Option<Sender<Message>>>> =
+            (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+        let mut from: Vec<Vec<Option<Receiver<Message>>>> =
+            (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+        for s in 0..n {
+            for t in (0..n).filter(|&t| t != s) {
+                let (tx, rx) = channel();
+                to[s][t] = Some(tx);
+                from[t][s] = Some(rx);
+            }
+        }
+        let clock = Instant::now();
+        let outcomes = thread::scope(|scope| {
+            let mut handles = Vec::with_capacity(n);
+            let mut spawn_error = None;
+            for (device, ((args, to), from)) in args.into_iter().zip(to).zip(from).enumerate() {
+                let (jobs_tx, jobs_rx) = channel::<Job>();
+                let mailbox = Mailbox {
+                    device,
+                    step: 0,
+                    to,
+                    from,
+                };
+                let comm = thread::Builder::new()
+                    .name(format!("device {device} communication"))
+                    .spawn_scoped(scope, move || {
+                        communicate(exe, device, jobs_rx, mailbox, clock)
+                    });
+                let comm = match comm {
+                    Ok(h) => h,
+                    Err(source) => {
+                        spawn_error = Some(RuntimeError::Spawn { device, source });
+                        break;
+                    }
+                };
+                // If this spawn fails, `jobs_tx` is dropped and the communication thread
+                // ends; every thread spawned so far ends as its peers' channels close.
+                let compute = thread::Builder::new()
+                    .name(format!("device {device} compute"))
+                    .spawn_scoped(scope, move || {
+                        compute(exe, device, args, jobs_tx, options, clock)
+                    });
+                match compute {
+                    Ok(h) => handles.push((Some(h), comm)),
+                    Err(source) => {
+                        spawn_error = Some(RuntimeError::Spawn { device, source });
+                        handles.push((None, comm));
+                        break;
+                    }
+                }
+            }
+            let outcomes: Vec<_> = handles
+                .into_iter()
+                .map(|(c, m)| {
+                    let c = c.map_or(Err(DeviceError::CommunicationStopped), |c| joined(c.join()));
+                    (c, joined(m.join()))
+                })
+                .collect();
+            match spawn_error {
+                Some(e) => Err(e),
+                None => Ok(outcomes),
+            }
+        })?;
+        let wall = clock.elapsed();
+        let mut root: Option<(usize, DeviceError)> = None;
+        let mut consequence: Option<(usize, DeviceError)> = None;
+        let mut outputs = Vec::with_capacity(n);
+        let mut spans = Vec::new();
+        let mut per_step = vec![vec![0u64; n]; exe.steps.len()];
+        for (device, outcome) in outcomes.into_iter().enumerate() {
+            match outcome {
+                (Ok(computed), Ok(communicated)) => {
+                    outputs.push(computed.results);
+                    spans.extend(computed.spans);
+                    spans.extend(communicated.spans);
+                    for (step, b) in communicated.bytes.into_iter().enumerate() {
+                        per_step[step][device] = b;
+                    }
+                }
+                (c, m) => {
+                    // The device's own error rather than the consequence of a peer's.
+                    let own = [c.err(), m.err()]
+                        .into_iter()
+                        .flatten()
+                        .min_by_key(DeviceError::is_consequence);
+                    if let Some(e) = own {
+                        let slot = if e.is_consequence() {
+                            &mut consequence
+                        } else {
+                            &mut root
+                        };
+                        slot.get_or_insert((device, e));
+                    }
+                }
+            }
+        }
+        if let Some((device, source)) = root.or(consequence) {
+            return Err(RuntimeError::Device { device, source });
+        }
+        Ok(assemble(exe, outputs, spans, per_step, wall))
+    }
+}
+
+fn communicate(
+    exe: &Executable,
+    device: usize,
+    jobs: Receiver<Job>,
+    mut link: Mailbox,
+    clock: Instant,
+) -> Result<Communicated, DeviceError> {
+    let mut comm = Communication::new(exe, device, clock);
+    // Ends when the compute thread is done (or gone) and every job has run.
+    for job in jobs {
+        let exchange = comm.exchange(job.step)?;
+        let input = comm.input(job.step, job.input.as_ref())?;
+        link.step = job.step;
+        let start = clock.elapsed();
+        let (out, sent) = exchange.run(device, input, &mut link)?;
+        comm.finish(job.step, out, sent, start, job.reply)?;
+    }
+    Ok(Communicated {
+        spans: comm.spans,
+        bytes: comm.bytes,
+    })
+}

@@ -1,0 +1,404 @@
+//! One device of a run, as the backends that give each device a compute thread and a
+//! communication side run it ([`super::cpu`], and `super::mpi`).
+//!
+//! - [`compute`] walks the program's steps on the compute thread: it runs each compute
+//!   segment's kernel and hands each per-device op to the communication side as a [`Job`]
+//!   without waiting; it waits for a per-device op's result only when a later step reads it
+//!   (with [`RunOptions::overlap`] off, right away).
+//! - A [`Communication`] keeps what the communication side needs between per-device ops
+//!   (results that later per-device ops read, spans, bytes); the backend moves the data.
+//! - [`assemble`] turns every device's results, spans and bytes into a [`RunReport`].
+
+use super::misfit;
+use super::report::SpanKind;
+use super::{
+    DeviceError, DeviceStats, Exchange, Executable, Lane, OpStats, Planned, RunOptions, RunReport,
+    Span, Stats,
+};
+use shardc_ir::{Literal, ValueId};
+use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, sync_channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// A per-device op handed from a device's compute thread to its communication side.
+pub(crate) struct Job {
+    pub(crate) step: usize,
+    /// The operand, when compute holds it (else the communication side does).
+    pub(crate) input: Option<Literal>,
+    /// Where the result goes, when compute wants it.
+    pub(crate) reply: Option<SyncSender<Literal>>,
+}
+
+/// What a compute thread gives back.
+pub(crate) struct Computed {
+    pub(crate) results: Vec<Literal>,
+    pub(crate) spans: Vec<Span>,
+}
+
+/// A thread's result, a panic turned into the device's error.
+pub(crate) fn joined<T>(r: thread::Result<Result<T, DeviceError>>) -> Result<T, DeviceError> {
+    r.unwrap_or_else(|payload| {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".into());
+        Err(DeviceError::Panicked(msg))
+    })
+}
+
+/// A value on the compute side.
+enum Slot {
+    Empty,
+    Ready(Literal),
+    /// The result of the per-device op at this step, on its way.
+    Pending(Receiver<Literal>, usize),
+}
+
+/// The compute side of a device.
+struct Device<'e> {
+    exe: &'e Executable,
+    device: usize,
+    env: Vec<Slot>,
+    spans: Vec<Span>,
+    clock: Instant,
+}
+
+impl Device<'_> {
+    fn span(&mut self, kind: SpanKind, name: String, start: Duration, detail: String) {
+        let lane = Lane::Compute;
+        self.spans.push(Span {
+            device: self.device,
+            lane,
+            kind,
+            name,
+            start,
+            duration: self.clock.elapsed().saturating_sub(start),
+            detail,
+            bytes: None,
+        });
+    }
+
+    /// Makes `v` ready, waiting for it if a per-device op is still computing it.
+    fn wait(&mut self, v: ValueId) -> Result<(), DeviceError> {
+        let Slot::Pending(rx, step) = &self.env[v.index()] else {
+            return Ok(());
+        };
+        let step = *step;
+        let value = match rx.try_recv() {
+            Ok(l) => l,
+            Err(TryRecvError::Disconnected) => return Err(DeviceError::CommunicationStopped),
+            Err(TryRecvError::Empty) => {
+                let start = self.clock.elapsed();
+                let l = rx.recv().map_err(|_| DeviceError::CommunicationStopped)?;
+                let at = match &self.exe.steps[step] {
+                    Planned::PerDevice { exchange, .. } => exchange.at.clone(),
+                    Planned::Compute { .. } => String::new(),
+                };
+                self.span(
+                    SpanKind::Wait,
+                    format!("wait {at}"),
+                    start,
+                    format!("step {step}"),
+                );
+                l
+            }
+        };
+        self.env[v.index()] = Slot::Ready(value);
+        Ok(())
+    }
+
+    /// The value of `v`, moved out when `last` (no later step reads it), else copied.
+    fn read(&mut self, v: ValueId, last: bool) -> Result<Literal, DeviceError> {
+        self.wait(v)?;
+        let slot = &mut self.env[v.index()];
+        let value = if last {
+            std::mem::replace(slot, Slot::Empty)
+        } else {
+            match slot {
+                Slot::Ready(l) => Slot::Ready(l.clone()),
+                _ => Slot::Empty,
+            }
+        };
+        match value {
+            Slot::Ready(l) => Ok(l),
+            _ => Err(DeviceError::Internal(format!(
+                "value #{} was read before it was computed",
+                v.index()
+            ))),
+        }
+    }
+}
+
+pub(crate) fn compute(
+    exe: &Executable,
+    device: usize,
+    args: Vec<Literal>,
+    jobs: Sender<Job>,
+    options: &RunOptions,
+    clock: Instant,
+) -> Result<Computed, DeviceError> {
+    let mut d = Device {
+        exe,
+        device,
+        env: (0..exe.num_values).map(|_| Slot::Empty).collect(),
+        spans: Vec::new(),
+        clock,
+    };
+    for (&v, a) in exe.args.iter().zip(args) {
+        d.env[v.index()] = Slot::Ready(a);
+    }
+    let mut segment_index = 0;
+    for (step, planned) in exe.steps.iter().enumerate() {
+        let last = &exe.last_reads[step];
+        match planned {
+            Planned::Compute {
+                segment,
+                kernel,
+                ops,
+            } => {
+                let inputs = segment
+                    .inputs
+                    .iter()
+                    .map(|&v| d.read(v, last.contains(&v)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let start = clock.elapsed();
+                let outs = kernel.run(&inputs).map_err(|source| DeviceError::Kernel {
+                    segment: segment_index,
+                    ops: ops.clone(),
+                    source,
+                })?;
+                d.span(
+                    SpanKind::Segment,
+                    format!("segment {segment_index}"),
+                    start,
+                    ops.clone(),
+                );
+                let bad = |problem: String| DeviceError::KernelOutput {
+                    segment: segment_index,
+                    ops: ops.clone(),
+                    problem,
+                };
+                if outs.len() != segment.outputs.len() {
+                    return Err(bad(format!(
+                        "gave {} values for {} outputs",
+                        outs.len(),
+                        segment.outputs.len()
+                    )));
+                }
+                for (k, (&v, l)) in segment.outputs.iter().zip(outs).enumerate() {
+                    let want = &exe.value_types[v.index()];
+                    if let Some(problem) = misfit(&l, want) {
+                        return Err(bad(format!("output {k} {problem}, but its type is {want}")));
+                    }
+                    d.env[v.index()] = Slot::Ready(l);
+                }
+                segment_index += 1;
+            }
+            Planned::PerDevice {
+                exchange,
+                operand_from_per_device,
+                result_to_compute,
+                ..
+            } => {
+                let input = match exchange.operand {
+                    Some(v) if !operand_from_per_device => Some(d.read(v, last.contains(&v))?),
+                    _ => None,
+                };
+                let wanted = *result_to_compute || !options.overlap;
+                let (reply, result) = if wanted {
+                    let (tx, rx) = sync_channel(1);
+                    (Some(tx), Some(rx))
+                } else {
+                    (None, None)
+                };
+                jobs.send(Job { step, input, reply })
+                    .map_err(|_| DeviceError::CommunicationStopped)?;
+                if let Some(rx) = result {
+                    let r = exchange.result;
+                    d.env[r.index()] = Slot::Pending(rx, step);
+                    if !options.overlap {
+                        d.wait(r)?;
+                        if !result_to_compute {
+                            d.env[r.index()] = Slot::Empty;
+                        }
+                    }
+                }
+            }
+        }
+        for v in last {
+            d.env[v.index()] = Slot::Empty;
+        }
+    }
+    let results = exe
+        .results
+        .iter()
+        .map(|&v| d.read(v, false))
+        .collect::<Result<Vec<_>, _>>()?;
+    drop(jobs);
+    Ok(Computed {
+        results,
+        spans: d.spans,
+    })
+}
+
+/// The communication side of a device between per-device ops: the results later
+/// per-device ops read, and the spans and bytes of the ops run so far.
+pub(crate) struct Communication<'e> {
+    exe: &'e Executable,
+    device: usize,
+    kept: HashMap<ValueId, Literal>,
+    clock: Instant,
+    pub(crate) spans: Vec<Span>,
+    /// Bytes sent, per step (0 for compute steps).
+    pub(crate) bytes: Vec<u64>,
+}
+
+impl<'e> Communication<'e> {
+    pub(crate) fn new(exe: &'e Executable, device: usize, clock: Instant) -> Communication<'e> {
+        Communication {
+            exe,
+            device,
+            kept: HashMap::new(),
+            clock,
+            spans: Vec::new(),
+            bytes: vec![0; exe.steps.len()],
+        }
+    }
+
+    /// The per-device op at `step`.
+    pub(crate) fn exchange(&self, step: usize) -> Result<&'e Exchange, DeviceError> {
+        match &self.exe.steps.get(step) {
+            Some(Planned::PerDevice { exchange, .. }) => Ok(exchange),
+            _ => Err(DeviceError::Internal(format!(
+                "step {step} was sent to communication but is not a per-device op"
+            ))),
+        }
+    }
+
+    /// The operand of the per-device op at `step`: the one compute handed over with the
+    /// job, or the result of an earlier per-device op kept here.
+    pub(crate) fn input<'a>(
+        &'a self,
+        step: usize,
+        from_compute: Option<&'a Literal>,
+    ) -> Result<Option<&'a Literal>, DeviceError> {
+        let Some(Planned::PerDevice {
+            exchange,
+            operand_from_per_device,
+            ..
+        }) = self.exe.steps.get(step)
+        else {
+            return Err(DeviceError::Internal(format!(
+                "step {step} was sent to communication but is not a per-device op"
+            )));
+        };
+        match (exchange.operand, operand_from_per_device) {
+            (Some(v), true) => self.kept.get(&v).map(Some).ok_or_else(|| {
+                DeviceError::Internal(format!(
+                    "the operand of {} defining {} was not kept",
+                    exchange.op, exchange.at
+                ))
+            }),
+            _ => Ok(from_compute),
+        }
+    }
+
+    /// Records the per-device op at `step`, which started at `start` and sent `sent`
+    /// bytes: its span and bytes; keeps its result if a later per-device op reads it, and
+    /// hands it to compute through `reply` if compute asked for it.
+    pub(crate) fn finish(
+        &mut self,
+        step: usize,
+        out: Literal,
+        sent: u64,
+        start: Duration,
+        reply: Option<SyncSender<Literal>>,
+    ) -> Result<(), DeviceError> {
+        let Some(Planned::PerDevice {
+            exchange,
+            result_to_per_device,
+            ..
+        }) = self.exe.steps.get(step)
+        else {
+            return Err(DeviceError::Internal(format!(
+                "step {step} is not a per-device op"
+            )));
+        };
+        self.spans.push(Span {
+            device: self.device,
+            lane: Lane::Communication,
+            kind: SpanKind::Collective,
+            name: format!("{} {}", exchange.short_name(), exchange.at),
+            start,
+            duration: self.clock.elapsed().saturating_sub(start),
+            detail: format!("group of {}", exchange.group_size()),
+            bytes: Some(sent),
+        });
+        self.bytes[step] = sent;
+        for v in &self.exe.per_device_last_reads[step] {
+            self.kept.remove(v);
+        }
+        match (result_to_per_device, reply) {
+            (true, Some(reply)) => {
+                self.kept.insert(exchange.result, out.clone());
+                // A compute thread that is gone has failed; its error is reported.
+                let _ = reply.send(out);
+            }
+            (true, None) => {
+                self.kept.insert(exchange.result, out);
+            }
+            (false, Some(reply)) => {
+                let _ = reply.send(out);
+            }
+            (false, None) => {}
+        }
+        Ok(())
+    }
+}
+
+/// The report of a run from every device's results and spans, and the bytes each device
+/// sent per step (`per_step[step][device]`).
+pub(crate) fn assemble(
+    exe: &Executable,
+    outputs: Vec<Vec<Literal>>,
+    mut spans: Vec<Span>,
+    per_step: Vec<Vec<u64>>,
+    wall: Duration,
+) -> RunReport {
+    spans.sort_by_key(|s| (s.device, s.lane as u8, s.start));
+    let mut devices = vec![DeviceStats::default(); outputs.len()];
+    for s in &spans {
+        let Some(d) = devices.get_mut(s.device) else {
+            continue;
+        };
+        match s.kind {
+            SpanKind::Segment => d.compute += s.duration,
+            SpanKind::Wait => d.waiting += s.duration,
+            SpanKind::Collective => {
+                d.communication += s.duration;
+                d.bytes_sent += s.bytes.unwrap_or(0);
+            }
+        }
+    }
+    let ops = exe
+        .steps
+        .iter()
+        .zip(per_step)
+        .filter_map(|(s, bytes_sent)| match s {
+            Planned::PerDevice { exchange, .. } => Some(OpStats {
+                kind: exchange.short_name().to_string(),
+                value: exchange.at.clone(),
+                group_size: exchange.group_size(),
+                bytes_sent,
+            }),
+            Planned::Compute { .. } => None,
+        })
+        .collect();
+    RunReport {
+        outputs,
+        stats: Stats { ops, devices, wall },
+        spans,
+    }
+}

@@ -1,0 +1,435 @@
+//! Backends: run a per-device (partitioned) program on a mesh of real devices.
+//!
+//! What every backend shares lives here: an [`Executable`] is a per-device program
+//! prepared once — cut into steps ([`crate::engine::steps_waiting_late`]), each compute
+//! segment prepared into a kernel by a [`Compute`] engine, each per-device op into an
+//! [`Exchange`] (the collective's algorithm, [`collective`]) — and a [`Mesh`] runs it on
+//! its devices, every device getting its own arguments. A run gives a [`RunReport`]: each
+//! device's results, the bytes each device sent per collective, and a trace of every
+//! device's compute and communication ([`report`]).
+//!
+//! Backends: [`cpu`] (one thread per device and one for its communication, collectives as
+//! ring algorithms over shared-memory channels); `mpi` (feature `mpi`: one MPI process per
+//! device, on one node or many, each per-device op one MPI call).
+
+pub mod collective;
+pub mod cpu;
+mod device;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod report;
+
+pub use collective::{Exchange, Link, LinkError};
+pub use report::{DeviceStats, Lane, OpStats, RunReport, Span, Stats};
+
+use crate::engine::{self, Compute, EngineError, Kernel, Segment};
+use shardc_ir::{Function, IrError, Literal, Module, TensorType, ValueId};
+use std::collections::{HashMap, HashSet};
+use thiserror::Error;
+
+/// Why a program cannot be prepared or run.
+#[derive(Debug, Error)]
+pub enum RuntimeError {
+    #[error("the per-device program has no function @{0}")]
+    UnknownFunction(String),
+    #[error("the per-device program is invalid: {0}")]
+    Invalid(Box<IrError>),
+    #[error("{op} defining {at} cannot run: {problem}")]
+    Unsupported {
+        op: String,
+        at: String,
+        problem: String,
+    },
+    #[error("the engine cannot prepare segment {segment} ({ops}): {source}")]
+    Prepare {
+        segment: usize,
+        ops: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("a mesh needs at least one device")]
+    EmptyMesh,
+    #[error("the mesh has {want} devices, but arguments were given for {got}")]
+    DeviceCount { want: usize, got: usize },
+    #[error(
+        "{op} defining {at} names device {device}, but the mesh has {devices} devices (0..{devices}); run it on a mesh of the program's size"
+    )]
+    MeshTooSmall {
+        op: String,
+        at: String,
+        device: usize,
+        devices: usize,
+    },
+    #[error("{op} defining {at} leaves device {device} out of every replica group")]
+    NotInAGroup {
+        op: String,
+        at: String,
+        device: usize,
+    },
+    #[error("device {device}: {problem}")]
+    Arguments { device: usize, problem: String },
+    /// The mpi backend: one rank is one device, so the communicator must have as many
+    /// ranks as the program has devices.
+    #[error(
+        "the program runs on {program} devices, but the MPI communicator has {ranks} ranks (one rank runs one device): launch it with `mpirun -n {program}`"
+    )]
+    WorldSize { program: usize, ranks: usize },
+    /// The mpi backend cannot start (MPI's threading level, ranks that disagree on the
+    /// program).
+    #[error("mpi: {0}")]
+    Mpi(String),
+    /// The mpi backend: rank `device` failed; `message` is its error as that rank reports
+    /// it, so every rank of a failed run reports the same text (the other ranks get this;
+    /// `MpiMesh::agree` and `shardc::run_mpi` also wrap a rank's own local failure in it).
+    #[error("{message}")]
+    Remote { device: usize, message: String },
+    #[error("cannot start the threads of device {device}: {source}")]
+    Spawn {
+        device: usize,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A device failed while running; the first device that failed for a reason of its
+    /// own (not because a peer stopped) is named.
+    #[error("device {device}: {source}")]
+    Device {
+        device: usize,
+        #[source]
+        source: DeviceError,
+    },
+}
+
+/// Why one device stopped.
+#[derive(Debug, Error)]
+pub enum DeviceError {
+    #[error("segment {segment} ({ops}) failed: {source}")]
+    Kernel {
+        segment: usize,
+        ops: String,
+        #[source]
+        source: EngineError,
+    },
+    #[error("the kernel of segment {segment} ({ops}) {problem}")]
+    KernelOutput {
+        segment: usize,
+        ops: String,
+        problem: String,
+    },
+    #[error("{op} defining {at}: {problem}")]
+    Collective {
+        op: String,
+        at: String,
+        problem: String,
+    },
+    #[error("{op} defining {at}: device {peer} stopped before its part arrived")]
+    PeerLeft { op: String, at: String, peer: usize },
+    #[error("its communication stopped")]
+    CommunicationStopped,
+    #[error("a thread of the device panicked: {0}")]
+    Panicked(String),
+    #[error("{0} (a bug in the backend)")]
+    Internal(String),
+}
+
+impl DeviceError {
+    /// Whether the device stopped only because another one did.
+    pub fn is_consequence(&self) -> bool {
+        matches!(
+            self,
+            DeviceError::PeerLeft { .. } | DeviceError::CommunicationStopped
+        )
+    }
+}
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Start each collective and keep computing until a step reads its result (`true`),
+    /// or wait for every collective as soon as it starts (`false`).
+    pub overlap: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions { overlap: true }
+    }
+}
+
+/// A set of devices that runs executables.
+pub trait Mesh {
+    /// The number of devices; device ids are `0..devices()`, the ids replica groups name.
+    fn devices(&self) -> usize;
+
+    /// Runs `exe` on every device, device `d` getting `args[d]`. Called by
+    /// [`Executable::run_with`] after it has checked the arguments and the mesh.
+    fn execute(
+        &self,
+        exe: &Executable,
+        args: Vec<Vec<Literal>>,
+        options: &RunOptions,
+    ) -> Result<RunReport, RuntimeError>;
+}
+
+/// One step of a prepared program.
+pub enum Planned {
+    Compute {
+        segment: Segment,
+        kernel: Box<dyn Kernel>,
+        /// The ops, for traces and errors: `stablehlo.dot_general %3, stablehlo.add %4`.
+        ops: String,
+    },
+    PerDevice {
+        exchange: Exchange,
+        /// Its operand is the result of an earlier per-device op (else of a compute step
+        /// or an argument).
+        operand_from_per_device: bool,
+        /// Its result is read by a compute step or returned.
+        result_to_compute: bool,
+        /// Its result is read by a later per-device op.
+        result_to_per_device: bool,
+    },
+}
+
+/// A per-device program prepared to run on any mesh of its size.
+pub struct Executable {
+    pub(crate) func: String,
+    pub(crate) steps: Vec<Planned>,
+    pub(crate) args: Vec<ValueId>,
+    pub(crate) arg_types: Vec<TensorType>,
+    pub(crate) results: Vec<ValueId>,
+    pub(crate) num_values: usize,
+    /// The type of every value, by index.
+    pub(crate) value_types: Vec<TensorType>,
+    /// Per step, the values compute no longer needs after it.
+    pub(crate) last_reads: Vec<Vec<ValueId>>,
+    /// Per step, the results of per-device ops no later per-device op reads.
+    pub(crate) per_device_last_reads: Vec<Vec<ValueId>>,
+}
+
+impl Executable {
+    /// Prepares function `func` of a per-device program: verifies it, cuts it into steps
+    /// and prepares every compute segment with `engine` once.
+    pub fn new(
+        module: &Module,
+        func: &str,
+        engine: &dyn Compute,
+    ) -> Result<Executable, RuntimeError> {
+        let f = module
+            .function(func)
+            .ok_or_else(|| RuntimeError::UnknownFunction(func.to_string()))?;
+        shardc_ir::verify_module(module).map_err(|e| RuntimeError::Invalid(Box::new(e)))?;
+        let names = f.value_names();
+        let steps = engine::steps_waiting_late(f);
+        // Who reads each value: compute steps (or the results), per-device ops.
+        let mut per_device_results: HashSet<ValueId> = HashSet::new();
+        let mut read_by_compute: HashSet<ValueId> = f.results().iter().copied().collect();
+        let mut read_by_per_device: HashSet<ValueId> = HashSet::new();
+        for s in &steps {
+            match s {
+                engine::Step::Compute(seg) => read_by_compute.extend(seg.inputs.iter().copied()),
+                engine::Step::PerDevice(o) => {
+                    let op = f.op(*o);
+                    read_by_per_device.extend(op.operands.iter().copied());
+                    per_device_results.extend(op.results.iter().copied());
+                }
+            }
+        }
+        let mut planned = Vec::with_capacity(steps.len());
+        let mut segment = 0;
+        for s in &steps {
+            planned.push(match s {
+                engine::Step::Compute(seg) => {
+                    let ops = describe(f, seg, &names);
+                    let kernel =
+                        engine
+                            .prepare(module, f, seg)
+                            .map_err(|source| RuntimeError::Prepare {
+                                segment,
+                                ops: ops.clone(),
+                                source,
+                            })?;
+                    segment += 1;
+                    Planned::Compute {
+                        segment: seg.clone(),
+                        kernel,
+                        ops,
+                    }
+                }
+                engine::Step::PerDevice(o) => {
+                    let op = f.op(*o);
+                    let exchange = Exchange::new(f, op, &names)?;
+                    Planned::PerDevice {
+                        operand_from_per_device: exchange
+                            .operand
+                            .is_some_and(|v| per_device_results.contains(&v)),
+                        result_to_compute: read_by_compute.contains(&exchange.result),
+                        result_to_per_device: read_by_per_device.contains(&exchange.result),
+                        exchange,
+                    }
+                }
+            });
+        }
+        let (last_reads, per_device_last_reads) = last_reads(f, &planned);
+        Ok(Executable {
+            func: func.to_string(),
+            steps: planned,
+            args: f.args().to_vec(),
+            arg_types: f.arg_types(),
+            results: f.results().to_vec(),
+            num_values: f.values.len(),
+            value_types: (0..f.values.len())
+                .map(|i| f.ty(ValueId::from_index(i)).clone())
+                .collect(),
+            last_reads,
+            per_device_last_reads,
+        })
+    }
+
+    /// The function this executable runs.
+    pub fn function(&self) -> &str {
+        &self.func
+    }
+
+    /// The prepared steps, in program order.
+    pub fn steps(&self) -> &[Planned] {
+        &self.steps
+    }
+
+    /// The number of devices the program runs on, as its per-device ops name them: the
+    /// devices of the replica groups of any op but a permute (those groups cover every
+    /// device). `None` if it has no such op (it then runs on a mesh of any size its permutes
+    /// fit in).
+    pub fn devices(&self) -> Option<usize> {
+        self.exchanges()
+            .filter(|e| !e.is_permute())
+            .map(|e| e.groups().iter().flatten().max().map_or(0, |&d| d + 1))
+            .max()
+    }
+
+    /// The per-device ops, in program order.
+    pub fn exchanges(&self) -> impl Iterator<Item = &Exchange> {
+        self.steps.iter().filter_map(|s| match s {
+            Planned::PerDevice { exchange, .. } => Some(exchange),
+            Planned::Compute { .. } => None,
+        })
+    }
+
+    /// Runs on every device of `mesh`, overlapping communication with compute.
+    pub fn run(&self, mesh: &dyn Mesh, args: Vec<Vec<Literal>>) -> Result<RunReport, RuntimeError> {
+        self.run_with(mesh, args, &RunOptions::default())
+    }
+
+    /// Runs on every device of `mesh`, device `d` getting `args[d]`.
+    pub fn run_with(
+        &self,
+        mesh: &dyn Mesh,
+        args: Vec<Vec<Literal>>,
+        options: &RunOptions,
+    ) -> Result<RunReport, RuntimeError> {
+        let n = mesh.devices();
+        if args.len() != n {
+            return Err(RuntimeError::DeviceCount {
+                want: n,
+                got: args.len(),
+            });
+        }
+        for ex in self.exchanges() {
+            ex.check_mesh(n)?;
+        }
+        for (device, a) in args.iter().enumerate() {
+            self.check_args(device, a)?;
+        }
+        mesh.execute(self, args, options)
+    }
+
+    fn check_args(&self, device: usize, args: &[Literal]) -> Result<(), RuntimeError> {
+        let bad = |problem: String| RuntimeError::Arguments { device, problem };
+        if args.len() != self.arg_types.len() {
+            return Err(bad(format!(
+                "@{} takes {} arguments, {} were given",
+                self.func,
+                self.arg_types.len(),
+                args.len()
+            )));
+        }
+        for (i, (a, t)) in args.iter().zip(&self.arg_types).enumerate() {
+            if let Some(problem) = misfit(a, t) {
+                return Err(bad(format!(
+                    "argument {i} {problem}, but @{} takes {t}",
+                    self.func
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why `l` is not a value of type `t` (its type, or elements that do not fill it), if it
+/// is not.
+pub(crate) fn misfit(l: &Literal, t: &TensorType) -> Option<String> {
+    if l.ty != *t {
+        return Some(format!("is {}", l.ty));
+    }
+    let n = l.elements.len();
+    if l.elements.dtype() != t.dtype || (n != t.num_elements() && n != 1) {
+        return Some(format!("holds {n} {} elements", l.elements.dtype()));
+    }
+    None
+}
+
+/// The ops of a segment, for traces and errors.
+fn describe(f: &Function, seg: &Segment, names: &[String]) -> String {
+    let ops: Vec<String> = seg
+        .ops
+        .iter()
+        .map(|&o| {
+            let op = f.op(o);
+            match op.results.first() {
+                Some(r) => format!("{} {}", op.kind.name(), names[r.index()]),
+                None => op.kind.name(),
+            }
+        })
+        .collect();
+    ops.join(", ")
+}
+
+/// Per step, the values whose last reader it is: on the compute side (segments, and
+/// per-device ops fed by compute; results are read at the end), and on the per-device side.
+fn last_reads(f: &Function, steps: &[Planned]) -> (Vec<Vec<ValueId>>, Vec<Vec<ValueId>>) {
+    let results: HashSet<ValueId> = f.results().iter().copied().collect();
+    let mut compute_last: HashMap<ValueId, usize> = HashMap::new();
+    let mut per_device_last: HashMap<ValueId, usize> = HashMap::new();
+    for (i, s) in steps.iter().enumerate() {
+        match s {
+            Planned::Compute { segment, .. } => {
+                for &v in &segment.inputs {
+                    compute_last.insert(v, i);
+                }
+            }
+            Planned::PerDevice {
+                exchange,
+                operand_from_per_device,
+                ..
+            } => {
+                if let Some(v) = exchange.operand {
+                    if *operand_from_per_device {
+                        per_device_last.insert(v, i);
+                    } else {
+                        compute_last.insert(v, i);
+                    }
+                }
+            }
+        }
+    }
+    let mut compute = vec![Vec::new(); steps.len()];
+    for (v, i) in compute_last {
+        if !results.contains(&v) {
+            compute[i].push(v);
+        }
+    }
+    let mut per_device = vec![Vec::new(); steps.len()];
+    for (v, i) in per_device_last {
+        per_device[i].push(v);
+    }
+    (compute, per_device)
+}

@@ -1,0 +1,379 @@
+//! The cpu backend: every per-device op against the simulated mesh (bit for bit, or within
+//! the stated rounding bound for floating-point sums and products), the bytes every device
+//! sends against the ring algorithms' volumes, overlap and traces, and failures.
+
+mod common;
+
+use common::*;
+use shardc_ir::text::parse_module;
+use shardc_ir::{DType, Literal, Module};
+use shardc_runtime::backend::cpu::CpuMesh;
+use shardc_runtime::backend::report::SpanKind;
+use shardc_runtime::backend::{Executable, Lane, RunOptions, RunReport, RuntimeError};
+use shardc_runtime::engine::Interpreted;
+use shardc_runtime::simulate;
+
+fn run_cpu(m: &Module, args: Vec<Vec<Literal>>) -> RunReport {
+    let exe = Executable::new(m, "main", &Interpreted).unwrap_or_else(|e| panic!("{e}"));
+    let mesh = CpuMesh::new(args.len()).unwrap();
+    exe.run(&mesh, args).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_collective_equals_the_simulator() {
+    for (t, reducers) in CASES {
+        for r in *reducers {
+            let m = parse_module(&collectives(t, r)).unwrap_or_else(|e| panic!("{t} {r}: {e}"));
+            let args = args_for(&m, DEVICES, 7);
+            let got = run_cpu(&m, args.clone()).outputs;
+            check_against_simulator(t, r, &m, &args, &got);
+        }
+    }
+}
+
+#[test]
+fn integer_and_extremum_reductions_are_bitwise_and_sums_round_within_the_bound() {
+    // The same f32 sum in ring order and in the simulator's order: within the bound, and
+    // (for these inputs) not always bit for bit, which is why the bound is stated.
+    let m = parse_module(&collectives("f32", "add")).unwrap();
+    let args = args_for(&m, DEVICES, 11);
+    let devices: Vec<usize> = (0..DEVICES).collect();
+    let want = simulate::run(&m, "main", &devices, &args).unwrap();
+    let got = run_cpu(&m, args).outputs;
+    let differing = (0..DEVICES)
+        .filter(|&d| got[d][0] != want[d][0] || got[d][2] != want[d][2])
+        .count();
+    assert!(
+        differing > 0,
+        "ring order rounded exactly like a left fold everywhere"
+    );
+}
+
+/// Every device sends what the ring algorithms move: all-reduce `2(n-1)/n·S`, reduce-scatter
+/// `(n-1)/n·S_in`, all-gather `(n-1)/n·S_out`, all-to-all `(n-1)/n·S`, permute `S` from every
+/// device whose block moves; nothing for the local ops.
+#[test]
+fn bytes_sent_are_the_algorithms_volumes() {
+    let m = parse_module(&collectives("f32", "add")).unwrap();
+    let report = run_cpu(&m, args_for(&m, DEVICES, 3));
+    let s = 4 * 8 * 4; // a 4x8 f32 piece
+    let every = |b: u64| vec![b; DEVICES];
+    let ops = &report.stats.ops;
+    let kinds: Vec<&str> = ops.iter().map(|o| o.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "all_reduce",
+            "all_reduce",
+            "all_reduce",
+            "reduce_scatter",
+            "reduce_scatter",
+            "all_gather",
+            "all_gather",
+            "all_to_all",
+            "all_to_all",
+            "collective_permute",
+            "shard_slice",
+            "axis_index"
+        ]
+    );
+    assert_eq!(ops[0].bytes_sent, every(2 * 3 * s / 4), "all_reduce over 4");
+    assert_eq!(
+        ops[1].bytes_sent,
+        every(2 * 3 * s / 4),
+        "all_reduce, shuffled groups"
+    );
+    // 3 f32 (12 B) over 8 devices: chunks of 0 or 1 element (chunk j starts at element
+    // 3j/8: sizes 0,0,1,0,0,1,0,1), so devices send unequal amounts: each sends every
+    // chunk but its own, then every chunk but its right neighbour's, 2(n-1)·S in all.
+    assert_eq!(ops[2].bytes_sent.iter().sum::<u64>(), 2 * 7 * 12);
+    assert_eq!(ops[2].bytes_sent, [24, 20, 20, 24, 20, 20, 20, 20]);
+    assert_eq!(ops[3].bytes_sent, every(3 * s / 4), "reduce_scatter over 4");
+    assert_eq!(ops[4].bytes_sent, every(s / 2), "reduce_scatter over 2");
+    assert_eq!(
+        ops[5].bytes_sent,
+        every(3 * (4 * s) / 4),
+        "all_gather over 4"
+    );
+    assert_eq!(
+        ops[6].bytes_sent,
+        every(7 * (8 * s) / 8),
+        "all_gather over 8"
+    );
+    assert_eq!(ops[7].bytes_sent, every(3 * s / 4), "all_to_all over 4");
+    assert_eq!(ops[8].bytes_sent, every(s / 2), "all_to_all over 2");
+    assert_eq!(ops[9].bytes_sent, [s, s, s, s, s, s, 0, 0], "permute");
+    assert_eq!(ops[10].bytes_sent, every(0));
+    assert_eq!(ops[11].bytes_sent, every(0));
+    for (d, stats) in report.stats.devices.iter().enumerate() {
+        let sum: u64 = ops.iter().map(|o| o.bytes_sent[d]).sum();
+        assert_eq!(stats.bytes_sent, sum, "device {d}");
+    }
+}
+
+/// `Exchange::ring_bytes` (what backends whose collectives are not rings report, from the
+/// types alone) is what the cpu backend's rings measure, for every op, device and type,
+/// including an all-reduce whose chunks are uneven.
+#[test]
+fn ring_bytes_from_types_are_the_measured_bytes() {
+    for t in ["f32", "bf16", "i64", "i1"] {
+        let m = parse_module(&collectives(t, if t == "i1" { "or" } else { "add" })).unwrap();
+        let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+        let report = run_cpu(&m, args_for(&m, DEVICES, 3));
+        let exchanges: Vec<_> = exe.exchanges().collect();
+        assert_eq!(exchanges.len(), report.stats.ops.len());
+        for (ex, op) in exchanges.iter().zip(&report.stats.ops) {
+            let stated: Vec<u64> = (0..DEVICES).map(|d| ex.ring_bytes(d)).collect();
+            assert_eq!(stated, op.bytes_sent, "{t} {} {}", op.kind, op.value);
+        }
+    }
+}
+
+/// Runs `f` on another thread and fails the test if it takes longer than a minute (a
+/// device that hangs would otherwise hang the test).
+fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the run hung")
+}
+
+#[test]
+fn bad_arguments_and_meshes_are_errors() {
+    let m = parse_module(&collectives("f32", "add")).unwrap();
+    let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+    let mesh = CpuMesh::new(DEVICES).unwrap();
+    let mut args = args_for(&m, DEVICES, 1);
+    let e = exe.run(&mesh, args[..7].to_vec()).unwrap_err();
+    assert!(
+        matches!(e, RuntimeError::DeviceCount { want: 8, got: 7 }),
+        "{e}"
+    );
+    // Device 3's first piece has the wrong type.
+    args[3][0] = Literal::from_f64(DType::F32, &[8, 4], &[0.0; 32]).unwrap();
+    let e = exe.run(&mesh, args.clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "device 3: argument 0 is tensor<8x4xf32>, but @main takes tensor<4x8xf32>"
+    );
+    args[3].pop();
+    let e = exe.run(&mesh, args).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "device 3: @main takes 2 arguments, 1 were given"
+    );
+    // The program names devices 0..8; a mesh of 4 cannot run it.
+    let small = CpuMesh::new(4).unwrap();
+    let e = exe.run(&small, args_for(&m, 4, 1)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "stablehlo.all_reduce defining %0 names device 4, but the mesh has 4 devices (0..4); run it on a mesh of the program's size"
+    );
+    // A mesh of 9 leaves device 8 out of every group.
+    let e = exe
+        .run(&CpuMesh::new(9).unwrap(), args_for(&m, 9, 1))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "stablehlo.all_reduce defining %0 leaves device 8 out of every replica group"
+    );
+    assert!(matches!(
+        CpuMesh::new(0).unwrap_err(),
+        RuntimeError::EmptyMesh
+    ));
+    assert!(matches!(
+        Executable::new(&m, "nope", &Interpreted).err(),
+        Some(RuntimeError::UnknownFunction(_))
+    ));
+}
+
+#[test]
+fn a_reducer_the_ring_cannot_reorder_is_refused() {
+    let m = parse_module(&collectives("f32", "subtract")).unwrap();
+    let e = Executable::new(&m, "main", &Interpreted).err().unwrap();
+    assert!(matches!(e, RuntimeError::Unsupported { .. }), "{e}");
+    assert!(e.to_string().starts_with(
+        "stablehlo.all_reduce defining %0 cannot run: the reducer applies stablehlo.subtract; a ring reduces in any order"
+    ), "{e}");
+}
+
+#[test]
+fn a_device_that_fails_is_named_and_the_others_stop() {
+    let m = parse_module(FAILING).unwrap();
+    let args = args_for(&m, DEVICES, 5);
+    // Without sabotage it runs, and every device adds 0+1+...+7 = 28 to the sum.
+    let ok = run_cpu(&m, args.clone());
+    let sum: f64 = (0..DEVICES).map(|d| args[d][0].to_f64_vec()[0]).sum();
+    assert!((ok.outputs[0][0].to_f64_vec()[0] - sum - 28.0).abs() < 1e-4);
+    // Waiting for every collective at once gives the same bits.
+    let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+    let mesh = CpuMesh::new(DEVICES).unwrap();
+    let sync = exe
+        .run_with(&mesh, args.clone(), &RunOptions { overlap: false })
+        .unwrap();
+    assert_eq!(sync.outputs, ok.outputs);
+    for (sabotage, want) in [
+        (
+            Sabotage::Fail,
+            "device 3: segment 0 (stablehlo.convert %1, stablehlo.broadcast_in_dim %2, stablehlo.add %3) failed: this kernel fails on purpose",
+        ),
+        (
+            Sabotage::Panic,
+            "device 3: a thread of the device panicked: this kernel panics on purpose",
+        ),
+        (
+            Sabotage::WrongType,
+            "device 3: the kernel of segment 0 (stablehlo.convert %1, stablehlo.broadcast_in_dim %2, stablehlo.add %3) output 0 is tensor<f32>, but its type is tensor<8xf32>",
+        ),
+    ] {
+        let m = m.clone();
+        let args = args.clone();
+        let e = within_a_minute(move || {
+            let exe = Executable::new(&m, "main", &Sabotaged(sabotage)).unwrap();
+            exe.run(&CpuMesh::new(DEVICES).unwrap(), args)
+                .err()
+                .map(|e| e.to_string())
+        });
+        assert_eq!(e.as_deref(), Some(want));
+    }
+}
+
+/// Two gradients all-reduced in the middle of other compute (data parallel):
+/// `g2 = x·w2` is all-reduced while `g1 = (x·w1)·w1` is computed, `g1` while `h = x·x` is;
+/// the updates `w - r` read the reduced gradients last.
+const TWO_CHAINS: &str = r#"module @two_chains {
+  func.func public @main(%x: tensor<40x40xf32>, %w1: tensor<40x40xf32>, %w2: tensor<40x40xf32>) -> (tensor<40x40xf32>, tensor<40x40xf32>, tensor<40x40xf32>) {
+    %g2 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<40x40xf32>, tensor<40x40xf32>) -> tensor<40x40xf32>
+    %r2 = "stablehlo.all_reduce"(%g2) <{replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<40x40xf32>) -> tensor<40x40xf32>
+    %a1 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<40x40xf32>, tensor<40x40xf32>) -> tensor<40x40xf32>
+    %g1 = stablehlo.dot_general %a1, %w1, contracting_dims = [1] x [0] : (tensor<40x40xf32>, tensor<40x40xf32>) -> tensor<40x40xf32>
+    %r1 = "stablehlo.all_reduce"(%g1) <{replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<40x40xf32>) -> tensor<40x40xf32>
+    %h = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<40x40xf32>, tensor<40x40xf32>) -> tensor<40x40xf32>
+    %u2 = stablehlo.subtract %w2, %r2 : tensor<40x40xf32>
+    %u1 = stablehlo.subtract %w1, %r1 : tensor<40x40xf32>
+    return %u1, %u2, %h : tensor<40x40xf32>, tensor<40x40xf32>, tensor<40x40xf32>
+  }
+}"#;
+
+/// The spans of device `d` on `lane`, in time order.
+fn lane(r: &RunReport, d: usize, lane: Lane) -> Vec<&shardc_runtime::backend::Span> {
+    r.spans
+        .iter()
+        .filter(|s| s.device == d && s.lane == lane)
+        .collect()
+}
+
+#[test]
+fn collectives_overlap_compute_that_does_not_need_them() {
+    let m = parse_module(TWO_CHAINS).unwrap();
+    let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+    let ars: Vec<String> = exe
+        .exchanges()
+        .map(|e| format!("{} {}", e.short_name(), e.at))
+        .collect();
+    assert_eq!(ars, ["all_reduce %1", "all_reduce %5"]);
+    let args = args_for(&m, DEVICES, 9);
+    let mesh = CpuMesh::new(DEVICES).unwrap();
+    let devices: Vec<usize> = (0..DEVICES).collect();
+    let want = simulate::run(&m, "main", &devices, &args).unwrap();
+    let mut overlapped = 0;
+    for overlap in [true, false] {
+        let r = exe
+            .run_with(&mesh, args.clone(), &RunOptions { overlap })
+            .unwrap();
+        for (d, want) in want.iter().enumerate() {
+            // Everything equals the simulator; %h = x·x involves no collective: bit for bit.
+            assert_eq!(r.outputs[d][2], want[2]);
+            for (got, want) in r.outputs[d].iter().zip(want).take(2) {
+                let (g, w) = (got.to_f64_vec(), want.to_f64_vec());
+                assert!(
+                    g.iter()
+                        .zip(&w)
+                        .all(|(g, w)| (g - w).abs() <= 1e-3 * w.abs().max(1.0))
+                );
+            }
+            let compute = lane(&r, d, Lane::Compute);
+            let comm = lane(&r, d, Lane::Communication);
+            // Each lane runs one thing at a time.
+            for pair in compute.windows(2).chain(comm.windows(2)) {
+                assert!(pair[0].end() <= pair[1].start, "{pair:?}");
+            }
+            let segments: Vec<&str> = compute
+                .iter()
+                .filter(|s| s.kind == SpanKind::Segment)
+                .map(|s| s.name.as_str())
+                .collect();
+            // x·w2 | x·w1, ·w1 | x·x | w2 - r2 | w1 - r1: cut where a result is first read.
+            assert_eq!(
+                segments,
+                [
+                    "segment 0",
+                    "segment 1",
+                    "segment 2",
+                    "segment 3",
+                    "segment 4"
+                ]
+            );
+            let seg = |name: &str| compute.iter().find(|s| s.name == name).unwrap();
+            let ar = |k: usize| comm.iter().find(|s| s.name == ars[k]).unwrap();
+            // A segment that reads a result starts after its collective ended, and every
+            // wait ends after the collective it waited for.
+            assert!(seg("segment 3").start >= ar(0).end());
+            assert!(seg("segment 4").start >= ar(1).end());
+            for w in compute.iter().filter(|s| s.kind == SpanKind::Wait) {
+                let k = ars.iter().position(|a| w.name.ends_with(&a[11..])).unwrap();
+                assert!(w.end() >= ar(k).end(), "{w:?}");
+            }
+            let overlaps = comm.iter().any(|c| {
+                compute
+                    .iter()
+                    .any(|s| s.kind == SpanKind::Segment && c.overlaps(s))
+            });
+            if overlap {
+                // Compute hands each all-reduce off and goes on: it waits only after the
+                // independent segments, where the updates read the results.
+                for w in compute.iter().filter(|s| s.kind == SpanKind::Wait) {
+                    assert!(w.start >= seg("segment 2").end(), "{w:?}");
+                }
+                overlapped += overlaps as usize;
+            } else {
+                // Compute waits for every collective: nothing runs beside it.
+                assert!(!overlaps, "device {d} overlapped without overlap");
+            }
+        }
+        // The trace is Chrome's JSON with one complete event per span.
+        let trace: serde_json::Value = serde_json::from_str(&r.trace_json()).unwrap();
+        let events = trace["traceEvents"].as_array().unwrap();
+        let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+        assert_eq!(complete.len(), r.spans.len());
+        for e in &complete {
+            assert!(e["pid"].as_u64().unwrap() < DEVICES as u64);
+            assert!(e["ts"].as_f64().unwrap() >= 0.0 && e["dur"].as_f64().unwrap() >= 0.0);
+            let tid = e["tid"].as_u64().unwrap();
+            assert_eq!(tid == 1, e["cat"] == "collective", "{e}");
+            if tid == 1 {
+                assert_eq!(e["args"]["bytes"], 2 * 7 * 40 * 40 * 4 / 8, "{e}");
+            }
+        }
+        assert!(
+            events
+                .iter()
+                .any(|e| e["ph"] == "M" && e["args"]["name"] == "device 7")
+        );
+    }
+    // On 8 devices sharing a few cores, some device's all-reduce runs beside its compute.
+    assert!(
+        overlapped > 0,
+        "no device overlapped communication with compute"
+    );
+}

@@ -1,0 +1,390 @@
+//! The mpi backend, one process per device: every per-device op on every element type and
+//! reducer against the simulated mesh (bit for bit, or within the stated rounding bound
+//! for float sums and products) and the cpu backend's bytes; NaN and signed zeros in
+//! `maximum`/`minimum`; integer sums that wrap; failures (a kernel that fails, panics or
+//! returns the wrong type on one rank; bad arguments on one rank; a world of the wrong
+//! size; ranks preparing different programs), each reported with the same text on every
+//! rank and never a hang; a mesh over part of the world; overlap off; the gathered report.
+//!
+//! A test binary without the libtest harness: run plainly (as `cargo test` does), it
+//! launches itself under `mpirun -n 8`; under `mpirun` every rank runs every check, and a
+//! failed check aborts the whole job (`MPI_Abort`), so `mpirun` exits non-zero.
+
+mod common;
+
+use common::*;
+use shardc_ir::text::parse_module;
+use shardc_ir::{DType, Elements, Literal, Module};
+use shardc_runtime::backend::cpu::CpuMesh;
+use shardc_runtime::backend::mpi::rsmpi::environment::Universe;
+use shardc_runtime::backend::mpi::rsmpi::topology::Color;
+use shardc_runtime::backend::mpi::rsmpi::traits::*;
+use shardc_runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched, relaunch};
+use shardc_runtime::backend::{Executable, RunOptions, RunReport, RuntimeError};
+use shardc_runtime::engine::Interpreted;
+use shardc_runtime::simulate;
+use std::process::ExitCode;
+
+const RANKS: usize = DEVICES;
+
+/// One check: every rank runs it on the world's mesh.
+type Check = fn(&Universe, &MpiMesh);
+
+fn main() -> ExitCode {
+    if !launched() {
+        if !selected("mpi") {
+            return ExitCode::SUCCESS;
+        }
+        return match relaunch(RANKS, &[], 300) {
+            Ok(s) if s.success() => ExitCode::SUCCESS,
+            Ok(s) => {
+                eprintln!("mpi: mpirun failed ({s})");
+                ExitCode::FAILURE
+            }
+            Err(e) => {
+                eprintln!("mpi: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let universe = match initialize() {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The kernel that panics on purpose (device 3, `failing_device`) need not be printed.
+    let print = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let on_purpose = info
+            .payload()
+            .downcast_ref::<&str>()
+            .is_some_and(|m| m.ends_with("on purpose"));
+        if !on_purpose {
+            print(info);
+        }
+    }));
+    abort_on_panic();
+    let mesh = MpiMesh::world(&universe).unwrap();
+    assert_eq!(mesh.devices(), RANKS, "run me with mpirun -n {RANKS}");
+    let checks: &[(&str, Check)] = &[
+        ("every collective equals the simulator", every_collective),
+        ("NaN and signed zeros", nan_and_signed_zeros),
+        ("integer sums and products wrap", integers_wrap),
+        ("a failing device is named on every rank", failing_device),
+        ("bad arguments on one rank", bad_arguments),
+        ("the world's size and a part of the world", world_size),
+        ("ranks preparing different programs", different_programs),
+        ("overlap off, and the report", overlap_off_and_report),
+        ("agree", agree),
+    ];
+    for (name, check) in checks {
+        check(&universe, &mesh);
+        mesh.communicator().barrier();
+        if mesh.device() == 0 {
+            println!("mpi: {name} ... ok");
+        }
+    }
+    if mesh.device() == 0 {
+        println!("mpi: {} checks passed on {RANKS} ranks", checks.len());
+    }
+    ExitCode::SUCCESS
+}
+
+/// Whether `cargo test`'s arguments select this check (`cargo test FILTER` passes the
+/// filter to every test binary; `--skip NAME` leaves it out), and whether they only ask for
+/// the list of tests (`--list`, which then prints it).
+fn selected(name: &str) -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut filters = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--list" => {
+                println!("{name}: test");
+                return false;
+            }
+            // The guard takes the skipped name, matching or not.
+            "--skip" if it.next().is_some_and(|s| name.contains(s.as_str())) => return false,
+            "--test-threads" | "--format" | "--color" | "--logfile" | "-Z" => {
+                it.next();
+            }
+            f if !f.starts_with('-') => filters.push(f),
+            _ => {}
+        }
+    }
+    filters.is_empty() || filters.iter().any(|f| name.contains(f))
+}
+
+fn exe_of(m: &Module) -> Executable {
+    Executable::new(m, "main", &Interpreted).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run_mpi(mesh: &MpiMesh, m: &Module, args: &[Vec<Literal>]) -> RunReport {
+    mesh.run(&exe_of(m), args[mesh.device()].clone())
+        .unwrap_or_else(|e| panic!("device {}: {e}", mesh.device()))
+}
+
+/// More types and reducers than the cpu backend's test: each maps to a different MPI
+/// operation or datatype.
+const MPI_CASES: &[(&str, &[&str])] = &[
+    ("f32", &["add", "multiply", "maximum", "minimum"]),
+    ("f64", &["add", "multiply", "maximum", "minimum"]),
+    ("bf16", &["add", "multiply", "maximum", "minimum"]),
+    ("f16", &["add", "maximum"]),
+    (
+        "i32",
+        &["add", "multiply", "maximum", "minimum", "and", "or", "xor"],
+    ),
+    ("i64", &["add", "multiply", "maximum", "minimum", "xor"]),
+    ("i1", &["and", "or", "xor", "add", "minimum"]),
+];
+
+fn every_collective(_: &Universe, mesh: &MpiMesh) {
+    for (t, reducers) in MPI_CASES {
+        for r in *reducers {
+            let m = parse_module(&collectives(t, r)).unwrap_or_else(|e| panic!("{t} {r}: {e}"));
+            let args = args_for(&m, DEVICES, 7);
+            let report = run_mpi(mesh, &m, &args);
+            check_against_simulator(t, r, &m, &args, &report.outputs);
+            // The bytes are the ring volumes the cpu backend measures.
+            let exe = exe_of(&m);
+            let cpu = exe.run(&CpuMesh::new(DEVICES).unwrap(), args).unwrap();
+            for ((ex, got), want) in exe.exchanges().zip(&report.stats.ops).zip(&cpu.stats.ops) {
+                assert_eq!(got.kind, want.kind);
+                assert_eq!(got.bytes_sent, want.bytes_sent, "{t} {r} {}", got.value);
+                let stated: Vec<u64> = (0..DEVICES).map(|d| ex.ring_bytes(d)).collect();
+                assert_eq!(got.bytes_sent, stated);
+            }
+        }
+    }
+}
+
+/// Arguments with NaNs and zeros of both signs among ordinary values.
+fn with_specials(m: &Module, dtype: DType) -> Vec<Vec<Literal>> {
+    let specials = [f64::NAN, -0.0, 0.0, 1.5, -2.0];
+    args_for(m, DEVICES, 9)
+        .into_iter()
+        .enumerate()
+        .map(|(d, args)| {
+            args.into_iter()
+                .map(|a| {
+                    let v: Vec<f64> = a
+                        .to_f64_vec()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &x)| {
+                            if (i + d) % 3 == 0 {
+                                specials[(i * 7 + d) % specials.len()]
+                            } else {
+                                x
+                            }
+                        })
+                        .collect();
+                    Literal::from_f64(dtype, &a.ty.shape, &v).unwrap()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn nan_and_signed_zeros(_: &Universe, mesh: &MpiMesh) {
+    for t in ["f32", "f64", "bf16"] {
+        for r in ["maximum", "minimum"] {
+            let m = parse_module(&collectives(t, r)).unwrap();
+            let args = with_specials(&m, DType::from_name(t).unwrap());
+            let report = run_mpi(mesh, &m, &args);
+            // Bit for bit, NaNs and signs of zeros included.
+            check_against_simulator(t, r, &m, &args, &report.outputs);
+            let nans = report.outputs[0][0]
+                .to_f64_vec()
+                .iter()
+                .filter(|x| x.is_nan())
+                .count();
+            assert!(nans > 0, "{t} {r}: no NaN reached the result");
+        }
+    }
+}
+
+fn integers_wrap(_: &Universe, mesh: &MpiMesh) {
+    for r in ["add", "multiply"] {
+        let m = parse_module(&collectives("i32", r)).unwrap();
+        let args: Vec<Vec<Literal>> = args_for(&m, DEVICES, 4)
+            .into_iter()
+            .map(|args| {
+                args.into_iter()
+                    .map(|a| {
+                        let n = a.ty.num_elements();
+                        let v: Vec<i32> = (0..n).map(|i| i32::MAX - 3 * i as i32).collect();
+                        Literal::new(a.ty.clone(), Elements::I32(v)).unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        let report = run_mpi(mesh, &m, &args);
+        check_against_simulator("i32", r, &m, &args, &report.outputs);
+    }
+}
+
+fn failing_device(_: &Universe, mesh: &MpiMesh) {
+    let m = parse_module(FAILING).unwrap();
+    let args = args_for(&m, DEVICES, 5);
+    for (sabotage, want) in [
+        (
+            Sabotage::Fail,
+            "device 3: segment 0 (stablehlo.convert %1, stablehlo.broadcast_in_dim %2, stablehlo.add %3) failed: this kernel fails on purpose",
+        ),
+        (
+            Sabotage::Panic,
+            "device 3: a thread of the device panicked: this kernel panics on purpose",
+        ),
+        (
+            Sabotage::WrongType,
+            "device 3: the kernel of segment 0 (stablehlo.convert %1, stablehlo.broadcast_in_dim %2, stablehlo.add %3) output 0 is tensor<f32>, but its type is tensor<8xf32>",
+        ),
+    ] {
+        let exe = Executable::new(&m, "main", &Sabotaged(sabotage)).unwrap();
+        let e = mesh
+            .run(&exe, args[mesh.device()].clone())
+            .expect_err("device 3 fails");
+        assert_eq!(e.to_string(), want, "on device {}", mesh.device());
+        match &e {
+            RuntimeError::Device { device: 3, .. } => assert_eq!(mesh.device(), 3),
+            RuntimeError::Remote { device: 3, .. } => assert_ne!(mesh.device(), 3),
+            other => panic!("device {}: {other:?}", mesh.device()),
+        }
+    }
+    // The mesh runs again after a failed run, and every device added 0+1+...+7 = 28.
+    let ok = run_mpi(mesh, &m, &args);
+    let sum: f64 = (0..DEVICES).map(|d| args[d][0].to_f64_vec()[0]).sum();
+    assert!((ok.outputs[0][0].to_f64_vec()[0] - sum - 28.0).abs() < 1e-4);
+}
+
+fn bad_arguments(_: &Universe, mesh: &MpiMesh) {
+    let m = parse_module(&collectives("f32", "add")).unwrap();
+    let exe = exe_of(&m);
+    let mut args = args_for(&m, DEVICES, 1);
+    args[5][0] = Literal::from_f64(DType::F32, &[8, 4], &[0.0; 32]).unwrap();
+    let e = mesh.run(&exe, args[mesh.device()].clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "device 5: argument 0 is tensor<8x4xf32>, but @main takes tensor<4x8xf32>"
+    );
+    args[2].pop();
+    let e = mesh.run(&exe, args[mesh.device()].clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "device 2: @main takes 2 arguments, 1 were given"
+    );
+}
+
+/// A program of 4 devices: an all-reduce and an all-gather over all of them.
+const FOUR: &str = r#"module @four {
+  func.func public @main(%x: tensor<6xf32>) -> tensor<24xf32> {
+    %r = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<6xf32>) -> tensor<6xf32>
+    %g = "stablehlo.all_gather"(%r) <{all_gather_dim = 0 : i64, replica_groups = dense<[[3, 2, 1, 0]]> : tensor<1x4xi64>}> : (tensor<6xf32>) -> tensor<24xf32>
+    return %g : tensor<24xf32>
+  }
+}"#;
+
+fn world_size(universe: &Universe, mesh: &MpiMesh) {
+    let m = parse_module(FOUR).unwrap();
+    let exe = exe_of(&m);
+    let args = args_for(&m, DEVICES, 2);
+    let e = mesh.run(&exe, args[mesh.device()].clone()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the program runs on 4 devices, but the MPI communicator has 8 ranks (one rank runs one device): launch it with `mpirun -n 4`"
+    );
+    // Each half of the world is a mesh of 4 that runs it; the halves do not meet.
+    let world = universe.world();
+    let half = world
+        .split_by_color(Color::with_value(world.rank() / 4))
+        .unwrap();
+    let small = MpiMesh::new(universe, &half).unwrap();
+    assert_eq!((small.device(), small.devices()), (mesh.device() % 4, 4));
+    let first = (mesh.device() / 4) * 4;
+    let mine: Vec<Vec<Literal>> = args[first..first + 4].to_vec();
+    let report = small.run(&exe, mine[small.device()].clone()).unwrap();
+    let want = simulate::run(&m, "main", &[0, 1, 2, 3], &mine).unwrap();
+    for (d, want) in want.iter().enumerate() {
+        let (g, w) = (report.outputs[d][0].to_f64_vec(), want[0].to_f64_vec());
+        let off = g
+            .iter()
+            .zip(&w)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(off < 1e-5, "device {d}: {g:?} vs {w:?}");
+    }
+    assert_eq!(report.stats.ops[0].bytes_sent, [36; 4]); // 2·3/4 of 24 B
+    assert_eq!(report.stats.ops[1].bytes_sent, [72; 4]); // 3/4 of 96 B
+}
+
+fn different_programs(_: &Universe, mesh: &MpiMesh) {
+    let text = if mesh.device() == 2 {
+        collectives("f32", "maximum")
+    } else {
+        collectives("f32", "add")
+    };
+    let m = parse_module(&text).unwrap();
+    let args = args_for(&m, DEVICES, 1);
+    let e = match mesh.run(&exe_of(&m), args[mesh.device()].clone()) {
+        Ok(_) => panic!("device {}: ran different programs", mesh.device()),
+        Err(e) => e,
+    };
+    // Every rank compares the programs' fingerprints with device 0's.
+    let want = "mpi: device 2 prepared another program than device 0 (its per-device ops or argument types differ); every rank must run the same executable";
+    assert_eq!(e.to_string(), want);
+}
+
+fn overlap_off_and_report(_: &Universe, mesh: &MpiMesh) {
+    let m = parse_module(&collectives("i32", "add")).unwrap();
+    let exe = exe_of(&m);
+    let args = args_for(&m, DEVICES, 8);
+    let on = mesh.run(&exe, args[mesh.device()].clone()).unwrap();
+    let off = mesh
+        .run_with(
+            &exe,
+            args[mesh.device()].clone(),
+            &RunOptions { overlap: false },
+        )
+        .unwrap();
+    assert_eq!(on.outputs, off.outputs);
+    // Every device's results, stats and spans, on every rank.
+    assert_eq!(on.outputs.len(), DEVICES);
+    assert_eq!(on.stats.devices.len(), DEVICES);
+    for d in 0..DEVICES {
+        let spans: Vec<_> = on.spans.iter().filter(|s| s.device == d).collect();
+        assert!(
+            spans.iter().any(|s| s.name.starts_with("all_reduce")),
+            "{d}"
+        );
+        let sent: u64 = on.stats.ops.iter().map(|o| o.bytes_sent[d]).sum();
+        assert_eq!(on.stats.devices[d].bytes_sent, sent);
+    }
+    let trace: serde_json::Value = serde_json::from_str(&on.trace_json()).unwrap();
+    let pids: std::collections::BTreeSet<u64> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["pid"].as_u64())
+        .collect();
+    assert_eq!(pids, (0..DEVICES as u64).collect());
+    assert!(on.stats.wall > std::time::Duration::ZERO);
+}
+
+fn agree(_: &Universe, mesh: &MpiMesh) {
+    assert_eq!(mesh.agree(Ok(mesh.device())).unwrap(), mesh.device());
+    let local = if mesh.device() == 6 || mesh.device() == 7 {
+        Err(RuntimeError::Mpi(format!("rank {} says no", mesh.device())))
+    } else {
+        Ok(())
+    };
+    let e = mesh.agree(local).unwrap_err();
+    assert_eq!(e.to_string(), "mpi: rank 6 says no");
+}

@@ -1,0 +1,368 @@
+//! Training steps: a loss, its gradients (reverse-mode autodiff), an optimizer update and
+//! a parallelism strategy, traced into one program `(params, optimizer state, step, batch)
+//! -> (loss, params', optimizer state')` that shardc propagates, partitions and runs.
+//!
+//! Every strategy is annotations alone: which axis splits the batch, the parameters, the
+//! gradients and the optimizer state. The collectives follow from propagation:
+//!
+//! | strategy | batch | parameters | gradients | optimizer state |
+//! | --- | --- | --- | --- | --- |
+//! | DDP | `data` | replicated | replicated (all-reduced, bucketed) | replicated |
+//! | ZeRO-1 | `data` | replicated | replicated (all-reduced) | split over `data` |
+//! | ZeRO-2 | `data` | replicated | split over `data` (reduce-scattered) | split over `data` |
+//! | ZeRO-3 / FSDP | `data` | split over `data` (gathered for use) | split over `data` | split over `data` |
+//! | Megatron | replicated | the model's tensor-parallel specs over `model` | as parameters | as parameters |
+//! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
+//!
+//! "Split over `data`" puts `data` on the first dimension it divides (replicated if none).
+
+use crate::optim::{AdamW, Sgd, warmup_cosine};
+use crate::spec::{DimSpec, PartitionSpec};
+use crate::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
+use shardc_ir::Literal;
+use std::time::{Duration, Instant};
+
+/// How the work and the state are split over the mesh.
+#[derive(Clone, Debug)]
+pub enum Strategy {
+    Ddp,
+    Zero1,
+    Zero2,
+    /// ZeRO stage 3, which is what PyTorch's FSDP does.
+    Zero3,
+    /// Tensor parallelism with these parameter specs (one per parameter).
+    Megatron(Vec<PartitionSpec>),
+    /// Data parallelism over `data` times tensor parallelism with these specs over `model`.
+    DpTp(Vec<PartitionSpec>),
+}
+
+impl Strategy {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Ddp => "ddp",
+            Strategy::Zero1 => "zero1",
+            Strategy::Zero2 => "zero2",
+            Strategy::Zero3 => "zero3",
+            Strategy::Megatron(_) => "megatron",
+            Strategy::DpTp(_) => "dp_tp",
+        }
+    }
+}
+
+/// The optimizer and its learning rate.
+#[derive(Clone, Copy, Debug)]
+pub enum Optimizer {
+    Sgd {
+        lr: f64,
+        momentum: f64,
+    },
+    /// AdamW with linear warm-up to `lr` then cosine decay to `lr * min_ratio` at `total`.
+    AdamW {
+        lr: f64,
+        warmup: f64,
+        total: f64,
+        min_ratio: f64,
+        adam: AdamW,
+    },
+}
+
+impl Optimizer {
+    /// Optimizer-state tensors per parameter (velocity; or first and second moments).
+    pub fn slots(&self) -> usize {
+        match self {
+            Optimizer::Sgd { .. } => 1,
+            Optimizer::AdamW { .. } => 2,
+        }
+    }
+
+    /// One update; `t` is the step number from 1 (a float scalar).
+    fn update(
+        &self,
+        t: &Tensor,
+        params: &[Tensor],
+        grads: &[Tensor],
+        state: &[Tensor],
+    ) -> (Vec<Tensor>, Vec<Tensor>) {
+        match self {
+            Optimizer::Sgd { lr, momentum } => Sgd {
+                momentum: *momentum,
+            }
+            .step(&t.scalar(*lr), params, grads, state),
+            Optimizer::AdamW {
+                lr,
+                warmup,
+                total,
+                min_ratio,
+                adam,
+            } => {
+                let rate = warmup_cosine(t, *lr, *warmup, *total, lr * min_ratio);
+                let n = params.len();
+                let (p, m, v) = adam.step(t, &rate, params, grads, &state[..n], &state[n..]);
+                (p, m.into_iter().chain(v).collect())
+            }
+        }
+    }
+}
+
+/// `data` on the first dimension of `ty` it divides, else replicated.
+fn split_over_data(ty: &TensorType, data: usize) -> PartitionSpec {
+    match ty.shape.iter().position(|&n| n % data == 0 && n >= data) {
+        Some(d) => {
+            let mut dims = vec![DimSpec::replicated(); d];
+            dims.push(DimSpec::axes(&["data"]));
+            PartitionSpec::new(dims)
+        }
+        None => P![],
+    }
+}
+
+/// A traced training step and how its arguments are laid out.
+pub struct TrainStep {
+    /// `(params..., state..., step, batch...) -> (loss, params'..., state'...)`.
+    pub program: Lowered,
+    pub strategy: Strategy,
+    pub optimizer: Optimizer,
+    pub param_types: Vec<TensorType>,
+    pub param_specs: Vec<PartitionSpec>,
+    pub grad_specs: Vec<PartitionSpec>,
+    pub state_specs: Vec<PartitionSpec>,
+    pub mesh: Mesh,
+    /// How long building the program took, by phase.
+    pub timings: TraceTimings,
+}
+
+/// Wall time of each phase of [`train_step`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceTimings {
+    /// Tracing the loss into a program.
+    pub trace_loss: Duration,
+    /// Differentiating it (`value_and_grad`).
+    pub autodiff: Duration,
+    /// Tracing the step around it: the gradient call, their layouts, the optimizer update.
+    pub trace_step: Duration,
+}
+
+impl TraceTimings {
+    pub fn total(&self) -> Duration {
+        self.trace_loss + self.autodiff + self.trace_step
+    }
+}
+
+/// Traces a training step of `loss(params, batch) -> scalar` under a strategy.
+pub fn train_step<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
+{
+    let n = param_types.len();
+    let data = mesh.axis_size("data").unwrap_or(1);
+    let zero = |t: &TensorType| split_over_data(t, data);
+    let specs_of = |given: &[PartitionSpec]| -> Result<Vec<PartitionSpec>, Error> {
+        if given.len() != n {
+            return Err(Error::Usage(format!(
+                "{} strategy has {} parameter specs for {n} parameters",
+                strategy.name(),
+                given.len()
+            )));
+        }
+        Ok(given.to_vec())
+    };
+    let replicated = vec![P![]; n];
+    let zeroed: Vec<PartitionSpec> = param_types.iter().map(zero).collect();
+    let (param_specs, grad_specs, state_specs) = match &strategy {
+        Strategy::Ddp => (replicated.clone(), replicated.clone(), replicated.clone()),
+        Strategy::Zero1 => (replicated.clone(), replicated.clone(), zeroed.clone()),
+        Strategy::Zero2 => (replicated.clone(), zeroed.clone(), zeroed.clone()),
+        Strategy::Zero3 => (zeroed.clone(), zeroed.clone(), zeroed.clone()),
+        Strategy::Megatron(s) | Strategy::DpTp(s) => {
+            let s = specs_of(s)?;
+            (s.clone(), s.clone(), s)
+        }
+    };
+    let batch_split = !matches!(strategy, Strategy::Megatron(_));
+    let batch_specs: Vec<PartitionSpec> = batch_types
+        .iter()
+        .map(|_| if batch_split { P!["data"] } else { P![] })
+        .collect();
+    // The loss and its gradients.
+    let mut types: Vec<TensorType> = param_types.to_vec();
+    types.extend_from_slice(batch_types);
+    let f = loss.clone();
+    let start = Instant::now();
+    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..]))
+        .name(&format!("{name}_loss"))
+        .mesh(mesh)
+        .in_shardings(param_specs.iter().chain(&batch_specs).cloned())
+        .lower(&types)?;
+    let trace_loss = start.elapsed();
+    // Gradients take their layouts from the strategy below, not from their parameters.
+    let start = Instant::now();
+    let grads = loss_program
+        .value_and_grad(&(0..n).collect::<Vec<_>>())?
+        .without_result_shardings();
+    let autodiff = start.elapsed();
+    let start = Instant::now();
+    // The step: gradients, laid out as the strategy says, then the update.
+    let slots = optimizer.slots();
+    let state_specs_all: Vec<PartitionSpec> = (0..slots)
+        .flat_map(|_| state_specs.iter().cloned())
+        .collect();
+    let mut step_types: Vec<TensorType> = param_types.to_vec();
+    for _ in 0..slots {
+        step_types.extend_from_slice(param_types);
+    }
+    step_types.push(TensorType::scalar(DType::F32));
+    step_types.extend_from_slice(batch_types);
+    let gspecs = grad_specs.clone();
+    let ns = n * slots;
+    let program = jit(move |a: &[Tensor]| {
+        let (params, state) = (&a[..n], &a[n..n + ns]);
+        let t = &a[n + ns];
+        let batch = &a[n + ns + 1..];
+        let inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
+        let outs = grads.call(&inputs);
+        let g: Vec<Tensor> = outs[1..]
+            .iter()
+            .zip(&gspecs)
+            .map(|(g, s)| g.with_sharding_constraint(s.clone()))
+            .collect();
+        let (new_params, new_state) = optimizer.update(t, params, &g, state);
+        let mut results = vec![outs[0].clone()];
+        results.extend(new_params);
+        results.extend(new_state);
+        results
+    })
+    .name(&format!("{name}_{}", strategy.name()))
+    .mesh(mesh)
+    .in_shardings(
+        param_specs
+            .iter()
+            .chain(&state_specs_all)
+            .cloned()
+            .chain([P![]])
+            .chain(batch_specs.iter().cloned()),
+    )
+    .out_shardings(
+        [P![]]
+            .into_iter()
+            .chain(param_specs.iter().cloned())
+            .chain(state_specs_all.iter().cloned()),
+    )
+    .lower(&step_types)?;
+    let timings = TraceTimings {
+        trace_loss,
+        autodiff,
+        trace_step: start.elapsed(),
+    };
+    Ok(TrainStep {
+        program,
+        strategy,
+        optimizer,
+        param_types: param_types.to_vec(),
+        param_specs,
+        grad_specs,
+        state_specs,
+        mesh: mesh.clone(),
+        timings,
+    })
+}
+
+impl TrainStep {
+    /// Compile options the strategy implies: DDP buckets gradient all-reduces (25 MiB, as
+    /// PyTorch); ZeRO-3 regathers parameters for the backward pass instead of keeping the
+    /// gathered copies alive (as FSDP).
+    pub fn options(&self) -> shardc_compiler::Options {
+        let mut o = shardc_compiler::Options::default();
+        match self.strategy {
+            Strategy::Ddp => o.bucket_bytes = Some(25 << 20),
+            Strategy::Zero3 => o.regather_gap = Some(4),
+            _ => {}
+        }
+        o
+    }
+
+    /// The initial optimizer state: zeros.
+    pub fn init_state(&self) -> Vec<Literal> {
+        (0..self.optimizer.slots())
+            .flat_map(|_| {
+                self.param_types
+                    .iter()
+                    .map(|t| Literal::splat(t.clone(), shardc_ir::Scalar::Float(0.0)).to_dense())
+            })
+            .collect()
+    }
+
+    /// The arguments of step `t` (from 1).
+    pub fn args(
+        &self,
+        params: &[Literal],
+        state: &[Literal],
+        t: usize,
+        batch: &[Literal],
+    ) -> Vec<Literal> {
+        let mut a: Vec<Literal> = params.to_vec();
+        a.extend_from_slice(state);
+        a.push(Literal::scalar(
+            DType::F32,
+            shardc_ir::Scalar::Float(t as f64),
+        ));
+        a.extend_from_slice(batch);
+        a
+    }
+
+    /// Splits a step's results into (loss, params, state).
+    pub fn split(&self, results: Vec<Literal>) -> (f64, Vec<Literal>, Vec<Literal>) {
+        let n = self.param_types.len();
+        let mut it = results.into_iter();
+        let loss = it.next().map(|l| l.to_f64_vec()[0]).unwrap_or(f64::NAN);
+        let params: Vec<Literal> = it.by_ref().take(n).collect();
+        (loss, params, it.collect())
+    }
+
+    /// Bytes one device holds for parameters, gradients and optimizer state, from the
+    /// layouts the strategy gives them.
+    pub fn memory_per_device(&self) -> Result<StateMemory, Error> {
+        let local = |spec: &PartitionSpec, ty: &TensorType| -> Result<usize, Error> {
+            let s = spec
+                .to_sharding(&self.mesh.name, ty.rank())
+                .map_err(Error::Usage)?;
+            Ok(s.local_shape(&self.mesh, &ty.shape)
+                .iter()
+                .product::<usize>()
+                * ty.dtype.size_bytes())
+        };
+        let sum = |specs: &[PartitionSpec]| -> Result<usize, Error> {
+            specs
+                .iter()
+                .zip(&self.param_types)
+                .map(|(s, t)| local(s, t))
+                .sum()
+        };
+        Ok(StateMemory {
+            params: sum(&self.param_specs)?,
+            grads: sum(&self.grad_specs)?,
+            optimizer: sum(&self.state_specs)? * self.optimizer.slots(),
+        })
+    }
+}
+
+/// Per-device bytes of the training state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateMemory {
+    pub params: usize,
+    pub grads: usize,
+    pub optimizer: usize,
+}
+
+impl StateMemory {
+    pub fn total(&self) -> usize {
+        self.params + self.grads + self.optimizer
+    }
+}

@@ -1,0 +1,195 @@
+//! The cpu backend from the facade: compiled programs run on device threads with ring
+//! collectives give the reference's numbers, and every device sends exactly the bytes
+//! `explain` states for each collective.
+
+use crate::partition::det_inputs;
+use shardc::compiler::{Compiled, Options, Stage, compile};
+use shardc::ir::testing::jax::{excess_error, jax_fixtures};
+use shardc::ir::{Literal, Module, OpKind};
+use shardc::runtime::engine::Interpreted;
+use shardc::runtime::reference;
+use shardc::{CpuRun, run_cpu};
+
+/// Runs on a cpu mesh of the program's size; replicas must agree bit for bit (a ring
+/// all-gathers every reduced chunk to the whole group).
+fn on_cpu(c: &Compiled, args: &[Literal]) -> CpuRun {
+    run_cpu(c, args, &Interpreted, 0.0)
+        .unwrap_or_else(|e| panic!("{e}\n{}", c.as_text(Stage::Partitioned)))
+}
+
+/// Checks results against the reference within `abs` + `rel`·|want|.
+fn check(c: &Compiled, got: &[Literal], want: &[Literal], abs: f64, rel: f64) {
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let excess = excess_error(g, w, abs, rel).unwrap();
+        assert!(
+            excess <= 0.0,
+            "result {k} is off by {excess:e}\n{}",
+            c.as_text(Stage::Partitioned)
+        );
+    }
+}
+
+/// The measured bytes of every collective: its kind and the bytes a device sent as the
+/// compiler states them (for a permute, what a device that moves its block sends, the
+/// others sending nothing; for the rest, the mean over devices, which is every device's
+/// when the buffer divides evenly), sorted like [`stated`].
+fn measured(run: &CpuRun) -> Vec<String> {
+    let mut got: Vec<String> = run
+        .report
+        .stats
+        .ops
+        .iter()
+        .filter(|o| !matches!(o.kind.as_str(), "shard_slice" | "axis_index"))
+        .map(|o| {
+            let bytes = if o.kind == "collective_permute" {
+                let max = o.max_bytes();
+                assert!(o.bytes_sent.iter().all(|&b| b == max || b == 0), "{o:?}");
+                max
+            } else {
+                o.mean_bytes()
+            };
+            format!("{} {bytes}", o.kind)
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// The collectives `explain` states, with their bytes per device, sorted.
+fn stated(c: &Compiled) -> Vec<String> {
+    let mut want: Vec<String> = c
+        .explain()
+        .collectives
+        .iter()
+        .map(|c| format!("{} {}", c.kind, c.bytes_per_device))
+        .collect();
+    want.sort();
+    want
+}
+
+/// The canonical cases of `tests/partition/`: the numbers match the reference, and the
+/// bytes each device sends per collective are the ones `explain` states.
+#[test]
+fn canonical_cases_match_the_reference_and_explains_bytes() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/partition");
+    let mut cases: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 10);
+    for path in cases {
+        let m = shardc::ir::text::parse_module(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let c = compile(&m, &Options::default()).unwrap();
+        let args = det_inputs(&m);
+        let want = reference::run(&m, "main", &args).unwrap();
+        let run = on_cpu(&c, &args);
+        check(&c, &run.outputs, &want, 1e-5, 1e-5);
+        assert_eq!(
+            measured(&run),
+            stated(&c),
+            "{}\n{}",
+            path.display(),
+            c.explain()
+        );
+    }
+}
+
+#[test]
+fn jax_fixtures_match_jax_on_the_cpu_backend() {
+    for fx in jax_fixtures().unwrap() {
+        let c = compile(&fx.module, &Options::default()).unwrap();
+        let run = on_cpu(&c, &fx.inputs);
+        check(&c, &run.outputs, &fx.outputs, fx.abs, fx.rel);
+        assert_eq!(measured(&run), stated(&c), "{}", fx.name);
+    }
+}
+
+/// A global program's result on the cpu backend through the facade, global in and out.
+#[test]
+fn run_cpu_goes_from_global_to_global() {
+    let text = r#"
+module @mlp {
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func @main(%x: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>},
+                  %w: tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>})
+      -> (tensor<8x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}]>}) {
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    return %y : tensor<8x32xf32>
+  }
+}"#;
+    let m: Module = shardc::ir::text::parse_module(text).unwrap();
+    let c = compile(&m, &Options::default()).unwrap();
+    let args = det_inputs(&m);
+    let run = on_cpu(&c, &args);
+    assert_eq!(run.outputs[0].ty, m.entry().unwrap().result_types()[0]);
+    check(
+        &c,
+        &run.outputs,
+        &reference::run(&m, "main", &args).unwrap(),
+        1e-5,
+        1e-5,
+    );
+    assert_eq!(run.report.outputs.len(), 8);
+    let e = shardc::run_cpu(&c, &args[..1], &Interpreted, 0.0).unwrap_err();
+    assert_eq!(e.to_string(), "the program takes 2 arguments, 1 were given");
+}
+
+/// The ring algorithms' volume of every collective of the partitioned program, from its
+/// types alone, as [`measured`] gives them: all-reduce `2(n-1)/n·S`, reduce-scatter
+/// `(n-1)/n·S_in`, all-gather `(n-1)/n·S_out`, all-to-all `(n-1)/n·S`, permute `S`.
+fn volumes(c: &Compiled) -> Vec<String> {
+    let f = c.partitioned.module.entry().unwrap();
+    let mut out: Vec<String> = f
+        .body_ops()
+        .filter_map(|(_, op)| {
+            let n = op.kind.replica_groups().map_or(2, |g| g.group_size()) as u64;
+            let s_in = f.ty(*op.operands.first()?).size_bytes() as u64;
+            let s_out = f.ty(op.results[0]).size_bytes() as u64;
+            let (kind, bytes) = match &op.kind {
+                OpKind::AllReduce { .. } => ("all_reduce", 2 * (n - 1) * s_in / n),
+                OpKind::ReduceScatter { .. } => ("reduce_scatter", (n - 1) * s_in / n),
+                OpKind::AllGather { .. } => ("all_gather", (n - 1) * s_out / n),
+                OpKind::AllToAll { .. } => ("all_to_all", (n - 1) * s_in / n),
+                OpKind::CollectivePermute { pairs } => {
+                    let moves = pairs.iter().any(|(s, t)| s != t);
+                    ("collective_permute", if moves { s_in } else { 0 })
+                }
+                _ => return None,
+            };
+            Some(format!("{kind} {bytes}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+mod random_programs {
+    use super::*;
+    use proptest::prelude::*;
+    use shardc::ir::testing::arb_program_f32;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+        /// Random programs on random 1-D and 2-D meshes (up to 16 devices), compiled and
+        /// run on a cpu mesh of the program's size: equal to the reference within
+        /// 1e-4 absolute + 1e-4 relative (f32 sums in ring order, and partial sums that the
+        /// global program adds in another order).
+        #[test]
+        fn cpu_backend_equals_reference(p in arb_program_f32()) {
+            let m = &p.module;
+            let c = compile(m, &Options::default()).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            let want = reference::run(m, "main", &p.inputs).unwrap();
+            let run = on_cpu(&c, &p.inputs);
+            for (k, (g, w)) in run.outputs.iter().zip(&want).enumerate() {
+                let excess = excess_error(g, w, 1e-4, 1e-4).unwrap();
+                prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(Stage::Partitioned));
+            }
+            // Every device sends the ring algorithms' volume for each collective of the
+            // per-device program, and those are the figures `explain` states.
+            prop_assert_eq!(measured(&run), volumes(&c));
+            prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! The training strategies, each expressed by annotations alone: the whole training step
+//! (loss, gradients, optimizer update) is compiled, its collectives checked against the
+//! theoretical volumes, and 5 steps run on the simulated mesh against the single-device
+//! reference, step by step.
+
+use shardc::ir::{DType, Literal, Mesh, TensorType};
+use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
+use shardc::{Options, P, Tensor};
+
+const BATCH: usize = 16;
+const D: usize = 16;
+const H: usize = 32;
+
+fn f32(s: &[usize]) -> TensorType {
+    TensorType::new(DType::F32, s)
+}
+
+/// Two residual MLP blocks and a mean squared error.
+fn loss(params: &[Tensor], batch: &[Tensor]) -> Tensor {
+    let (x, y) = (&batch[0], &batch[1]);
+    let mut h = x.clone();
+    for b in 0..2 {
+        h = &h + &h.matmul(&params[2 * b]).relu().matmul(&params[2 * b + 1]);
+    }
+    let e = &h - y;
+    (&e * &e).mean(&[0, 1])
+}
+
+fn param_types() -> Vec<TensorType> {
+    vec![f32(&[D, H]), f32(&[H, D]), f32(&[D, H]), f32(&[H, D])]
+}
+
+fn megatron_specs() -> Vec<shardc::PartitionSpec> {
+    vec![
+        P![None, "model"],
+        P!["model", None],
+        P![None, "model"],
+        P!["model", None],
+    ]
+}
+
+fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
+    let n: usize = shape.iter().product();
+    Literal::from_f64(
+        DType::F32,
+        shape,
+        &(0..n)
+            .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap()
+}
+
+fn params() -> Vec<Literal> {
+    param_types()
+        .iter()
+        .enumerate()
+        .map(|(k, t)| det(&t.shape, k, 0.2))
+        .collect()
+}
+
+fn batch(step: usize) -> Vec<Literal> {
+    vec![
+        det(&[BATCH, D], 10 + step, 1.0),
+        det(&[BATCH, D], 20 + step, 0.5),
+    ]
+}
+
+fn step_of(strategy: Strategy, mesh: &Mesh, optimizer: Optimizer) -> TrainStep {
+    train_step(
+        "mlp",
+        loss,
+        &param_types(),
+        &[f32(&[BATCH, D]), f32(&[BATCH, D])],
+        mesh,
+        strategy,
+        optimizer,
+    )
+    .unwrap()
+}
+
+const SGD: Optimizer = Optimizer::Sgd {
+    lr: 0.05,
+    momentum: 0.9,
+};
+
+/// Runs `steps` steps on the simulated mesh, on the cpu backend and on the reference; they
+/// must agree at every step (loss and every parameter and state tensor) within `tol`.
+fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> {
+    let c = ts.program.compile(opts).unwrap();
+    let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
+    let (mut p_ref, mut s_ref) = (params(), ts.init_state());
+    let (mut p_sim, mut s_sim) = (params(), ts.init_state());
+    let mut losses = Vec::new();
+    for t in 1..=steps {
+        let b = batch(t);
+        let want = ts
+            .program
+            .run_reference(&ts.args(&p_ref, &s_ref, t, &b))
+            .unwrap();
+        let args = ts.args(&p_sim, &s_sim, t, &b);
+        let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+        let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
+        assert_eq!(on_cpu.len(), got.len());
+        let pairs = got.iter().chain(&on_cpu).zip(want.iter().chain(&want));
+        for (k, (g, w)) in pairs.enumerate() {
+            let worst = g
+                .to_f64_vec()
+                .iter()
+                .zip(w.to_f64_vec())
+                .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
+                .fold(0.0, f64::max);
+            assert!(
+                worst <= tol,
+                "{} step {t} result {} on the {} off by {worst:e}",
+                ts.strategy.name(),
+                k % want.len(),
+                if k < want.len() {
+                    "simulated mesh"
+                } else {
+                    "cpu backend"
+                }
+            );
+        }
+        let (loss, p, s) = ts.split(want);
+        losses.push(loss);
+        (p_ref, s_ref) = (p, s);
+        let (_, p, s) = ts.split(got);
+        (p_sim, s_sim) = (p, s);
+    }
+    losses
+}
+
+fn mesh(axes: &[(&str, usize)]) -> Mesh {
+    Mesh::new("mesh", axes).unwrap()
+}
+
+/// (kind, axes, bytes) of every collective of the compiled step, in program order.
+fn collectives(c: &shardc::Compiled) -> Vec<(String, String, u64)> {
+    c.explain()
+        .collectives
+        .iter()
+        .map(|c| (c.kind.clone(), c.axes.join(","), c.bytes_per_device))
+        .collect()
+}
+
+/// The all-reduce, all-gather and reduce-scatter volumes of ring algorithms over `n`
+/// devices for `s` bytes.
+fn all_reduce(n: u64, s: u64) -> u64 {
+    2 * (n - 1) * s / n
+}
+fn gather_or_scatter(n: u64, s: u64) -> u64 {
+    (n - 1) * s / n
+}
+
+const W: u64 = (D * H * 4) as u64; // bytes of one weight matrix
+
+fn snapshot(name: &str, ts: &TrainStep, c: &shardc::Compiled) {
+    let mem = ts.memory_per_device().unwrap();
+    let mut text = format!(
+        "{} on {}\nper device: params {} B, grads {} B, optimizer state {} B, total {} B\n",
+        name,
+        ts.mesh,
+        mem.params,
+        mem.grads,
+        mem.optimizer,
+        mem.total()
+    );
+    for (k, a, b) in collectives(c) {
+        text.push_str(&format!("{k} {{{a}}} {b} B\n"));
+    }
+    for bucket in &c.buckets {
+        let n = ts.mesh.num_devices() as u64;
+        text.push_str(&format!(
+            "bucket of {} ({} B): one all_reduce {{data}} {} B\n",
+            bucket.members.join(", "),
+            bucket.bytes,
+            all_reduce(n, bucket.bytes as u64)
+        ));
+    }
+    if c.regathered > 0 {
+        text.push_str(&format!("regathered: {} all_gather(s)\n", c.regathered));
+    }
+    insta::assert_snapshot!(name, text);
+}
+
+#[test]
+fn ddp_all_reduces_every_gradient_in_one_bucket() {
+    let ts = step_of(Strategy::Ddp, &mesh(&[("data", 4)]), SGD);
+    let plain = ts.program.compile(&Options::default()).unwrap();
+    // Unbucketed: the loss and each of the 4 gradients all-reduced over data.
+    let want: Vec<(String, String, u64)> = std::iter::once(all_reduce(4, 4))
+        .chain([W; 4].map(|w| all_reduce(4, w)))
+        .map(|b| ("all_reduce".to_string(), "data".to_string(), b))
+        .collect();
+    assert_eq!(collectives(&plain), want);
+    // Bucketed (the strategy's options): one all-reduce of every gradient and the loss.
+    let c = ts.program.compile(&ts.options()).unwrap();
+    assert_eq!(c.buckets.len(), 1);
+    assert_eq!(c.buckets[0].bytes as u64, 4 + 4 * W);
+    let fused = c
+        .partitioned
+        .module
+        .entry()
+        .unwrap()
+        .ops
+        .iter()
+        .filter(|o| matches!(o.kind, shardc::ir::OpKind::AllReduce { .. }))
+        .count();
+    assert_eq!(fused, 1);
+    snapshot("ddp", &ts, &c);
+    let losses = run_both(&ts, &ts.options(), 5, 1e-5);
+    assert!(losses[4] < losses[0] * 0.5, "{losses:?}");
+}
+
+#[test]
+fn ddp_with_adamw_and_a_schedule() {
+    let adam = Optimizer::AdamW {
+        lr: 0.01,
+        warmup: 2.0,
+        total: 10.0,
+        min_ratio: 0.1,
+        adam: shardc::optim::AdamW::default(),
+    };
+    let ts = step_of(Strategy::Ddp, &mesh(&[("data", 4)]), adam);
+    assert_eq!(ts.init_state().len(), 8);
+    let losses = run_both(&ts, &ts.options(), 5, 1e-5);
+    assert!(losses[4] < losses[0], "{losses:?}");
+}
+
+#[test]
+fn zero1_all_reduces_gradients_and_gathers_updated_parameters() {
+    let ts = step_of(Strategy::Zero1, &mesh(&[("data", 4)]), SGD);
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let got = collectives(&c);
+    let count = |k: &str, b: u64| {
+        got.iter()
+            .filter(|(kind, a, bytes)| kind == k && a == "data" && *bytes == b)
+            .count()
+    };
+    assert_eq!(count("all_reduce", all_reduce(4, W)), 4, "{got:?}");
+    assert_eq!(count("all_gather", gather_or_scatter(4, W)), 4, "{got:?}");
+    assert_eq!(got.len(), 9, "{got:?}");
+    snapshot("zero1", &ts, &c);
+    run_both(&ts, &ts.options(), 5, 1e-5);
+}
+
+#[test]
+fn zero2_reduce_scatters_gradients() {
+    let ts = step_of(Strategy::Zero2, &mesh(&[("data", 4)]), SGD);
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let got = collectives(&c);
+    let count = |k: &str, b: u64| {
+        got.iter()
+            .filter(|(kind, a, bytes)| kind == k && a == "data" && *bytes == b)
+            .count()
+    };
+    assert_eq!(
+        count("reduce_scatter", gather_or_scatter(4, W)),
+        4,
+        "{got:?}"
+    );
+    assert_eq!(count("all_gather", gather_or_scatter(4, W)), 4, "{got:?}");
+    assert_eq!(got.len(), 9, "{got:?}");
+    snapshot("zero2", &ts, &c);
+    run_both(&ts, &ts.options(), 5, 1e-5);
+}
+
+#[test]
+fn zero3_gathers_parameters_for_forward_and_again_for_backward() {
+    let ts = step_of(Strategy::Zero3, &mesh(&[("data", 4)]), SGD);
+    let kept = ts.program.compile(&Options::default()).unwrap();
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let got = collectives(&c);
+    let count = |k: &str, b: u64| {
+        got.iter()
+            .filter(|(kind, a, bytes)| kind == k && a == "data" && *bytes == b)
+            .count()
+    };
+    // Propagation gathers each parameter once and reduce-scatters each gradient.
+    assert_eq!(count("all_gather", gather_or_scatter(4, W)), 4, "{got:?}");
+    assert_eq!(
+        count("reduce_scatter", gather_or_scatter(4, W)),
+        4,
+        "{got:?}"
+    );
+    // Regathering gathers again for the backward pass every parameter it reads there
+    // (the first layer's input weight is not read by the backward pass: its input needs no
+    // gradient), and so a device holds less at its peak.
+    assert_eq!(c.regathered, 3);
+    let peak = |c: &shardc::Compiled| c.explain().peak_bytes_per_device;
+    assert!(
+        peak(&c) < peak(&kept),
+        "regathered peak {} vs kept {}",
+        peak(&c),
+        peak(&kept)
+    );
+    snapshot("zero3", &ts, &c);
+    run_both(&ts, &ts.options(), 5, 1e-5);
+}
+
+#[test]
+fn zero_memory_falls_as_one_over_n() {
+    let ddp = step_of(Strategy::Ddp, &mesh(&[("data", 4)]), SGD)
+        .memory_per_device()
+        .unwrap();
+    for n in [2, 4, 8] {
+        let m = mesh(&[("data", n)]);
+        let z1 = step_of(Strategy::Zero1, &m, SGD)
+            .memory_per_device()
+            .unwrap();
+        let z2 = step_of(Strategy::Zero2, &m, SGD)
+            .memory_per_device()
+            .unwrap();
+        let z3 = step_of(Strategy::Zero3, &m, SGD)
+            .memory_per_device()
+            .unwrap();
+        assert_eq!(z1.optimizer * n, ddp.optimizer);
+        assert_eq!((z2.grads * n, z2.optimizer * n), (ddp.grads, ddp.optimizer));
+        assert_eq!(z3.total() * n, ddp.total(), "ZeRO-3 on {n} devices");
+    }
+}
+
+#[test]
+fn megatron_one_all_reduce_per_block_forward_and_backward() {
+    let ts = step_of(
+        Strategy::Megatron(megatron_specs()),
+        &mesh(&[("model", 4)]),
+        SGD,
+    );
+    let c = ts.program.compile(&ts.options()).unwrap();
+    // Forward: one all-reduce per MLP block (its row-parallel output). Backward: one per
+    // block whose input needs a gradient (the second; the first block's input is data).
+    let act = (BATCH * D * 4) as u64;
+    let want: Vec<(String, String, u64)> = [all_reduce(4, act); 3]
+        .iter()
+        .map(|&b| ("all_reduce".to_string(), "model".to_string(), b))
+        .collect();
+    assert_eq!(collectives(&c), want);
+    snapshot("megatron", &ts, &c);
+    run_both(&ts, &ts.options(), 5, 1e-5);
+}
+
+#[test]
+fn dp_times_tp_on_a_2x4_mesh() {
+    let ts = step_of(
+        Strategy::DpTp(megatron_specs()),
+        &mesh(&[("data", 2), ("model", 4)]),
+        SGD,
+    );
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let got = collectives(&c);
+    let act = (BATCH / 2 * D * 4) as u64;
+    let count = |k: &str, a: &str, b: u64| {
+        got.iter()
+            .filter(|(kind, axes, bytes)| kind == k && axes == a && *bytes == b)
+            .count()
+    };
+    assert_eq!(
+        count("all_reduce", "model", all_reduce(4, act)),
+        3,
+        "{got:?}"
+    );
+    assert_eq!(
+        count("all_reduce", "data", all_reduce(2, W / 4)),
+        4,
+        "{got:?}"
+    );
+    assert_eq!(count("all_reduce", "data", all_reduce(2, 4)), 1, "{got:?}");
+    assert_eq!(got.len(), 8, "{got:?}");
+    snapshot("dp_tp", &ts, &c);
+    run_both(&ts, &ts.options(), 5, 1e-5);
+}
+
+/// Megatron attention: heads split over "model" (Q, K, V by columns, the output projection
+/// by rows) and the MLP as above. Forward: one all-reduce after attention and one after the
+/// MLP; backward: one for each of their input gradients (each input is a layer norm with
+/// parameters, so both gradients are needed): exactly one per block each way.
+#[test]
+fn megatron_attention_block() {
+    use shardc::models::{
+        TransformerDims, block_weight_specs, block_weight_types, transformer_block,
+    };
+    let dims = TransformerDims {
+        batch: 2,
+        seq: 8,
+        d_model: 16,
+        heads: 4,
+        d_ff: 32,
+    };
+    let loss = move |p: &[Tensor], b: &[Tensor]| {
+        let y = transformer_block(&b[0], p, &dims);
+        (&y * &y).mean(&[0, 1, 2])
+    };
+    let m = mesh(&[("model", 4)]);
+    let ts = train_step(
+        "block",
+        loss,
+        &block_weight_types(&dims),
+        &[f32(&[2, 8, 16])],
+        &m,
+        Strategy::Megatron(block_weight_specs()),
+        SGD,
+    )
+    .unwrap();
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let act = (2 * 8 * 16 * 4) as u64;
+    let want: Vec<(String, String, u64)> = [all_reduce(4, act); 4]
+        .iter()
+        .map(|&b| ("all_reduce".to_string(), "model".to_string(), b))
+        .collect();
+    assert_eq!(collectives(&c), want, "{}", c.explain());
+    let params: Vec<Literal> = block_weight_types(&dims)
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            if t.rank() == 1 {
+                Literal::from_f64(
+                    DType::F32,
+                    &t.shape,
+                    &vec![if k % 2 == 0 { 1.0 } else { 0.0 }; t.shape[0]],
+                )
+                .unwrap()
+            } else {
+                det(&t.shape, k, 0.2)
+            }
+        })
+        .collect();
+    let state = ts.init_state();
+    let x = det(&[2, 8, 16], 3, 1.0);
+    let want = ts
+        .program
+        .run_reference(&ts.args(&params, &state, 1, std::slice::from_ref(&x)))
+        .unwrap();
+    let got = shardc::run_simulated(&c, &ts.args(&params, &state, 1, &[x]), 1e-5).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let worst = g
+            .to_f64_vec()
+            .iter()
+            .zip(w.to_f64_vec())
+            .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
+            .fold(0.0, f64::max);
+        assert!(worst <= 1e-5, "result {k} off by {worst:e}");
+    }
+}
