@@ -12,6 +12,7 @@ pub mod inline;
 pub mod layout;
 pub mod linear;
 pub mod localize;
+pub mod lower;
 pub mod mask;
 pub mod memory;
 pub mod mlir;
@@ -24,5 +25,5 @@ pub mod simplify;
 pub mod upstream;
 pub mod vjp;
 
-pub use pipeline::{Compiled, Stage, compile};
+pub use pipeline::{Compiled, Stage, Timings, compile};
 pub use propagate::Options;

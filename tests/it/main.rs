@@ -1,7 +1,9 @@
 //! shardc's integration tests: one binary, one module per area.
 
+mod bench;
 mod cpu;
 mod grad;
+mod kernels;
 mod partition;
 mod strategies;
 mod trace;
