@@ -352,6 +352,9 @@ fn profile(
     b: &StepBench,
 ) -> Result<Value, Error> {
     let cfg = b.model;
+    if b.engine == Engine::Jit {
+        return profile_jit(ts, compiled, data, b);
+    }
     let times = Arc::new(Mutex::new(HashMap::<String, (usize, Duration)>::new()));
     let engine = Profiled {
         times: Arc::clone(&times),
@@ -372,6 +375,35 @@ fn profile(
         "by_op": rows
             .iter()
             .map(|(name, (count, time))| json!({"op": name, "count": count, "ms": ms(*time)}))
+            .collect::<Vec<_>>(),
+    }))
+}
+
+/// One more step with the JIT timing every kernel (a fresh engine: compiled again), by
+/// kernel (the cluster's ops, root first, and its first output), summed over devices.
+fn profile_jit(
+    ts: &TrainStep,
+    compiled: &crate::Compiled,
+    data: &CharDataset,
+    b: &StepBench,
+) -> Result<Value, Error> {
+    use shardc_compiler::lower::cpu::{CpuOptions, JitCompute};
+    let cfg = b.model;
+    let engine = JitCompute::new(CpuOptions::default()).with_profiling();
+    let program = CpuProgram::new(compiled, &engine)?;
+    let (x, y) = data.batch(1, cfg.block.batch, cfg.block.seq);
+    let args = ts.args(&cfg.init(0), &ts.init_state(), 1, &[x, y]);
+    program.run(compiled, &args, 1e-3)?;
+    let rows = engine.profile();
+    let total: f64 = rows.iter().map(|r| r.seconds).sum();
+    let stats = engine.stats();
+    Ok(json!({
+        "what": "one step, every kernel timed separately (JIT), summed over devices",
+        "total_ms": (total * 1e6).round() / 1e3,
+        "kernels": {"segments": stats.segments, "kernels": stats.kernels, "compiled": stats.compiled, "reused": stats.reused, "modules": stats.modules},
+        "by_kernel": rows
+            .iter()
+            .map(|r| json!({"kernel": r.kernel, "calls": r.calls, "ms": (r.seconds * 1e6).round() / 1e3}))
             .collect::<Vec<_>>(),
     }))
 }

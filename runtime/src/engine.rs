@@ -129,6 +129,21 @@ pub trait Compute: Send + Sync {
         f: &Function,
         segment: &Segment,
     ) -> Result<Box<dyn Kernel>, EngineError>;
+
+    /// Prepares every compute segment of `f` at once, one result per segment in order: an
+    /// engine may share work between them (compile what they have in common once, in
+    /// parallel). By default, [`Compute::prepare`] on each in turn.
+    fn prepare_all(
+        &self,
+        module: &Module,
+        f: &Function,
+        segments: &[&Segment],
+    ) -> Vec<Result<Box<dyn Kernel>, EngineError>> {
+        segments
+            .iter()
+            .map(|s| self.prepare(module, f, s))
+            .collect()
+    }
 }
 
 /// Runs segments with the reference interpreter, op by op.

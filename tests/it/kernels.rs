@@ -128,14 +128,16 @@ fn attention_block() {
 }
 
 /// A partitioned program on the simulated mesh, each device's compute segments JIT
-/// compiled (once for all devices), against the global reference.
+/// compiled as fusion clusters (each distinct cluster once for all devices), against the
+/// global reference.
 fn check_partitioned(l: &shardc::Lowered, args: &[Literal]) {
     let want = l.run_reference(args).unwrap();
     let c = l.compile(&Options::default()).unwrap();
     let engine = cpu::JitCompute::new(cpu::CpuOptions::default());
     let got = shardc::run_simulated_with(&engine, &c, args, 1e-4).unwrap();
     assert_close(&got, &want);
-    // Every compute segment of the per-device program compiled once for all devices.
+    // Every compute segment of the per-device program prepared; each distinct cluster
+    // compiled once for all devices.
     let f = c.partitioned.module.entry().unwrap();
     let steps = shardc::runtime::engine::steps(f);
     let segments = steps
@@ -144,7 +146,8 @@ fn check_partitioned(l: &shardc::Lowered, args: &[Literal]) {
         .count();
     assert!(steps.len() > segments, "the program has collectives");
     let stats = engine.stats();
-    assert_eq!(stats.compiled + stats.reused, segments, "{stats:?}");
+    assert_eq!(stats.segments, segments, "{stats:?}");
+    assert_eq!(stats.compiled + stats.reused, stats.kernels, "{stats:?}");
 }
 
 #[test]

@@ -29,11 +29,10 @@ pub use super::Math;
 use super::{Flavour, KERNEL, LowerError, Matmul, kernel_context, parse, run_pipeline};
 use melior::ir::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike};
-use shardc_ir::{DType, Elements, Function, Literal, Module, TensorType, for_each_elements};
-use shardc_runtime::engine::{Compute, EngineError, Kernel, Segment};
-use std::collections::HashMap;
+use shardc_ir::{DType, Elements, Function, Literal, TensorType, for_each_elements};
+use shardc_runtime::engine::{EngineError, Kernel};
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Options of the CPU backend.
@@ -176,7 +175,7 @@ pub fn script(matmuls: &[Matmul], vectorize: bool) -> String {
             "transform.apply_patterns to %f {{ transform.apply_patterns.linalg.tiling_canonicalization transform.apply_patterns.vector.reduction_to_contract transform.apply_patterns.vector.transfer_permutation_patterns transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers transform.apply_patterns.canonicalization }} : {any}"
         ));
         line(format!(
-            "%loops = transform.structured.match ops{{[\"scf.for\"]}} in %f : ({any}) -> {any}"
+            "%loops = transform.structured.match ops{{[\"scf.for\"]}} in %root : ({any}) -> {any}"
         ));
         line(format!(
             "transform.loop.hoist_loop_invariant_subsets %loops : {any}"
@@ -273,8 +272,8 @@ type Entry = unsafe extern "C" fn(*mut *mut c_void);
 
 /// A compiled segment: runs on literals of its input types.
 pub struct CpuKernel {
-    /// Owns the code `entry` points into.
-    _engine: Engine,
+    /// Owns the code `entry` points into (shared by the kernels compiled in one module).
+    _engine: Arc<Engine>,
     entry: Entry,
     inputs: Vec<TensorType>,
     outputs: Vec<TensorType>,
@@ -304,18 +303,68 @@ pub fn compile_with_stages(
 ) -> Result<CpuKernel, LowerError> {
     let start = Instant::now();
     let lowered = super::lower(f, Flavour::Cpu, options.math)?;
-    let mut keep = |stage: &'static str, text: String| {
+    if let Some(s) = stages.as_deref_mut() {
+        s.texts.push(("lower", lowered.text.clone()));
+    }
+    let mut kernels = compile_lowered(std::slice::from_ref(&lowered), options, stages, start)?;
+    kernels
+        .pop()
+        .ok_or_else(|| LowerError::Jit("the module compiled no kernel".into()))
+}
+
+/// Compiles many segment functions as the functions of one module, through one pipeline
+/// and one execution engine: LLVM's cost is per function, the rest per module. The
+/// kernels share the engine (it lives as long as any of them).
+pub fn compile_many(fs: &[&Function], options: &CpuOptions) -> Result<Vec<CpuKernel>, LowerError> {
+    let start = Instant::now();
+    let mut lowered = Vec::with_capacity(fs.len());
+    let mut tags = 0;
+    for (i, f) in fs.iter().enumerate() {
+        let l = super::linalg::emit_named(
+            f,
+            Flavour::Cpu,
+            options.math,
+            &format!("{KERNEL}_{i}"),
+            tags,
+        )?;
+        tags += l.matmuls.len();
+        lowered.push(l);
+    }
+    compile_lowered(&lowered, options, None, start)
+}
+
+/// The CPU pipeline on lowered kernel functions (distinct names, distinct matmul tags),
+/// all in one module.
+pub(crate) fn compile_lowered(
+    lowered: &[super::Lowered],
+    options: &CpuOptions,
+    mut stages: Option<&mut Stages>,
+    start: Instant,
+) -> Result<Vec<CpuKernel>, LowerError> {
+    let mut keep = |stage: &'static str, m: &melior::ir::Module| {
         if let Some(s) = stages.as_deref_mut() {
-            s.texts.push((stage, text));
+            s.texts.push((stage, m.as_operation().to_string()));
         }
     };
-    keep("lower", lowered.text.clone());
     let ctx = kernel_context();
+    let mut body = String::new();
+    let mut externs = std::collections::BTreeSet::new();
+    let mut matmuls = Vec::new();
+    for l in lowered {
+        body.push_str(&l.function);
+        externs.extend(l.externs.iter().cloned());
+        matmuls.extend(l.matmuls.iter().cloned());
+    }
+    for d in &externs {
+        body.push_str(&format!("  {d}\n"));
+    }
     let text = format!(
-        "module attributes {{transform.with_named_sequence}} {{\n{}{}}}\n",
-        lowered.ops,
-        script(&lowered.matmuls, options.vectorize_matmuls)
+        "module attributes {{transform.with_named_sequence}} {{\n{body}{}}}\n",
+        script(&matmuls, options.vectorize_matmuls)
     );
+    if let Ok(dir) = std::env::var("SHARDC_DUMP_MLIR") {
+        let _ = std::fs::write(format!("{dir}/{}.mlir", lowered[0].name), &text);
+    }
     let mut m = parse(&ctx, &text)?;
     run_pipeline(
         &ctx,
@@ -323,7 +372,7 @@ pub fn compile_with_stages(
         &super::fusion_pipeline(options.math == Math::Approximate),
         "fuse",
     )?;
-    keep("fuse", m.as_operation().to_string());
+    keep("fuse", &m);
     run_pipeline(
         &ctx,
         &mut m,
@@ -331,35 +380,42 @@ pub fn compile_with_stages(
         "tile",
     )?;
     remove_transform_script(&mut m);
-    keep("tile", m.as_operation().to_string());
+    keep("tile", &m);
     run_pipeline(&ctx, &mut m, &llvm_pipeline(), "llvm")?;
-    keep("llvm", m.as_operation().to_string());
-    let engine = create_engine(&ctx, &m, options.opt_level)?;
-    let name = format!("_mlir_ciface_{KERNEL}");
-    // SAFETY: the engine is valid; the name is a NUL-free string borrowed for the call.
-    let ptr = unsafe {
-        mlir_sys::mlirExecutionEngineLookupPacked(
-            engine.0,
-            mlir_sys::MlirStringRef {
-                data: name.as_ptr() as *const _,
-                length: name.len(),
-            },
-        )
-    };
-    if ptr.is_null() {
-        return Err(LowerError::Jit(format!(
-            "the compiled module has no packed entry point for {name}"
-        )));
-    }
-    // SAFETY: the packed wrapper MLIR generates for every function has this signature.
-    let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(ptr) };
-    Ok(CpuKernel {
-        _engine: engine,
-        entry,
-        inputs: lowered.inputs,
-        outputs: lowered.outputs,
-        compile_time: start.elapsed(),
-    })
+    keep("llvm", &m);
+    let engine = Arc::new(create_engine(&ctx, &m, options.opt_level)?);
+    let compile_time = start.elapsed();
+    lowered
+        .iter()
+        .map(|l| {
+            let name = format!("_mlir_ciface_{}", l.name);
+            // SAFETY: the engine is valid; the name is a string borrowed for the call.
+            let ptr = unsafe {
+                mlir_sys::mlirExecutionEngineLookupPacked(
+                    engine.0,
+                    mlir_sys::MlirStringRef {
+                        data: name.as_ptr() as *const _,
+                        length: name.len(),
+                    },
+                )
+            };
+            if ptr.is_null() {
+                return Err(LowerError::Jit(format!(
+                    "the compiled module has no packed entry point for {name}"
+                )));
+            }
+            // SAFETY: the packed wrapper MLIR generates for every function has this
+            // signature.
+            let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(ptr) };
+            Ok(CpuKernel {
+                _engine: Arc::clone(&engine),
+                entry,
+                inputs: l.inputs.clone(),
+                outputs: l.outputs.clone(),
+                compile_time,
+            })
+        })
+        .collect()
 }
 
 /// Deletes the transform script (and its module attribute) once it has run.
@@ -457,7 +513,35 @@ impl CpuKernel {
     /// Runs the kernel, writing into `outputs` (dense literals of the output types,
     /// reused across calls by a runtime that owns its buffers).
     pub fn run_into(&self, inputs: &[Literal], outputs: &mut [Literal]) -> Result<(), LowerError> {
-        let check = |what: &'static str, given: &[Literal], types: &[TensorType]| {
+        let inputs: Vec<&Literal> = inputs.iter().collect();
+        self.run_refs_into(&inputs, outputs)
+    }
+
+    /// [`CpuKernel::run`] on borrowed inputs.
+    pub fn run_refs(&self, inputs: &[&Literal]) -> Result<Vec<Literal>, LowerError> {
+        let mut outputs: Vec<Literal> = self
+            .outputs
+            .iter()
+            .map(|t| Literal {
+                ty: t.clone(),
+                elements: Elements::zeros(t.dtype, t.num_elements()),
+            })
+            .collect();
+        self.run_refs_into(inputs, &mut outputs)?;
+        Ok(outputs)
+    }
+
+    /// [`CpuKernel::run_into`] on borrowed inputs.
+    pub fn run_refs_into(
+        &self,
+        inputs: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), LowerError> {
+        fn check<L: std::borrow::Borrow<Literal>>(
+            what: &'static str,
+            given: &[L],
+            types: &[TensorType],
+        ) -> Result<(), LowerError> {
             if given.len() != types.len() {
                 return Err(LowerError::Argument {
                     what: if what == "input" {
@@ -471,6 +555,7 @@ impl CpuKernel {
                 });
             }
             for (index, (lit, ty)) in given.iter().zip(types).enumerate() {
+                let lit: &Literal = lit.borrow();
                 if lit.ty != *ty {
                     return Err(LowerError::Argument {
                         what,
@@ -481,7 +566,7 @@ impl CpuKernel {
                 }
             }
             Ok(())
-        };
+        }
         check("input", inputs, &self.inputs)?;
         check("output", outputs, &self.outputs)?;
         let dense: Vec<std::borrow::Cow<Literal>> = inputs
@@ -490,7 +575,7 @@ impl CpuKernel {
                 if lit.is_splat() {
                     std::borrow::Cow::Owned(lit.to_dense())
                 } else {
-                    std::borrow::Cow::Borrowed(lit)
+                    std::borrow::Cow::Borrowed(*lit)
                 }
             })
             .collect();
@@ -543,79 +628,4 @@ impl Kernel for CpuKernel {
     }
 }
 
-/// A compute engine that JIT-compiles each segment with MLIR, compiling identical
-/// segments once (key: the segment's printed text, so the same local program on every
-/// device shares one kernel).
-#[derive(Default)]
-pub struct JitCompute {
-    options: CpuOptions,
-    cache: Mutex<HashMap<String, Arc<CpuKernel>>>,
-    stats: Mutex<JitStats>,
-}
-
-/// What a [`JitCompute`] has done.
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct JitStats {
-    /// Segments compiled.
-    pub compiled: usize,
-    /// Segments served from the cache.
-    pub reused: usize,
-    /// Total compile time.
-    pub compile_seconds: f64,
-}
-
-impl JitCompute {
-    pub fn new(options: CpuOptions) -> JitCompute {
-        JitCompute {
-            options,
-            ..JitCompute::default()
-        }
-    }
-
-    pub fn stats(&self) -> JitStats {
-        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The compiled kernel of a segment function, from the cache or compiled now.
-    pub fn kernel(&self, f: &Function) -> Result<Arc<CpuKernel>, LowerError> {
-        let key = shardc_ir::text::print_function(f);
-        if let Some(k) = self
-            .cache
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-        {
-            self.stats.lock().unwrap_or_else(|p| p.into_inner()).reused += 1;
-            return Ok(Arc::clone(k));
-        }
-        let k = Arc::new(compile(f, &self.options)?);
-        let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
-        stats.compiled += 1;
-        stats.compile_seconds += k.compile_time.as_secs_f64();
-        self.cache
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, Arc::clone(&k));
-        Ok(k)
-    }
-}
-
-struct JitKernel(Arc<CpuKernel>);
-
-impl Kernel for JitKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
-        Ok(self.0.run(inputs)?)
-    }
-}
-
-impl Compute for JitCompute {
-    fn prepare(
-        &self,
-        _module: &Module,
-        f: &Function,
-        segment: &Segment,
-    ) -> Result<Box<dyn Kernel>, EngineError> {
-        let sf = super::segment_function(f, segment)?;
-        Ok(Box::new(JitKernel(self.kernel(&sf)?)))
-    }
-}
+pub use super::jit::{JitCompute, JitStats, KernelTime};

@@ -65,6 +65,8 @@ pub(crate) struct Emitter<'f> {
     pub(crate) next: usize,
     ssa: HashMap<ValueId, String>,
     pub(crate) matmuls: Vec<Matmul>,
+    /// The tag of the first matmul (the module may hold other kernels' matmuls).
+    first_tag: usize,
 }
 
 /// `d0, d1, ...` for `n` loops.
@@ -106,6 +108,18 @@ fn list<T: ToString>(v: &[T]) -> String {
 
 /// Emits the module of a segment function: `func.func @kernel` over tensors.
 pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, LowerError> {
+    emit_named(f, flavour, math, KERNEL, 0)
+}
+
+/// [`emit`] as `func.func @name`, its matmuls tagged from `first_tag` on (so that many
+/// kernels can share one module and one tiling script).
+pub fn emit_named(
+    f: &Function,
+    flavour: Flavour,
+    math: Math,
+    name: &str,
+    first_tag: usize,
+) -> Result<Lowered, LowerError> {
     let mut e = Emitter {
         f,
         names: f.value_names(),
@@ -120,6 +134,7 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         next: 0,
         ssa: HashMap::new(),
         matmuls: Vec::new(),
+        first_tag,
     };
     let mut params = Vec::new();
     for (i, &a) in f.args().iter().enumerate() {
@@ -164,23 +179,27 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         ));
     }
     let outputs = f.result_types();
-    let mut func = String::new();
+    let mut function = String::new();
     writeln!(
-        func,
-        "  func.func @{KERNEL}({}) attributes {{llvm.emit_c_interface}} {{",
+        function,
+        "  func.func @{name}({}) attributes {{llvm.emit_c_interface}} {{",
         params.join(", ")
     )
     .expect("writing to a String");
     for l in &e.lines {
-        writeln!(func, "    {l}").expect("writing to a String");
+        writeln!(function, "    {l}").expect("writing to a String");
     }
-    writeln!(func, "    return\n  }}").expect("writing to a String");
+    writeln!(function, "    return\n  }}").expect("writing to a String");
+    let mut ops = function.clone();
     for d in &e.externs {
-        writeln!(func, "  {d}").expect("writing to a String");
+        writeln!(ops, "  {d}").expect("writing to a String");
     }
     Ok(Lowered {
-        text: format!("module {{\n{func}}}\n"),
-        ops: func,
+        text: format!("module {{\n{ops}}}\n"),
+        ops,
+        function,
+        externs: e.externs.into_iter().collect(),
+        name: name.to_string(),
         inputs: f.arg_types(),
         outputs,
         matmuls: e.matmuls,
@@ -887,7 +906,7 @@ fn matmul_cpu(
     let filled = e.op(format!(
         "linalg.fill ins({zero} : {acc}) outs({empty} : {c_ty}) -> {c_ty}"
     ));
-    let tag = e.matmuls.len();
+    let tag = e.first_tag + e.matmuls.len();
     e.matmuls.push(Matmul {
         tag,
         m,

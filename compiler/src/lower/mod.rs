@@ -21,9 +21,11 @@
 //! are in `docs/kernels.md`.
 
 mod approx;
+pub mod cluster;
 pub mod cpu;
 pub mod gpu;
 mod gpu_matmul;
+pub mod jit;
 mod libm;
 pub mod linalg;
 mod scalar;
@@ -111,6 +113,12 @@ pub struct Lowered {
     /// The module's ops without the `module { }` around them: `func.func @kernel` and
     /// declarations of the libm functions it calls.
     pub ops: String,
+    /// The kernel function alone (`func.func @name`).
+    pub function: String,
+    /// The declarations of the libm functions it calls, one per line.
+    pub externs: Vec<String>,
+    /// The kernel function's name (`kernel` unless emitted with [`linalg::emit_named`]).
+    pub name: String,
     pub inputs: Vec<TensorType>,
     pub outputs: Vec<TensorType>,
     /// The named matmuls of the module (CPU), tagged `shardc.mm = i`, for tiling.

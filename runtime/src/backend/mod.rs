@@ -234,20 +234,30 @@ impl Executable {
                 }
             }
         }
+        let segments: Vec<&engine::Segment> = steps
+            .iter()
+            .filter_map(|s| match s {
+                engine::Step::Compute(seg) => Some(seg),
+                engine::Step::PerDevice(_) => None,
+            })
+            .collect();
+        let mut kernels = engine.prepare_all(module, f, &segments).into_iter();
         let mut planned = Vec::with_capacity(steps.len());
         let mut segment = 0;
         for s in &steps {
             planned.push(match s {
                 engine::Step::Compute(seg) => {
                     let ops = describe(f, seg, &names);
-                    let kernel =
-                        engine
-                            .prepare(module, f, seg)
-                            .map_err(|source| RuntimeError::Prepare {
-                                segment,
-                                ops: ops.clone(),
-                                source,
-                            })?;
+                    let kernel = kernels
+                        .next()
+                        .unwrap_or_else(|| {
+                            Err("the engine prepared fewer kernels than there are segments".into())
+                        })
+                        .map_err(|source| RuntimeError::Prepare {
+                            segment,
+                            ops: ops.clone(),
+                            source,
+                        })?;
                     segment += 1;
                     Planned::Compute {
                         segment: seg.clone(),

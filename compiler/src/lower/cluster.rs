@@ -1,0 +1,325 @@
+//! Cuts a segment function into fusion clusters, as XLA's instruction fusion does: each
+//! cluster becomes a small kernel of its own, compiled once however often it occurs (the
+//! transformer's layers, the forward and backward passes, every device), and a segment
+//! runs as a sequence of cluster kernels passing buffers.
+//!
+//! Every op has a [`Role`] ([`role`], the one table of per-op knowledge here):
+//!
+//! - a **root** (`dot_general`, `reduce`, `gather`, `concatenate`, ...) starts a cluster
+//!   of its own; its producers may join it (`reduce(exp(x - m))` is one loop);
+//! - a **cheap** op (broadcasts, reshapes, transposes, slices, constants, `add`,
+//!   `multiply`, `select`, ...) joins the clusters of its consumers, and is recomputed in
+//!   each of them when they are several (reading a broadcast twice costs less than
+//!   writing it once and reading it twice);
+//! - an **expensive** op (`exponential`, `tanh`, `divide`, ...) joins its consumers'
+//!   cluster when they all are in one, and otherwise starts a cluster of its own: its
+//!   value is computed once, written, and read by each consumer's kernel.
+//!
+//! Ops are placed from the last to the first, so an op's consumers are placed before it.
+//! An op whose value leaves the segment is never recomputed (one cluster writes it); an
+//! op no one reads is dropped. Every cluster but its first op (the *root*, the last in
+//! program order) holds only producers of its other ops, so the values that cross
+//! clusters are roots' results, and ordering clusters by their roots runs every
+//! producer's cluster before its consumers'.
+//!
+//! Inside a kernel, MLIR's `linalg-fuse-elementwise-ops` fuses a producer into its
+//! consumer only when the consumer is its only user, so nothing is duplicated there:
+//! a value a cluster reads twice is computed once into a buffer of the kernel.
+
+use shardc_ir::{BinaryOp, Function, OpId, OpKind, UnaryOp, ValueId};
+use shardc_runtime::engine::Segment;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// How an op joins clusters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Starts a cluster of its own (producers may join it).
+    Root,
+    /// Joins its consumers' clusters, recomputed in each when they are several.
+    Cheap,
+    /// Joins its consumers' cluster when there is one; else starts its own.
+    Expensive,
+}
+
+/// The role of every op kind.
+pub fn role(kind: &OpKind) -> Role {
+    match kind {
+        OpKind::DotGeneral(_)
+        | OpKind::Reduce { .. }
+        | OpKind::Gather(_)
+        | OpKind::Concatenate { .. }
+        | OpKind::Pad { .. } => Role::Root,
+        OpKind::Unary(u) => match u {
+            UnaryOp::Exponential
+            | UnaryOp::ExponentialMinusOne
+            | UnaryOp::Log
+            | UnaryOp::LogPlusOne
+            | UnaryOp::Tanh
+            | UnaryOp::Sqrt
+            | UnaryOp::Rsqrt
+            | UnaryOp::Cbrt
+            | UnaryOp::Logistic
+            | UnaryOp::Sine
+            | UnaryOp::Cosine
+            | UnaryOp::Tan => Role::Expensive,
+            UnaryOp::Negate
+            | UnaryOp::Abs
+            | UnaryOp::Not
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Sign
+            | UnaryOp::RoundNearestEven
+            | UnaryOp::RoundNearestAfz
+            | UnaryOp::IsFinite => Role::Cheap,
+        },
+        OpKind::Binary(b) => match b {
+            BinaryOp::Divide | BinaryOp::Remainder | BinaryOp::Power | BinaryOp::Atan2 => {
+                Role::Expensive
+            }
+            BinaryOp::Add
+            | BinaryOp::Subtract
+            | BinaryOp::Multiply
+            | BinaryOp::Maximum
+            | BinaryOp::Minimum
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightLogical
+            | BinaryOp::ShiftRightArithmetic => Role::Cheap,
+        },
+        OpKind::Compare { .. }
+        | OpKind::Select
+        | OpKind::Clamp
+        | OpKind::Convert
+        | OpKind::Constant(_)
+        | OpKind::Iota { .. }
+        | OpKind::BroadcastInDim { .. }
+        | OpKind::Reshape
+        | OpKind::Transpose { .. }
+        | OpKind::Slice { .. }
+        | OpKind::ShardingConstraint(_) => Role::Cheap,
+        // Not lowered to kernels: alone, so the error names them.
+        OpKind::Random { .. }
+        | OpKind::Call { .. }
+        | OpKind::AllGather { .. }
+        | OpKind::AllReduce { .. }
+        | OpKind::ReduceScatter { .. }
+        | OpKind::AllToAll { .. }
+        | OpKind::ShardSlice { .. }
+        | OpKind::AxisIndex { .. }
+        | OpKind::CollectivePermute { .. } => Role::Root,
+    }
+}
+
+/// Cuts the body of `f` (a segment function: compute ops only) into clusters, in an
+/// order that runs each after the clusters it reads from. Each is a [`Segment`] of `f`:
+/// its ops in program order, the values it reads from outside (arguments of `f` or other
+/// clusters' outputs) and the values it writes for other clusters or as results of `f`.
+pub fn cluster(f: &Function) -> Vec<Segment> {
+    let body = &f.body().ops;
+    let position: HashMap<OpId, usize> = body.iter().enumerate().map(|(i, &o)| (o, i)).collect();
+    let defined_at: HashMap<ValueId, usize> = body
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &o)| f.op(o).results.iter().map(move |&r| (r, i)))
+        .collect();
+    // Who reads each op's results (positions), and which results leave the segment.
+    let mut users: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); body.len()];
+    for (i, &o) in body.iter().enumerate() {
+        for v in &f.op(o).operands {
+            if let Some(&d) = defined_at.get(v) {
+                users[d].insert(i);
+            }
+        }
+    }
+    let mut leaves = vec![false; body.len()];
+    for r in f.results() {
+        if let Some(&d) = defined_at.get(r) {
+            leaves[d] = true;
+        }
+    }
+    // Place ops from the last: each joins clusters of its consumers or starts one.
+    let mut clusters_of: Vec<Vec<usize>> = vec![Vec::new(); body.len()];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for i in (0..body.len()).rev() {
+        let homes: BTreeSet<usize> = users[i]
+            .iter()
+            .flat_map(|&u| clusters_of[u].iter().copied())
+            .collect();
+        if homes.is_empty() && !leaves[i] {
+            continue; // dead
+        }
+        let join = match role(&f.op(body[i]).kind) {
+            Role::Root => false,
+            _ if homes.len() == 1 => true,
+            Role::Cheap => !homes.is_empty() && !leaves[i],
+            Role::Expensive => false,
+        };
+        if join {
+            for &c in &homes {
+                members[c].push(i);
+            }
+            clusters_of[i] = homes.into_iter().collect();
+        } else {
+            clusters_of[i] = vec![members.len()];
+            members.push(vec![i]);
+        }
+    }
+    // Run order: by root (each cluster's first member, its last op in program order).
+    members.sort_by_key(|m| m[0]);
+    let results: HashSet<ValueId> = f.results().iter().copied().collect();
+    let mut segments: Vec<Segment> = members
+        .iter()
+        .map(|m| {
+            let mut ops: Vec<usize> = m.clone();
+            ops.sort_unstable();
+            Segment {
+                ops: ops.into_iter().map(|i| body[i]).collect(),
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+            }
+        })
+        .collect();
+    // Inputs: read, not defined inside. Outputs: read by a cluster that does not define
+    // them, or results of f.
+    let mut read_outside: HashSet<ValueId> = HashSet::new();
+    for s in &mut segments {
+        let defined: HashSet<ValueId> = s
+            .ops
+            .iter()
+            .flat_map(|&o| f.op(o).results.iter().copied())
+            .collect();
+        for &o in &s.ops {
+            for &v in &f.op(o).operands {
+                if !defined.contains(&v) && !s.inputs.contains(&v) {
+                    s.inputs.push(v);
+                    read_outside.insert(v);
+                }
+            }
+        }
+    }
+    for s in &mut segments {
+        for &o in &s.ops {
+            for &r in &f.op(o).results {
+                if results.contains(&r) || read_outside.contains(&r) {
+                    s.outputs.push(r);
+                }
+            }
+        }
+    }
+    debug_assert!(
+        segments
+            .iter()
+            .all(|s| !s.ops.is_empty() && s.ops.iter().all(|o| position.contains_key(o))),
+        "every cluster holds body ops"
+    );
+    segments
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::text::parse_module;
+
+    fn clusters_of(src: &str) -> (Function, Vec<Segment>) {
+        let m = parse_module(src).unwrap();
+        let f = m.entry().unwrap().clone();
+        let c = cluster(&f);
+        (f, c)
+    }
+
+    /// The op names of each cluster.
+    fn names(f: &Function, c: &[Segment]) -> Vec<Vec<String>> {
+        c.iter()
+            .map(|s| {
+                s.ops
+                    .iter()
+                    .map(|&o| {
+                        f.op(o)
+                            .kind
+                            .name()
+                            .trim_start_matches("stablehlo.")
+                            .to_string()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shared_expensive_producer_is_computed_once() {
+        // exp(x) feeds two reductions: it is written once and read by both.
+        let (f, c) = clusters_of(
+            r#"module {
+  func.func @main(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %e = stablehlo.exponential %x : tensor<4x8xf32>
+    %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+    %m = stablehlo.reduce(%e init: %z) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+    return %s, %m : tensor<4xf32>, tensor<4xf32>
+  }
+}"#,
+        );
+        assert_eq!(
+            names(&f, &c),
+            [
+                vec!["exponential"],
+                vec!["constant", "reduce"],
+                vec!["constant", "reduce"]
+            ]
+        );
+        let e = f.op(c[0].ops[0]).results[0];
+        assert_eq!(c[0].outputs, [e]);
+        assert!(c[1].inputs.contains(&e) && c[2].inputs.contains(&e));
+    }
+
+    #[test]
+    fn cheap_producers_are_recomputed_and_single_consumers_fused() {
+        // The broadcast feeds two kernels (it is recomputed in each); exp has one
+        // consumer kernel (it joins it); the shared multiply is cheap (recomputed).
+        let (f, c) = clusters_of(
+            r#"module {
+  func.func @main(%x: tensor<4x8xf32>, %b: tensor<8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+    %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+    %y = stablehlo.multiply %x, %bb : tensor<4x8xf32>
+    %e = stablehlo.exponential %y : tensor<4x8xf32>
+    %d = stablehlo.dot_general %e, %w, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %t = stablehlo.add %d, %y : tensor<4x8xf32>
+    return %t, %d : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+}"#,
+        );
+        assert_eq!(
+            names(&f, &c),
+            [
+                vec!["broadcast_in_dim", "multiply", "exponential", "dot_general"],
+                vec!["broadcast_in_dim", "multiply", "add"],
+            ]
+        );
+        // The dot's result leaves the segment and feeds the add's kernel.
+        let d = f.op(c[0].ops[3]).results[0];
+        assert_eq!(c[0].outputs, [d]);
+        assert_eq!(c[1].inputs, [f.args()[1], f.args()[0], d]);
+    }
+
+    #[test]
+    fn values_that_leave_the_segment_are_not_recomputed_and_dead_ops_dropped() {
+        let (f, c) = clusters_of(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+    %n = stablehlo.negate %x : tensor<4xf32>
+    %dead = stablehlo.exponential %x : tensor<4xf32>
+    %a = stablehlo.add %n, %x : tensor<4xf32>
+    %m = stablehlo.multiply %n, %x : tensor<4xf32>
+    return %a, %m, %n : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+}"#,
+        );
+        assert_eq!(
+            names(&f, &c),
+            [vec!["negate"], vec!["add"], vec!["multiply"]]
+        );
+        assert_eq!(c[0].outputs, [f.op(c[0].ops[0]).results[0]]);
+    }
+}

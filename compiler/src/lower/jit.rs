@@ -1,0 +1,501 @@
+//! The JIT compute engine ([`JitCompute`]): every segment cut into fusion clusters
+//! ([`super::cluster`]), each distinct cluster compiled once ([`super::cpu`]), a segment
+//! run as its cluster kernels in order, passing buffers.
+//!
+//! ```text
+//!  prepare_all(segments)
+//!     | segment_function, cluster          clusters of every segment
+//!     | segment_function (per cluster)     a small function; its printed text is the key
+//!     | cache                              kernels compiled before (other layers, devices,
+//!     |                                    segments, programs) are reused
+//!     | emit, then batches of kernels      one module per batch, batches balanced by size,
+//!     |                                    one thread per batch (host cores)
+//!  SegmentKernel::run                       the cluster kernels in order; a buffer is
+//!                                           dropped after its last reader
+//! ```
+
+use super::cluster::cluster;
+use super::cpu::{CpuKernel, CpuOptions, compile_lowered};
+use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
+use shardc_ir::{Function, Literal, Module, text::print_function};
+use shardc_runtime::engine::{Compute, EngineError, Kernel, Segment};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A compute engine that JIT-compiles segments with MLIR as fusion clusters, each
+/// distinct cluster once (key: its printed text, so the layers of a model, its forward
+/// and backward repeats and every device share kernels).
+pub struct JitCompute {
+    options: CpuOptions,
+    threads: usize,
+    cache: Mutex<HashMap<String, Arc<CpuKernel>>>,
+    stats: Mutex<JitStats>,
+    profile: Option<Arc<Profile>>,
+}
+
+impl Default for JitCompute {
+    fn default() -> JitCompute {
+        JitCompute::new(CpuOptions::default())
+    }
+}
+
+/// What a [`JitCompute`] has done.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct JitStats {
+    /// Segments prepared.
+    pub segments: usize,
+    /// Cluster kernels in them (each compiled or reused).
+    pub kernels: usize,
+    /// Distinct kernels compiled.
+    pub compiled: usize,
+    /// Kernels served from the cache (compiled for another cluster with the same text).
+    pub reused: usize,
+    /// Modules compiled (each a batch of kernels, one LLVM engine).
+    pub modules: usize,
+    /// Time spent compiling modules, summed over the threads that compiled them.
+    pub compile_seconds: f64,
+}
+
+/// One kernel's share of the time [`JitCompute::with_profiling`] measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTime {
+    /// The cluster's ops and its first output's type, e.g.
+    /// `dot_general + add -> tensor<1024x512xf32>`.
+    pub kernel: String,
+    /// Runs, over every segment and device that used it.
+    pub calls: usize,
+    pub seconds: f64,
+}
+
+#[derive(Default)]
+struct Profile {
+    /// By kernel key: description, calls, time.
+    rows: Mutex<HashMap<usize, (String, usize, Duration)>>,
+    /// Kernel keys to row numbers.
+    ids: Mutex<HashMap<String, usize>>,
+}
+
+impl JitCompute {
+    pub fn new(options: CpuOptions) -> JitCompute {
+        JitCompute {
+            options,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cache: Mutex::default(),
+            stats: Mutex::default(),
+            profile: None,
+        }
+    }
+
+    /// Compiles on at most `threads` threads (default: the host's cores).
+    pub fn with_threads(mut self, threads: usize) -> JitCompute {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Times every kernel run (see [`JitCompute::profile`]).
+    pub fn with_profiling(mut self) -> JitCompute {
+        self.profile = Some(Arc::default());
+        self
+    }
+
+    pub fn stats(&self) -> JitStats {
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The time of every kernel run so far, longest first (empty unless
+    /// [`JitCompute::with_profiling`]).
+    pub fn profile(&self) -> Vec<KernelTime> {
+        let Some(p) = &self.profile else {
+            return Vec::new();
+        };
+        let rows = p.rows.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out: Vec<KernelTime> = rows
+            .values()
+            .map(|(kernel, calls, time)| KernelTime {
+                kernel: kernel.clone(),
+                calls: *calls,
+                seconds: time.as_secs_f64(),
+            })
+            .collect();
+        out.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+        out
+    }
+
+    /// The compiled kernel of a function, as one kernel (no clusters), from the cache or
+    /// compiled now.
+    pub fn kernel(&self, f: &Function) -> Result<Arc<CpuKernel>, LowerError> {
+        let key = print_function(f);
+        if let Some(k) = self.lock_cache().get(&key) {
+            self.lock_stats().reused += 1;
+            return Ok(Arc::clone(k));
+        }
+        let k = Arc::new(super::cpu::compile(f, &self.options)?);
+        let mut stats = self.lock_stats();
+        stats.compiled += 1;
+        stats.modules += 1;
+        stats.compile_seconds += k.compile_time().as_secs_f64();
+        self.lock_cache().insert(key, Arc::clone(&k));
+        Ok(k)
+    }
+
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<CpuKernel>>> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_stats(&self) -> std::sync::MutexGuard<'_, JitStats> {
+        self.stats.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Compiles the kernels `wanted` (key, function) that the cache lacks, in batches on
+    /// threads, into the cache; the error of each kernel that failed, by key.
+    fn compile(&self, wanted: Vec<(String, Function)>) -> HashMap<String, Arc<LowerError>> {
+        let mut failed = HashMap::new();
+        // Emit first (cheap): an op kernels do not lower fails its own cluster only.
+        let mut lowered: Vec<(String, Lowered)> = Vec::new();
+        let mut tags = 0;
+        for (i, (key, f)) in wanted.into_iter().enumerate() {
+            let name = format!("{KERNEL}_{i}");
+            match super::linalg::emit_named(&f, Flavour::Cpu, self.options.math, &name, tags) {
+                Ok(l) => {
+                    tags += l.matmuls.len();
+                    lowered.push((key, l));
+                }
+                Err(e) => {
+                    failed.insert(key, Arc::new(e));
+                }
+            }
+        }
+        let batches = balance(lowered, self.threads);
+        let options = &self.options;
+        let results: Vec<BatchResult> = std::thread::scope(|s| {
+            let handles: Vec<_> = batches
+                .into_iter()
+                .map(|batch| {
+                    s.spawn(move || {
+                        let (keys, lowered): (Vec<String>, Vec<Lowered>) =
+                            batch.into_iter().unzip();
+                        let r = compile_lowered(&lowered, options, None, Instant::now());
+                        (keys, r)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        (
+                            Vec::new(),
+                            Err(LowerError::Jit("a compile thread panicked".into())),
+                        )
+                    })
+                })
+                .collect()
+        });
+        let mut cache = self.lock_cache();
+        let mut stats = self.lock_stats();
+        for (keys, r) in results {
+            match r {
+                Ok(kernels) => {
+                    stats.modules += 1;
+                    if let Some(k) = kernels.first() {
+                        stats.compile_seconds += k.compile_time().as_secs_f64();
+                    }
+                    for (key, k) in keys.into_iter().zip(kernels) {
+                        cache.insert(key, Arc::new(k));
+                    }
+                }
+                Err(e) => {
+                    let e = Arc::new(e);
+                    for key in keys {
+                        failed.insert(key, Arc::clone(&e));
+                    }
+                }
+            }
+        }
+        failed
+    }
+
+    /// The profile row of a kernel (created on first use).
+    fn profile_row(&self, key: &str, describe: impl FnOnce() -> String) -> Option<usize> {
+        let p = self.profile.as_ref()?;
+        let mut ids = p.ids.lock().unwrap_or_else(|p| p.into_inner());
+        let next = ids.len();
+        let id = *ids.entry(key.to_string()).or_insert(next);
+        p.rows
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(id)
+            .or_insert_with(|| (describe(), 0, Duration::ZERO));
+        Some(id)
+    }
+}
+
+/// The keys of a batch of kernels and its compiled kernels (in the same order).
+type BatchResult = (Vec<String>, Result<Vec<CpuKernel>, LowerError>);
+
+/// Splits kernels into at most `threads` batches of about equal size (text length, the
+/// longest placed first, each on the lightest batch).
+fn balance(mut lowered: Vec<(String, Lowered)>, threads: usize) -> Vec<Vec<(String, Lowered)>> {
+    let cost = |l: &Lowered| l.function.len() + 20_000 * l.matmuls.len();
+    lowered.sort_by_key(|(_, l)| std::cmp::Reverse(cost(l)));
+    let n = threads.min(lowered.len());
+    let mut batches: Vec<(usize, Vec<(String, Lowered)>)> =
+        (0..n).map(|_| (0, Vec::new())).collect();
+    for item in lowered {
+        let lightest = batches
+            .iter_mut()
+            .min_by_key(|(c, _)| *c)
+            .expect("at least one batch when there are kernels");
+        lightest.0 += cost(&item.1);
+        lightest.1.push(item);
+    }
+    batches.into_iter().map(|(_, b)| b).collect()
+}
+
+/// A cluster of a segment, ready to compile or look up.
+struct Planned {
+    /// The cluster as a segment of the segment function.
+    cluster: Segment,
+    key: String,
+}
+
+/// The segment function of a segment and its clusters.
+fn plan(f: &Function, segment: &Segment) -> Result<(Function, Vec<Planned>), LowerError> {
+    let sf = segment_function(f, segment)?;
+    let clusters = cluster(&sf)
+        .into_iter()
+        .map(|c| {
+            let cf = segment_function(&sf, &c)?;
+            Ok(Planned {
+                key: print_function(&cf),
+                cluster: c,
+            })
+        })
+        .collect::<Result<Vec<_>, LowerError>>()?;
+    Ok((sf, clusters))
+}
+
+/// `dot_general + add -> tensor<8x16xf32>`: a cluster's op kinds (its root first) and
+/// its first output's type.
+fn describe(sf: &Function, c: &Segment) -> String {
+    let name = |o: &shardc_ir::OpId| {
+        sf.op(*o)
+            .kind
+            .name()
+            .trim_start_matches("stablehlo.")
+            .to_string()
+    };
+    let mut names: Vec<String> = Vec::new();
+    if let Some(root) = c.ops.last() {
+        names.push(name(root));
+    }
+    for o in c.ops.iter().rev().skip(1) {
+        let n = name(o);
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let ty = c
+        .outputs
+        .first()
+        .map(|&v| sf.ty(v).to_string())
+        .unwrap_or_default();
+    format!("{} -> {ty}", names.join(" + "))
+}
+
+/// One cluster kernel of a segment: which buffers it reads and writes.
+struct Step {
+    kernel: Arc<CpuKernel>,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+    /// Buffers no later step reads (and the segment does not return): dropped after it.
+    free: Vec<usize>,
+    profile: Option<usize>,
+}
+
+/// A segment as its cluster kernels. Buffers are numbered by the segment function's
+/// values.
+struct SegmentKernel {
+    buffers: usize,
+    inputs: Vec<usize>,
+    steps: Vec<Step>,
+    outputs: Vec<usize>,
+    profile: Option<Arc<Profile>>,
+}
+
+impl SegmentKernel {
+    fn new(
+        sf: &Function,
+        clusters: Vec<(Segment, Arc<CpuKernel>, Option<usize>)>,
+        profile: Option<Arc<Profile>>,
+    ) -> SegmentKernel {
+        let outputs: Vec<usize> = sf.results().iter().map(|v| v.index()).collect();
+        let mut needed: HashSet<usize> = outputs.iter().copied().collect();
+        let mut steps: Vec<Step> = clusters
+            .into_iter()
+            .map(|(c, kernel, profile)| Step {
+                kernel,
+                inputs: c.inputs.iter().map(|v| v.index()).collect(),
+                outputs: c.outputs.iter().map(|v| v.index()).collect(),
+                free: Vec::new(),
+                profile,
+            })
+            .collect();
+        for step in steps.iter_mut().rev() {
+            for &b in &step.inputs {
+                if needed.insert(b) {
+                    step.free.push(b);
+                }
+            }
+        }
+        SegmentKernel {
+            buffers: sf.values.len(),
+            inputs: sf.args().iter().map(|v| v.index()).collect(),
+            steps,
+            outputs,
+            profile,
+        }
+    }
+}
+
+impl Kernel for SegmentKernel {
+    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(format!(
+                "the segment takes {} inputs, {} were given",
+                self.inputs.len(),
+                inputs.len()
+            )
+            .into());
+        }
+        let mut env: Vec<Option<Cow<Literal>>> = (0..self.buffers).map(|_| None).collect();
+        for (&b, lit) in self.inputs.iter().zip(inputs) {
+            env[b] = Some(Cow::Borrowed(lit));
+        }
+        for step in &self.steps {
+            let args = step
+                .inputs
+                .iter()
+                .map(|&b| env[b].as_deref())
+                .collect::<Option<Vec<&Literal>>>()
+                .ok_or("a cluster reads a buffer no earlier cluster wrote (a bug in clustering)")?;
+            let start = step.profile.map(|_| Instant::now());
+            let outs = step.kernel.run_refs(&args)?;
+            if let (Some(start), Some(row), Some(p)) = (start, step.profile, &self.profile) {
+                let elapsed = start.elapsed();
+                if let Some(r) = p
+                    .rows
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_mut(&row)
+                {
+                    r.1 += 1;
+                    r.2 += elapsed;
+                }
+            }
+            for (&b, o) in step.outputs.iter().zip(outs) {
+                env[b] = Some(Cow::Owned(o));
+            }
+            for &b in &step.free {
+                env[b] = None;
+            }
+        }
+        self.outputs
+            .iter()
+            .map(|&b| {
+                env[b]
+                    .take()
+                    .map(Cow::into_owned)
+                    .ok_or_else(|| "an output of the segment was not computed".into())
+            })
+            .collect()
+    }
+}
+
+/// A kernel error shared by every segment that needs the kernel.
+#[derive(Debug)]
+struct Shared(Arc<LowerError>);
+
+impl std::fmt::Display for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Shared {}
+
+impl Compute for JitCompute {
+    fn prepare(
+        &self,
+        module: &Module,
+        f: &Function,
+        segment: &Segment,
+    ) -> Result<Box<dyn Kernel>, EngineError> {
+        self.prepare_all(module, f, &[segment])
+            .pop()
+            .unwrap_or_else(|| Err("no kernel was prepared".into()))
+    }
+
+    fn prepare_all(
+        &self,
+        _module: &Module,
+        f: &Function,
+        segments: &[&Segment],
+    ) -> Vec<Result<Box<dyn Kernel>, EngineError>> {
+        let planned: Vec<Result<(Function, Vec<Planned>), LowerError>> =
+            segments.iter().map(|s| plan(f, s)).collect();
+        // What the cache lacks, each distinct kernel once.
+        let mut wanted: Vec<(String, Function)> = Vec::new();
+        {
+            let cache = self.lock_cache();
+            let mut seen: HashSet<&str> = HashSet::new();
+            for (sf, clusters) in planned.iter().flatten() {
+                for p in clusters {
+                    if !cache.contains_key(&p.key) && seen.insert(&p.key) {
+                        match segment_function(sf, &p.cluster) {
+                            Ok(cf) => wanted.push((p.key.clone(), cf)),
+                            // Cannot fail: `plan` built the same function.
+                            Err(_) => continue,
+                        }
+                    }
+                }
+            }
+        }
+        let tried = wanted.len();
+        let failed = self.compile(wanted);
+        let cache = self.lock_cache();
+        let mut stats = self.lock_stats();
+        let compiled = tried - failed.len();
+        stats.compiled += compiled;
+        let mut used = 0;
+        let kernels: Vec<Result<Box<dyn Kernel>, EngineError>> = planned
+            .into_iter()
+            .map(|p| {
+                let (sf, clusters) = p?;
+                stats.segments += 1;
+                let mut steps = Vec::with_capacity(clusters.len());
+                for p in clusters {
+                    if let Some(e) = failed.get(&p.key) {
+                        return Err(Box::new(Shared(Arc::clone(e))) as EngineError);
+                    }
+                    let kernel = cache
+                        .get(&p.key)
+                        .cloned()
+                        .ok_or("a kernel is missing from the cache after compiling it")?;
+                    let row = self.profile_row(&p.key, || describe(&sf, &p.cluster));
+                    steps.push((p.cluster, kernel, row));
+                }
+                used += steps.len();
+                Ok(
+                    Box::new(SegmentKernel::new(&sf, steps, self.profile.clone()))
+                        as Box<dyn Kernel>,
+                )
+            })
+            .collect();
+        stats.kernels += used;
+        stats.reused += used.saturating_sub(compiled);
+        kernels
+    }
+}
