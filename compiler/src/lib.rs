@@ -12,6 +12,7 @@ pub mod inline;
 pub mod layout;
 pub mod linear;
 pub mod localize;
+pub mod lower;
 pub mod memory;
 pub mod mlir;
 pub mod partition;

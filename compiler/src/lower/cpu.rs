@@ -1,0 +1,600 @@
+//! The CPU backend: a segment's MLIR module, fused, tiled and vectorized, bufferized,
+//! lowered to LLVM and compiled by MLIR's execution engine (ORC JIT) for the host CPU.
+//!
+//! The pipeline, in order ([`compile`]):
+//!
+//! 1. `lower` (linalg.rs): tensors, one op kind per table entry;
+//! 2. `fuse`: `linalg-fuse-elementwise-ops` (+ canonicalize, cse) and, by default,
+//!    polynomial approximations of f32 math functions (`approx.rs`);
+//! 3. `tile` (transform dialect, [`script`]): each f32/f64 `linalg.matmul` tiled for
+//!    the caches (`n` by 256, then `k` by 256 and `m` by 64 when they divide), then
+//!    into a register tile of `mr x nr` (8 x 32 f32 with AVX-512, 4 x 16 with AVX2)
+//!    and steps of 1 along `k`, vectorized (`vector.contract` -> outer products ->
+//!    FMAs); the accumulator's reads and writes hoisted out of the `k` loop;
+//!    empty-tensor elimination (each result computed straight into the caller's
+//!    buffer), one-shot bufferization (function boundaries, copies as `linalg.copy`);
+//! 4. `llvm`: deallocations inserted, the other linalg ops as loops (LLVM's loop
+//!    vectorizer takes them), `convert-vector-to-scf{full-unroll}` (DESIGN.md: without
+//!    full-unroll plus a JIT at -O0/-O1 the stack overflows), then everything to the
+//!    LLVM dialect (math functions without an approximation call libm);
+//! 5. the execution engine at `-O3` (option), with `llvm.emit_c_interface` wrappers.
+//!
+//! Calling convention ([`CpuKernel::run`]): every input and output is a memref
+//! descriptor `{allocated, aligned, offset, sizes[rank], strides[rank]}` pointing at a
+//! [`Literal`]'s own elements (inputs, read only: the kernel's arguments are
+//! `bufferization.writable = false`) or at a fresh vector (outputs); i1 is one byte per
+//! element, bf16/f16 two bytes, as both Rust and LLVM store them.
+
+pub use super::Math;
+use super::{Flavour, KERNEL, LowerError, Lowered, Matmul, kernel_context, parse, run_pipeline};
+use melior::ir::BlockLike;
+use melior::ir::operation::{OperationLike, OperationMutLike};
+use shardc_ir::{DType, Elements, Function, Literal, Module, TensorType, for_each_elements};
+use shardc_runtime::engine::{Compute, EngineError, Kernel, Segment};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Options of the CPU backend.
+#[derive(Clone, Debug)]
+pub struct CpuOptions {
+    /// LLVM's optimization level in the execution engine (0 to 3).
+    pub opt_level: usize,
+    pub math: Math,
+    /// Tile and vectorize f32/f64 matmuls (off: plain loops, for comparison).
+    pub vectorize_matmuls: bool,
+}
+
+impl Default for CpuOptions {
+    fn default() -> CpuOptions {
+        CpuOptions {
+            opt_level: 3,
+            math: Math::Approximate,
+            vectorize_matmuls: true,
+        }
+    }
+}
+
+/// Register tile and cache tiles of one matmul (0: that level is not tiled).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    pub nc: usize,
+    pub kc: usize,
+    pub mc: usize,
+    pub mr: usize,
+    pub nr: usize,
+}
+
+/// Whether the host has AVX-512 (32 vector registers of 64 bytes) rather than AVX2's
+/// 16 of 32 bytes: it sets the register tile.
+fn wide_vectors() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The largest of `max, max/2, ..., 1` that divides `n`.
+fn divisor(n: usize, max: usize) -> usize {
+    let mut t = max;
+    while t > 1 && !n.is_multiple_of(t) {
+        t /= 2;
+    }
+    t.max(1)
+}
+
+impl Tiling {
+    /// The tiling of a matmul on this host: a register tile of two vectors per row
+    /// (`nr`) by `mr` rows, 16 accumulator registers either way; cache tiles that divide.
+    pub fn for_matmul(mm: &Matmul) -> Tiling {
+        let (vector_bytes, rows) = if wide_vectors() { (64, 8) } else { (32, 4) };
+        let lanes = vector_bytes / mm.dtype.size_bytes();
+        let mr = divisor(mm.m, rows);
+        let nr = divisor(mm.n, 2 * lanes);
+        let cache = |size: usize, tile: usize| {
+            if size > tile && size.is_multiple_of(tile) {
+                tile
+            } else {
+                0
+            }
+        };
+        Tiling {
+            nc: cache(mm.n, 256),
+            kc: cache(mm.k, 256),
+            mc: cache(mm.m, 64),
+            mr,
+            nr,
+        }
+    }
+}
+
+/// The transform-dialect script of a lowered module: tiles and vectorizes its matmuls
+/// (when asked), then bufferizes and lowers the vector ops.
+pub fn script(matmuls: &[Matmul], vectorize: bool) -> String {
+    let any = "!transform.any_op";
+    let mut s = String::new();
+    s.push_str(&format!(
+        "  transform.named_sequence @__transform_main(%root: {any} {{transform.consumed}}) {{\n"
+    ));
+    let mut line = |l: String| {
+        s.push_str("    ");
+        s.push_str(&l);
+        s.push('\n');
+    };
+    let tiled: Vec<&Matmul> = matmuls
+        .iter()
+        .filter(|m| vectorize && matches!(m.dtype, DType::F32 | DType::F64))
+        .collect();
+    for mm in &tiled {
+        let t = mm.tag;
+        let tl = Tiling::for_matmul(mm);
+        line(format!(
+            "%mm{t} = transform.structured.match ops{{[\"linalg.matmul\"]}} attributes {{shardc.mm = {t} : i64}} in %root : ({any}) -> {any}"
+        ));
+        let mut h = format!("%mm{t}");
+        let mut tile = |h: &mut String,
+                        name: &str,
+                        sizes: [usize; 3],
+                        interchange: Option<[usize; 3]>| {
+            let loops = sizes.iter().filter(|&&x| x > 0).count();
+            if loops == 0 {
+                return;
+            }
+            let results = std::iter::repeat_n(any, loops + 1)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let interchange = interchange
+                .map(|i| format!(" interchange = [{}, {}, {}]", i[0], i[1], i[2]))
+                .unwrap_or_default();
+            let loop_names = if loops == 1 {
+                format!("%{name}l{t}")
+            } else {
+                format!("%{name}l{t}:{loops}")
+            };
+            line(format!(
+                "%{name}{t}, {loop_names} = transform.structured.tile_using_for {h} tile_sizes [{}, {}, {}]{interchange} : ({any}) -> ({results})",
+                sizes[0], sizes[1], sizes[2]
+            ));
+            *h = format!("%{name}{t}");
+        };
+        tile(&mut h, "nc", [0, tl.nc, 0], None);
+        tile(&mut h, "mkc", [tl.mc, 0, tl.kc], Some([2, 0, 1]));
+        tile(&mut h, "reg", [tl.mr, tl.nr, 0], Some([1, 0, 2]));
+        tile(&mut h, "k", [0, 0, 1], None);
+        line(format!("transform.structured.vectorize {h} : {any}"));
+    }
+    line(format!(
+        "%f = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any}) -> {any}"
+    ));
+    if !tiled.is_empty() {
+        line(format!(
+            "transform.apply_patterns to %f {{ transform.apply_patterns.linalg.tiling_canonicalization transform.apply_patterns.vector.reduction_to_contract transform.apply_patterns.vector.transfer_permutation_patterns transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers transform.apply_patterns.canonicalization }} : {any}"
+        ));
+        line(format!(
+            "%loops = transform.structured.match ops{{[\"scf.for\"]}} in %f : ({any}) -> {any}"
+        ));
+        line(format!(
+            "transform.loop.hoist_loop_invariant_subsets %loops : {any}"
+        ));
+    }
+    line(format!(
+        "%e = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any}) -> {any}"
+    ));
+    line(format!(
+        "transform.bufferization.eliminate_empty_tensors %e : {any}"
+    ));
+    line(format!(
+        "%b = transform.bufferization.one_shot_bufferize layout{{IdentityLayoutMap}} %root {{bufferize_function_boundaries = true, memcpy_op = \"linalg.copy\"}} : ({any}) -> {any}"
+    ));
+    line(format!(
+        "%g = transform.structured.match ops{{[\"func.func\"]}} in %b : ({any}) -> {any}"
+    ));
+    line(format!("transform.apply_cse to %g : {any}"));
+    line(format!(
+        "transform.apply_patterns to %g {{ transform.apply_patterns.canonicalization }} : {any}"
+    ));
+    if !tiled.is_empty() {
+        line(format!(
+            "transform.apply_patterns to %g {{ transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\" transform.apply_patterns.vector.transfer_permutation_patterns transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1 transform.apply_patterns.vector.lower_outerproduct transform.apply_patterns.canonicalization }} : {any}"
+        ));
+    }
+    line("transform.yield".to_string());
+    s.push_str("  }\n");
+    s
+}
+
+/// From bufferized memrefs to the LLVM dialect.
+fn llvm_pipeline() -> String {
+    let mut passes = vec![
+        "buffer-deallocation-pipeline",
+        "canonicalize",
+        "convert-linalg-to-loops",
+    ];
+    passes.extend([
+        "convert-vector-to-scf{full-unroll=true}",
+        "lower-affine",
+        "convert-scf-to-cf",
+        "expand-strided-metadata",
+        "lower-affine",
+        "convert-vector-to-llvm",
+        "finalize-memref-to-llvm",
+        "convert-math-to-llvm",
+        "convert-arith-to-llvm",
+        "convert-index-to-llvm",
+        "convert-ub-to-llvm",
+        "convert-cf-to-llvm",
+        "convert-func-to-llvm",
+        "reconcile-unrealized-casts",
+    ]);
+    format!("builtin.module({})", passes.join(","))
+}
+
+/// The module after each stage of the CPU pipeline, for inspection and tests.
+#[derive(Clone, Debug, Default)]
+pub struct Stages {
+    /// (stage name, module text) in pipeline order: `lower`, `fuse`, `tile`, `llvm`.
+    pub texts: Vec<(&'static str, String)>,
+}
+
+impl Stages {
+    /// The text after a stage, if it ran.
+    pub fn get(&self, stage: &str) -> Option<&str> {
+        self.texts
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, t)| t.as_str())
+    }
+}
+
+/// The execution engine of one kernel. The JIT'd code is reentrant (no mutable globals;
+/// constants are read-only; allocations go through malloc), so the engine may be used
+/// from any thread; it is destroyed once.
+struct Engine(mlir_sys::MlirExecutionEngine);
+
+// SAFETY: see the type's docs: the engine is immutable after creation and its code is
+// reentrant; `Drop` runs once.
+unsafe impl Send for Engine {}
+// SAFETY: as above.
+unsafe impl Sync for Engine {}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // SAFETY: created by mlirExecutionEngineCreate, not null, destroyed once.
+        unsafe { mlir_sys::mlirExecutionEngineDestroy(self.0) }
+    }
+}
+
+type Entry = unsafe extern "C" fn(*mut *mut c_void);
+
+/// A compiled segment: runs on literals of its input types.
+pub struct CpuKernel {
+    /// Owns the code `entry` points into.
+    _engine: Engine,
+    entry: Entry,
+    inputs: Vec<TensorType>,
+    outputs: Vec<TensorType>,
+    compile_time: Duration,
+}
+
+impl std::fmt::Debug for CpuKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuKernel")
+            .field("inputs", &self.inputs)
+            .field("outputs", &self.outputs)
+            .field("compile_time", &self.compile_time)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Compiles a segment function (see [`super::segment_function`]) for the host CPU.
+pub fn compile(f: &Function, options: &CpuOptions) -> Result<CpuKernel, LowerError> {
+    compile_with_stages(f, options, None)
+}
+
+/// [`compile`], keeping the module after each stage in `stages`.
+pub fn compile_with_stages(
+    f: &Function,
+    options: &CpuOptions,
+    mut stages: Option<&mut Stages>,
+) -> Result<CpuKernel, LowerError> {
+    let start = Instant::now();
+    let lowered = super::lower(f, Flavour::Cpu, options.math)?;
+    let mut keep = |stage: &'static str, text: String| {
+        if let Some(s) = stages.as_deref_mut() {
+            s.texts.push((stage, text));
+        }
+    };
+    keep("lower", lowered.text.clone());
+    let ctx = kernel_context();
+    let text = format!(
+        "module attributes {{transform.with_named_sequence}} {{\n{}{}}}\n",
+        lowered.ops,
+        script(&lowered.matmuls, options.vectorize_matmuls)
+    );
+    let mut m = parse(&ctx, &text)?;
+    run_pipeline(
+        &ctx,
+        &mut m,
+        &super::fusion_pipeline(options.math == Math::Approximate),
+        "fuse",
+    )?;
+    keep("fuse", m.as_operation().to_string());
+    run_pipeline(
+        &ctx,
+        &mut m,
+        "builtin.module(transform-interpreter)",
+        "tile",
+    )?;
+    remove_transform_script(&mut m);
+    keep("tile", m.as_operation().to_string());
+    run_pipeline(&ctx, &mut m, &llvm_pipeline(), "llvm")?;
+    keep("llvm", m.as_operation().to_string());
+    let engine = create_engine(&ctx, &m, options.opt_level)?;
+    let name = format!("_mlir_ciface_{KERNEL}");
+    // SAFETY: the engine is valid; the name is a NUL-free string borrowed for the call.
+    let ptr = unsafe {
+        mlir_sys::mlirExecutionEngineLookupPacked(
+            engine.0,
+            mlir_sys::MlirStringRef {
+                data: name.as_ptr() as *const _,
+                length: name.len(),
+            },
+        )
+    };
+    if ptr.is_null() {
+        return Err(LowerError::Jit(format!(
+            "the compiled module has no packed entry point for {name}"
+        )));
+    }
+    // SAFETY: the packed wrapper MLIR generates for every function has this signature.
+    let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(ptr) };
+    Ok(CpuKernel {
+        _engine: engine,
+        entry,
+        inputs: lowered.inputs,
+        outputs: lowered.outputs,
+        compile_time: start.elapsed(),
+    })
+}
+
+/// Deletes the transform script (and its module attribute) once it has run.
+pub(crate) fn remove_transform_script(m: &mut melior::ir::Module) {
+    let body = m.body();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        op = o.next_in_block();
+        if o.name().as_string_ref().as_str() == Ok("transform.named_sequence") {
+            // SAFETY: the op is unlinked from its block, then destroyed; no handle to it
+            // outlives this loop (`op` already points at the next one).
+            unsafe {
+                mlir_sys::mlirOperationRemoveFromParent(o.to_raw());
+                mlir_sys::mlirOperationDestroy(o.to_raw());
+            }
+        }
+    }
+    let _ = m
+        .as_operation_mut()
+        .remove_attribute("transform.with_named_sequence");
+}
+
+fn create_engine(
+    ctx: &melior::Context,
+    m: &melior::ir::Module,
+    opt_level: usize,
+) -> Result<Engine, LowerError> {
+    let ((raw, _), diagnostics) = super::with_diagnostics(ctx, || {
+        // SAFETY: the module is valid and in the LLVM dialect; the engine copies what it
+        // needs (the module may be destroyed afterwards, says the C API).
+        let raw = unsafe {
+            mlir_sys::mlirExecutionEngineCreate(
+                m.to_raw(),
+                opt_level.min(3) as i32,
+                0,
+                std::ptr::null(),
+                false,
+                false,
+            )
+        };
+        (raw, ())
+    });
+    if raw.ptr.is_null() {
+        return Err(LowerError::Jit(format!(
+            "could not translate the module to LLVM IR or compile it: {diagnostics}"
+        )));
+    }
+    // SAFETY: a valid engine; runs the module's global constructors (none are emitted).
+    unsafe { mlir_sys::mlirExecutionEngineInitialize(raw) };
+    Ok(Engine(raw))
+}
+
+/// A memref descriptor of rank `r`: `{allocated, aligned, offset, sizes[r], strides[r]}`,
+/// all 64-bit.
+fn descriptor(data: *mut u8, ty: &TensorType) -> Vec<i64> {
+    let mut d = vec![data as i64, data as i64, 0];
+    d.extend(ty.shape.iter().map(|&s| s as i64));
+    d.extend(ty.strides().iter().map(|&s| s as i64));
+    d
+}
+
+/// An output buffer: the elements, or bytes for i1 (read back as `!= 0`).
+enum OutBuf {
+    Elements(Elements),
+    Bool(Vec<u8>),
+}
+
+impl CpuKernel {
+    pub fn inputs(&self) -> &[TensorType] {
+        &self.inputs
+    }
+
+    pub fn outputs(&self) -> &[TensorType] {
+        &self.outputs
+    }
+
+    /// Time spent lowering and compiling (MLIR passes and LLVM).
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    /// Runs the kernel on one literal per input (splats are expanded).
+    pub fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, LowerError> {
+        if inputs.len() != self.inputs.len() {
+            return Err(LowerError::Argument {
+                what: "input count",
+                index: inputs.len(),
+                expected: self.inputs.len().to_string(),
+                given: inputs.len().to_string(),
+            });
+        }
+        let mut dense = Vec::with_capacity(inputs.len());
+        for (index, (lit, ty)) in inputs.iter().zip(&self.inputs).enumerate() {
+            if lit.ty != *ty {
+                return Err(LowerError::Argument {
+                    what: "input",
+                    index,
+                    expected: ty.to_string(),
+                    given: lit.ty.to_string(),
+                });
+            }
+            dense.push(if lit.is_splat() {
+                std::borrow::Cow::Owned(lit.to_dense())
+            } else {
+                std::borrow::Cow::Borrowed(lit)
+            });
+        }
+        let mut outs: Vec<OutBuf> = self
+            .outputs
+            .iter()
+            .map(|t| match t.dtype {
+                DType::I1 => OutBuf::Bool(vec![0; t.num_elements()]),
+                dt => OutBuf::Elements(Elements::zeros(dt, t.num_elements())),
+            })
+            .collect();
+        let mut descriptors: Vec<Vec<i64>> = Vec::new();
+        for (lit, ty) in dense.iter().zip(&self.inputs) {
+            // The kernel never writes its inputs (bufferization.writable = false).
+            let data = for_each_elements!(&lit.elements, v => v.as_ptr() as *mut u8);
+            descriptors.push(descriptor(data, ty));
+        }
+        for (buf, ty) in outs.iter_mut().zip(&self.outputs) {
+            let data = match buf {
+                OutBuf::Bool(v) => v.as_mut_ptr(),
+                OutBuf::Elements(e) => for_each_elements!(e, v => v.as_mut_ptr() as *mut u8),
+            };
+            descriptors.push(descriptor(data, ty));
+        }
+        let mut pointers: Vec<*mut i64> = descriptors.iter_mut().map(|d| d.as_mut_ptr()).collect();
+        let mut packed: Vec<*mut c_void> = pointers
+            .iter_mut()
+            .map(|p| p as *mut *mut i64 as *mut c_void)
+            .collect();
+        // SAFETY: one descriptor per memref argument of `_mlir_ciface_kernel` (inputs,
+        // then outputs), each describing a live buffer of exactly its type's elements;
+        // `packed` holds a pointer to each descriptor pointer, as the packed wrapper reads.
+        unsafe { (self.entry)(packed.as_mut_ptr()) };
+        Ok(outs
+            .into_iter()
+            .zip(&self.outputs)
+            .map(|(buf, ty)| Literal {
+                ty: ty.clone(),
+                elements: match buf {
+                    OutBuf::Bool(v) => Elements::I1(v.into_iter().map(|b| b != 0).collect()),
+                    OutBuf::Elements(e) => e,
+                },
+            })
+            .collect())
+    }
+}
+
+impl Kernel for CpuKernel {
+    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+        Ok(CpuKernel::run(self, inputs)?)
+    }
+}
+
+/// A compute engine that JIT-compiles each segment with MLIR, compiling identical
+/// segments once (key: the segment's printed text, so the same local program on every
+/// device shares one kernel).
+#[derive(Default)]
+pub struct JitCompute {
+    options: CpuOptions,
+    cache: Mutex<HashMap<String, Arc<CpuKernel>>>,
+    stats: Mutex<JitStats>,
+}
+
+/// What a [`JitCompute`] has done.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct JitStats {
+    /// Segments compiled.
+    pub compiled: usize,
+    /// Segments served from the cache.
+    pub reused: usize,
+    /// Total compile time.
+    pub compile_seconds: f64,
+}
+
+impl JitCompute {
+    pub fn new(options: CpuOptions) -> JitCompute {
+        JitCompute {
+            options,
+            ..JitCompute::default()
+        }
+    }
+
+    pub fn stats(&self) -> JitStats {
+        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The compiled kernel of a segment function, from the cache or compiled now.
+    pub fn kernel(&self, f: &Function) -> Result<Arc<CpuKernel>, LowerError> {
+        let key = shardc_ir::text::print_function(f);
+        if let Some(k) = self
+            .cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+        {
+            self.stats.lock().unwrap_or_else(|p| p.into_inner()).reused += 1;
+            return Ok(Arc::clone(k));
+        }
+        let k = Arc::new(compile(f, &self.options)?);
+        let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
+        stats.compiled += 1;
+        stats.compile_seconds += k.compile_time.as_secs_f64();
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, Arc::clone(&k));
+        Ok(k)
+    }
+}
+
+struct JitKernel(Arc<CpuKernel>);
+
+impl Kernel for JitKernel {
+    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+        Ok(self.0.run(inputs)?)
+    }
+}
+
+impl Compute for JitCompute {
+    fn prepare(
+        &self,
+        _module: &Module,
+        f: &Function,
+        segment: &Segment,
+    ) -> Result<Box<dyn Kernel>, EngineError> {
+        let sf = super::segment_function(f, segment)?;
+        Ok(Box::new(JitKernel(self.kernel(&sf)?)))
+    }
+}
+
+/// The tensor-level module of a function as the CPU backend starts from it.
+pub fn lowered(f: &Function, options: &CpuOptions) -> Result<Lowered, LowerError> {
+    super::lower(f, Flavour::Cpu, options.math)
+}

@@ -1,0 +1,777 @@
+//! The scalar semantics of elementwise ops in `arith` and `math`: one entry per op and
+//! element type, making the reference interpreter's choices
+//! (`runtime/src/reference/elementwise.rs`, `convert.rs`) where StableHLO leaves them
+//! open:
+//!
+//! - bf16 and f16 compute in f32 and round to their type after every op;
+//! - integer `divide` by zero gives -1, `remainder` by zero the dividend, `MIN / -1`
+//!   wraps to `MIN`; shifts by out-of-range amounts give 0 (or the sign fill); integer
+//!   `power` with a negative exponent gives 0 except for bases 1 and -1;
+//! - float `maximum`/`minimum` are IEEE-754 `maximum`/`minimum` (NaN wins, -0 < +0);
+//!   `sign` keeps ±0 and NaN; `rsqrt` is `1 / sqrt(x)`; `logistic` is `1 / (1 + exp(-x))`;
+//! - `compare` under TOTALORDER orders the bit patterns (IEEE `totalOrder`); on i1,
+//!   SIGNED reads `true` as -1;
+//! - float to int truncates toward zero and saturates, NaN gives 0; number to bool is
+//!   `x != 0` (NaN gives true).
+//!
+//! A `None` entry means the op is not defined on the type (the caller names the op).
+
+use shardc_ir::{BinaryOp, ComparisonDirection, ComparisonType, DType, UnaryOp};
+use std::collections::BTreeSet;
+
+/// How a kernel computes math functions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Mode {
+    /// f32 functions through MLIR's polynomial approximations (with the guards here).
+    pub(crate) approximate: bool,
+    /// Functions LLVM has no exact lowering for (`expm1`, `log1p`, `cbrt`: MLIR lowers
+    /// the first two as `exp(x) - 1` and `log(1 + x)`) call libm (CPU only).
+    pub(crate) libm: bool,
+    /// For a GPU: float `remainder` without `frem` (which MLIR sends to libdevice).
+    pub(crate) gpu: bool,
+}
+
+/// Lines of a region body being built, with SSA names from the emitter's counter, and
+/// the libm functions it calls.
+pub(crate) struct Body<'a> {
+    pub(crate) lines: Vec<String>,
+    next: &'a mut usize,
+    pub(crate) externs: &'a mut BTreeSet<String>,
+}
+
+impl<'a> Body<'a> {
+    pub(crate) fn new(next: &'a mut usize, externs: &'a mut BTreeSet<String>) -> Body<'a> {
+        Body {
+            lines: Vec::new(),
+            next,
+            externs,
+        }
+    }
+
+    /// A call of libm's `name` (one float argument of type `c`).
+    fn libm(&mut self, name: &str, c: DType, x: &str) -> String {
+        let symbol = if c == DType::F32 {
+            format!("{name}f")
+        } else {
+            name.to_string()
+        };
+        self.externs
+            .insert(format!("func.func private @{symbol}({c}) -> {c}"));
+        self.op(format!("func.call @{symbol}({x}) : ({c}) -> {c}"))
+    }
+
+    /// A fresh SSA name.
+    pub(crate) fn fresh(&mut self) -> String {
+        let n = format!("%v{}", *self.next);
+        *self.next += 1;
+        n
+    }
+
+    /// `%new = rhs`; returns `%new`.
+    pub(crate) fn op(&mut self, rhs: impl AsRef<str>) -> String {
+        let n = self.fresh();
+        self.lines.push(format!("{n} = {}", rhs.as_ref()));
+        n
+    }
+
+    /// A float constant of type `ty` (f32, f64, bf16, f16), bit-exact.
+    pub(crate) fn float(&mut self, v: f64, ty: DType) -> String {
+        self.op(format!("arith.constant {} : {ty}", float_hex(v, ty)))
+    }
+
+    /// An integer constant of type `ty` (i1, i32, i64, index).
+    pub(crate) fn int(&mut self, v: i64, ty: &str) -> String {
+        match ty {
+            // A bool attribute is typed i1 already.
+            "i1" => self.op(format!("arith.constant {}", v != 0)),
+            _ => self.op(format!("arith.constant {v} : {ty}")),
+        }
+    }
+
+    pub(crate) fn index(&mut self, v: i64) -> String {
+        self.int(v, "index")
+    }
+}
+
+/// The bits of `v` in float type `ty` as MLIR's hexadecimal float literal.
+pub(crate) fn float_hex(v: f64, ty: DType) -> String {
+    match ty {
+        DType::F32 => format!("0x{:08X}", (v as f32).to_bits()),
+        DType::F64 => format!("0x{:016X}", v.to_bits()),
+        DType::BF16 => format!("0x{:04X}", half::bf16::from_f64(v).to_bits()),
+        DType::F16 => format!("0x{:04X}", half::f16::from_f64(v).to_bits()),
+        other => unreachable!("float_hex of {other}"),
+    }
+}
+
+/// The type float arithmetic on `dt` is done in.
+fn compute(dt: DType) -> DType {
+    match dt {
+        DType::BF16 | DType::F16 => DType::F32,
+        other => other,
+    }
+}
+
+/// `x` of float type `dt` in its compute type.
+fn widen(b: &mut Body, x: &str, dt: DType) -> String {
+    if compute(dt) == dt {
+        x.to_string()
+    } else {
+        b.op(format!("arith.extf {x} : {dt} to f32"))
+    }
+}
+
+/// A compute-type result rounded to float type `dt`.
+fn narrow(b: &mut Body, x: &str, dt: DType) -> String {
+    if compute(dt) == dt {
+        x.to_string()
+    } else {
+        b.op(format!("arith.truncf {x} : f32 to {dt}"))
+    }
+}
+
+fn bits(dt: DType) -> i64 {
+    dt.bit_width() as i64
+}
+
+fn int_min(dt: DType) -> i64 {
+    match dt {
+        DType::I32 => i32::MIN as i64,
+        _ => i64::MIN,
+    }
+}
+
+fn int_max(dt: DType) -> i64 {
+    match dt {
+        DType::I32 => i32::MAX as i64,
+        _ => i64::MAX,
+    }
+}
+
+/// A unary elementwise op on one element `x` of type `dt`; the result has type `dt`
+/// (`is_finite` gives i1).
+pub(crate) fn unary(b: &mut Body, mode: Mode, op: UnaryOp, dt: DType, x: &str) -> Option<String> {
+    use UnaryOp::*;
+    if dt.is_float() {
+        let c = compute(dt);
+        let w = widen(b, x, dt);
+        let approximated = mode.approximate && c == DType::F32;
+        if approximated {
+            let r = match op {
+                Sine | Cosine | Tan => Some(trig(b, op, &w)),
+                Cbrt => {
+                    // The approximation gives NaN at ±inf.
+                    let r = b.op(format!("math.cbrt {w} : f32"));
+                    let a = b.op(format!("math.absf {w} : f32"));
+                    let inf = b.float(f64::INFINITY, DType::F32);
+                    let is_inf = b.op(format!("arith.cmpf oeq, {a}, {inf} : f32"));
+                    Some(b.op(format!("arith.select {is_inf}, {w}, {r} : f32")))
+                }
+                _ => None,
+            };
+            if let Some(r) = r {
+                return Some(narrow(b, &r, dt));
+            }
+        }
+        if mode.libm && !approximated {
+            let name = match op {
+                ExponentialMinusOne => Some("expm1"),
+                LogPlusOne => Some("log1p"),
+                Cbrt => Some("cbrt"),
+                _ => None,
+            };
+            if let Some(name) = name {
+                let r = b.libm(name, c, &w);
+                return Some(narrow(b, &r, dt));
+            }
+        }
+        let r = match op {
+            Negate => b.op(format!("arith.negf {w} : {c}")),
+            Exponential => b.op(format!("math.exp {w} : {c}")),
+            ExponentialMinusOne => b.op(format!("math.expm1 {w} : {c}")),
+            Log => b.op(format!("math.log {w} : {c}")),
+            LogPlusOne => b.op(format!("math.log1p {w} : {c}")),
+            Tanh => b.op(format!("math.tanh {w} : {c}")),
+            Sqrt => b.op(format!("math.sqrt {w} : {c}")),
+            Rsqrt => {
+                let s = b.op(format!("math.sqrt {w} : {c}"));
+                let one = b.float(1.0, c);
+                b.op(format!("arith.divf {one}, {s} : {c}"))
+            }
+            Cbrt => b.op(format!("math.cbrt {w} : {c}")),
+            Abs => b.op(format!("math.absf {w} : {c}")),
+            Logistic => {
+                let n = b.op(format!("arith.negf {w} : {c}"));
+                let e = b.op(format!("math.exp {n} : {c}"));
+                let one = b.float(1.0, c);
+                let d = b.op(format!("arith.addf {one}, {e} : {c}"));
+                b.op(format!("arith.divf {one}, {d} : {c}"))
+            }
+            Sine => b.op(format!("math.sin {w} : {c}")),
+            Cosine => b.op(format!("math.cos {w} : {c}")),
+            Tan => b.op(format!("math.tan {w} : {c}")),
+            Floor => b.op(format!("math.floor {w} : {c}")),
+            Ceil => b.op(format!("math.ceil {w} : {c}")),
+            Sign => {
+                let zero = b.float(0.0, c);
+                let one = b.float(1.0, c);
+                let minus = b.float(-1.0, c);
+                let lt = b.op(format!("arith.cmpf olt, {w}, {zero} : {c}"));
+                let gt = b.op(format!("arith.cmpf ogt, {w}, {zero} : {c}"));
+                let t = b.op(format!("arith.select {gt}, {one}, {w} : {c}"));
+                b.op(format!("arith.select {lt}, {minus}, {t} : {c}"))
+            }
+            RoundNearestEven => b.op(format!("math.roundeven {w} : {c}")),
+            RoundNearestAfz => b.op(format!("math.round {w} : {c}")),
+            IsFinite => {
+                let a = b.op(format!("math.absf {w} : {c}"));
+                let inf = b.float(f64::INFINITY, c);
+                return Some(b.op(format!("arith.cmpf one, {a}, {inf} : {c}")));
+            }
+            Not => return None,
+        };
+        return Some(narrow(b, &r, dt));
+    }
+    if dt.is_int() {
+        return Some(match op {
+            Negate => {
+                let z = b.int(0, dt.name());
+                b.op(format!("arith.subi {z}, {x} : {dt}"))
+            }
+            Abs => b.op(format!("math.absi {x} : {dt}")),
+            Sign => {
+                let z = b.int(0, dt.name());
+                let p = b.op(format!("arith.cmpi sgt, {x}, {z} : {dt}"));
+                let n = b.op(format!("arith.cmpi slt, {x}, {z} : {dt}"));
+                let p = b.op(format!("arith.extui {p} : i1 to {dt}"));
+                let n = b.op(format!("arith.extui {n} : i1 to {dt}"));
+                b.op(format!("arith.subi {p}, {n} : {dt}"))
+            }
+            Not => {
+                let ones = b.int(-1, dt.name());
+                b.op(format!("arith.xori {x}, {ones} : {dt}"))
+            }
+            _ => return None,
+        });
+    }
+    match op {
+        Not => {
+            let t = b.int(1, "i1");
+            Some(b.op(format!("arith.xori {x}, {t} : i1")))
+        }
+        _ => None,
+    }
+}
+
+/// `sin`, `cos` or `tan` of an f32 `x`: reduced exactly in f64 to `r` in
+/// `[-pi/4, pi/4]` and a quadrant (`x = r + k pi/2`, `pi/2` in two f64 parts), then
+/// the f32 approximations on `r` (theirs alone lose accuracy for |x| beyond ~100).
+fn trig(b: &mut Body, op: UnaryOp, x: &str) -> String {
+    const HALF_PI_HI: f64 = std::f64::consts::FRAC_PI_2;
+    // pi/2 - HALF_PI_HI, the next 53 bits.
+    const HALF_PI_LO: f64 = 6.123233995736766e-17;
+    let d = b.op(format!("arith.extf {x} : f32 to f64"));
+    let two_over_pi = b.float(std::f64::consts::FRAC_2_PI, DType::F64);
+    let t = b.op(format!("arith.mulf {d}, {two_over_pi} : f64"));
+    let k = b.op(format!("math.roundeven {t} : f64"));
+    let nk = b.op(format!("arith.negf {k} : f64"));
+    let hi = b.float(HALF_PI_HI, DType::F64);
+    let lo = b.float(HALF_PI_LO, DType::F64);
+    let r = b.op(format!("math.fma {nk}, {hi}, {d} : f64"));
+    let r = b.op(format!("math.fma {nk}, {lo}, {r} : f64"));
+    let r = b.op(format!("arith.truncf {r} : f64 to f32"));
+    // The quadrant k mod 4 = k - 4 floor(k / 4), in [0, 4) (every step exact).
+    let quarter = b.float(0.25, DType::F64);
+    let four = b.float(4.0, DType::F64);
+    let k4 = b.op(format!("arith.mulf {k}, {quarter} : f64"));
+    let k4 = b.op(format!("math.floor {k4} : f64"));
+    let k4 = b.op(format!("arith.mulf {k4}, {four} : f64"));
+    let q = b.op(format!("arith.subf {k}, {k4} : f64"));
+    let is = |b: &mut Body, v: f64| {
+        let c = b.float(v, DType::F64);
+        b.op(format!("arith.cmpf oeq, {q}, {c} : f64"))
+    };
+    let (q1, q2, q3) = (is(b, 1.0), is(b, 2.0), is(b, 3.0));
+    let s = b.op(format!("math.sin {r} : f32"));
+    let c = b.op(format!("math.cos {r} : f32"));
+    let ns = b.op(format!("arith.negf {s} : f32"));
+    let nc = b.op(format!("arith.negf {c} : f32"));
+    // By quadrant 0, 1, 2, 3: sin = s, c, -s, -c; cos = c, -s, -c, s.
+    let pick = |b: &mut Body, v: [&str; 4]| {
+        let r = b.op(format!("arith.select {q1}, {}, {} : f32", v[1], v[0]));
+        let r = b.op(format!("arith.select {q2}, {}, {r} : f32", v[2]));
+        b.op(format!("arith.select {q3}, {}, {r} : f32", v[3]))
+    };
+    let sin = |b: &mut Body| pick(b, [&s, &c, &ns, &nc]);
+    let cos = |b: &mut Body| pick(b, [&c, &ns, &nc, &s]);
+    match op {
+        UnaryOp::Sine => sin(b),
+        UnaryOp::Cosine => cos(b),
+        _ => {
+            let (sv, cv) = (sin(b), cos(b));
+            b.op(format!("arith.divf {sv}, {cv} : f32"))
+        }
+    }
+}
+
+/// `atan2(y, x)` with C99's signed zeros and infinities around the approximation
+/// (which gives NaN at `(0, 0)`).
+fn atan2(b: &mut Body, c: DType, y: &str, x: &str) -> String {
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+    let r = b.op(format!("math.atan2 {y}, {x} : {c}"));
+    let zero = b.float(0.0, c);
+    let one = b.float(1.0, c);
+    let inf = b.float(f64::INFINITY, c);
+    let k = |b: &mut Body, v: f64| b.float(v, c);
+    let signed = |b: &mut Body, v: &str| b.op(format!("math.copysign {v}, {y} : {c}"));
+    let (pi, half, quarter, three) = (
+        k(b, PI),
+        k(b, FRAC_PI_2),
+        k(b, FRAC_PI_4),
+        k(b, 3.0 * FRAC_PI_4),
+    );
+    let (pi, half, quarter, three) = (
+        signed(b, &pi),
+        signed(b, &half),
+        signed(b, &quarter),
+        signed(b, &three),
+    );
+    let sx = b.op(format!("math.copysign {one}, {x} : {c}"));
+    let x_neg = b.op(format!("arith.cmpf olt, {sx}, {zero} : {c}"));
+    let y_zero = b.op(format!("arith.cmpf oeq, {y}, {zero} : {c}"));
+    let x_zero = b.op(format!("arith.cmpf oeq, {x}, {zero} : {c}"));
+    let ay = b.op(format!("math.absf {y} : {c}"));
+    let ax = b.op(format!("math.absf {x} : {c}"));
+    let y_inf = b.op(format!("arith.cmpf oeq, {ay}, {inf} : {c}"));
+    let x_inf = b.op(format!("arith.cmpf oeq, {ax}, {inf} : {c}"));
+    // x = ±inf, y finite: ±0 (x = +inf) or ±pi (x = -inf).
+    let y_zero_signed = signed(b, &zero);
+    let at_inf = b.op(format!("arith.select {x_neg}, {pi}, {y_zero_signed} : {c}"));
+    let r = b.op(format!("arith.select {x_inf}, {at_inf}, {r} : {c}"));
+    // y = ±inf: ±pi/2, or ±pi/4 / ±3pi/4 when x is infinite too.
+    let both = b.op(format!("arith.select {x_neg}, {three}, {quarter} : {c}"));
+    let at_y_inf = b.op(format!("arith.select {x_inf}, {both}, {half} : {c}"));
+    let r = b.op(format!("arith.select {y_inf}, {at_y_inf}, {r} : {c}"));
+    // x = ±0, y nonzero: ±pi/2.
+    let r = b.op(format!("arith.select {x_zero}, {half}, {r} : {c}"));
+    // y = ±0: ±0 (x positive or +0) or ±pi (x negative or -0).
+    let at_y_zero = b.op(format!("arith.select {x_neg}, {pi}, {y} : {c}"));
+    let r = b.op(format!("arith.select {y_zero}, {at_y_zero}, {r} : {c}"));
+    // NaN in, NaN out.
+    let unordered = b.op(format!("arith.cmpf uno, {y}, {x} : {c}"));
+    let nan = b.float(f64::NAN, c);
+    b.op(format!("arith.select {unordered}, {nan}, {r} : {c}"))
+}
+
+/// A binary elementwise op on elements of type `dt`.
+pub(crate) fn binary(
+    b: &mut Body,
+    mode: Mode,
+    op: BinaryOp,
+    dt: DType,
+    x: &str,
+    y: &str,
+) -> Option<String> {
+    use BinaryOp::*;
+    if dt.is_float() {
+        let c = compute(dt);
+        if mode.gpu && op == Remainder {
+            let (wx, wy) = (widen(b, x, dt), widen(b, y, dt));
+            let r = gpu_remainder(b, c, &wx, &wy);
+            return Some(narrow(b, &r, dt));
+        }
+        if mode.approximate && c == DType::F32 && matches!(op, Power | Atan2) {
+            let (wx, wy) = (widen(b, x, dt), widen(b, y, dt));
+            let r = if op == Power {
+                float_power(b, c, &wx, &wy)
+            } else {
+                atan2(b, c, &wx, &wy)
+            };
+            return Some(narrow(b, &r, dt));
+        }
+        let name = match op {
+            Add => "arith.addf",
+            Subtract => "arith.subf",
+            Multiply => "arith.mulf",
+            Divide => "arith.divf",
+            // C's fmod: the dividend's sign, a truncated quotient (LLVM's frem).
+            Remainder => "arith.remf",
+            Maximum => "arith.maximumf",
+            Minimum => "arith.minimumf",
+            Power => "math.powf",
+            Atan2 => "math.atan2",
+            And | Or | Xor | ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => return None,
+        };
+        let (wx, wy) = (widen(b, x, dt), widen(b, y, dt));
+        let r = b.op(format!("{name} {wx}, {wy} : {c}"));
+        return Some(narrow(b, &r, dt));
+    }
+    if dt.is_int() {
+        let simple = |name: &str, b: &mut Body| b.op(format!("{name} {x}, {y} : {dt}"));
+        return Some(match op {
+            Add => simple("arith.addi", b),
+            Subtract => simple("arith.subi", b),
+            Multiply => simple("arith.muli", b),
+            Maximum => simple("arith.maxsi", b),
+            Minimum => simple("arith.minsi", b),
+            And => simple("arith.andi", b),
+            Or => simple("arith.ori", b),
+            Xor => simple("arith.xori", b),
+            Divide | Remainder => int_divide(b, op == Divide, dt, x, y),
+            Power => int_power(b, dt, x, y),
+            ShiftLeft | ShiftRightLogical => {
+                let width = b.int(bits(dt), dt.name());
+                let big = b.op(format!("arith.cmpi uge, {y}, {width} : {dt}"));
+                let name = if op == ShiftLeft {
+                    "arith.shli"
+                } else {
+                    "arith.shrui"
+                };
+                let s = b.op(format!("{name} {x}, {y} : {dt}"));
+                let z = b.int(0, dt.name());
+                b.op(format!("arith.select {big}, {z}, {s} : {dt}"))
+            }
+            ShiftRightArithmetic => {
+                let last = b.int(bits(dt) - 1, dt.name());
+                let n = b.op(format!("arith.minui {y}, {last} : {dt}"));
+                b.op(format!("arith.shrsi {x}, {n} : {dt}"))
+            }
+            Atan2 => return None,
+        });
+    }
+    // i1: add, maximum and or are OR; multiply, minimum and and are AND.
+    let name = match op {
+        Add | Maximum | Or => "arith.ori",
+        Multiply | Minimum | And => "arith.andi",
+        Xor => "arith.xori",
+        _ => return None,
+    };
+    Some(b.op(format!("{name} {x}, {y} : i1")))
+}
+
+/// `fmod(x, y)` as `x - trunc(x / y) y` (one fused multiply-add) with the result moved
+/// into `(-|y|, |y|)` with `x`'s sign: exact while `|x / y| < 2^24` (f32); a GPU has no
+/// `frem` instruction (MLIR calls libdevice's `fmodf`).
+fn gpu_remainder(b: &mut Body, c: DType, x: &str, y: &str) -> String {
+    let q = b.op(format!("arith.divf {x}, {y} : {c}"));
+    let t = b.op(format!("math.trunc {q} : {c}"));
+    let nt = b.op(format!("arith.negf {t} : {c}"));
+    let r = b.op(format!("math.fma {nt}, {y}, {x} : {c}"));
+    let ay = b.op(format!("math.absf {y} : {c}"));
+    // The rounded quotient may be one too large or too small.
+    let ar = b.op(format!("math.absf {r} : {c}"));
+    let zero = b.float(0.0, c);
+    let sx = b.op(format!("math.copysign {ay}, {x} : {c}"));
+    let over = b.op(format!("arith.cmpf oge, {ar}, {ay} : {c}"));
+    let down = b.op(format!("arith.subf {r}, {sx} : {c}"));
+    let r = b.op(format!("arith.select {over}, {down}, {r} : {c}"));
+    let xr = b.op(format!("arith.mulf {r}, {x} : {c}"));
+    let wrong_sign = b.op(format!("arith.cmpf olt, {xr}, {zero} : {c}"));
+    let up = b.op(format!("arith.addf {r}, {sx} : {c}"));
+    let r = b.op(format!("arith.select {wrong_sign}, {up}, {r} : {c}"));
+    // fmod keeps x's sign on a zero result; infinities and NaN as C says.
+    let r = b.op(format!("math.copysign {r}, {x} : {c}"));
+    let inf = b.float(f64::INFINITY, c);
+    let ax = b.op(format!("math.absf {x} : {c}"));
+    let x_inf = b.op(format!("arith.cmpf oeq, {ax}, {inf} : {c}"));
+    let y_zero = b.op(format!("arith.cmpf oeq, {y}, {zero} : {c}"));
+    let bad = b.op(format!("arith.ori {x_inf}, {y_zero} : i1"));
+    let nan = b.float(f64::NAN, c);
+    let r = b.op(format!("arith.select {bad}, {nan}, {r} : {c}"));
+    let y_inf = b.op(format!("arith.cmpf oeq, {ay}, {inf} : {c}"));
+    let x_finite = b.op(format!("arith.cmpf one, {ax}, {inf} : {c}"));
+    let keep = b.op(format!("arith.andi {y_inf}, {x_finite} : i1"));
+    b.op(format!("arith.select {keep}, {x}, {r} : {c}"))
+}
+
+/// Integer division or remainder with XLA's answers where LLVM's would be undefined.
+fn int_divide(b: &mut Body, divide: bool, dt: DType, x: &str, y: &str) -> String {
+    let t = dt.name();
+    let zero = b.int(0, t);
+    let one = b.int(1, t);
+    let minus_one = b.int(-1, t);
+    let min = b.int(int_min(dt), t);
+    let by_zero = b.op(format!("arith.cmpi eq, {y}, {zero} : {dt}"));
+    let is_min = b.op(format!("arith.cmpi eq, {x}, {min} : {dt}"));
+    let by_minus_one = b.op(format!("arith.cmpi eq, {y}, {minus_one} : {dt}"));
+    let overflow = b.op(format!("arith.andi {is_min}, {by_minus_one} : i1"));
+    let bad = b.op(format!("arith.ori {by_zero}, {overflow} : i1"));
+    let safe = b.op(format!("arith.select {bad}, {one}, {y} : {dt}"));
+    if divide {
+        // MIN / -1 wraps to MIN (= x); x / 0 is -1.
+        let q = b.op(format!("arith.divsi {x}, {safe} : {dt}"));
+        let q = b.op(format!("arith.select {overflow}, {x}, {q} : {dt}"));
+        b.op(format!("arith.select {by_zero}, {minus_one}, {q} : {dt}"))
+    } else {
+        // MIN % -1 is 0 (= MIN % 1); x % 0 is x.
+        let r = b.op(format!("arith.remsi {x}, {safe} : {dt}"));
+        b.op(format!("arith.select {by_zero}, {x}, {r} : {dt}"))
+    }
+}
+
+/// Integer power by squaring over every exponent bit, wrapping; negative exponents give
+/// 0 except for bases 1 (gives 1) and -1 (gives ±1 by the exponent's parity).
+fn int_power(b: &mut Body, dt: DType, base: &str, exp: &str) -> String {
+    let t = dt.name();
+    let zero = b.int(0, t);
+    let one = b.int(1, t);
+    let minus_one = b.int(-1, t);
+    let mut result = one.clone();
+    let mut square = base.to_string();
+    let mut e = exp.to_string();
+    for _ in 0..bits(dt) {
+        let bit = b.op(format!("arith.andi {e}, {one} : {dt}"));
+        let set = b.op(format!("arith.cmpi ne, {bit}, {zero} : {dt}"));
+        let product = b.op(format!("arith.muli {result}, {square} : {dt}"));
+        result = b.op(format!("arith.select {set}, {product}, {result} : {dt}"));
+        square = b.op(format!("arith.muli {square}, {square} : {dt}"));
+        e = b.op(format!("arith.shrui {e}, {one} : {dt}"));
+    }
+    let negative = b.op(format!("arith.cmpi slt, {exp}, {zero} : {dt}"));
+    let odd = b.op(format!("arith.andi {exp}, {one} : {dt}"));
+    let odd = b.op(format!("arith.cmpi ne, {odd}, {zero} : {dt}"));
+    let parity = b.op(format!("arith.select {odd}, {minus_one}, {one} : {dt}"));
+    let is_one = b.op(format!("arith.cmpi eq, {base}, {one} : {dt}"));
+    let is_minus_one = b.op(format!("arith.cmpi eq, {base}, {minus_one} : {dt}"));
+    let neg = b.op(format!(
+        "arith.select {is_minus_one}, {parity}, {zero} : {dt}"
+    ));
+    let neg = b.op(format!("arith.select {is_one}, {one}, {neg} : {dt}"));
+    b.op(format!("arith.select {negative}, {neg}, {result} : {dt}"))
+}
+
+/// `compare` of two elements of type `dt`; gives i1.
+pub(crate) fn compare(
+    b: &mut Body,
+    dir: ComparisonDirection,
+    ty: Option<ComparisonType>,
+    dt: DType,
+    x: &str,
+    y: &str,
+) -> Option<String> {
+    use ComparisonDirection::*;
+    let default = if dt.is_float() {
+        ComparisonType::Float
+    } else if dt.is_int() {
+        ComparisonType::Signed
+    } else {
+        ComparisonType::Unsigned
+    };
+    let signed = |d| match d {
+        Eq => "eq",
+        Ne => "ne",
+        Ge => "sge",
+        Gt => "sgt",
+        Le => "sle",
+        Lt => "slt",
+    };
+    match (ty.unwrap_or(default), dt.is_float()) {
+        (ComparisonType::Float, true) => {
+            // Ordered predicates, except NE which is true for an unordered pair.
+            let p = match dir {
+                Eq => "oeq",
+                Ne => "une",
+                Ge => "oge",
+                Gt => "ogt",
+                Le => "ole",
+                Lt => "olt",
+            };
+            let c = compute(dt);
+            let (wx, wy) = (widen(b, x, dt), widen(b, y, dt));
+            Some(b.op(format!("arith.cmpf {p}, {wx}, {wy} : {c}")))
+        }
+        (ComparisonType::TotalOrder, true) => {
+            // totalOrder: the bits as a signed integer, the magnitude bits flipped for
+            // negative values.
+            let it = format!("i{}", dt.bit_width());
+            let key = |b: &mut Body, v: &str| {
+                let i = b.op(format!("arith.bitcast {v} : {dt} to {it}"));
+                let shift = b.int(bits(dt) - 1, &it);
+                let sign = b.op(format!("arith.shrsi {i}, {shift} : {it}"));
+                let one = b.int(1, &it);
+                let mask = b.op(format!("arith.shrui {sign}, {one} : {it}"));
+                b.op(format!("arith.xori {i}, {mask} : {it}"))
+            };
+            let (kx, ky) = (key(b, x), key(b, y));
+            Some(b.op(format!("arith.cmpi {}, {kx}, {ky} : {it}", signed(dir))))
+        }
+        (ComparisonType::Signed, false) => {
+            Some(b.op(format!("arith.cmpi {}, {x}, {y} : {dt}", signed(dir))))
+        }
+        (ComparisonType::Unsigned, false) => {
+            let p = match dir {
+                Eq => "eq",
+                Ne => "ne",
+                Ge => "uge",
+                Gt => "ugt",
+                Le => "ule",
+                Lt => "ult",
+            };
+            Some(b.op(format!("arith.cmpi {p}, {x}, {y} : {dt}")))
+        }
+        _ => None,
+    }
+}
+
+/// `select(pred, on_true, on_false)` of elements of type `dt`.
+pub(crate) fn select(b: &mut Body, dt: DType, p: &str, t: &str, f: &str) -> String {
+    b.op(format!("arith.select {p}, {t}, {f} : {dt}"))
+}
+
+/// `clamp(lo, x, hi) = minimum(maximum(x, lo), hi)`.
+pub(crate) fn clamp(
+    b: &mut Body,
+    mode: Mode,
+    dt: DType,
+    lo: &str,
+    x: &str,
+    hi: &str,
+) -> Option<String> {
+    let raised = binary(b, mode, BinaryOp::Maximum, dt, x, lo)?;
+    binary(b, mode, BinaryOp::Minimum, dt, &raised, hi)
+}
+
+/// `pow(x, y)` as `exp(y log|x|)` (so it takes the approximations of exp and log),
+/// with C99's special cases: `pow(x, ±0) = 1`, `pow(1, y) = 1`, `pow(-1, ±inf) = 1`,
+/// a negative base to an odd integer negates, to a non-integer gives NaN; zeros and
+/// infinities follow from `log` and `exp` (`pow(±0, y < 0) = inf`, ...).
+fn float_power(b: &mut Body, c: DType, x: &str, y: &str) -> String {
+    let one = b.float(1.0, c);
+    let two = b.float(2.0, c);
+    let inf = b.float(f64::INFINITY, c);
+    let zero = b.float(0.0, c);
+    let nan = b.float(f64::NAN, c);
+    let ax = b.op(format!("math.absf {x} : {c}"));
+    let lx = b.op(format!("math.log {ax} : {c}"));
+    let z = b.op(format!("arith.mulf {y}, {lx} : {c}"));
+    let r = b.op(format!("math.exp {z} : {c}"));
+    // y's integer-ness and parity (finite y only).
+    let ay = b.op(format!("math.absf {y} : {c}"));
+    let finite_y = b.op(format!("arith.cmpf one, {ay}, {inf} : {c}"));
+    let fl = b.op(format!("math.floor {y} : {c}"));
+    let integral = b.op(format!("arith.cmpf oeq, {fl}, {y} : {c}"));
+    // y - 2 floor(y / 2) is 1 exactly for odd integers (and y / 2 is exact).
+    let half = b.float(0.5, c);
+    let h = b.op(format!("arith.mulf {y}, {half} : {c}"));
+    let h = b.op(format!("math.floor {h} : {c}"));
+    let h = b.op(format!("arith.mulf {h}, {two} : {c}"));
+    let rem = b.op(format!("arith.subf {y}, {h} : {c}"));
+    let odd = b.op(format!("arith.cmpf oeq, {rem}, {one} : {c}"));
+    // The sign bit of x (so -0 counts as negative).
+    let sign = b.op(format!("math.copysign {one}, {x} : {c}"));
+    let negative = b.op(format!("arith.cmpf olt, {sign}, {zero} : {c}"));
+    let flip = b.op(format!("arith.andi {negative}, {odd} : i1"));
+    let neg_r = b.op(format!("arith.negf {r} : {c}"));
+    let r = b.op(format!("arith.select {flip}, {neg_r}, {r} : {c}"));
+    // A finite negative base to a finite non-integer: NaN.
+    let below = b.op(format!("arith.cmpf olt, {x}, {zero} : {c}"));
+    let neg_inf = b.op(format!("arith.negf {inf} : {c}"));
+    let finite_x = b.op(format!("arith.cmpf ogt, {x}, {neg_inf} : {c}"));
+    let t = b.int(1, "i1");
+    let fraction = b.op(format!("arith.xori {integral}, {t} : i1"));
+    let bad = b.op(format!("arith.andi {below}, {finite_x} : i1"));
+    let bad = b.op(format!("arith.andi {bad}, {finite_y} : i1"));
+    let bad = b.op(format!("arith.andi {bad}, {fraction} : i1"));
+    let r = b.op(format!("arith.select {bad}, {nan}, {r} : {c}"));
+    // pow(1, y) = 1; pow(-1, ±inf) = 1; pow(x, ±0) = 1.
+    let x_one = b.op(format!("arith.cmpf oeq, {x}, {one} : {c}"));
+    let minus_one = b.float(-1.0, c);
+    let x_minus_one = b.op(format!("arith.cmpf oeq, {x}, {minus_one} : {c}"));
+    let y_inf = b.op(format!("arith.cmpf oeq, {ay}, {inf} : {c}"));
+    let unit = b.op(format!("arith.andi {x_minus_one}, {y_inf} : i1"));
+    let unit = b.op(format!("arith.ori {unit}, {x_one} : i1"));
+    let y_zero = b.op(format!("arith.cmpf oeq, {y}, {zero} : {c}"));
+    let unit = b.op(format!("arith.ori {unit}, {y_zero} : i1"));
+    b.op(format!("arith.select {unit}, {one}, {r} : {c}"))
+}
+
+/// An f64 rounded to f32 toward zero, its last bit set when inexact ("round to odd").
+fn round_to_odd_f32(b: &mut Body, x: &str) -> String {
+    let r = b.op(format!("arith.truncf {x} : f64 to f32"));
+    let back = b.op(format!("arith.extf {r} : f32 to f64"));
+    let inexact = b.op(format!("arith.cmpf one, {back}, {x} : f64"));
+    let ar = b.op(format!("math.absf {back} : f64"));
+    let ax = b.op(format!("math.absf {x} : f64"));
+    let above = b.op(format!("arith.cmpf ogt, {ar}, {ax} : f64"));
+    let bits = b.op(format!("arith.bitcast {r} : f32 to i32"));
+    let one = b.int(1, "i32");
+    // Rounded away from zero: step back one unit (toward zero) in magnitude.
+    let down = b.op(format!("arith.subi {bits}, {one} : i32"));
+    let toward_zero = b.op(format!("arith.select {above}, {down}, {bits} : i32"));
+    let odd = b.op(format!("arith.ori {toward_zero}, {one} : i32"));
+    let bits = b.op(format!("arith.select {inexact}, {odd}, {bits} : i32"));
+    b.op(format!("arith.bitcast {bits} : i32 to f32"))
+}
+
+/// `convert` of an element of type `from` to type `to`, rounding once.
+pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
+    if from == to {
+        return x.to_string();
+    }
+    match (from.is_float(), from.is_int(), to.is_float(), to.is_int()) {
+        // float -> float
+        (true, _, true, _) => {
+            if from.bit_width() == to.bit_width() {
+                // bf16 <-> f16: exact in f32, then rounded once.
+                let w = b.op(format!("arith.extf {x} : {from} to f32"));
+                b.op(format!("arith.truncf {w} : f32 to {to}"))
+            } else if from.bit_width() < to.bit_width() {
+                b.op(format!("arith.extf {x} : {from} to {to}"))
+            } else if from == DType::F64 && to.bit_width() == 16 {
+                // Through f32 rounded to odd, then to nearest even: one correct
+                // rounding (f32 has more than two extra bits), with no libcall
+                // (LLVM's f64 -> bf16 calls compiler-rt's __truncdfbf2).
+                let f = round_to_odd_f32(b, x);
+                b.op(format!("arith.truncf {f} : f32 to {to}"))
+            } else {
+                b.op(format!("arith.truncf {x} : {from} to {to}"))
+            }
+        }
+        // float -> int: truncate toward zero, saturate, NaN -> 0.
+        (true, _, _, true) => {
+            let c = compute(from);
+            let w = widen(b, x, from);
+            let half = 2f64.powi(to.bit_width() as i32 - 1);
+            let lo = b.float(-half, c);
+            let hi = b.float(half, c);
+            let ge = b.op(format!("arith.cmpf oge, {w}, {lo} : {c}"));
+            let lt = b.op(format!("arith.cmpf olt, {w}, {hi} : {c}"));
+            let inside = b.op(format!("arith.andi {ge}, {lt} : i1"));
+            let zero = b.float(0.0, c);
+            let safe = b.op(format!("arith.select {inside}, {w}, {zero} : {c}"));
+            let i = b.op(format!("arith.fptosi {safe} : {c} to {to}"));
+            let above = b.op(format!("arith.cmpf oge, {w}, {hi} : {c}"));
+            let max = b.int(int_max(to), to.name());
+            let i = b.op(format!("arith.select {above}, {max}, {i} : {to}"));
+            let below = b.op(format!("arith.cmpf olt, {w}, {lo} : {c}"));
+            let min = b.int(int_min(to), to.name());
+            b.op(format!("arith.select {below}, {min}, {i} : {to}"))
+        }
+        // float -> bool: x != 0 (NaN gives true).
+        (true, _, false, false) => {
+            let c = compute(from);
+            let w = widen(b, x, from);
+            let zero = b.float(0.0, c);
+            b.op(format!("arith.cmpf une, {w}, {zero} : {c}"))
+        }
+        // int -> float
+        (_, true, true, _) => b.op(format!("arith.sitofp {x} : {from} to {to}")),
+        // int -> int: wrap.
+        (_, true, _, true) => {
+            if from.bit_width() < to.bit_width() {
+                b.op(format!("arith.extsi {x} : {from} to {to}"))
+            } else {
+                b.op(format!("arith.trunci {x} : {from} to {to}"))
+            }
+        }
+        // int -> bool
+        (_, true, false, false) => {
+            let zero = b.int(0, from.name());
+            b.op(format!("arith.cmpi ne, {x}, {zero} : {from}"))
+        }
+        // bool -> float / int: 0 or 1.
+        (false, false, true, _) => b.op(format!("arith.uitofp {x} : i1 to {to}")),
+        (false, false, _, true) => b.op(format!("arith.extui {x} : i1 to {to}")),
+        (false, false, false, false) => x.to_string(),
+    }
+}

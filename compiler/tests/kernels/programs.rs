@@ -1,0 +1,247 @@
+//! Whole programs: random f32 programs, fusion, the kernel cache, the libm mode, errors.
+
+use super::{Tol, check_module, module_of, values};
+use proptest::prelude::*;
+use shardc_compiler::lower::{self, Flavour, Math, cpu};
+use shardc_ir::testing::arb_program_f32;
+use shardc_ir::text::parse_module;
+use shardc_ir::{BinaryOp, DType, FunctionBuilder, Literal, TensorType, UnaryOp};
+use shardc_runtime::engine::{Compute, Step, steps};
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// Random f32 programs (every op arb_program_f32 draws: elementwise, dot_general,
+    /// reduce, transpose, reshape, broadcast, sharding constraints), the whole body as
+    /// one segment, against the reference.
+    #[test]
+    fn random_f32_programs_match_the_reference(p in arb_program_f32()) {
+        let f = p.module.entry().unwrap();
+        let r = check_module(&p.module, &f.name, &p.inputs, Tol::F32);
+        prop_assert!(r.is_ok(), "{}\n{}", r.unwrap_err(), shardc_ir::text::print_module(&p.module));
+    }
+}
+
+/// `x + y -> * x -> tanh -> max z -> negate`: five elementwise ops.
+fn chain(n: usize) -> shardc_ir::Function {
+    let t = TensorType::new(DType::F32, [n, 64]);
+    let mut b = FunctionBuilder::new("main", &[t.clone(), t.clone(), t]);
+    let (x, y, z) = (b.arg(0), b.arg(1), b.arg(2));
+    let a = b.binary(BinaryOp::Add, x, y).unwrap();
+    let m = b.binary(BinaryOp::Multiply, a, x).unwrap();
+    let h = b.unary(UnaryOp::Tanh, m).unwrap();
+    let c = b.binary(BinaryOp::Maximum, h, z).unwrap();
+    let r = b.unary(UnaryOp::Negate, c).unwrap();
+    b.finish(&[r])
+}
+
+#[test]
+fn five_elementwise_ops_fuse_into_one_loop_nest_with_no_intermediate_buffer() {
+    let f = chain(32);
+    let lowered = lower::lower(&f, Flavour::Cpu, Math::Approximate).unwrap();
+    assert_eq!(lowered.text.matches("linalg.generic").count(), 5);
+    let fused = lower::fused(&lowered, false).unwrap();
+    assert_eq!(fused.matches("linalg.generic").count(), 1, "{fused}");
+    // After bufferization: no allocation at all (the one loop nest writes into the
+    // caller's buffer).
+    let mut stages = cpu::Stages::default();
+    let k = cpu::compile_with_stages(&f, &cpu::CpuOptions::default(), Some(&mut stages)).unwrap();
+    let tiled = stages.get("tile").unwrap();
+    assert_eq!(tiled.matches("memref.alloc").count(), 0, "{tiled}");
+    assert_eq!(tiled.matches("linalg.generic").count(), 1, "{tiled}");
+    let args: Vec<Literal> = (0..3)
+        .map(|s| Literal::from_f64(DType::F32, &[32, 64], &values(32 * 64, s, -2.0, 2.0)).unwrap())
+        .collect();
+    let want = shardc_runtime::reference::run(&module_of(f), "main", &args).unwrap();
+    super::compare(&k.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
+}
+
+#[test]
+fn matmuls_are_tiled_and_vectorized() {
+    let t = |m, n| TensorType::new(DType::F32, [m, n]);
+    let mut b = FunctionBuilder::new("main", &[t(128, 256), t(256, 64)]);
+    let (x, w) = (b.arg(0), b.arg(1));
+    let dims = shardc_ir::DotDims {
+        lhs_contracting: vec![1],
+        rhs_contracting: vec![0],
+        ..Default::default()
+    };
+    let y = b.dot_general(x, w, dims).unwrap();
+    let f = b.finish(&[y]);
+    let mut stages = cpu::Stages::default();
+    cpu::compile_with_stages(&f, &cpu::CpuOptions::default(), Some(&mut stages)).unwrap();
+    let tiled = stages.get("tile").unwrap();
+    // The register tile: FMAs of whole vectors in a loop over k, the accumulators
+    // carried in registers (iter_args), not reloaded from memory per step.
+    assert!(tiled.contains("vector.fma"), "{tiled}");
+    assert!(tiled.contains("iter_args"), "{tiled}");
+    assert!(!tiled.contains("linalg.matmul"), "{tiled}");
+    let off = cpu::CpuOptions {
+        vectorize_matmuls: false,
+        ..Default::default()
+    };
+    let mut stages = cpu::Stages::default();
+    cpu::compile_with_stages(&f, &off, Some(&mut stages)).unwrap();
+    assert!(stages.get("tile").unwrap().contains("linalg.matmul"));
+}
+
+#[test]
+fn identical_segments_compile_once() {
+    // The same local program under two names, with different op shardings.
+    let src = r#"module {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = stablehlo.exponential %x {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}]>]>} : tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+  func.func @other(%y: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = stablehlo.exponential %y : tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}"#;
+    let m = parse_module(src).unwrap();
+    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let x = Literal::from_f64(DType::F32, &[8], &values(8, 3, -1.0, 1.0)).unwrap();
+    for name in ["main", "other", "main"] {
+        let f = m.function(name).unwrap();
+        let Step::Compute(seg) = &steps(f)[0] else {
+            panic!("a compute segment")
+        };
+        let k = jit.prepare(&m, f, seg).unwrap();
+        let want = shardc_runtime::reference::run(&m, name, std::slice::from_ref(&x)).unwrap();
+        super::compare(
+            &k.run(std::slice::from_ref(&x)).unwrap()[0],
+            &want[0],
+            Tol::F32,
+        )
+        .unwrap();
+    }
+    let stats = jit.stats();
+    assert_eq!((stats.compiled, stats.reused), (1, 2), "{stats:?}");
+}
+
+#[test]
+fn kernels_run_from_many_threads() {
+    let f = chain(16);
+    let k = std::sync::Arc::new(cpu::compile(&f, &cpu::CpuOptions::default()).unwrap());
+    let m = module_of(f);
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let (k, m) = (k.clone(), &m);
+            s.spawn(move || {
+                let args: Vec<Literal> = (0..3)
+                    .map(|i| {
+                        Literal::from_f64(
+                            DType::F32,
+                            &[16, 64],
+                            &values(1024, t * 3 + i, -1.0, 1.0),
+                        )
+                        .unwrap()
+                    })
+                    .collect();
+                let want = shardc_runtime::reference::run(m, "main", &args).unwrap();
+                for _ in 0..20 {
+                    super::compare(&k.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn libm_mode_matches_the_reference_more_closely() {
+    let t = TensorType::new(DType::F32, [64]);
+    let mut b = FunctionBuilder::new("main", std::slice::from_ref(&t));
+    let x = b.arg(0);
+    let ops = [
+        UnaryOp::Exponential,
+        UnaryOp::ExponentialMinusOne,
+        UnaryOp::Log,
+        UnaryOp::LogPlusOne,
+        UnaryOp::Tanh,
+        UnaryOp::Cbrt,
+        UnaryOp::Sine,
+        UnaryOp::Cosine,
+        UnaryOp::Tan,
+    ];
+    let rs: Vec<_> = ops.iter().map(|&u| b.unary(u, x).unwrap()).collect();
+    let y = b.binary(BinaryOp::Power, x, rs[0]).unwrap();
+    let z = b.binary(BinaryOp::Atan2, x, rs[1]).unwrap();
+    let mut results = rs;
+    results.extend([y, z]);
+    let f = b.finish(&results);
+    let arg = Literal::from_f64(DType::F32, &[64], &values(64, 9, 0.01, 20.0)).unwrap();
+    let want =
+        shardc_runtime::reference::run(&module_of(f.clone()), "main", std::slice::from_ref(&arg))
+            .unwrap();
+    let options = cpu::CpuOptions {
+        math: Math::Libm,
+        ..Default::default()
+    };
+    let got = cpu::compile(&f, &options).unwrap().run(&[arg]).unwrap();
+    // libm's functions, called as the reference calls them: within an ulp or two
+    // (LLVM may still fold or reorder around the calls).
+    let tight = Tol {
+        abs: 1e-7,
+        rel: 3e-7,
+    };
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        super::compare(g, w, tight).unwrap_or_else(|e| panic!("result {i}: {e}"));
+    }
+}
+
+#[test]
+fn errors_name_the_op_and_the_fix() {
+    let err = |src: &str| {
+        let m = parse_module(src).unwrap();
+        let f = m.entry().unwrap();
+        lower::whole_function(f)
+            .and_then(|sf| cpu::compile(&sf, &cpu::CpuOptions::default()))
+            .unwrap_err()
+            .to_string()
+    };
+    let random = err(r#"module {
+  func.func @main(%s: tensor<i64>) -> tensor<4xf32> {
+    %0 = shardc.random %s, distribution = UNIFORM : (tensor<i64>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}"#);
+    assert!(
+        random.starts_with("shardc.random defining %0 in @kernel: shardc.random is not lowered")
+            && random.contains("shardc_runtime::engine::Interpreted"),
+        "{random}"
+    );
+    let call = err(r#"module {
+  func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}"#);
+    assert!(
+        call.contains("func.call") && call.contains("inline"),
+        "{call}"
+    );
+    let collective = err(r#"module {
+  func.func @main(%x: tensor<4xf32>) -> tensor<8xf32> {
+    %0 = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}"#);
+    assert!(
+        collective.contains("stablehlo.all_gather") && collective.contains("engine::steps"),
+        "{collective}"
+    );
+    // A kernel called with the wrong types says which argument.
+    let k = cpu::compile(&chain(2), &cpu::CpuOptions::default()).unwrap();
+    let bad = Literal::from_f64(DType::F32, &[3], &[1.0, 2.0, 3.0]).unwrap();
+    let e = k
+        .run(&[bad.clone(), bad.clone(), bad])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "kernel input 0: expected tensor<2x64xf32>, got tensor<3xf32>"
+    );
+}
