@@ -663,7 +663,7 @@ impl Device<'_, '_> {
             .map_err(|e| self.err(e))?;
         }
         self.sync()?;
-        from_device_bytes(ty, &host).map_err(|e| DeviceError::Internal(e))
+        from_device_bytes(ty, &host).map_err(DeviceError::Internal)
     }
 
     fn value(&self, v: ValueId) -> Result<&DeviceMemory, DeviceError> {

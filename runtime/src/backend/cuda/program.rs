@@ -251,7 +251,7 @@ mod tests {
         }
         let l = Literal::from_f64(DType::I1, &[2], &[1.0, 0.0]).unwrap();
         assert_eq!(to_device_bytes(&l), [1, 0]);
-        let t = TensorType::new(DType::F32, &[2]);
+        let t = TensorType::new(DType::F32, [2]);
         assert!(
             from_device_bytes(&t, &[0; 7])
                 .unwrap_err()
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn programs_refer_only_to_their_buffers() {
-        let t = TensorType::new(DType::F32, &[4]);
+        let t = TensorType::new(DType::F32, [4]);
         let launch = |params| GpuLaunch {
             module: 0,
             kernel: "k".into(),
