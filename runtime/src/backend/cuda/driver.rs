@@ -314,3 +314,25 @@ impl Drop for Event {
         }));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where `libcuda` cannot be loaded (this project's machines), probing is the clear
+    /// error, not cudarc's panic.
+    #[test]
+    fn probing_without_a_driver_is_an_error() {
+        if driver_present() {
+            eprintln!("skipped: libcuda loads here");
+            return;
+        }
+        match probe() {
+            Err(RuntimeError::NoCudaDriver(m)) => assert_eq!(m, NO_DRIVER),
+            other => panic!("{other:?}"),
+        }
+        // A call made anyway is caught and reported.
+        let e = guarded("cuInit", result::init).unwrap_err();
+        assert!(e.starts_with("cuInit: Unable to dynamically load"), "{e}");
+    }
+}

@@ -830,6 +830,10 @@ impl Device<'_, '_> {
 
     /// The op through NCCL on the device's stream.
     fn nccl(&self, step: usize, ex: &Exchange) -> Result<DeviceMemory, DeviceError> {
+        // A failed device aborts the communicators: none may be used after that.
+        if self.shared.failed.load(Ordering::SeqCst) {
+            return Err(DeviceError::CommunicationStopped);
+        }
         let (comm, me) = self.shared.comms[step][self.device].ok_or_else(|| {
             DeviceError::Internal(format!(
                 "device {} has no communicator for {} defining {}",
@@ -1067,6 +1071,7 @@ impl CudaMesh {
                 inputs.iter().map(|l| &l.ty).collect::<Vec<_>>()
             )));
         }
+        guarded("bind the context", || self.contexts[0].bind_to_thread()).map_err(cuda)?;
         let loaded = self.load(0, program)?;
         let stream = self.streams[0].cu_stream();
         let sync = || {
