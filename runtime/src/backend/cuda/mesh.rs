@@ -428,7 +428,10 @@ impl Mesh for CudaMesh {
                 let h = thread::Builder::new()
                     .name(format!("cuda device {device}"))
                     .spawn_scoped(scope, move || {
-                        let r = run_device(shared, device, args, link);
+                        // A panic too must abort the communicators, or peers wait in NCCL.
+                        let r = joined(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                            || run_device(shared, device, args, link),
+                        )));
                         if r.is_err() && !shared.failed.swap(true, Ordering::SeqCst) {
                             shared.mesh.abort_communicators();
                         }
