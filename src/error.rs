@@ -30,6 +30,14 @@ pub enum Error {
     #[error(transparent)]
     Compile(Box<shardc_compiler::error::CompileError>),
 
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A backend could not prepare or run the partitioned program.
     #[error(transparent)]
     Runtime(Box<RuntimeError>),

@@ -3,6 +3,7 @@
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
+pub mod bench;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -31,7 +32,7 @@ pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
 pub use shardc_runtime as runtime;
-pub use simulate::run_simulated;
+pub use simulate::{run_simulated, run_simulated_with};
 pub use spec::{DimSpec, PartitionSpec};
 pub use trace::Tensor;
 

@@ -3,6 +3,8 @@
 //! ```text
 //! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N]
 //! shardc bench compile [--blocks 4,16,64,256]
+//! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
+//! shardc bench kernels [--sizes 512,1024] [--chain-mb 64]
 //! ```
 
 use clap::{Parser, Subcommand};
@@ -12,6 +14,10 @@ use shardc::{Mesh, ir};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
+
+// The benchmark of the MLIR kernels (binary only).
+#[path = "cli/bench_kernels.rs"]
+mod kernels;
 
 #[derive(Parser)]
 #[command(
@@ -55,6 +61,83 @@ enum Bench {
         #[arg(long, value_delimiter = ',', default_values_t = vec![4, 16, 64, 256])]
         blocks: Vec<usize>,
     },
+    /// The demo model's training step on 1, 2, 4 and 8 cpu devices, with the time of every
+    /// compile stage (one JSON object; `scripts/bench-step.sh` runs it beside JAX).
+    Step(StepArgs),
+    /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
+    /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
+    /// times. One JSON object.
+    Kernels {
+        /// Square matmul sizes (n for n x n x n).
+        #[arg(long, value_delimiter = ',', default_values_t = vec![512, 1024])]
+        sizes: Vec<usize>,
+        /// Size of each of the chain's four f32 tensors (three inputs, one output), MiB.
+        #[arg(long, default_value_t = 64)]
+        chain_mb: usize,
+    },
+}
+
+#[derive(clap::Args)]
+struct StepArgs {
+    /// Device counts (meshes: 1 = 1x1, even n = data 2 x model n/2, odd n = n x 1).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 2, 4, 8])]
+    devices: Vec<usize>,
+    /// Timed steps per device count.
+    #[arg(long, default_value_t = 5)]
+    steps: usize,
+    /// Untimed steps first.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// How each device computes.
+    #[arg(long, default_value = "interpreted")]
+    engine: shardc::bench::Engine,
+    /// A 1-layer model of width 16 (for tests) instead of the demo's.
+    #[arg(long)]
+    tiny: bool,
+    #[arg(long)]
+    layers: Option<usize>,
+    #[arg(long)]
+    d_model: Option<usize>,
+    #[arg(long)]
+    heads: Option<usize>,
+    #[arg(long)]
+    d_ff: Option<usize>,
+    #[arg(long)]
+    seq: Option<usize>,
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Also time every op of one more step (interpreter), by op.
+    #[arg(long)]
+    profile: bool,
+    /// Write the initial parameters and first batch here for `bench/jax_gpt.py --init`.
+    #[arg(long)]
+    dump_init: Option<PathBuf>,
+}
+
+impl StepArgs {
+    fn bench(&self) -> shardc::bench::StepBench {
+        let mut model = if self.tiny {
+            shardc::bench::tiny_config()
+        } else {
+            shardc::bench::demo_config()
+        };
+        let b = &mut model.block;
+        model.layers = self.layers.unwrap_or(model.layers);
+        b.d_model = self.d_model.unwrap_or(b.d_model);
+        b.heads = self.heads.unwrap_or(b.heads);
+        b.d_ff = self.d_ff.unwrap_or(b.d_ff);
+        b.seq = self.seq.unwrap_or(b.seq);
+        b.batch = self.batch.unwrap_or(b.batch);
+        shardc::bench::StepBench {
+            model,
+            devices: self.devices.clone(),
+            steps: self.steps,
+            warmup: self.warmup,
+            engine: self.engine,
+            profile: self.profile,
+            dump_init: self.dump_init.clone(),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -112,6 +195,15 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Bench {
             which: Bench::Compile { blocks },
         } => bench_compile(&blocks),
+        Command::Bench {
+            which: Bench::Step(args),
+        } => {
+            println!("{:#}", shardc::bench::step(&args.bench())?);
+            Ok(())
+        }
+        Command::Bench {
+            which: Bench::Kernels { sizes, chain_mb },
+        } => kernels::bench(&sizes, chain_mb),
     }
 }
 

@@ -4,6 +4,7 @@ use crate::Error;
 use shardc_compiler::Compiled;
 use shardc_compiler::layout::Layout;
 use shardc_ir::{Literal, Sharding};
+use shardc_runtime::engine::{Compute, Interpreted};
 use shardc_runtime::{shard, simulate};
 
 /// Shards global `args` as the partitioned program expects, runs it on every device of the
@@ -14,12 +15,24 @@ pub fn run_simulated(
     args: &[Literal],
     tolerance: f64,
 ) -> Result<Vec<Literal>, Error> {
+    run_simulated_with(&Interpreted, c, args, tolerance)
+}
+
+/// [`run_simulated`] with the devices' compute segments run by `engine`, e.g. the MLIR
+/// JIT (`shardc::compiler::lower::cpu::JitCompute`), which compiles each distinct
+/// segment once for all devices.
+pub fn run_simulated_with(
+    engine: &dyn Compute,
+    c: &Compiled,
+    args: &[Literal],
+    tolerance: f64,
+) -> Result<Vec<Literal>, Error> {
     let mesh = &c.partitioned.mesh;
     let devices: Vec<usize> = (0..mesh.num_devices())
         .map(|pos| mesh.device_at(pos))
         .collect();
     let per_device = shard_args(c, args)?;
-    let outs = simulate::run(&c.partitioned.module, "main", &devices, &per_device)
+    let outs = simulate::run_with(engine, &c.partitioned.module, "main", &devices, &per_device)
         .map_err(|e| Error::Usage(e.to_string()))?;
     unshard_results(c, &outs, tolerance)
 }

@@ -20,6 +20,7 @@ use crate::optim::{AdamW, Sgd, warmup_cosine};
 use crate::spec::{DimSpec, PartitionSpec};
 use crate::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
 use shardc_ir::Literal;
+use std::time::{Duration, Instant};
 
 /// How the work and the state are split over the mesh.
 #[derive(Clone, Debug)]
@@ -126,6 +127,25 @@ pub struct TrainStep {
     pub grad_specs: Vec<PartitionSpec>,
     pub state_specs: Vec<PartitionSpec>,
     pub mesh: Mesh,
+    /// How long building the program took, by phase.
+    pub timings: TraceTimings,
+}
+
+/// Wall time of each phase of [`train_step`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceTimings {
+    /// Tracing the loss into a program.
+    pub trace_loss: Duration,
+    /// Differentiating it (`value_and_grad`).
+    pub autodiff: Duration,
+    /// Tracing the step around it: the gradient call, their layouts, the optimizer update.
+    pub trace_step: Duration,
+}
+
+impl TraceTimings {
+    pub fn total(&self) -> Duration {
+        self.trace_loss + self.autodiff + self.trace_step
+    }
 }
 
 /// Traces a training step of `loss(params, batch) -> scalar` under a strategy.
@@ -175,15 +195,20 @@ where
     let mut types: Vec<TensorType> = param_types.to_vec();
     types.extend_from_slice(batch_types);
     let f = loss.clone();
+    let start = Instant::now();
     let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..]))
         .name(&format!("{name}_loss"))
         .mesh(mesh)
         .in_shardings(param_specs.iter().chain(&batch_specs).cloned())
         .lower(&types)?;
+    let trace_loss = start.elapsed();
     // Gradients take their layouts from the strategy below, not from their parameters.
+    let start = Instant::now();
     let grads = loss_program
         .value_and_grad(&(0..n).collect::<Vec<_>>())?
         .without_result_shardings();
+    let autodiff = start.elapsed();
+    let start = Instant::now();
     // The step: gradients, laid out as the strategy says, then the update.
     let slots = optimizer.slots();
     let state_specs_all: Vec<PartitionSpec> = (0..slots)
@@ -231,6 +256,11 @@ where
             .chain(state_specs_all.iter().cloned()),
     )
     .lower(&step_types)?;
+    let timings = TraceTimings {
+        trace_loss,
+        autodiff,
+        trace_step: start.elapsed(),
+    };
     Ok(TrainStep {
         program,
         strategy,
@@ -240,6 +270,7 @@ where
         grad_specs,
         state_specs,
         mesh: mesh.clone(),
+        timings,
     })
 }
 

@@ -25,5 +25,5 @@ pub mod simplify;
 pub mod upstream;
 pub mod vjp;
 
-pub use pipeline::{Compiled, Stage, compile};
+pub use pipeline::{Compiled, Stage, Timings, compile};
 pub use propagate::Options;

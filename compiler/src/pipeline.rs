@@ -1,6 +1,7 @@
 //! The pipeline, in order: verify, inline, constrain, propagate, extract, partition,
 //! bucket and regather (when asked), verify again.
-//! Every stage's module prints with [`Compiled::as_text`].
+//! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
+//! [`Compiled::timings`].
 
 use crate::bucket::{Bucket, bucket};
 use crate::constrain::constrain;
@@ -12,6 +13,7 @@ use crate::propagate::{Options, Propagated, propagate};
 use crate::regather::regather;
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module};
+use std::time::{Duration, Instant};
 
 /// A stage of the pipeline whose module can be printed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -35,35 +37,73 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
+    /// How long each stage took, in pipeline order.
+    pub timings: Timings,
+}
+
+/// Wall time of each stage [`compile`] ran, in order: `verify`, `inline`, `constrain`,
+/// `propagate`, `extract`, `partition`, then `bucket` and `regather` when asked, then
+/// `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
+#[derive(Clone, Debug, Default)]
+pub struct Timings {
+    pub stages: Vec<(&'static str, Duration)>,
+}
+
+impl Timings {
+    /// Runs `f`, recording its time as `stage`'s.
+    fn time<T>(&mut self, stage: &'static str, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.stages.push((stage, start.elapsed()));
+        out
+    }
+
+    /// The time of `stage`, if it ran.
+    pub fn get(&self, stage: &str) -> Option<Duration> {
+        self.stages
+            .iter()
+            .find(|(s, _)| *s == stage)
+            .map(|(_, d)| *d)
+    }
+
+    /// The whole pipeline's time.
+    pub fn total(&self) -> Duration {
+        self.stages.iter().map(|(_, d)| *d).sum()
+    }
 }
 
 /// Runs the pipeline on a module.
 pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
-    verify_module(m)?;
-    let global = constrain(&inline(m)?)?;
-    let propagated = propagate(&global, opts)?;
+    let mut timings = Timings::default();
+    timings.time("verify", || verify_module(m))?;
+    let inlined = timings.time("inline", || inline(m))?;
+    let global = timings.time("constrain", || constrain(&inlined))?;
+    let propagated = timings.time("propagate", || propagate(&global, opts))?;
     let f = global.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),
         why: "there is nothing to compile".into(),
     })?;
-    let extraction = extract(&propagated, f)?;
-    let mut partitioned = partition(&global, &propagated, &extraction)?;
+    let extraction = timings.time("extract", || extract(&propagated, f))?;
+    let mut partitioned =
+        timings.time("partition", || partition(&global, &propagated, &extraction))?;
     let mut buckets = Vec::new();
     if let Some(limit) = opts.bucket_bytes {
-        let (module, b) = bucket(&partitioned.module, limit)?;
+        let (module, b) = timings.time("bucket", || bucket(&partitioned.module, limit))?;
         partitioned.module = module;
         buckets = b;
     }
     let mut regathered = 0;
     if let Some(gap) = opts.regather_gap {
-        let (module, n) = regather(&partitioned.module, gap)?;
+        let (module, n) = timings.time("regather", || regather(&partitioned.module, gap))?;
         partitioned.module = module;
         regathered = n;
     }
-    verify_module(&partitioned.module).map_err(|e| CompileError::Unsupported {
-        what: format!("the partitioned program does not verify: {e}"),
-        why: "this is a bug in shardc's partitioner; please report it with the program".into(),
-    })?;
+    timings
+        .time("verify_partitioned", || verify_module(&partitioned.module))
+        .map_err(|e| CompileError::Unsupported {
+            what: format!("the partitioned program does not verify: {e}"),
+            why: "this is a bug in shardc's partitioner; please report it with the program".into(),
+        })?;
     Ok(Compiled {
         input: m.clone(),
         global,
@@ -72,6 +112,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         partitioned,
         buckets,
         regathered,
+        timings,
     })
 }
 

@@ -146,6 +146,27 @@ struct InterpretedKernel {
     module: Module,
     func: String,
     segment: Segment,
+    /// [`last_reads`] of the segment.
+    moves: Vec<Vec<bool>>,
+}
+
+/// For each op of `segment`, for each of its operands, whether that read is the value's
+/// last in the segment and the segment does not return it: an interpreter may then move
+/// the value to the op instead of copying it (and frees it as soon as it is used).
+pub fn last_reads(f: &Function, segment: &Segment) -> Vec<Vec<bool>> {
+    let mut read_later: HashSet<ValueId> = segment.outputs.iter().copied().collect();
+    let mut moves: Vec<Vec<bool>> = Vec::with_capacity(segment.ops.len());
+    for &o in segment.ops.iter().rev() {
+        let operands = &f.op(o).operands;
+        let mut last = vec![false; operands.len()];
+        // The last position an op reads a value at is its last read.
+        for (i, v) in operands.iter().enumerate().rev() {
+            last[i] = read_later.insert(*v);
+        }
+        moves.push(last);
+    }
+    moves.reverse();
+    moves
 }
 
 impl Kernel for InterpretedKernel {
@@ -161,18 +182,32 @@ impl Kernel for InterpretedKernel {
             .copied()
             .zip(inputs.iter().cloned())
             .collect();
-        for &o in &self.segment.ops {
+        for (&o, moves) in self.segment.ops.iter().zip(&self.moves) {
             let op = f.op(o);
-            let ins: Vec<Literal> = op.operands.iter().map(|v| env[v].clone()).collect();
+            let ins = op
+                .operands
+                .iter()
+                .zip(moves)
+                .map(|(v, &last)| {
+                    if last {
+                        env.remove(v)
+                    } else {
+                        env.get(v).cloned()
+                    }
+                })
+                .collect::<Option<Vec<Literal>>>()
+                .ok_or("an operand of the segment is not defined before it is read")?;
             let outs = reference::eval_op(&self.module, f, op, &ins)?;
             env.extend(op.results.iter().copied().zip(outs));
         }
-        Ok(self
-            .segment
+        self.segment
             .outputs
             .iter()
-            .map(|v| env[v].clone())
-            .collect())
+            .map(|v| {
+                env.remove(v)
+                    .ok_or_else(|| "an output of the segment is not defined".into())
+            })
+            .collect()
     }
 }
 
@@ -187,6 +222,7 @@ impl Compute for Interpreted {
             module: module.clone(),
             func: f.name.clone(),
             segment: segment.clone(),
+            moves: last_reads(f, segment),
         }))
     }
 }
@@ -238,6 +274,43 @@ mod tests {
         let out = k.run(&[x]).unwrap();
         assert_eq!(out[1].to_f64_vec()[0], 1.0);
         assert!((out[1].to_f64_vec()[1] - (-1.0f32).exp() as f64).abs() < 1e-7);
+    }
+
+    #[test]
+    fn interpreted_kernels_move_values_at_their_last_read() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+    %a = stablehlo.negate %x : tensor<2xf32>
+    %b = stablehlo.add %a, %a : tensor<2xf32>
+    %c = stablehlo.multiply %b, %b : tensor<2xf32>
+    %d = stablehlo.add %c, %x : tensor<2xf32>
+    return %d, %a : tensor<2xf32>, tensor<2xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let [Step::Compute(seg)] = &s[..] else {
+            panic!("{s:?}")
+        };
+        // %x is read again by the last op, %a is returned, %b is read twice by one op.
+        assert_eq!(
+            last_reads(f, seg),
+            [
+                vec![false],
+                vec![false, false],
+                vec![false, true],
+                vec![true, true]
+            ]
+        );
+        let k = Interpreted.prepare(&m, f, seg).unwrap();
+        let x = Literal::from_f64(shardc_ir::DType::F32, &[2], &[1.0, -3.0]).unwrap();
+        let out = k.run(&[x]).unwrap();
+        // The segment's outputs in the order it defines them: %a, then %d.
+        assert_eq!(out[0].to_f64_vec(), [-1.0, 3.0]);
+        assert_eq!(out[1].to_f64_vec(), [5.0, 33.0]);
     }
 
     #[test]

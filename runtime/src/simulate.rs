@@ -5,7 +5,12 @@
 //! This makes every partitioning decision a numerics test: shard the inputs with
 //! [`crate::shard`], [`run`] the per-device program, reassemble the results and compare
 //! with [`crate::reference::run`] on the global program.
+//!
+//! [`run_with`] runs the compute segments with any [`Compute`] engine (the MLIR JIT of
+//! `shardc-compiler`, say): each segment is prepared once and its kernel run on every
+//! device; [`run`] is `run_with(&Interpreted, ..)`.
 
+use crate::engine::{Compute, EngineError, Interpreted, Step, steps};
 use crate::reference::{self, InterpError};
 use shardc_ir::{
     Elements, Function, FunctionBuilder, Literal, Module, Op, OpKind, TensorType, ValueId,
@@ -19,7 +24,15 @@ pub enum SimError {
     Device {
         device: usize,
         #[source]
-        source: Box<InterpError>,
+        source: EngineError,
+    },
+    /// The engine could not prepare a segment (the error names the op).
+    #[error("preparing the segment of @{func} that starts at op {first}: {source}")]
+    Prepare {
+        func: String,
+        first: usize,
+        #[source]
+        source: EngineError,
     },
     #[error("the per-device program has no function @{0}")]
     UnknownFunction(String),
@@ -37,8 +50,21 @@ pub enum SimError {
 type Env = Vec<Vec<Option<Literal>>>;
 
 /// Runs `func` of a per-device program on devices `devices` (device ids, the ones replica
-/// groups name), device `i` getting `args[i]`; returns each device's results.
+/// groups name), device `i` getting `args[i]`; returns each device's results. Every op
+/// runs on the reference interpreter.
 pub fn run(
+    module: &Module,
+    func: &str,
+    devices: &[usize],
+    args: &[Vec<Literal>],
+) -> Result<Vec<Vec<Literal>>, SimError> {
+    run_with(&Interpreted, module, func, devices, args)
+}
+
+/// [`run`] with the compute segments run by `engine` (prepared once each, then run on
+/// every device in turn); per-device ops are the simulator's, as in [`run`].
+pub fn run_with(
+    engine: &dyn Compute,
     module: &Module,
     func: &str,
     devices: &[usize],
@@ -78,30 +104,42 @@ pub fn run(
     }
     let position: HashMap<usize, usize> =
         devices.iter().enumerate().map(|(i, &d)| (d, i)).collect();
-    for (_, op) in f.body_ops() {
-        let inputs: Vec<Vec<Literal>> = (0..n)
-            .map(|d| op.operands.iter().map(|v| take(&env[d], *v)).collect())
-            .collect();
-        let outputs: Vec<Literal> = if op.kind.is_per_device() {
-            collective(module, f, op, devices, &position, inputs)?
-        } else {
-            let mut outs = Vec::with_capacity(n);
-            for (d, ins) in inputs.iter().enumerate() {
-                let r = reference::eval_op(module, f, op, ins).map_err(|e| SimError::Device {
-                    device: devices[d],
-                    source: Box::new(e),
-                })?;
-                outs.push(r);
-            }
-            for (d, r) in outs.into_iter().enumerate() {
-                for (&v, lit) in op.results.iter().zip(r) {
-                    env[d][v.index()] = Some(lit);
+    for step in steps(f) {
+        match step {
+            Step::Compute(segment) => {
+                let kernel =
+                    engine
+                        .prepare(module, f, &segment)
+                        .map_err(|source| SimError::Prepare {
+                            func: f.name.clone(),
+                            first: segment.ops.first().map_or(0, |o| o.index()),
+                            source,
+                        })?;
+                for (d, device_env) in env.iter_mut().enumerate() {
+                    let inputs: Vec<Literal> = segment
+                        .inputs
+                        .iter()
+                        .map(|&v| take(device_env, v))
+                        .collect();
+                    let outputs = kernel.run(&inputs).map_err(|source| SimError::Device {
+                        device: devices[d],
+                        source,
+                    })?;
+                    for (&v, lit) in segment.outputs.iter().zip(outputs) {
+                        device_env[v.index()] = Some(lit);
+                    }
                 }
             }
-            continue;
-        };
-        for (d, lit) in outputs.into_iter().enumerate() {
-            env[d][op.results[0].index()] = Some(lit);
+            Step::PerDevice(id) => {
+                let op = f.op(id);
+                let inputs: Vec<Vec<Literal>> = (0..n)
+                    .map(|d| op.operands.iter().map(|v| take(&env[d], *v)).collect())
+                    .collect();
+                let outputs = collective(module, f, op, devices, &position, inputs)?;
+                for (d, lit) in outputs.into_iter().enumerate() {
+                    env[d][op.results[0].index()] = Some(lit);
+                }
+            }
         }
     }
     Ok((0..n)

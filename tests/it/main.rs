@@ -1,9 +1,11 @@
 //! shardc's integration tests: one binary, one module per area.
 
+mod bench;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod grad;
+mod kernels;
 mod partition;
 mod strategies;
 mod trace;

@@ -26,7 +26,7 @@
 //! element, bf16/f16 two bytes, as both Rust and LLVM store them.
 
 pub use super::Math;
-use super::{Flavour, KERNEL, LowerError, Lowered, Matmul, kernel_context, parse, run_pipeline};
+use super::{Flavour, KERNEL, LowerError, Matmul, kernel_context, parse, run_pipeline};
 use melior::ir::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike};
 use shardc_ir::{DType, Elements, Function, Literal, Module, TensorType, for_each_elements};
@@ -407,8 +407,12 @@ fn create_engine(
             "could not translate the module to LLVM IR or compile it: {diagnostics}"
         )));
     }
-    // SAFETY: a valid engine; runs the module's global constructors (none are emitted).
-    unsafe { mlir_sys::mlirExecutionEngineInitialize(raw) };
+    // SAFETY: a valid engine, not yet looked up: math symbols bound to Rust's, then the
+    // module's global constructors run (none are emitted).
+    unsafe {
+        super::libm::register(raw);
+        mlir_sys::mlirExecutionEngineInitialize(raw);
+    }
     Ok(Engine(raw))
 }
 
@@ -419,12 +423,6 @@ fn descriptor(data: *mut u8, ty: &TensorType) -> Vec<i64> {
     d.extend(ty.shape.iter().map(|&s| s as i64));
     d.extend(ty.strides().iter().map(|&s| s as i64));
     d
-}
-
-/// An output buffer: the elements, or bytes for i1 (read back as `!= 0`).
-enum OutBuf {
-    Elements(Elements),
-    Bool(Vec<u8>),
 }
 
 impl CpuKernel {
@@ -441,38 +439,59 @@ impl CpuKernel {
         self.compile_time
     }
 
-    /// Runs the kernel on one literal per input (splats are expanded).
+    /// Runs the kernel on one literal per input (splats are expanded); gives the
+    /// outputs in fresh literals.
     pub fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, LowerError> {
-        if inputs.len() != self.inputs.len() {
-            return Err(LowerError::Argument {
-                what: "input count",
-                index: inputs.len(),
-                expected: self.inputs.len().to_string(),
-                given: inputs.len().to_string(),
-            });
-        }
-        let mut dense = Vec::with_capacity(inputs.len());
-        for (index, (lit, ty)) in inputs.iter().zip(&self.inputs).enumerate() {
-            if lit.ty != *ty {
-                return Err(LowerError::Argument {
-                    what: "input",
-                    index,
-                    expected: ty.to_string(),
-                    given: lit.ty.to_string(),
-                });
-            }
-            dense.push(if lit.is_splat() {
-                std::borrow::Cow::Owned(lit.to_dense())
-            } else {
-                std::borrow::Cow::Borrowed(lit)
-            });
-        }
-        let mut outs: Vec<OutBuf> = self
+        let mut outputs: Vec<Literal> = self
             .outputs
             .iter()
-            .map(|t| match t.dtype {
-                DType::I1 => OutBuf::Bool(vec![0; t.num_elements()]),
-                dt => OutBuf::Elements(Elements::zeros(dt, t.num_elements())),
+            .map(|t| Literal {
+                ty: t.clone(),
+                elements: Elements::zeros(t.dtype, t.num_elements()),
+            })
+            .collect();
+        self.run_into(inputs, &mut outputs)?;
+        Ok(outputs)
+    }
+
+    /// Runs the kernel, writing into `outputs` (dense literals of the output types,
+    /// reused across calls by a runtime that owns its buffers).
+    pub fn run_into(&self, inputs: &[Literal], outputs: &mut [Literal]) -> Result<(), LowerError> {
+        let check = |what: &'static str, given: &[Literal], types: &[TensorType]| {
+            if given.len() != types.len() {
+                return Err(LowerError::Argument {
+                    what: if what == "input" {
+                        "input count"
+                    } else {
+                        "output count"
+                    },
+                    index: given.len(),
+                    expected: types.len().to_string(),
+                    given: given.len().to_string(),
+                });
+            }
+            for (index, (lit, ty)) in given.iter().zip(types).enumerate() {
+                if lit.ty != *ty {
+                    return Err(LowerError::Argument {
+                        what,
+                        index,
+                        expected: ty.to_string(),
+                        given: lit.ty.to_string(),
+                    });
+                }
+            }
+            Ok(())
+        };
+        check("input", inputs, &self.inputs)?;
+        check("output", outputs, &self.outputs)?;
+        let dense: Vec<std::borrow::Cow<Literal>> = inputs
+            .iter()
+            .map(|lit| {
+                if lit.is_splat() {
+                    std::borrow::Cow::Owned(lit.to_dense())
+                } else {
+                    std::borrow::Cow::Borrowed(lit)
+                }
             })
             .collect();
         let mut descriptors: Vec<Vec<i64>> = Vec::new();
@@ -481,10 +500,19 @@ impl CpuKernel {
             let data = for_each_elements!(&lit.elements, v => v.as_ptr() as *mut u8);
             descriptors.push(descriptor(data, ty));
         }
-        for (buf, ty) in outs.iter_mut().zip(&self.outputs) {
-            let data = match buf {
-                OutBuf::Bool(v) => v.as_mut_ptr(),
-                OutBuf::Elements(e) => for_each_elements!(e, v => v.as_mut_ptr() as *mut u8),
+        // i1 results land in bytes first: LLVM leaves the upper bits of a stored i1
+        // unspecified, and a Rust bool must be 0 or 1.
+        let mut bools: Vec<Vec<u8>> = Vec::new();
+        for (out, ty) in outputs.iter_mut().zip(&self.outputs) {
+            if out.is_splat() {
+                *out = out.to_dense();
+            }
+            let data = match &mut out.elements {
+                Elements::I1(_) => {
+                    bools.push(vec![0; ty.num_elements()]);
+                    bools.last_mut().expect("just pushed").as_mut_ptr()
+                }
+                e => for_each_elements!(e, v => v.as_mut_ptr() as *mut u8),
             };
             descriptors.push(descriptor(data, ty));
         }
@@ -494,20 +522,18 @@ impl CpuKernel {
             .map(|p| p as *mut *mut i64 as *mut c_void)
             .collect();
         // SAFETY: one descriptor per memref argument of `_mlir_ciface_kernel` (inputs,
-        // then outputs), each describing a live buffer of exactly its type's elements;
-        // `packed` holds a pointer to each descriptor pointer, as the packed wrapper reads.
+        // then outputs), each describing a live buffer of exactly its type's elements
+        // (types checked above, splats expanded); `packed` holds a pointer to each
+        // descriptor pointer, as the packed wrapper reads.
         unsafe { (self.entry)(packed.as_mut_ptr()) };
-        Ok(outs
-            .into_iter()
-            .zip(&self.outputs)
-            .map(|(buf, ty)| Literal {
-                ty: ty.clone(),
-                elements: match buf {
-                    OutBuf::Bool(v) => Elements::I1(v.into_iter().map(|b| b != 0).collect()),
-                    OutBuf::Elements(e) => e,
-                },
-            })
-            .collect())
+        let mut bools = bools.into_iter();
+        for out in outputs.iter_mut() {
+            if let Elements::I1(v) = &mut out.elements {
+                let bytes = bools.next().expect("one byte buffer per i1 output");
+                *v = bytes.into_iter().map(|b| b & 1 != 0).collect();
+            }
+        }
+        Ok(())
     }
 }
 
@@ -592,9 +618,4 @@ impl Compute for JitCompute {
         let sf = super::segment_function(f, segment)?;
         Ok(Box::new(JitKernel(self.kernel(&sf)?)))
     }
-}
-
-/// The tensor-level module of a function as the CPU backend starts from it.
-pub fn lowered(f: &Function, options: &CpuOptions) -> Result<Lowered, LowerError> {
-    super::lower(f, Flavour::Cpu, options.math)
 }

@@ -471,15 +471,19 @@ fn check_math(m: &MlirModule) -> Result<(), LowerError> {
         .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
             let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
             if name.starts_with("math.") && !NATIVE_MATH.contains(&name.as_str()) && bad.is_none() {
-                bad = Some(op.to_string());
+                let ty = op
+                    .result(0)
+                    .map(|r| r.r#type().to_string())
+                    .unwrap_or_default();
+                bad = Some(format!("{name} on {ty}"));
             }
             melior::ir::operation::WalkResult::Advance
         });
     match bad {
         None => Ok(()),
         Some(op) => Err(LowerError::Unsupported {
-            op: op.trim().to_string(),
-            at: "the GPU kernel".into(),
+            op,
+            at: "a GPU kernel".into(),
             why: "only f32 math functions have polynomial approximations here; this one would call CUDA's libdevice".into(),
             fix: "compute it in f32, or give Target::with_libdevice(path to libdevice.10.bc)".into(),
         }),
@@ -496,6 +500,8 @@ const INTRINSICS: &[(&str, &str)] = &[
     ("math.sqrt", "llvm.sqrt"),
     ("math.roundeven", "llvm.roundeven"),
     ("math.round", "llvm.round"),
+    ("math.trunc", "llvm.trunc"),
+    ("math.copysign", "llvm.copysign"),
 ];
 
 /// Replaces each op of [`INTRINSICS`] by `llvm.call_intrinsic` of the LLVM intrinsic.
@@ -528,10 +534,7 @@ fn to_intrinsics(ctx: &melior::Context, m: &MlirModule) -> Result<(), LowerError
         })?;
         let ty: Type = result.r#type();
         let suffix = ty.to_string();
-        let operand: Value = op.operand(0).map_err(|e| LowerError::Mlir {
-            stage: "call intrinsics".into(),
-            diagnostics: e.to_string(),
-        })?;
+        let operands: Vec<Value> = op.operands().collect();
         let call = OperationBuilder::new("llvm.call_intrinsic", op.location())
             .add_attributes(&[
                 (
@@ -544,10 +547,10 @@ fn to_intrinsics(ctx: &melior::Context, m: &MlirModule) -> Result<(), LowerError
                 ),
                 (
                     Identifier::new(ctx, "operandSegmentSizes"),
-                    DenseI32ArrayAttribute::new(ctx, &[1, 0]).into(),
+                    DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
                 ),
             ])
-            .add_operands(&[operand])
+            .add_operands(&operands)
             .add_results(&[ty])
             .build()
             .map_err(|e| LowerError::Mlir {

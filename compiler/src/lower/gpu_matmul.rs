@@ -19,7 +19,7 @@
 //! consecutive columns. Floats accumulate with fused multiply-adds, bf16/f16 in f32
 //! (rounded once at the end), integers wrap.
 
-use super::linalg::{Emitter, memref};
+use super::linalg::{Emitter, memref, tt};
 use shardc_ir::{DType, TensorType};
 
 /// Rows and columns of `C` per block, and the step along `k`.
@@ -50,11 +50,13 @@ pub(crate) fn emit(
     let batch = if batched { c_ty.shape[0] } else { 1 };
     let dt = c_ty.dtype;
     let abuf = e.op(format!(
-        "bufferization.to_buffer {a} read_only : {a_ty} to {}",
+        "bufferization.to_buffer {a} read_only : {} to {}",
+        tt(a_ty),
         memref(a_ty)
     ));
     let bbuf = e.op(format!(
-        "bufferization.to_buffer {b} read_only : {b_ty} to {}",
+        "bufferization.to_buffer {b} read_only : {} to {}",
+        tt(b_ty),
         memref(b_ty)
     ));
     let cbuf = e.op(format!("memref.alloc() : {}", memref(c_ty)));
@@ -149,7 +151,7 @@ pub(crate) fn emit(
                 memref(buf_ty)
             ));
             let v = if acc != dt {
-                k_.op(format!("arith.extf {v} : {dt} to {acc}"))
+                k_.scalar(|b| super::scalar::widen(b, &v, dt))
             } else {
                 v
             };
@@ -232,7 +234,7 @@ pub(crate) fn emit(
             k_.lines.push(format!("scf.if {ok} {{"));
             let v = format!("{outer}#{}", i * PER_THREAD + j);
             let v = if acc != dt {
-                k_.op(format!("arith.truncf {v} : {acc} to {dt}"))
+                k_.scalar(|b| super::scalar::narrow(b, &v, dt))
             } else {
                 v
             };
@@ -251,8 +253,9 @@ pub(crate) fn emit(
     }
     e.lines.push("}".to_string());
     e.op(format!(
-        "bufferization.to_tensor {cbuf} restrict writable : {} to {c_ty}",
-        memref(c_ty)
+        "bufferization.to_tensor {cbuf} restrict writable : {} to {}",
+        memref(c_ty),
+        tt(c_ty)
     ))
 }
 
@@ -271,5 +274,15 @@ impl Kernel<'_, '_> {
         let n = self.fresh();
         self.lines.push(format!("{n} = {rhs}"));
         n
+    }
+
+    /// Scalar ops from `scalar.rs` (bf16/f16 conversions) in the kernel body.
+    fn scalar(&mut self, f: impl FnOnce(&mut super::scalar::Body) -> String) -> String {
+        let (next, externs) = self.e.counters();
+        let mut b = super::scalar::Body::new(next, externs);
+        let r = f(&mut b);
+        let lines = b.lines;
+        self.lines.extend(lines);
+        r
     }
 }

@@ -86,7 +86,17 @@ pub(crate) fn memref(ty: &TensorType) -> String {
     for d in &ty.shape {
         write!(s, "{d}x").expect("writing to a String");
     }
-    write!(s, "{}>", ty.dtype).expect("writing to a String");
+    write!(s, "{}>", scalar::storage(ty.dtype)).expect("writing to a String");
+    s
+}
+
+/// The tensor type of a tensor type as kernels store it (bf16 as i16).
+pub(crate) fn tt(ty: &TensorType) -> String {
+    let mut s = String::from("tensor<");
+    for d in &ty.shape {
+        write!(s, "{d}x").expect("writing to a String");
+    }
+    write!(s, "{}>", scalar::storage(ty.dtype)).expect("writing to a String");
     s
 }
 
@@ -116,7 +126,7 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         let name = format!("%arg{i}");
         params.push(format!(
             "{name}: {} {{bufferization.writable = false}}",
-            f.ty(a)
+            tt(f.ty(a))
         ));
         e.ssa.insert(a, name);
     }
@@ -136,7 +146,9 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
             // A copy on a GPU needs a loop: write a scalar as one element.
             let one = TensorType::new(ty.dtype, vec![1]);
             value = e.op(format!(
-                "tensor.expand_shape {value} [] output_shape [1] : {ty} into {one}"
+                "tensor.expand_shape {value} [] output_shape [1] : {} into {}",
+                tt(ty),
+                tt(&one)
             ));
             dest = e.op(format!(
                 "memref.expand_shape {dest} [] output_shape [1] : {} into {}",
@@ -146,7 +158,8 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
             dest_ty = one;
         }
         e.lines.push(format!(
-            "bufferization.materialize_in_destination {value} in restrict writable {dest} : ({dest_ty}, {}) -> ()",
+            "bufferization.materialize_in_destination {value} in restrict writable {dest} : ({}, {}) -> ()",
+            tt(&dest_ty),
             memref(&dest_ty)
         ));
     }
@@ -201,8 +214,8 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
                 list(start),
                 list(&out(0).shape),
                 list(strides),
-                ty(0),
-                out(0)
+                tt(&ty(0)),
+                tt(&out(0))
             ));
             s
         }
@@ -243,6 +256,12 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
 }
 
 impl Emitter<'_> {
+    /// The SSA counter and the libm declarations, for a [`Body`] built outside
+    /// [`Emitter::generic`].
+    pub(crate) fn counters(&mut self) -> (&mut usize, &mut BTreeSet<String>) {
+        (&mut self.next, &mut self.externs)
+    }
+
     pub(crate) fn fresh_name(&mut self) -> String {
         let n = format!("%v{}", self.next);
         self.next += 1;
@@ -312,10 +331,11 @@ impl Emitter<'_> {
                 (o.ty.clone(), o.map.clone())
             };
             let init = match &o.init {
-                None => self.op(format!("tensor.empty() : {ty}")),
+                None => self.op(format!("tensor.empty() : {}", tt(&ty))),
                 Some(v) if unit => self.op(format!(
-                    "tensor.expand_shape {v} [] output_shape [1] : {} into {ty}",
-                    o.ty
+                    "tensor.expand_shape {v} [] output_shape [1] : {} into {}",
+                    tt(&o.ty),
+                    tt(&ty)
                 )),
                 Some(v) => v.clone(),
             };
@@ -358,7 +378,7 @@ impl Emitter<'_> {
                 text,
                 " ins({} : {})",
                 list(&ins.iter().map(|i| i.ssa.clone()).collect::<Vec<_>>()),
-                list(&ins.iter().map(|i| i.ty.clone()).collect::<Vec<_>>())
+                list(&ins.iter().map(|i| tt(&i.ty)).collect::<Vec<_>>())
             )
             .expect("writing to a String");
         }
@@ -366,34 +386,34 @@ impl Emitter<'_> {
             text,
             " outs({} : {}) {{",
             inits.join(", "),
-            list(&out_types)
+            list(&out_types.iter().map(tt).collect::<Vec<_>>())
         )
         .expect("writing to a String");
         self.lines.push(text);
         let mut args: Vec<String> = ins
             .iter()
             .zip(&in_args)
-            .map(|(i, a)| format!("{a}: {}", i.ty.dtype))
+            .map(|(i, a)| format!("{a}: {}", scalar::storage(i.ty.dtype)))
             .collect();
         args.extend(
             outs.iter()
                 .zip(&out_args)
-                .map(|(o, a)| format!("{a}: {}", o.ty.dtype)),
+                .map(|(o, a)| format!("{a}: {}", scalar::storage(o.ty.dtype))),
         );
         self.lines.push(format!("^bb0({}):", args.join(", ")));
         for l in body_lines {
             self.lines.push(format!("  {l}"));
         }
-        let yield_types: Vec<String> = outs.iter().map(|o| o.ty.dtype.to_string()).collect();
+        let yield_types: Vec<&str> = outs.iter().map(|o| scalar::storage(o.ty.dtype)).collect();
         self.lines.push(format!(
             "  linalg.yield {} : {}",
             yields.join(", "),
             yield_types.join(", ")
         ));
         let result_types = if outs.len() == 1 {
-            out_types[0].to_string()
+            tt(&out_types[0])
         } else {
-            format!("({})", list(&out_types))
+            format!("({})", list(&out_types.iter().map(tt).collect::<Vec<_>>()))
         };
         self.lines.push(format!("}} -> {result_types}"));
         let mut finals = Vec::new();
@@ -401,8 +421,8 @@ impl Emitter<'_> {
             let r = if unit {
                 self.op(format!(
                     "tensor.collapse_shape {r} [] : {} into {}",
-                    TensorType::new(o.ty.dtype, vec![1]),
-                    o.ty
+                    tt(&TensorType::new(o.ty.dtype, vec![1])),
+                    tt(&o.ty)
                 ))
             } else {
                 r
@@ -437,7 +457,9 @@ impl Emitter<'_> {
         }
         let n = from.num_elements();
         let flat = TensorType::new(from.dtype, vec![n]);
-        let mid = match from.rank() {
+        let (from_rank, to_shape) = (from.rank(), to.shape.clone());
+        let (from, flat, to) = (tt(from), tt(&flat), tt(to));
+        let mid = match from_rank {
             1 => x.to_string(),
             0 => self.op(format!(
                 "tensor.expand_shape {x} [] output_shape [1] : {from} into {flat}"
@@ -447,13 +469,13 @@ impl Emitter<'_> {
                 list(&(0..r).collect::<Vec<_>>())
             )),
         };
-        match to.rank() {
+        match to_shape.len() {
             1 => mid,
             0 => self.op(format!("tensor.collapse_shape {mid} [] : {flat} into {to}")),
             r => self.op(format!(
                 "tensor.expand_shape {mid} [[{}]] output_shape [{}] : {flat} into {to}",
                 list(&(0..r).collect::<Vec<_>>()),
-                list(&to.shape)
+                list(&to_shape)
             )),
         }
     }
@@ -553,7 +575,7 @@ fn scalar_constant(b: &mut Body, v: &str, dt: DType) -> String {
     if dt == DType::I1 {
         b.op(format!("arith.constant {v}"))
     } else {
-        b.op(format!("arith.constant {v} : {dt}"))
+        b.op(format!("arith.constant {v} : {}", scalar::storage(dt)))
     }
 }
 
@@ -562,8 +584,9 @@ fn constant(e: &mut Emitter, lit: &Literal) -> Result<String, LowerError> {
     if ty.rank() == 0 {
         // A scalar: folded into the loop bodies that read it.
         return Ok(e.op(format!(
-            "arith.constant dense<{}> : {ty}",
-            element_text(lit, 0)
+            "arith.constant dense<{}> : {}",
+            element_text(lit, 0),
+            tt(&ty)
         )));
     }
     if lit.elements.len() == 1 {
@@ -601,7 +624,7 @@ fn constant(e: &mut Emitter, lit: &Literal) -> Result<String, LowerError> {
             hex
         }
     };
-    Ok(e.op(format!("arith.constant dense<{data}> : {ty}")))
+    Ok(e.op(format!("arith.constant dense<{data}> : {}", tt(&ty))))
 }
 
 fn iota(e: &mut Emitter, dimension: usize, out: &TensorType) -> Result<String, LowerError> {
@@ -642,7 +665,7 @@ fn broadcast(
 }
 
 fn concatenate(e: &mut Emitter, op: &Op, dimension: usize, out: &TensorType) -> String {
-    let mut acc = e.op(format!("tensor.empty() : {out}"));
+    let mut acc = e.op(format!("tensor.empty() : {}", tt(out)));
     let mut offset = 0;
     for &v in &op.operands {
         let ty = e.f.ty(v).clone();
@@ -651,10 +674,12 @@ fn concatenate(e: &mut Emitter, op: &Op, dimension: usize, out: &TensorType) -> 
         offset += ty.shape[dimension];
         let x = e.ssa[&v].clone();
         acc = e.op(format!(
-            "tensor.insert_slice {x} into {acc}[{}] [{}] [{}] : {ty} into {out}",
+            "tensor.insert_slice {x} into {acc}[{}] [{}] [{}] : {} into {}",
             list(&offsets),
             list(&ty.shape),
-            list(&vec![1; out.rank()])
+            list(&vec![1; out.rank()]),
+            tt(&ty),
+            tt(out)
         ));
     }
     acc
@@ -707,18 +732,19 @@ fn pad(
         }
         let Some(inside) = inside else {
             // Rank 0: the operand itself.
-            return Ok(b.op(format!("tensor.extract {x}[] : {ty}")));
+            return Ok(b.op(format!("tensor.extract {x}[] : {}", tt(&ty))));
         };
         let zero = b.index(0);
         let safe: Vec<String> = index
             .iter()
             .map(|q| b.op(format!("arith.select {inside}, {q}, {zero} : index")))
             .collect();
-        let v = b.op(format!("tensor.extract {x}[{}] : {ty}", safe.join(", ")));
-        Ok(b.op(format!(
-            "arith.select {inside}, {v}, {} : {}",
-            a[0], ty.dtype
-        )))
+        let v = b.op(format!(
+            "tensor.extract {x}[{}] : {}",
+            safe.join(", "),
+            tt(&ty)
+        ));
+        Ok(scalar::select(b, ty.dtype, &inside, &v, &a[0]))
     })
 }
 
@@ -799,6 +825,28 @@ fn dot_general(
     } else if e.flavour == Flavour::Gpu {
         gpu_matmul::emit(e, &a, &a_ty, &bm, &b_ty, &c_ty, acc)
     } else {
+        // bf16/f16 operands are widened to f32 first (exact), so the matmul is an f32
+        // one (tiled and vectorized) and is rounded once at the end.
+        let (a, a_ty, bm, b_ty) = if acc != dt {
+            let widen = |e: &mut Emitter,
+                         x: &str,
+                         ty: &TensorType|
+             -> Result<(String, TensorType), LowerError> {
+                let wide = TensorType::new(acc, ty.shape.clone());
+                let input = In {
+                    ssa: x.to_string(),
+                    ty: ty.clone(),
+                    map: dims(ty.rank()),
+                };
+                let r = e.map(&[input], &wide, |b, a| Ok(scalar::widen(b, &a[0], dt)))?;
+                Ok((r, wide))
+            };
+            let (a, a_ty) = widen(e, &a, &a_ty)?;
+            let (bm, b_ty) = widen(e, &bm, &b_ty)?;
+            (a, a_ty, bm, b_ty)
+        } else {
+            (a, a_ty, bm, b_ty)
+        };
         let acc_ty = TensorType::new(acc, c_shape);
         let r = matmul_cpu(e, &a, &a_ty, &bm, &b_ty, &acc_ty, (m, n, k))?;
         if acc != dt {
@@ -807,9 +855,7 @@ fn dot_general(
                 ty: acc_ty.clone(),
                 map: dims(acc_ty.rank()),
             };
-            e.map(&[input], &c_ty, |b, a| {
-                Ok(b.op(format!("arith.truncf {} : {acc} to {dt}", a[0])))
-            })?
+            e.map(&[input], &c_ty, |b, a| Ok(scalar::narrow(b, &a[0], dt)))?
         } else {
             r
         }
@@ -957,6 +1003,42 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
     let n = op.operands.len() / 2;
     let in_ty = e.f.ty(op.operands[0]).clone();
     let rank = in_ty.rank();
+    let region = op.regions[0];
+    let f = e.f;
+    let at = e.at(op);
+    let mode = e.mode;
+    if dimensions.is_empty() {
+        // Nothing reduced: each result is the reducer applied once, to the inits and
+        // the elements — an elementwise op. (Written as a reduction, an all-parallel
+        // generic reading its outputs, linalg-fuse-elementwise-ops would fuse it into a
+        // broadcasting consumer and accumulate twice.)
+        let ins: Vec<In> = op.operands[n..]
+            .iter()
+            .map(|&v| In {
+                ssa: e.ssa[&v].clone(),
+                ty: e.f.ty(v).clone(),
+                map: Vec::new(),
+            })
+            .chain(op.operands[..n].iter().map(|&v| In {
+                ssa: e.ssa[&v].clone(),
+                ty: e.f.ty(v).clone(),
+                map: dims(rank),
+            }))
+            .collect();
+        let outs: Vec<Out> = op
+            .results
+            .iter()
+            .map(|&r| Out {
+                init: None,
+                ty: e.f.ty(r).clone(),
+                map: dims(rank),
+            })
+            .collect();
+        let iters = vec![Iter::Parallel; rank];
+        return e.generic(&iters, &ins, &outs, |b, x, _| {
+            region_body(b, mode, f, region, x, &at)
+        });
+    }
     let iters: Vec<Iter> = (0..rank)
         .map(|d| {
             if dimensions.contains(&d) {
@@ -994,10 +1076,6 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
             map: dims(rank),
         })
         .collect();
-    let region = op.regions[0];
-    let f = e.f;
-    let at = e.at(op);
-    let mode = e.mode;
     e.generic(&iters, &ins, &outs, |b, x, acc| {
         // The reducer takes (accumulators..., elements...).
         let args: Vec<String> = acc.iter().chain(x).cloned().collect();
@@ -1111,8 +1189,9 @@ fn gather(
                 at[ivd] = b.index(j as i64);
             }
             let s = b.op(format!(
-                "tensor.extract {indices}[{}] : {idx_ty}",
-                at.join(", ")
+                "tensor.extract {indices}[{}] : {}",
+                at.join(", "),
+                tt(&idx_ty)
             ));
             let s = b.op(format!("arith.index_cast {s} : {} to index", idx_ty.dtype));
             let max_start = b.index((op_ty.shape[d] - g.slice_sizes[d]) as i64);
@@ -1131,8 +1210,9 @@ fn gather(
             .map(|v| v.unwrap_or_else(|| zero.clone()))
             .collect();
         Ok(b.op(format!(
-            "tensor.extract {operand}[{}] : {op_ty}",
-            at.join(", ")
+            "tensor.extract {operand}[{}] : {}",
+            at.join(", "),
+            tt(&op_ty)
         )))
     })
 }

@@ -15,14 +15,16 @@
 //!           shared-memory matmul kernel (gpu_matmul.rs), NVVM, PTX text
 //! ```
 //!
-//! Every stage is MLIR text that [`Lowered::text`] and the pipelines' `as_text` give
-//! back, so tests compare text. What the lowering does per op, the pipelines and the
-//! measured figures are in `docs/kernels.md`.
+//! Every stage is MLIR text: [`Lowered::text`], [`fused`], and the module after each
+//! pipeline stage (`cpu::compile_with_stages`, `gpu::compile_with_stages`), so tests
+//! compare text. What the lowering does per op, the pipelines and the measured figures
+//! are in `docs/kernels.md`.
 
 mod approx;
 pub mod cpu;
 pub mod gpu;
 mod gpu_matmul;
+mod libm;
 pub mod linalg;
 mod scalar;
 

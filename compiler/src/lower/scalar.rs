@@ -74,9 +74,13 @@ impl<'a> Body<'a> {
         n
     }
 
-    /// A float constant of type `ty` (f32, f64, bf16, f16), bit-exact.
+    /// A float constant of type `ty` (f32, f64, bf16, f16; as stored), bit-exact.
     pub(crate) fn float(&mut self, v: f64, ty: DType) -> String {
-        self.op(format!("arith.constant {} : {ty}", float_hex(v, ty)))
+        self.op(format!(
+            "arith.constant {} : {}",
+            float_hex(v, ty),
+            storage(ty)
+        ))
     }
 
     /// An integer constant of type `ty` (i1, i32, i64, index).
@@ -104,6 +108,16 @@ pub(crate) fn float_hex(v: f64, ty: DType) -> String {
     }
 }
 
+/// The element type kernels store `dt` as: bf16 as its bits, in i16 (so LLVM never
+/// sees a bf16 value: on x86 with AVX512-BF16 it rounds bf16 through
+/// `vcvtneps2bf16`, which flushes subnormals to zero); every other type as itself.
+pub(crate) fn storage(dt: DType) -> &'static str {
+    match dt {
+        DType::BF16 => "i16",
+        other => other.name(),
+    }
+}
+
 /// The type float arithmetic on `dt` is done in.
 fn compute(dt: DType) -> DType {
     match dt {
@@ -112,21 +126,27 @@ fn compute(dt: DType) -> DType {
     }
 }
 
-/// `x` of float type `dt` in its compute type.
-fn widen(b: &mut Body, x: &str, dt: DType) -> String {
-    if compute(dt) == dt {
-        x.to_string()
-    } else {
-        b.op(format!("arith.extf {x} : {dt} to f32"))
+/// `x` of float type `dt` (as stored) in its compute type.
+pub(crate) fn widen(b: &mut Body, x: &str, dt: DType) -> String {
+    match dt {
+        // bf16 is the high half of an f32: exact.
+        DType::BF16 => {
+            let i = b.op(format!("arith.extui {x} : i16 to i32"));
+            let sixteen = b.int(16, "i32");
+            let i = b.op(format!("arith.shli {i}, {sixteen} : i32"));
+            b.op(format!("arith.bitcast {i} : i32 to f32"))
+        }
+        DType::F16 => b.op(format!("arith.extf {x} : f16 to f32")),
+        _ => x.to_string(),
     }
 }
 
-/// A compute-type result rounded to float type `dt`.
-fn narrow(b: &mut Body, x: &str, dt: DType) -> String {
+/// A compute-type result rounded to float type `dt` (as stored).
+pub(crate) fn narrow(b: &mut Body, x: &str, dt: DType) -> String {
     if compute(dt) == dt {
         x.to_string()
     } else {
-        b.op(format!("arith.truncf {x} : f32 to {dt}"))
+        f32_to_16(b, x, dt)
     }
 }
 
@@ -585,7 +605,11 @@ pub(crate) fn compare(
             // negative values.
             let it = format!("i{}", dt.bit_width());
             let key = |b: &mut Body, v: &str| {
-                let i = b.op(format!("arith.bitcast {v} : {dt} to {it}"));
+                let i = if dt == DType::BF16 {
+                    v.to_string()
+                } else {
+                    b.op(format!("arith.bitcast {v} : {dt} to {it}"))
+                };
                 let shift = b.int(bits(dt) - 1, &it);
                 let sign = b.op(format!("arith.shrsi {i}, {shift} : {it}"));
                 let one = b.int(1, &it);
@@ -615,7 +639,7 @@ pub(crate) fn compare(
 
 /// `select(pred, on_true, on_false)` of elements of type `dt`.
 pub(crate) fn select(b: &mut Body, dt: DType, p: &str, t: &str, f: &str) -> String {
-    b.op(format!("arith.select {p}, {t}, {f} : {dt}"))
+    b.op(format!("arith.select {p}, {t}, {f} : {}", storage(dt)))
 }
 
 /// `clamp(lo, x, hi) = minimum(maximum(x, lo), hi)`.
@@ -703,6 +727,35 @@ fn round_to_odd_f32(b: &mut Body, x: &str) -> String {
     b.op(format!("arith.bitcast {bits} : i32 to f32"))
 }
 
+/// An f32 rounded to bf16 or f16 (to nearest, ties to even), as stored. bf16 by its
+/// bits (see [`storage`]); NaNs stay NaN (quiet), as the `half` crate rounds.
+pub(crate) fn f32_to_16(b: &mut Body, x: &str, to: DType) -> String {
+    if to != DType::BF16 {
+        return b.op(format!("arith.truncf {x} : f32 to {to}"));
+    }
+    let bits = b.op(format!("arith.bitcast {x} : f32 to i32"));
+    let k = |b: &mut Body, v: i64| b.int(v, "i32");
+    let (c16, one, bias, abs_mask, inf, quiet) = (
+        k(b, 16),
+        k(b, 1),
+        k(b, 0x7FFF),
+        k(b, 0x7FFF_FFFF),
+        k(b, 0x7F80_0000),
+        k(b, 0x0040_0000),
+    );
+    // Round to nearest even: add 0x7FFF plus the lowest kept bit, then drop 16 bits.
+    let high = b.op(format!("arith.shrui {bits}, {c16} : i32"));
+    let lsb = b.op(format!("arith.andi {high}, {one} : i32"));
+    let add = b.op(format!("arith.addi {bias}, {lsb} : i32"));
+    let rounded = b.op(format!("arith.addi {bits}, {add} : i32"));
+    let magnitude = b.op(format!("arith.andi {bits}, {abs_mask} : i32"));
+    let nan = b.op(format!("arith.cmpi ugt, {magnitude}, {inf} : i32"));
+    let quieted = b.op(format!("arith.ori {bits}, {quiet} : i32"));
+    let r = b.op(format!("arith.select {nan}, {quieted}, {rounded} : i32"));
+    let r = b.op(format!("arith.shrui {r}, {c16} : i32"));
+    b.op(format!("arith.trunci {r} : i32 to i16"))
+}
+
 /// `convert` of an element of type `from` to type `to`, rounding once.
 pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
     if from == to {
@@ -711,10 +764,14 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
     match (from.is_float(), from.is_int(), to.is_float(), to.is_int()) {
         // float -> float
         (true, _, true, _) => {
-            if from.bit_width() == to.bit_width() {
-                // bf16 <-> f16: exact in f32, then rounded once.
-                let w = b.op(format!("arith.extf {x} : {from} to f32"));
-                b.op(format!("arith.truncf {w} : f32 to {to}"))
+            if from.bit_width() == 16 && to != DType::F64 {
+                // bf16/f16 -> f32 (exact), then rounded once if narrower.
+                let w = widen(b, x, from);
+                convert(b, DType::F32, to, &w)
+            } else if from.bit_width() == 16 {
+                // bf16/f16 -> f64 through f32 (both exact).
+                let w = widen(b, x, from);
+                b.op(format!("arith.extf {w} : f32 to {to}"))
             } else if from.bit_width() < to.bit_width() {
                 b.op(format!("arith.extf {x} : {from} to {to}"))
             } else if from == DType::F64 && to.bit_width() == 16 {
@@ -722,7 +779,9 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
                 // rounding (f32 has more than two extra bits), with no libcall
                 // (LLVM's f64 -> bf16 calls compiler-rt's __truncdfbf2).
                 let f = round_to_odd_f32(b, x);
-                b.op(format!("arith.truncf {f} : f32 to {to}"))
+                f32_to_16(b, &f, to)
+            } else if from == DType::F32 {
+                f32_to_16(b, x, to)
             } else {
                 b.op(format!("arith.truncf {x} : {from} to {to}"))
             }
@@ -754,7 +813,12 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
             let zero = b.float(0.0, c);
             b.op(format!("arith.cmpf une, {w}, {zero} : {c}"))
         }
-        // int -> float
+        // int -> float; to bf16/f16 through f64 (exact for i32), as the reference
+        // rounds.
+        (_, true, true, _) if to.bit_width() == 16 => {
+            let d = b.op(format!("arith.sitofp {x} : {from} to f64"));
+            convert(b, DType::F64, to, &d)
+        }
         (_, true, true, _) => b.op(format!("arith.sitofp {x} : {from} to {to}")),
         // int -> int: wrap.
         (_, true, _, true) => {
@@ -770,6 +834,10 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
             b.op(format!("arith.cmpi ne, {x}, {zero} : {from}"))
         }
         // bool -> float / int: 0 or 1.
+        (false, false, true, _) if to == DType::BF16 => {
+            let f = b.op(format!("arith.uitofp {x} : i1 to f32"));
+            f32_to_16(b, &f, to)
+        }
         (false, false, true, _) => b.op(format!("arith.uitofp {x} : i1 to {to}")),
         (false, false, _, true) => b.op(format!("arith.extui {x} : i1 to {to}")),
         (false, false, false, false) => x.to_string(),

@@ -1,7 +1,8 @@
 //! Kernels through MLIR (one test binary: each links MLIR statically).
 //!
 //! - `ops`: every lowered op, JIT against the reference interpreter;
-//! - `programs`: random f32 programs (proptest), fusion, the cache, errors;
+//! - `programs`: random f32 programs and random modules of every op and dtype
+//!   (bit for bit with libm and unvectorized matmuls), fusion, the cache, errors;
 //! - `gpu`: PTX for sm_80 / sm_90, target validation, snapshots.
 //!
 //! Tolerance (stated once, here): integer and boolean results are exact; f32 results

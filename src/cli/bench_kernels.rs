@@ -1,0 +1,244 @@
+//! `shardc bench kernels`: the MLIR CPU kernels on one core, next to the references
+//! that say how good they are — the `gemm` crate (single thread) for matmuls, the
+//! core's peak, and `memcpy` for a fused elementwise chain. Prints one JSON object.
+//!
+//! Throughput is the median of timed repetitions (after one warm-up run), each kernel
+//! writing into buffers allocated once (`CpuKernel::run_into`), so allocation and page
+//! faults are not timed; the JIT and gemm see the same inputs and shapes.
+
+use shardc::compiler::lower::Matmul;
+use shardc::compiler::lower::cpu::{self, CpuKernel, CpuOptions, Tiling};
+use shardc::ir::{BinaryOp, DotDims, Elements, FunctionBuilder, UnaryOp};
+use shardc::{DType, Literal, TensorType};
+use std::time::{Duration, Instant};
+
+/// f32 peak of one core as DESIGN.md states it for this project's machines: Zen 3 with
+/// AVX2 + FMA, 2 FMA pipes x 8 lanes x 2 flops per cycle at ~2.45 GHz.
+const PEAK_GFLOPS_PER_CORE: f64 = 78.0;
+const PEAK_SOURCE: &str = "DESIGN.md: Zen 3, AVX2+FMA, ~78 GFLOP/s f32 per core (2 FMA pipes x 8 lanes x 2 flops x ~2.45 GHz)";
+
+/// The median time of `f` over repetitions lasting at least `budget` in all (at least
+/// `min_reps`), after one untimed warm-up call.
+fn median_time(mut f: impl FnMut(), budget: Duration, min_reps: usize) -> Duration {
+    f();
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while times.len() < min_reps || start.elapsed() < budget {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn f32_values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn literal(shape: &[usize], v: Vec<f32>) -> Literal {
+    Literal {
+        ty: TensorType::new(DType::F32, shape),
+        elements: Elements::F32(v),
+    }
+}
+
+fn f32_slice(l: &Literal) -> &[f32] {
+    match &l.elements {
+        Elements::F32(v) => v,
+        _ => &[],
+    }
+}
+
+fn round(x: f64, digits: i32) -> f64 {
+    let p = 10f64.powi(digits);
+    (x * p).round() / p
+}
+
+fn zeros_like(k: &CpuKernel) -> Vec<Literal> {
+    k.outputs()
+        .iter()
+        .map(|t| Literal {
+            ty: t.clone(),
+            elements: Elements::zeros(t.dtype, t.num_elements()),
+        })
+        .collect()
+}
+
+/// One square matmul: the JIT and gemm, their GFLOP/s, and the largest difference.
+fn matmul(n: usize) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    let t = TensorType::new(DType::F32, [n, n]);
+    let mut b = FunctionBuilder::new("matmul", &[t.clone(), t]);
+    let dims = DotDims {
+        lhs_contracting: vec![1],
+        rhs_contracting: vec![0],
+        ..DotDims::default()
+    };
+    let (x, w) = (b.arg(0), b.arg(1));
+    let y = b.dot_general(x, w, dims)?;
+    let f = b.finish(&[y]);
+    let k = cpu::compile(&f, &CpuOptions::default())?;
+    let a = literal(&[n, n], f32_values(n * n, 1));
+    let w = literal(&[n, n], f32_values(n * n, 2));
+    let inputs = [a, w];
+    let mut out = zeros_like(&k);
+    let budget = Duration::from_millis(1500);
+    let jit = median_time(|| k.run_into(&inputs, &mut out).expect("run"), budget, 5);
+    let mut dst = vec![0f32; n * n];
+    let (lhs, rhs) = (f32_slice(&inputs[0]), f32_slice(&inputs[1]));
+    let gemm_time = median_time(
+        || {
+            // SAFETY: row-major n x n buffers of the stated strides, all live and
+            // non-overlapping.
+            unsafe {
+                gemm::gemm(
+                    n,
+                    n,
+                    n,
+                    dst.as_mut_ptr(),
+                    1,
+                    n as isize,
+                    false,
+                    lhs.as_ptr(),
+                    1,
+                    n as isize,
+                    rhs.as_ptr(),
+                    1,
+                    n as isize,
+                    0.0,
+                    1.0,
+                    false,
+                    false,
+                    false,
+                    gemm::Parallelism::None,
+                )
+            }
+        },
+        budget,
+        5,
+    );
+    let max_diff = f32_slice(&out[0])
+        .iter()
+        .zip(&dst)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
+    let flops = 2.0 * (n as f64).powi(3);
+    let gflops = |d: Duration| flops / d.as_secs_f64() / 1e9;
+    let tiling = Tiling::for_matmul(&Matmul {
+        tag: 0,
+        m: n,
+        n,
+        k: n,
+        dtype: DType::F32,
+    });
+    Ok(serde_json::json!({
+        "shape": [n, n, n],
+        "jit_gflops": round(gflops(jit), 1),
+        "gemm_gflops": round(gflops(gemm_time), 1),
+        "jit_over_gemm": round(gflops(jit) / gflops(gemm_time), 3),
+        "jit_over_peak": round(gflops(jit) / PEAK_GFLOPS_PER_CORE, 3),
+        "jit_ms": round(jit.as_secs_f64() * 1e3, 3),
+        "gemm_ms": round(gemm_time.as_secs_f64() * 1e3, 3),
+        "max_abs_diff_vs_gemm": max_diff,
+        "tiling": format!("{tiling:?}"),
+        "compile_ms": round(k.compile_time().as_secs_f64() * 1e3, 1),
+    }))
+}
+
+/// A chain of five elementwise ops on three inputs, fused into one loop: its bandwidth
+/// (bytes read and written per second) next to memcpy moving the same bytes.
+fn chain(mb: usize, transcendental: bool) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    let len = mb * (1 << 20) / 4;
+    let shape = [len / 1024, 1024];
+    let t = TensorType::new(DType::F32, shape);
+    let mut b = FunctionBuilder::new("chain", &[t.clone(), t.clone(), t]);
+    let (x, y, z) = (b.arg(0), b.arg(1), b.arg(2));
+    let s = b.binary(BinaryOp::Multiply, x, y)?;
+    let s = b.binary(BinaryOp::Add, s, x)?;
+    let s = if transcendental {
+        b.unary(UnaryOp::Tanh, s)?
+    } else {
+        b.binary(BinaryOp::Subtract, s, y)?
+    };
+    let s = b.binary(BinaryOp::Maximum, s, z)?;
+    let r = b.unary(UnaryOp::Negate, s)?;
+    let f = b.finish(&[r]);
+    let k = cpu::compile(&f, &CpuOptions::default())?;
+    let n = shape[0] * shape[1];
+    let inputs: Vec<Literal> = (0..3)
+        .map(|i| literal(&shape, f32_values(n, 10 + i)))
+        .collect();
+    let mut out = zeros_like(&k);
+    let budget = Duration::from_millis(1500);
+    let jit = median_time(|| k.run_into(&inputs, &mut out).expect("run"), budget, 5);
+    // memcpy of half the traffic moves the same bytes (it reads and writes each).
+    let bytes = 4 * n * 4;
+    let src = vec![1u8; bytes / 2];
+    let mut dst = vec![0u8; bytes / 2];
+    let copy = median_time(|| dst.copy_from_slice(&src), budget, 5);
+    std::hint::black_box(&dst);
+    let gbs = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+    Ok(serde_json::json!({
+        "ops": if transcendental { "multiply, add, tanh, maximum, negate" } else { "multiply, add, subtract, maximum, negate" },
+        "elements": n,
+        "bytes_moved": bytes,
+        "jit_gbs": round(gbs(jit), 2),
+        "memcpy_gbs": round(gbs(copy), 2),
+        "jit_time_over_memcpy": round(jit.as_secs_f64() / copy.as_secs_f64(), 2),
+        "compile_ms": round(k.compile_time().as_secs_f64() * 1e3, 1),
+    }))
+}
+
+/// The host CPU as Linux names it, and whether it has AVX-512.
+fn host() -> serde_json::Value {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    #[cfg(target_arch = "x86_64")]
+    let (avx2, avx512) = (
+        std::arch::is_x86_feature_detected!("avx2"),
+        std::arch::is_x86_feature_detected!("avx512f"),
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (avx2, avx512) = (false, false);
+    serde_json::json!({ "cpu": model, "avx2": avx2, "avx512f": avx512 })
+}
+
+pub fn bench(sizes: &[usize], chain_mb: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let matmuls: Vec<serde_json::Value> =
+        sizes.iter().map(|&n| matmul(n)).collect::<Result<_, _>>()?;
+    let chains = vec![chain(chain_mb, false)?, chain(chain_mb, true)?];
+    let above_peak = matmuls
+        .iter()
+        .any(|m| m["jit_gflops"].as_f64().unwrap_or(0.0) > PEAK_GFLOPS_PER_CORE);
+    let json = serde_json::json!({
+        "bench": "kernels",
+        "threads": 1,
+        "host": host(),
+        "peak_gflops_per_core": PEAK_GFLOPS_PER_CORE,
+        "peak_source": PEAK_SOURCE,
+        "peak_note": if above_peak {
+            "measured above the stated peak: this host is faster than the Zen 3 the constant describes (its boost clock is not visible to the guest)"
+        } else {
+            "the stated peak bounds every measurement"
+        },
+        "matmul_f32": matmuls,
+        "elementwise_chain_f32": chains,
+    });
+    println!("{}", serde_json::to_string_pretty(&json)?);
+    Ok(())
+}
