@@ -287,7 +287,13 @@ fn collectives_overlap_compute_that_does_not_need_them() {
     let devices: Vec<usize> = (0..DEVICES).collect();
     let want = simulate::run(&m, "main", &devices, &args).unwrap();
     let mut overlapped = 0;
-    for overlap in [true, false] {
+    // Whether spans overlap in wall time is up to the OS scheduler: on a loaded machine one
+    // run can serialize every device, so the overlapped run is tried up to 10 times (the
+    // structural checks below hold on every run).
+    for overlap in std::iter::repeat_n(true, 10).chain([false]) {
+        if overlap && overlapped > 0 {
+            continue;
+        }
         let r = exe
             .run_with(&mesh, args.clone(), &RunOptions { overlap })
             .unwrap();
@@ -371,7 +377,8 @@ fn collectives_overlap_compute_that_does_not_need_them() {
                 .any(|e| e["ph"] == "M" && e["args"]["name"] == "device 7")
         );
     }
-    // On 8 devices sharing a few cores, some device's all-reduce runs beside its compute.
+    // On 8 devices sharing a few cores, some device's all-reduce runs beside its compute
+    // (in one of the runs).
     assert!(
         overlapped > 0,
         "no device overlapped communication with compute"
