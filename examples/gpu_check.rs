@@ -380,8 +380,8 @@ fn det_inputs(m: &Module) -> Vec<Literal> {
 
 /// A partitioned program through `run_cuda` against the reference, and its measured
 /// bytes against `explain`.
-fn global(ctx: &Ctx, m: &Module, args: &[Literal]) -> Result<(), String> {
-    let c = compile(m, &Options::default()).map_err(|e| format!("compile: {e}"))?;
+fn global(ctx: &Ctx, m: &Module, args: &[Literal], options: &Options) -> Result<(), String> {
+    let c = compile(m, options).map_err(|e| format!("compile: {e}"))?;
     let want = reference::run(m, "main", args).map_err(|e| format!("reference: {e}"))?;
     if ctx.compile_only {
         let compiler = PtxCompiler::new(ctx.target.clone());
@@ -425,9 +425,14 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let r = parse_module(&text)
+        // `// options: pad_uneven`: the case pads its uneven shardings.
+        let options = Options {
+            pad_uneven: text.lines().any(|l| l.trim() == "// options: pad_uneven"),
+            ..Options::default()
+        };
+        let r = shardc::ir::text::parse_module_with(&text, options.uneven())
             .map_err(|e| e.to_string())
-            .and_then(|m| global(ctx, &m, &det_inputs(&m)));
+            .and_then(|m| global(ctx, &m, &det_inputs(&m), &options));
         match r {
             Ok(()) => canonical.pass += 1,
             Err(e) if e.starts_with("lower") => canonical.unlowered.push(format!("{name}: {e}")),
@@ -439,7 +444,7 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
     for i in 0..random {
         let values: Vec<u32> = (0..1024).map(|_| (rng.next() * 4e9) as u32).collect();
         let p = gen_program_f32(&mut Choices::new(values));
-        match global(ctx, &p.module, &p.inputs) {
+        match global(ctx, &p.module, &p.inputs, &Options::default()) {
             Ok(()) => rand.pass += 1,
             Err(e) => {
                 let text = shardc::ir::text::print_module(&p.module);

@@ -77,8 +77,8 @@ fn canonical_programs_compile_for_the_gpu() {
     let sm90 = PtxCompiler::new(Target::sm90());
     let mut segments = 0;
     for path in &cases {
-        let m = shardc::ir::text::parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let c = compile(&m, &Options::default()).unwrap();
+        let (m, opts) = crate::partition::parse_case(&std::fs::read_to_string(path).unwrap(), path);
+        let c = compile(&m, &opts).unwrap();
         let exe = Executable::new(&c.partitioned.module, "main", &sm90)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for s in exe.steps() {
