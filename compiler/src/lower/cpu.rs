@@ -32,7 +32,6 @@ use melior::ir::operation::{OperationLike, OperationMutLike};
 use shardc_ir::{DType, Elements, Function, Literal, TensorType, for_each_elements};
 use shardc_runtime::engine::{EngineError, Kernel};
 use std::ffi::c_void;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Options of the CPU backend.
@@ -272,8 +271,8 @@ type Entry = unsafe extern "C" fn(*mut *mut c_void);
 
 /// A compiled segment: runs on literals of its input types.
 pub struct CpuKernel {
-    /// Owns the code `entry` points into (shared by the kernels compiled in one module).
-    _engine: Arc<Engine>,
+    /// Owns the code `entry` points into.
+    _engine: Engine,
     entry: Entry,
     inputs: Vec<TensorType>,
     outputs: Vec<TensorType>,
@@ -306,65 +305,28 @@ pub fn compile_with_stages(
     if let Some(s) = stages.as_deref_mut() {
         s.texts.push(("lower", lowered.text.clone()));
     }
-    let mut kernels = compile_lowered(std::slice::from_ref(&lowered), options, stages, start)?;
-    kernels
-        .pop()
-        .ok_or_else(|| LowerError::Jit("the module compiled no kernel".into()))
+    compile_lowered(&lowered, options, stages, start)
 }
 
-/// Compiles many segment functions as the functions of one module, through one pipeline
-/// and one execution engine: LLVM's cost is per function, the rest per module. The
-/// kernels share the engine (it lives as long as any of them).
-pub fn compile_many(fs: &[&Function], options: &CpuOptions) -> Result<Vec<CpuKernel>, LowerError> {
-    let start = Instant::now();
-    let mut lowered = Vec::with_capacity(fs.len());
-    let mut tags = 0;
-    for (i, f) in fs.iter().enumerate() {
-        let l = super::linalg::emit_named(
-            f,
-            Flavour::Cpu,
-            options.math,
-            &format!("{KERNEL}_{i}"),
-            tags,
-        )?;
-        tags += l.matmuls.len();
-        lowered.push(l);
-    }
-    compile_lowered(&lowered, options, None, start)
-}
-
-/// The CPU pipeline on lowered kernel functions (distinct names, distinct matmul tags),
-/// all in one module.
+/// The CPU pipeline on a lowered segment function (`start`: when compiling it began, for
+/// [`CpuKernel::compile_time`]).
 pub(crate) fn compile_lowered(
-    lowered: &[super::Lowered],
+    lowered: &super::Lowered,
     options: &CpuOptions,
     mut stages: Option<&mut Stages>,
     start: Instant,
-) -> Result<Vec<CpuKernel>, LowerError> {
+) -> Result<CpuKernel, LowerError> {
     let mut keep = |stage: &'static str, m: &melior::ir::Module| {
         if let Some(s) = stages.as_deref_mut() {
             s.texts.push((stage, m.as_operation().to_string()));
         }
     };
     let ctx = kernel_context();
-    let mut body = String::new();
-    let mut externs = std::collections::BTreeSet::new();
-    let mut matmuls = Vec::new();
-    for l in lowered {
-        body.push_str(&l.function);
-        externs.extend(l.externs.iter().cloned());
-        matmuls.extend(l.matmuls.iter().cloned());
-    }
-    for d in &externs {
-        body.push_str(&format!("  {d}\n"));
-    }
     let text = format!(
-        "module attributes {{transform.with_named_sequence}} {{\n{body}{}}}\n",
-        script(&matmuls, options.vectorize_matmuls)
+        "module attributes {{transform.with_named_sequence}} {{\n{}{}}}\n",
+        lowered.ops,
+        script(&lowered.matmuls, options.vectorize_matmuls)
     );
-    if let Ok(dir) = std::env::var("SHARDC_DUMP_MLIR") {
-        let _ = std::fs::write(format!("{dir}/{}.mlir", lowered[0].name), &text);
-    }
     let mut m = parse(&ctx, &text)?;
     run_pipeline(
         &ctx,
@@ -383,39 +345,32 @@ pub(crate) fn compile_lowered(
     keep("tile", &m);
     run_pipeline(&ctx, &mut m, &llvm_pipeline(), "llvm")?;
     keep("llvm", &m);
-    let engine = Arc::new(create_engine(&ctx, &m, options.opt_level)?);
-    let compile_time = start.elapsed();
-    lowered
-        .iter()
-        .map(|l| {
-            let name = format!("_mlir_ciface_{}", l.name);
-            // SAFETY: the engine is valid; the name is a string borrowed for the call.
-            let ptr = unsafe {
-                mlir_sys::mlirExecutionEngineLookupPacked(
-                    engine.0,
-                    mlir_sys::MlirStringRef {
-                        data: name.as_ptr() as *const _,
-                        length: name.len(),
-                    },
-                )
-            };
-            if ptr.is_null() {
-                return Err(LowerError::Jit(format!(
-                    "the compiled module has no packed entry point for {name}"
-                )));
-            }
-            // SAFETY: the packed wrapper MLIR generates for every function has this
-            // signature.
-            let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(ptr) };
-            Ok(CpuKernel {
-                _engine: Arc::clone(&engine),
-                entry,
-                inputs: l.inputs.clone(),
-                outputs: l.outputs.clone(),
-                compile_time,
-            })
-        })
-        .collect()
+    let engine = create_engine(&ctx, &m, options.opt_level)?;
+    let name = format!("_mlir_ciface_{KERNEL}");
+    // SAFETY: the engine is valid; the name is a NUL-free string borrowed for the call.
+    let ptr = unsafe {
+        mlir_sys::mlirExecutionEngineLookupPacked(
+            engine.0,
+            mlir_sys::MlirStringRef {
+                data: name.as_ptr() as *const _,
+                length: name.len(),
+            },
+        )
+    };
+    if ptr.is_null() {
+        return Err(LowerError::Jit(format!(
+            "the compiled module has no packed entry point for {name}"
+        )));
+    }
+    // SAFETY: the packed wrapper MLIR generates for every function has this signature.
+    let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(ptr) };
+    Ok(CpuKernel {
+        _engine: engine,
+        entry,
+        inputs: lowered.inputs.clone(),
+        outputs: lowered.outputs.clone(),
+        compile_time: start.elapsed(),
+    })
 }
 
 /// Deletes the transform script (and its module attribute) once it has run.

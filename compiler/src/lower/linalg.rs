@@ -29,7 +29,7 @@ use shardc_ir::{
     BlockId, DType, DotDims, Elements, Function, GatherDims, Literal, Op, OpKind, TensorType,
     ValueId,
 };
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
 /// Iterator type of one loop of a `linalg.generic`.
@@ -65,8 +65,6 @@ pub(crate) struct Emitter<'f> {
     pub(crate) next: usize,
     ssa: HashMap<ValueId, String>,
     pub(crate) matmuls: Vec<Matmul>,
-    /// The tag of the first matmul (the module may hold other kernels' matmuls).
-    first_tag: usize,
 }
 
 /// `d0, d1, ...` for `n` loops.
@@ -108,18 +106,6 @@ fn list<T: ToString>(v: &[T]) -> String {
 
 /// Emits the module of a segment function: `func.func @kernel` over tensors.
 pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, LowerError> {
-    emit_named(f, flavour, math, KERNEL, 0)
-}
-
-/// [`emit`] as `func.func @name`, its matmuls tagged from `first_tag` on (so that many
-/// kernels can share one module and one tiling script).
-pub fn emit_named(
-    f: &Function,
-    flavour: Flavour,
-    math: Math,
-    name: &str,
-    first_tag: usize,
-) -> Result<Lowered, LowerError> {
     let mut e = Emitter {
         f,
         names: f.value_names(),
@@ -134,7 +120,6 @@ pub fn emit_named(
         next: 0,
         ssa: HashMap::new(),
         matmuls: Vec::new(),
-        first_tag,
     };
     let mut params = Vec::new();
     for (i, &a) in f.args().iter().enumerate() {
@@ -145,7 +130,23 @@ pub fn emit_named(
         ));
         e.ssa.insert(a, name);
     }
-    for (_, op) in f.body_ops() {
+    // Ops no result depends on are not emitted: fused away, a dead op calling a libm
+    // function would leave a `linalg.generic` with no results behind (the call may have
+    // effects), which no pass lowers.
+    let mut live: HashSet<ValueId> = f.results().iter().copied().collect();
+    let mut dead: HashSet<shardc_ir::OpId> = HashSet::new();
+    for &id in f.body().ops.iter().rev() {
+        let op = f.op(id);
+        if op.results.iter().any(|r| live.contains(r)) {
+            live.extend(op.operands.iter().copied());
+        } else {
+            dead.insert(id);
+        }
+    }
+    for (id, op) in f.body_ops() {
+        if dead.contains(&id) {
+            continue;
+        }
         let results = emit_op(&mut e, op)?;
         for (&r, s) in op.results.iter().zip(results) {
             e.ssa.insert(r, s);
@@ -179,27 +180,23 @@ pub fn emit_named(
         ));
     }
     let outputs = f.result_types();
-    let mut function = String::new();
+    let mut func = String::new();
     writeln!(
-        function,
-        "  func.func @{name}({}) attributes {{llvm.emit_c_interface}} {{",
+        func,
+        "  func.func @{KERNEL}({}) attributes {{llvm.emit_c_interface}} {{",
         params.join(", ")
     )
     .expect("writing to a String");
     for l in &e.lines {
-        writeln!(function, "    {l}").expect("writing to a String");
+        writeln!(func, "    {l}").expect("writing to a String");
     }
-    writeln!(function, "    return\n  }}").expect("writing to a String");
-    let mut ops = function.clone();
+    writeln!(func, "    return\n  }}").expect("writing to a String");
     for d in &e.externs {
-        writeln!(ops, "  {d}").expect("writing to a String");
+        writeln!(func, "  {d}").expect("writing to a String");
     }
     Ok(Lowered {
-        text: format!("module {{\n{ops}}}\n"),
-        ops,
-        function,
-        externs: e.externs.into_iter().collect(),
-        name: name.to_string(),
+        text: format!("module {{\n{func}}}\n"),
+        ops: func,
         inputs: f.arg_types(),
         outputs,
         matmuls: e.matmuls,
@@ -786,7 +783,29 @@ fn canonical(
         .map(|g| g.iter().map(|&d| ty.shape[d]).product())
         .collect();
     let c_ty = TensorType::new(ty.dtype, shape);
-    Ok((e.reshape(&t, &t_ty, &c_ty), c_ty))
+    let r = e.reshape(&t, &t_ty, &c_ty);
+    // (A batch's matmuls read slices inside a loop: nothing to fold there.)
+    if e.flavour == Flavour::Cpu && groups.len() == 2 && t_ty.shape != c_ty.shape {
+        return Ok((e.barrier(&r, &c_ty), c_ty));
+    }
+    Ok((r, c_ty))
+}
+
+impl Emitter<'_> {
+    /// `x` copied into a tensor of its own (`bufferization.materialize_in_destination`),
+    /// which elementwise fusion does not see through. Beside a CPU `linalg.matmul`, a
+    /// reshape would otherwise let `linalg-fuse-elementwise-ops` fold itself into the
+    /// matmul by expanding its loops, turning it into a `linalg.generic` (untiled,
+    /// unvectorized) into which producers then fuse, recomputed for every output
+    /// column. After bufferization, a copy (a result: none, empty-tensor elimination
+    /// writes the matmul into the destination).
+    pub(crate) fn barrier(&mut self, x: &str, ty: &TensorType) -> String {
+        let t = tt(ty);
+        let empty = self.op(format!("tensor.empty() : {t}"));
+        self.op(format!(
+            "bufferization.materialize_in_destination {x} in {empty} : ({t}, {t}) -> {t}"
+        ))
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -867,7 +886,11 @@ fn dot_general(
             (a, a_ty, bm, b_ty)
         };
         let acc_ty = TensorType::new(acc, c_shape);
-        let r = matmul_cpu(e, &a, &a_ty, &bm, &b_ty, &acc_ty, (m, n, k))?;
+        let mut r = matmul_cpu(e, &a, &a_ty, &bm, &b_ty, &acc_ty, (m, n, k))?;
+        // A reshape of the result would fold into the matmul (see `barrier`).
+        if !batched && c_ty.shape != out.shape {
+            r = e.barrier(&r, &acc_ty);
+        }
         if acc != dt {
             let input = In {
                 ssa: r,
@@ -906,7 +929,7 @@ fn matmul_cpu(
     let filled = e.op(format!(
         "linalg.fill ins({zero} : {acc}) outs({empty} : {c_ty}) -> {c_ty}"
     ));
-    let tag = e.first_tag + e.matmuls.len();
+    let tag = e.matmuls.len();
     e.matmuls.push(Matmul {
         tag,
         m,

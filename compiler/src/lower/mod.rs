@@ -113,12 +113,6 @@ pub struct Lowered {
     /// The module's ops without the `module { }` around them: `func.func @kernel` and
     /// declarations of the libm functions it calls.
     pub ops: String,
-    /// The kernel function alone (`func.func @name`).
-    pub function: String,
-    /// The declarations of the libm functions it calls, one per line.
-    pub externs: Vec<String>,
-    /// The kernel function's name (`kernel` unless emitted with [`linalg::emit_named`]).
-    pub name: String,
     pub inputs: Vec<TensorType>,
     pub outputs: Vec<TensorType>,
     /// The named matmuls of the module (CPU), tagged `shardc.mm = i`, for tiling.

@@ -21,6 +21,105 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Random f32 programs through the JIT engine: every segment cut into fusion
+    /// clusters, each compiled (or reused) and run in order, against the reference.
+    #[test]
+    fn random_f32_programs_as_clusters_match_the_reference(p in arb_program_f32()) {
+        let f = p.module.entry().unwrap();
+        let want = shardc_runtime::reference::run(&p.module, &f.name, &p.inputs).unwrap();
+        let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+        let module = &p.module;
+        let got = shardc_runtime::simulate::run_with(
+            &jit,
+            module,
+            &f.name,
+            &[0],
+            std::slice::from_ref(&p.inputs),
+        )
+        .map_err(|e| TestCaseError::fail(format!("{e}\n{}", shardc_ir::text::print_module(module))))?
+        .remove(0);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let r = super::compare(g, w, Tol::F32);
+            prop_assert!(
+                r.is_ok(),
+                "result {i}: {}\n{}",
+                r.unwrap_err(),
+                shardc_ir::text::print_module(module)
+            );
+        }
+        let stats = jit.stats();
+        prop_assert_eq!(stats.compiled + stats.reused, stats.kernels, "{:?}", stats);
+    }
+}
+
+/// Three layers `tanh(h w_i + b_i)` of the same shapes: the clusters of the second and
+/// third (`broadcast + add + tanh` of the previous layer fused into this layer's
+/// `dot_general`) print the same, so they share one kernel.
+#[test]
+fn identical_layers_share_cluster_kernels() {
+    let src = r#"module {
+  func.func @main(%x: tensor<8x16xf32>, %w1: tensor<16x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x16xf32>, %b2: tensor<16xf32>, %w3: tensor<16x16xf32>, %b3: tensor<16xf32>) -> tensor<8x16xf32> {
+    %d1 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+    %bb1 = stablehlo.broadcast_in_dim %b1, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+    %a1 = stablehlo.add %d1, %bb1 : tensor<8x16xf32>
+    %t1 = stablehlo.tanh %a1 : tensor<8x16xf32>
+    %d2 = stablehlo.dot_general %t1, %w2, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+    %bb2 = stablehlo.broadcast_in_dim %b2, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+    %a2 = stablehlo.add %d2, %bb2 : tensor<8x16xf32>
+    %t2 = stablehlo.tanh %a2 : tensor<8x16xf32>
+    %d3 = stablehlo.dot_general %t2, %w3, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32>
+    %bb3 = stablehlo.broadcast_in_dim %b3, dims = [1] : (tensor<16xf32>) -> tensor<8x16xf32>
+    %a3 = stablehlo.add %d3, %bb3 : tensor<8x16xf32>
+    %t3 = stablehlo.tanh %a3 : tensor<8x16xf32>
+    return %t3 : tensor<8x16xf32>
+  }
+}"#;
+    let m = parse_module(src).unwrap();
+    let f = m.entry().unwrap();
+    let shapes: [&[usize]; 7] = [
+        &[8, 16],
+        &[16, 16],
+        &[16],
+        &[16, 16],
+        &[16],
+        &[16, 16],
+        &[16],
+    ];
+    let args: Vec<Literal> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let n = s.iter().product();
+            Literal::from_f64(DType::F32, s, &values(n, 40 + i as u64, -0.5, 0.5)).unwrap()
+        })
+        .collect();
+    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let Step::Compute(seg) = &steps(f)[0] else {
+        panic!("a compute segment")
+    };
+    let k = jit.prepare(&m, f, seg).unwrap();
+    let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
+    super::compare(&k.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
+    // Clusters: [d1], [bb1 a1 t1 d2], [bb2 a2 t2 d3], [bb3 a3 t3]; the middle two share.
+    let stats = jit.stats();
+    assert_eq!(
+        (stats.segments, stats.kernels, stats.compiled, stats.reused),
+        (1, 4, 3, 1),
+        "{stats:?}"
+    );
+    // Preparing the segment again compiles nothing.
+    let again = jit.prepare(&m, f, seg).unwrap();
+    super::compare(&again.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
+    let stats = jit.stats();
+    assert_eq!(
+        (stats.kernels, stats.compiled, stats.reused),
+        (8, 3, 5),
+        "{stats:?}"
+    );
+}
+
 /// `x + y -> * x -> tanh -> max z -> negate`: five elementwise ops.
 fn chain(n: usize) -> shardc_ir::Function {
     let t = TensorType::new(DType::F32, [n, 64]);
