@@ -379,8 +379,8 @@ fn profile(
     }))
 }
 
-/// One more step with the JIT timing every kernel (a fresh engine: compiled again), by
-/// kernel (the cluster's ops, root first, and its first output), summed over devices.
+/// Two more steps with the JIT timing every kernel of the second (a fresh engine: compiled
+/// again), by kernel (the cluster's ops, root first, and its first output), summed over devices.
 fn profile_jit(
     ts: &TrainStep,
     compiled: &crate::Compiled,
@@ -393,6 +393,9 @@ fn profile_jit(
     let program = CpuProgram::new(compiled, &engine)?;
     let (x, y) = data.batch(1, cfg.block.batch, cfg.block.seq);
     let args = ts.args(&cfg.init(0), &ts.init_state(), 1, &[x, y]);
+    // A first step warms up (first touches of fresh allocations); the second is timed.
+    program.run(compiled, &args, 1e-3)?;
+    engine.clear_profile();
     program.run(compiled, &args, 1e-3)?;
     let rows = engine.profile();
     let total: f64 = rows.iter().map(|r| r.seconds).sum();

@@ -10,7 +10,9 @@
 //! - a **cheap** op (broadcasts, reshapes, transposes, slices, constants, `add`,
 //!   `multiply`, `select`, ...) joins the clusters of its consumers, and is recomputed in
 //!   each of them when they are several (reading a broadcast twice costs less than
-//!   writing it once and reading it twice);
+//!   writing it once and reading it twice) — if it reads at most one tensor in full
+//!   (its other operands scalars, broadcasts, constants or iotas); one that reads more
+//!   (`x + y`) and has consumers in several clusters starts a cluster of its own;
 //! - an **expensive** op (`exponential`, `tanh`, `divide`, ...) joins its consumers'
 //!   cluster when they all are in one, and otherwise starts a cluster of its own: its
 //!   value is computed once, written, and read by each consumer's kernel.
@@ -139,6 +141,23 @@ pub fn cluster(f: &Function) -> Vec<Segment> {
             leaves[d] = true;
         }
     }
+    // Recomputing an op in several clusters is cheap only when it reads at most one
+    // tensor in full (XLA's `EffectivelyAtMostUnary`): its other operands are scalars or
+    // broadcasts, constants and iotas (themselves recomputed from little). Otherwise
+    // every copy would read all its operands, and a chain of them (a residual stream:
+    // `x + a1 + m1 + a2 + ...`) would be recomputed from its start in every reader.
+    let at_most_unary = |i: usize| {
+        let full = f.op(body[i]).operands.iter().filter(|&&v| {
+            let from_little = defined_at.get(&v).is_some_and(|&d| {
+                matches!(
+                    f.op(body[d]).kind,
+                    OpKind::BroadcastInDim { .. } | OpKind::Constant(_) | OpKind::Iota { .. }
+                )
+            });
+            f.ty(v).rank() > 0 && !from_little
+        });
+        full.count() <= 1
+    };
     // Place ops from the last: each joins clusters of its consumers or starts one.
     let mut clusters_of: Vec<Vec<usize>> = vec![Vec::new(); body.len()];
     let mut members: Vec<Vec<usize>> = Vec::new();
@@ -153,7 +172,7 @@ pub fn cluster(f: &Function) -> Vec<Segment> {
         let join = match role(&f.op(body[i]).kind) {
             Role::Root => false,
             _ if homes.len() == 1 => true,
-            Role::Cheap => !homes.is_empty() && !leaves[i],
+            Role::Cheap => !homes.is_empty() && !leaves[i] && at_most_unary(i),
             Role::Expensive => false,
         };
         if join {
@@ -301,6 +320,34 @@ mod tests {
         let d = f.op(c[0].ops[3]).results[0];
         assert_eq!(c[0].outputs, [d]);
         assert_eq!(c[1].inputs, [f.args()[1], f.args()[0], d]);
+    }
+
+    #[test]
+    fn a_shared_op_reading_two_tensors_in_full_is_computed_once() {
+        // r = x + y feeds two reductions; recomputing it in each would read x and y
+        // twice: it is a cluster of its own. s = r * broadcast(b) reads one tensor in
+        // full and is recomputed in both.
+        let (f, c) = clusters_of(
+            r#"module {
+  func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %r = stablehlo.add %x, %y : tensor<4x8xf32>
+    %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<8xf32>) -> tensor<4x8xf32>
+    %s = stablehlo.multiply %r, %bb : tensor<4x8xf32>
+    %u = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+    %m = stablehlo.reduce(%s init: %z) applies stablehlo.maximum across dimensions = [1] : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>
+    return %u, %m : tensor<4xf32>, tensor<4xf32>
+  }
+}"#,
+        );
+        assert_eq!(
+            names(&f, &c),
+            [
+                vec!["add"],
+                vec!["constant", "broadcast_in_dim", "multiply", "reduce"],
+                vec!["constant", "broadcast_in_dim", "multiply", "reduce"]
+            ]
+        );
     }
 
     #[test]

@@ -123,6 +123,21 @@ impl JitCompute {
         out
     }
 
+    /// Forgets the times measured so far.
+    pub fn clear_profile(&self) {
+        if let Some(p) = &self.profile {
+            for row in p
+                .rows
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .values_mut()
+            {
+                row.1 = 0;
+                row.2 = Duration::ZERO;
+            }
+        }
+    }
+
     /// The compiled kernel of a function, as one kernel (no clusters), from the cache or
     /// compiled now.
     pub fn kernel(&self, f: &Function) -> Result<Arc<CpuKernel>, LowerError> {

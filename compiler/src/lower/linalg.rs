@@ -29,7 +29,7 @@ use shardc_ir::{
     BlockId, DType, DotDims, Elements, Function, GatherDims, Literal, Op, OpKind, TensorType,
     ValueId,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
 /// Iterator type of one loop of a `linalg.generic`.
@@ -130,23 +130,7 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         ));
         e.ssa.insert(a, name);
     }
-    // Ops no result depends on are not emitted: fused away, a dead op calling a libm
-    // function would leave a `linalg.generic` with no results behind (the call may have
-    // effects), which no pass lowers.
-    let mut live: HashSet<ValueId> = f.results().iter().copied().collect();
-    let mut dead: HashSet<shardc_ir::OpId> = HashSet::new();
-    for &id in f.body().ops.iter().rev() {
-        let op = f.op(id);
-        if op.results.iter().any(|r| live.contains(r)) {
-            live.extend(op.operands.iter().copied());
-        } else {
-            dead.insert(id);
-        }
-    }
-    for (id, op) in f.body_ops() {
-        if dead.contains(&id) {
-            continue;
-        }
+    for (_, op) in f.body_ops() {
         let results = emit_op(&mut e, op)?;
         for (&r, s) in op.results.iter().zip(results) {
             e.ssa.insert(r, s);
@@ -838,7 +822,7 @@ fn dot_general(
         other => other,
     };
     // A batch of one is no batch: its unit dimensions join the free dimensions.
-    let (lgroups, rgroups): (Vec<Vec<usize>>, Vec<Vec<usize>>) = if b == 1 {
+    let (mut lgroups, rgroups): (Vec<Vec<usize>>, Vec<Vec<usize>>) = if b == 1 {
         let lm: Vec<usize> = d.lhs_batch.iter().chain(&lf).copied().collect();
         let rn: Vec<usize> = d.rhs_batch.iter().chain(&rf).copied().collect();
         (
@@ -851,6 +835,24 @@ fn dot_general(
             vec![d.rhs_batch.clone(), d.rhs_contracting.clone(), rf.clone()],
         )
     };
+    let in_order = |groups: &[&Vec<usize>]| {
+        groups
+            .iter()
+            .flat_map(|g| g.iter().copied())
+            .eq(0..groups.iter().map(|g| g.len()).sum::<usize>())
+    };
+    // CPU: a left operand laid out as [k, m] (contracting dimensions first, as in a
+    // weight gradient `x^T dy`) is read as it is by a matmul with a transposed map
+    // rather than transposed into a copy (its elements are broadcast one by one in the
+    // register tile, so their layout costs nothing there).
+    let transpose_a = e.flavour == Flavour::Cpu
+        && dt != DType::I1
+        && b == 1
+        && !in_order(&[&lgroups[0], &lgroups[1]])
+        && in_order(&[&lgroups[1], &lgroups[0]]);
+    if transpose_a {
+        lgroups.swap(0, 1);
+    }
     let lrefs: Vec<&[usize]> = lgroups.iter().map(Vec::as_slice).collect();
     let rrefs: Vec<&[usize]> = rgroups.iter().map(Vec::as_slice).collect();
     let (a, a_ty) = canonical(e, lhs, lty, &lrefs)?;
@@ -886,7 +888,7 @@ fn dot_general(
             (a, a_ty, bm, b_ty)
         };
         let acc_ty = TensorType::new(acc, c_shape);
-        let mut r = matmul_cpu(e, &a, &a_ty, &bm, &b_ty, &acc_ty, (m, n, k))?;
+        let mut r = matmul_cpu(e, &a, &a_ty, &bm, &b_ty, &acc_ty, (m, n, k), transpose_a)?;
         // A reshape of the result would fold into the matmul (see `barrier`).
         if !batched && c_ty.shape != out.shape {
             r = e.barrier(&r, &acc_ty);
@@ -906,7 +908,9 @@ fn dot_general(
 }
 
 /// `linalg.matmul` into a zero-filled accumulator (a batch: an `scf.for` over matmuls
-/// of its slices), tagged for the CPU tiling script.
+/// of its slices), tagged for the CPU tiling script; `transpose_a`: `a` is `[k, m]`
+/// (2-D only).
+#[allow(clippy::too_many_arguments)]
 fn matmul_cpu(
     e: &mut Emitter,
     a: &str,
@@ -915,6 +919,7 @@ fn matmul_cpu(
     b_ty: &TensorType,
     c_ty: &TensorType,
     (m, n, k): (usize, usize, usize),
+    transpose_a: bool,
 ) -> Result<String, LowerError> {
     let acc = c_ty.dtype;
     let zero = if acc.is_float() {
@@ -944,8 +949,13 @@ fn matmul_cpu(
               bt: &TensorType,
               c: &str,
               ct: &TensorType| {
+        let maps = if transpose_a {
+            "indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>] "
+        } else {
+            ""
+        };
         e.op(format!(
-            "linalg.matmul {{shardc.mm = {tag} : i64}} ins({a}, {b} : {at}, {bt}) outs({c} : {ct}) -> {ct}"
+            "linalg.matmul {maps}ins({a}, {b} : {at}, {bt}) outs({c} : {ct}) {{shardc.mm = {tag} : i64}} -> {ct}"
         ))
     };
     if c_ty.rank() == 2 {
