@@ -327,6 +327,13 @@ struct SegmentKernel {
     inputs: Vec<usize>,
     steps: Vec<Step>,
     outputs: Vec<usize>,
+    /// The step and output position that writes each buffer a step writes.
+    writer: HashMap<usize, (usize, usize)>,
+    /// Intermediate buffers of earlier runs, by step and output position, written again
+    /// by the next run (a kernel writes every element of its outputs) instead of
+    /// allocated and zeroed anew. A run that finds a slot empty (another device's thread
+    /// holds it) allocates.
+    spare: Mutex<Vec<Vec<Option<Literal>>>>,
     profile: Option<Arc<Profile>>,
 }
 
@@ -355,11 +362,19 @@ impl SegmentKernel {
                 }
             }
         }
+        let writer = steps
+            .iter()
+            .enumerate()
+            .flat_map(|(i, s)| s.outputs.iter().enumerate().map(move |(j, &b)| (b, (i, j))))
+            .collect();
+        let spare = Mutex::new(steps.iter().map(|s| vec![None; s.outputs.len()]).collect());
         SegmentKernel {
             buffers: sf.values.len(),
             inputs: sf.args().iter().map(|v| v.index()).collect(),
             steps,
             outputs,
+            writer,
+            spare,
             profile,
         }
     }
@@ -379,15 +394,30 @@ impl Kernel for SegmentKernel {
         for (&b, lit) in self.inputs.iter().zip(inputs) {
             env[b] = Some(Cow::Borrowed(lit));
         }
-        for step in &self.steps {
+        let lock_spare = || self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        for (i, step) in self.steps.iter().enumerate() {
             let args = step
                 .inputs
                 .iter()
                 .map(|&b| env[b].as_deref())
                 .collect::<Option<Vec<&Literal>>>()
                 .ok_or("a cluster reads a buffer no earlier cluster wrote (a bug in clustering)")?;
+            let mut outs: Vec<Literal> = {
+                let mut spare = lock_spare();
+                step.kernel
+                    .outputs()
+                    .iter()
+                    .zip(spare[i].iter_mut())
+                    .map(|(t, slot)| {
+                        slot.take().unwrap_or_else(|| Literal {
+                            ty: t.clone(),
+                            elements: shardc_ir::Elements::zeros(t.dtype, t.num_elements()),
+                        })
+                    })
+                    .collect()
+            };
             let start = step.profile.map(|_| Instant::now());
-            let outs = step.kernel.run_refs(&args)?;
+            step.kernel.run_refs_into(&args, &mut outs)?;
             if let (Some(start), Some(row), Some(p)) = (start, step.profile, &self.profile) {
                 let elapsed = start.elapsed();
                 if let Some(r) = p
@@ -404,7 +434,10 @@ impl Kernel for SegmentKernel {
                 env[b] = Some(Cow::Owned(o));
             }
             for &b in &step.free {
-                env[b] = None;
+                if let (Some(Cow::Owned(lit)), Some(&(w, j))) = (env[b].take(), self.writer.get(&b))
+                {
+                    lock_spare()[w][j] = Some(lit);
+                }
             }
         }
         self.outputs

@@ -109,6 +109,22 @@ fn identical_layers_share_cluster_kernels() {
         (1, 4, 3, 1),
         "{stats:?}"
     );
+    // A second run on other inputs writes the buffers of the first again.
+    let other: Vec<Literal> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let n = a.ty.num_elements();
+            Literal::from_f64(
+                DType::F32,
+                &a.ty.shape,
+                &values(n, 90 + i as u64, -0.5, 0.5),
+            )
+            .unwrap()
+        })
+        .collect();
+    let want_other = shardc_runtime::reference::run(&m, "main", &other).unwrap();
+    super::compare(&k.run(&other).unwrap()[0], &want_other[0], Tol::F32).unwrap();
     // Preparing the segment again compiles nothing.
     let again = jit.prepare(&m, f, seg).unwrap();
     super::compare(&again.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
