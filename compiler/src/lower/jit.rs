@@ -52,7 +52,7 @@ pub struct JitStats {
     pub compiled: usize,
     /// Kernels served from the cache (compiled for another cluster with the same text).
     pub reused: usize,
-    /// Modules compiled (each a batch of kernels, one LLVM engine).
+    /// Modules compiled (one per kernel compiled, each with its own LLVM engine).
     pub modules: usize,
     /// Time spent compiling modules, summed over the threads that compiled them.
     pub compile_seconds: f64,
