@@ -304,6 +304,48 @@ fn libm_mode_matches_the_reference_more_closely() {
     }
 }
 
+/// Through the engine: the cluster holding an op kernels do not lower fails its
+/// segment with the lowering's error (the op and the fix); the engine stays usable.
+#[test]
+fn the_engine_names_an_op_it_cannot_lower() {
+    let m = parse_module(
+        r#"module {
+  func.func @main(%s: tensor<i64>, %x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = shardc.random %s, distribution = UNIFORM : (tensor<i64>) -> tensor<4xf32>
+    %1 = stablehlo.exponential %x : tensor<4xf32>
+    %2 = stablehlo.add %0, %1 : tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}"#,
+    )
+    .unwrap();
+    let f = m.entry().unwrap();
+    let Step::Compute(seg) = &steps(f)[0] else {
+        panic!("a compute segment")
+    };
+    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let e = jit.prepare(&m, f, seg).err().expect("an error").to_string();
+    assert!(
+        e.starts_with("shardc.random defining")
+            && e.contains("shardc_runtime::engine::Interpreted"),
+        "{e}"
+    );
+    // The other clusters compiled; a segment without the op still prepares.
+    let g = identity_exp();
+    let Step::Compute(ok) = &steps(&g)[0] else {
+        panic!("a compute segment")
+    };
+    assert!(jit.prepare(&module_of(g.clone()), &g, ok).is_ok());
+}
+
+/// `exp(x)` on 4 elements.
+fn identity_exp() -> shardc_ir::Function {
+    let mut b = FunctionBuilder::new("main", &[TensorType::new(DType::F32, [4])]);
+    let x = b.arg(0);
+    let e = b.unary(UnaryOp::Exponential, x).unwrap();
+    b.finish(&[e])
+}
+
 #[test]
 fn errors_name_the_op_and_the_fix() {
     let err = |src: &str| {
