@@ -11,7 +11,7 @@
 //!     | emit, compile                      one module per kernel, on a thread per host
 //!     |                                    core, the largest kernels first
 //!  SegmentKernel::run                       the cluster kernels in order; a buffer is
-//!                                           dropped after its last reader
+//!                                           kept for the next run after its last reader
 //! ```
 
 use super::cluster::cluster;
