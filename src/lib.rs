@@ -4,6 +4,7 @@
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
 pub mod bench;
+pub mod checkpoint;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -16,6 +17,7 @@ pub mod models;
 mod mpi;
 mod nn;
 pub mod optim;
+pub mod restart;
 mod simulate;
 mod spec;
 mod trace;

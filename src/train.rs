@@ -69,9 +69,22 @@ pub enum Optimizer {
 impl Optimizer {
     /// Optimizer-state tensors per parameter (velocity; or first and second moments).
     pub fn slots(&self) -> usize {
+        self.slot_names().len()
+    }
+
+    /// The name of each optimizer-state slot, in the state's order (checkpoints name
+    /// tensors by them).
+    pub fn slot_names(&self) -> &'static [&'static str] {
         match self {
-            Optimizer::Sgd { .. } => 1,
-            Optimizer::AdamW { .. } => 2,
+            Optimizer::Sgd { .. } => &["momentum"],
+            Optimizer::AdamW { .. } => &["adam_m", "adam_v"],
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Optimizer::Sgd { .. } => "sgd",
+            Optimizer::AdamW { .. } => "adamw",
         }
     }
 

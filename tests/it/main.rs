@@ -1,6 +1,7 @@
 //! shardc's integration tests: one binary, one module per area.
 
 mod bench;
+mod checkpoint;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
