@@ -13,6 +13,7 @@
 //! | ZeRO-3 / FSDP | `data` | split over `data` (gathered for use) | split over `data` | split over `data` |
 //! | Megatron | replicated | the model's tensor-parallel specs over `model` | as parameters | as parameters |
 //! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
+//! | Expert (MoE) | `data` | experts split over `data` (the given specs) | as parameters | as parameters |
 //!
 //! "Split over `data`" puts `data` on the first dimension it divides (replicated if none).
 
@@ -34,6 +35,10 @@ pub enum Strategy {
     Megatron(Vec<PartitionSpec>),
     /// Data parallelism over `data` times tensor parallelism with these specs over `model`.
     DpTp(Vec<PartitionSpec>),
+    /// Expert parallelism (GShard): the batch split over `data`, the experts' weights
+    /// split by expert with these specs (e.g. `MoeConfig::expert_specs("data")`), so
+    /// tokens travel to their experts and back by all-to-all.
+    Expert(Vec<PartitionSpec>),
 }
 
 impl Strategy {
@@ -45,6 +50,7 @@ impl Strategy {
             Strategy::Zero3 => "zero3",
             Strategy::Megatron(_) => "megatron",
             Strategy::DpTp(_) => "dp_tp",
+            Strategy::Expert(_) => "expert",
         }
     }
 }
@@ -194,7 +200,7 @@ where
         Strategy::Zero1 => (replicated.clone(), replicated.clone(), zeroed.clone()),
         Strategy::Zero2 => (replicated.clone(), zeroed.clone(), zeroed.clone()),
         Strategy::Zero3 => (zeroed.clone(), zeroed.clone(), zeroed.clone()),
-        Strategy::Megatron(s) | Strategy::DpTp(s) => {
+        Strategy::Megatron(s) | Strategy::DpTp(s) | Strategy::Expert(s) => {
             let s = specs_of(s)?;
             (s.clone(), s.clone(), s)
         }

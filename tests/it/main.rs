@@ -7,6 +7,7 @@ mod cpu;
 mod cuda;
 mod grad;
 mod kernels;
+mod moe;
 mod partition;
 mod strategies;
 mod trace;
