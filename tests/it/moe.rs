@@ -207,7 +207,7 @@ fn experts_that_do_not_divide_over_the_axis_are_an_error() {
     let cfg = MoeConfig { experts: 6, ..CFG };
     let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
     let e = step(cfg, &mesh)
-        .and_then(|ts| ts.program.compile(&ts.options()).map_err(Into::into))
+        .and_then(|ts| ts.program.compile(&ts.options()))
         .err()
         .expect("6 experts over 4 devices");
     insta::assert_snapshot!(e.to_string());
