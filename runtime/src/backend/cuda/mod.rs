@@ -28,6 +28,8 @@ mod driver;
 mod mesh;
 pub mod plan;
 pub mod program;
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+mod rank;
 pub mod target;
 
 #[cfg(feature = "cuda")]
@@ -36,3 +38,5 @@ pub use driver::{DriverInfo, GpuInfo, probe};
 pub use mesh::{CudaMesh, CudaOptions, ProgramRun};
 pub use plan::Collectives;
 pub use program::{Buffer, GpuKernel, GpuLaunch, GpuModule, GpuProgram, Param};
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+pub use rank::CudaMpiMesh;
