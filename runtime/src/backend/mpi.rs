@@ -634,6 +634,7 @@ impl<'u> MpiMesh<'u> {
     /// one process per GPU stages collectives through host memory this way). Needs the
     /// communicators of [`MpiMesh::make_communicators`] and the reductions of
     /// [`MpiMesh::reductions`].
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn exchange(
         &self,
         how: &HashMap<usize, How>,
