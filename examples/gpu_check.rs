@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo run --release --example gpu_check -- [--part kernels|programs|collectives|bench|all]
 //!     [--random N] [--sizes 512,1024,4096] [--compile-only]
+//! mpirun -n <GPUs> target/release/examples/gpu_check --part mpi [--random N]
 //! ```
 //!
 //! - `kernels`: every op family (elementwise f32 with transcendentals, integer and f64
@@ -18,7 +19,12 @@
 //!   8-device mesh against the simulated mesh (NCCL where every device has its own GPU,
 //!   host-staged otherwise), and the same ops on one device through NCCL where NCCL loads;
 //! - `bench`: `n x n` f32 matmuls, shardc's PTX kernel and cuBLAS `sgemm`, GFLOP/s as JSON
-//!   lines, with the largest relative difference between their results.
+//!   lines, with the largest relative difference between their results;
+//! - `mpi` (under `mpirun`, not part of `all`): one process per GPU (`CudaMpiMesh`): the
+//!   programs of `programs` whose device count divides the number of ranks through
+//!   `run_cuda_mpi`, and the per-device ops of `collectives` on 8 devices (with 8 ranks) and
+//!   on one device per rank; NCCL (`ncclCommInitRank`, the id shared over MPI) where no two
+//!   ranks of a node share a GPU, collectives staged through MPI otherwise.
 //!
 //! Floats are compared within `|got - want| <= abs + rel·|want|`: f32 `abs = rel = 1e-4`
 //! (PTX computes `exp`, `log`, `tanh`, `sin`, ... with MLIR's polynomial approximations,
@@ -31,13 +37,13 @@
 use shardc::compiler::gpu_program::{PtxCompiler, program};
 use shardc::compiler::lower::gpu::Target;
 use shardc::compiler::lower::whole_function;
-use shardc::compiler::{Options, compile};
+use shardc::compiler::{Compiled, Options, compile};
 use shardc::ir::testing::jax::excess_error;
 use shardc::ir::testing::{Choices, gen_program_f32};
 use shardc::ir::text::parse_module;
 use shardc::ir::{DType, Literal, Module};
-use shardc::runtime::backend::Executable;
 use shardc::runtime::backend::cuda::{Collectives, CudaMesh, CudaOptions, probe};
+use shardc::runtime::backend::{Executable, RunReport};
 use shardc::runtime::{reference, simulate};
 use std::time::Instant;
 
@@ -48,6 +54,8 @@ struct Tally {
     fail: Vec<String>,
     /// Programs the GPU path does not compile (the kernels issue's), with the error.
     unlowered: Vec<String>,
+    /// Programs not run (`--part mpi`: of a size the ranks cannot make a mesh of).
+    skipped: usize,
 }
 
 impl Tally {
@@ -55,6 +63,9 @@ impl Tally {
         let mut s = format!("{what}: {} pass, {} fail", self.pass, self.fail.len());
         if !self.unlowered.is_empty() {
             s.push_str(&format!(", {} do not lower to PTX", self.unlowered.len()));
+        }
+        if self.skipped > 0 {
+            s.push_str(&format!(", {} skipped", self.skipped));
         }
         s
     }
@@ -381,18 +392,42 @@ fn det_inputs(m: &Module) -> Vec<Literal> {
 /// A partitioned program through `run_cuda` against the reference, and its measured
 /// bytes against `explain`.
 fn global(ctx: &Ctx, m: &Module, args: &[Literal], options: &Options) -> Result<(), String> {
+    let compile_only = ctx.compile_only.then_some(&ctx.target);
+    let run = |c: &Compiled| {
+        shardc::run_cuda(c, args, 1e-4)
+            .map(|r| Some((r.outputs, r.report)))
+            .map_err(|e| format!("run: {e}"))
+    };
+    check_global(compile_only, m, args, options, &run).map(|_| ())
+}
+
+/// How a check runs a compiled program: its global results and report, or `None` where
+/// it does not run it (a program of another size than the meshes at hand).
+type RunGlobal<'a> = dyn Fn(&Compiled) -> Result<Option<(Vec<Literal>, RunReport)>, String> + 'a;
+
+/// A partitioned program run by `run` against the reference, and its measured bytes
+/// against `explain`; with `compile_only`, only compiled to PTX for that target. `false`
+/// where `run` did not run it.
+fn check_global(
+    compile_only: Option<&Target>,
+    m: &Module,
+    args: &[Literal],
+    options: &Options,
+    run: &RunGlobal,
+) -> Result<bool, String> {
     let c = compile(m, options).map_err(|e| format!("compile: {e}"))?;
     let want = reference::run(m, "main", args).map_err(|e| format!("reference: {e}"))?;
-    if ctx.compile_only {
-        let compiler = PtxCompiler::new(ctx.target.clone());
+    if let Some(target) = compile_only {
+        let compiler = PtxCompiler::new(target.clone());
         Executable::new(&c.partitioned.module, "main", &compiler)
             .map_err(|e| format!("lower: {e}"))?;
-        return Ok(());
+        return Ok(true);
     }
-    let run = shardc::run_cuda(&c, args, 1e-4).map_err(|e| format!("run: {e}"))?;
-    compare(&run.outputs, &want)?;
-    let mut measured: Vec<String> = run
-        .report
+    let Some((outputs, report)) = run(&c)? else {
+        return Ok(false);
+    };
+    compare(&outputs, &want)?;
+    let mut measured: Vec<String> = report
         .stats
         .ops
         .iter()
@@ -417,10 +452,15 @@ fn global(ctx: &Ctx, m: &Module, args: &[Literal], options: &Options) -> Result<
     if measured != stated {
         return Err(format!("bytes {measured:?}, explain states {stated:?}"));
     }
-    Ok(())
+    Ok(true)
 }
 
-fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
+/// The canonical partitioned programs and `random` random f32 programs, each checked by
+/// `check(module, inputs, options)`: `Ok(true)` passed, `Ok(false)` skipped.
+fn programs_with(
+    random: usize,
+    check: &dyn Fn(&Module, &[Literal], &Options) -> Result<bool, String>,
+) -> (Tally, Tally) {
     let mut canonical = Tally::default();
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -432,9 +472,10 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
         };
         let r = shardc::ir::text::parse_module_with(&text, options.uneven())
             .map_err(|e| e.to_string())
-            .and_then(|m| global(ctx, &m, &det_inputs(&m), &options));
+            .and_then(|m| check(&m, &det_inputs(&m), &options));
         match r {
-            Ok(()) => canonical.pass += 1,
+            Ok(true) => canonical.pass += 1,
+            Ok(false) => canonical.skipped += 1,
             Err(e) if e.starts_with("lower") => canonical.unlowered.push(format!("{name}: {e}")),
             Err(e) => canonical.fail.push(format!("{name}: {e}")),
         }
@@ -444,8 +485,9 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
     for i in 0..random {
         let values: Vec<u32> = (0..1024).map(|_| (rng.next() * 4e9) as u32).collect();
         let p = gen_program_f32(&mut Choices::new(values));
-        match global(ctx, &p.module, &p.inputs, &Options::default()) {
-            Ok(()) => rand.pass += 1,
+        match check(&p.module, &p.inputs, &Options::default()) {
+            Ok(true) => rand.pass += 1,
+            Ok(false) => rand.skipped += 1,
             Err(e) => {
                 let text = shardc::ir::text::print_module(&p.module);
                 let entry = format!("random program {i}: {e}\n{text}");
@@ -458,6 +500,12 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
         }
     }
     (canonical, rand)
+}
+
+fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
+    programs_with(random, &|m, args, options| {
+        global(ctx, m, args, options).map(|()| true)
+    })
 }
 
 const ROWS: &str = "dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>";
@@ -544,8 +592,24 @@ fn collectives(t: &str, r: &str, one: bool) -> String {
     )
 }
 
+/// Runs an executable on every device's arguments: every device's results.
+type RunAll<'a> = dyn Fn(&Executable, Vec<Vec<Literal>>) -> Result<Vec<Vec<Literal>>, String> + 'a;
+
 /// Every per-device op against the simulated mesh on `mesh`.
 fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &mut Tally) {
+    let run = |exe: &Executable, args| {
+        let mesh = mesh.ok_or("no mesh")?;
+        exe.run(mesh, args)
+            .map(|r| r.outputs)
+            .map_err(|e| e.to_string())
+    };
+    let run: Option<&RunAll> = if mesh.is_some() { Some(&run) } else { None };
+    collectives_with(&ctx.target, run, n, what, t);
+}
+
+/// Every per-device op against the simulated mesh, run by `run` (compiled only where
+/// `None`).
+fn collectives_with(target: &Target, run: Option<&RunAll>, n: usize, what: &str, t: &mut Tally) {
     for (ty, dt) in [
         ("f32", DType::F32),
         ("i32", DType::I32),
@@ -578,7 +642,7 @@ fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &
                     continue;
                 }
             };
-            let compiler = PtxCompiler::new(ctx.target.clone());
+            let compiler = PtxCompiler::new(target.clone());
             let exe = match Executable::new(&m, "main", &compiler) {
                 Ok(e) => e,
                 Err(e) => {
@@ -586,14 +650,13 @@ fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &
                     continue;
                 }
             };
-            let Some(mesh) = mesh else {
+            let Some(run) = run else {
                 t.pass += 1;
                 continue;
             };
-            match exe.run(mesh, args) {
-                Ok(report) => {
-                    let bad = report
-                        .outputs
+            match run(&exe, args) {
+                Ok(outputs) => {
+                    let bad = outputs
                         .iter()
                         .zip(&want)
                         .enumerate()
@@ -737,6 +800,148 @@ mod cublas {
     }
 }
 
+/// `--part mpi`: the cuda backend with one MPI process per GPU (`CudaMpiMesh`), under
+/// `mpirun -n W`: the canonical and random programs whose device count divides `W` through
+/// `run_cuda_mpi` (the world split into meshes of their size) against the reference and
+/// `explain`'s bytes, and every per-device op on 8 devices (if `W` is 8) and on one
+/// device per rank against the simulated mesh. NCCL where no two ranks of a node share a
+/// GPU; more ranks than GPUs stage collectives through MPI. Every rank checks; rank 0
+/// prints; the exit status is agreed.
+#[cfg(feature = "mpi")]
+fn mpi_part(random: usize) -> ! {
+    use shardc::runtime::backend::cuda::CudaMpiMesh;
+    use shardc::runtime::backend::mpi::rsmpi::collective::SystemOperation;
+    use shardc::runtime::backend::mpi::rsmpi::topology::Color;
+    use shardc::runtime::backend::mpi::rsmpi::traits::*;
+    use shardc::runtime::backend::mpi::{abort_on_panic, initialize, launched};
+    use std::collections::HashMap;
+    if !launched() {
+        eprintln!(
+            "gpu_check: --part mpi runs one process per GPU: launch it as `mpirun -n <GPUs> gpu_check --part mpi` (with more ranks than GPUs, ranks share GPUs and collectives go through MPI)"
+        );
+        std::process::exit(2);
+    }
+    let universe = match initialize() {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("gpu_check: {e}");
+            std::process::exit(2);
+        }
+    };
+    abort_on_panic();
+    let world = universe.world();
+    let (rank, size) = (world.rank() as usize, world.size() as usize);
+    let options = CudaOptions::default();
+    let whole = match CudaMpiMesh::world(&universe, &options) {
+        Ok(m) => m,
+        Err(e) => {
+            // Agreed: every rank has the same error.
+            if rank == 0 {
+                println!(r#"{{"error":{:?}}}"#, e.to_string());
+            }
+            eprintln!("gpu_check: rank {rank}: {e}");
+            std::process::exit(2);
+        }
+    };
+    let target = match whole.target() {
+        Ok((chip, ptx)) => Target {
+            chip,
+            ptx,
+            libdevice: None,
+        },
+        Err(e) => {
+            eprintln!("gpu_check: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut summary = vec![format!(
+        "one process per GPU: {size} ranks, collectives {:?}, PTX target {} ISA {}",
+        whole.collectives(),
+        target.chip,
+        target.ptx
+    )];
+    // A mesh of `k` ranks for each `k` dividing the world's size (made in the same order
+    // on every rank): rank r is device r % k of mesh r / k.
+    let mut meshes: HashMap<usize, CudaMpiMesh> = HashMap::new();
+    for k in (1..=size).filter(|k| size % k == 0) {
+        let part = world
+            .split_by_color(Color::with_value((rank / k) as i32))
+            .expect("every rank has a color");
+        match CudaMpiMesh::new(&universe, &part, &options) {
+            Ok(m) => {
+                meshes.insert(k, m);
+            }
+            Err(e) => summary.push(format!("meshes of {k} ranks not made: {e}")),
+        }
+    }
+    let check = |m: &Module, args: &[Literal], options: &Options| {
+        let run = |c: &Compiled| -> Result<Option<(Vec<Literal>, RunReport)>, String> {
+            let Some(mesh) = meshes.get(&c.partitioned.mesh.num_devices()) else {
+                return Ok(None);
+            };
+            shardc::run_cuda_mpi(mesh, c, args, 1e-4)
+                .map(|r| Some((r.outputs, r.report)))
+                .map_err(|e| format!("run: {e}"))
+        };
+        check_global(None, m, args, options, &run)
+    };
+    let start = Instant::now();
+    let (canonical, rand) = programs_with(random, &check);
+    let mut coll = Tally::default();
+    let mut modes = Vec::new();
+    for (k, what) in [(8, "8 devices, one per rank"), (1, "1 device per rank")] {
+        let Some(mesh) = meshes.get(&k) else {
+            continue;
+        };
+        modes.push(format!("{what}: {:?}", mesh.collectives()));
+        let run = |exe: &Executable, args: Vec<Vec<Literal>>| {
+            let mine = args.get(mesh.device()).cloned().unwrap_or_default();
+            mesh.run(exe, mine)
+                .map(|r| r.outputs)
+                .map_err(|e| e.to_string())
+        };
+        collectives_with(&target, Some(&run), k, what, &mut coll);
+    }
+    let mut failed = 0u64;
+    let mut lines = Vec::new();
+    for (t, what) in [
+        (
+            &canonical,
+            "canonical partitioned programs vs reference, bytes vs explain".to_string(),
+        ),
+        (&rand, format!("{random} random f32 programs vs reference")),
+        (
+            &coll,
+            format!("collectives vs simulated mesh ({})", modes.join("; ")),
+        ),
+    ] {
+        failed += t.fail.len() as u64;
+        if rank == 0 {
+            for f in &t.fail {
+                println!("FAIL mpi: {f}");
+            }
+            for u in &t.unlowered {
+                println!("UNLOWERED mpi: {u}");
+            }
+        }
+        lines.push(format!("one process per GPU, {}", t.line(&what)));
+    }
+    summary.extend(lines);
+    let mut any = 0u64;
+    world.all_reduce_into(&failed, &mut any, SystemOperation::max());
+    if rank == 0 {
+        eprintln!("mpi: {:.1}s", start.elapsed().as_secs_f64());
+        println!("=== gpu_check summary ===");
+        for s in &summary {
+            println!("- {s}");
+        }
+    }
+    drop(meshes);
+    drop(whole);
+    drop(universe);
+    std::process::exit(if any > 0 { 1 } else { 0 });
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opt = |name: &str| {
@@ -752,6 +957,15 @@ fn main() {
         .filter_map(|s| s.trim().parse().ok())
         .collect();
     let compile_only = args.iter().any(|a| a == "--compile-only");
+    if part == "mpi" && !compile_only {
+        #[cfg(feature = "mpi")]
+        mpi_part(random);
+        #[cfg(not(feature = "mpi"))]
+        {
+            eprintln!("gpu_check: --part mpi needs the feature mpi");
+            std::process::exit(2);
+        }
+    }
     let mut summary = Vec::new();
     let ctx = if compile_only {
         summary.push("compile only: every program compiled to PTX for sm_90, nothing run".into());

@@ -78,8 +78,9 @@ pub struct CudaMpiMesh<'u> {
     lowest: ((u32, u32), i32),
     mode: Collectives,
     loaded: RefCell<HashMap<u64, Arc<Loaded>>>,
-    /// The NCCL communicator of each group this device is in, and its position there.
-    comms: RefCell<HashMap<Vec<usize>, (Comm, usize)>>,
+    /// The NCCL communicator of each group this device is in, and its position there, in
+    /// the order they were made (the same on every rank; destroyed in that order).
+    comms: RefCell<Vec<(Vec<usize>, Comm, usize)>>,
     /// Every group whose communicators were made (by its members): the same on every rank.
     made: RefCell<HashSet<Vec<usize>>>,
 }
@@ -186,7 +187,7 @@ impl<'u> CudaMpiMesh<'u> {
             lowest,
             mode,
             loaded: RefCell::new(HashMap::new()),
-            comms: RefCell::new(HashMap::new()),
+            comms: RefCell::new(Vec::new()),
             made: RefCell::new(HashSet::new()),
         })
     }
@@ -279,8 +280,11 @@ impl<'u> CudaMpiMesh<'u> {
                 .map(|(s, r)| {
                     let mut per_device = vec![None; n];
                     if let (Planned::PerDevice { exchange, .. }, Some(Route::Nccl)) = (s, r) {
-                        per_device[device] =
-                            group_of(exchange, device, n).and_then(|g| mine.get(&g).copied());
+                        per_device[device] = group_of(exchange, device, n).and_then(|g| {
+                            mine.iter()
+                                .find(|(made, ..)| *made == g)
+                                .map(|&(_, c, p)| (c, p))
+                        });
                     }
                     per_device
                 })
@@ -445,7 +449,7 @@ impl<'u> CudaMpiMesh<'u> {
                 Ok(Ok(_)) => {
                     self.comms
                         .borrow_mut()
-                        .insert(group.clone(), (Comm(comm), position));
+                        .push((group.clone(), Comm(comm), position));
                 }
                 Ok(Err(e)) => self.abort_job(&format!(
                     "ncclCommInitRank for devices {group:?} (position {position}) failed: {}",
@@ -549,7 +553,7 @@ impl<'u> CudaMpiMesh<'u> {
 
 impl Drop for CudaMpiMesh<'_> {
     fn drop(&mut self) {
-        for (_, (c, _)) in self.comms.borrow_mut().drain() {
+        for (_, c, _) in self.comms.borrow_mut().drain(..) {
             // SAFETY: no run is in progress (a run borrows the mesh); destroyed once.
             let _ = catch_unwind(|| unsafe { nccl::comm_destroy(c.0) });
         }
