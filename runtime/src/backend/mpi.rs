@@ -196,6 +196,10 @@ pub fn abort_on_panic() {
     }));
 }
 
+/// What a member of a group gets from [`share_ids`]: the group's id and its position in
+/// the group, or why there is no id.
+pub type SharedId<const N: usize> = Result<([u8; N], usize), String>;
+
 /// The tag of [`share_ids`]' messages.
 const SHARE_TAG: mpi::Tag = 0x5d1d;
 
@@ -217,7 +221,7 @@ pub fn share_ids<C: Communicator, const N: usize>(
     comm: &C,
     groups: &[Vec<usize>],
     mut make: impl FnMut(usize) -> Result<[u8; N], String>,
-) -> Vec<Option<Result<([u8; N], usize), String>>> {
+) -> Vec<Option<SharedId<N>>> {
     let me = comm.rank() as usize;
     let size = comm.size() as usize;
     let mut out = Vec::with_capacity(groups.len());

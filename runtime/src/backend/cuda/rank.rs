@@ -260,8 +260,11 @@ impl<'u> CudaMpiMesh<'u> {
         let (device, n) = (mpi.device(), mpi.devices());
         mpi.same_program(exe)?;
         // What each rank checks on its own, agreed on before any collective.
-        let prepared = mpi.agree(self.prepare(exe, &args))?;
-        let (how, programs, loaded) = prepared;
+        let Prepared {
+            how,
+            programs,
+            loaded,
+        } = mpi.agree(self.prepare(exe, &args))?;
         mpi.make_communicators(exe);
         let routes: Vec<Option<Route>> = exe
             .steps
@@ -344,19 +347,7 @@ impl<'u> CudaMpiMesh<'u> {
 
     /// What this rank checks and prepares alone: the program's size and this device's
     /// arguments, its reductions, its GPU programs checked against this GPU and loaded.
-    #[allow(clippy::type_complexity)]
-    fn prepare(
-        &self,
-        exe: &Executable,
-        args: &[Literal],
-    ) -> Result<
-        (
-            HashMap<usize, How>,
-            Vec<Option<Arc<GpuProgram>>>,
-            Vec<HashMap<usize, Arc<Loaded>>>,
-        ),
-        RuntimeError,
-    > {
+    fn prepare(&self, exe: &Executable, args: &[Literal]) -> Result<Prepared, RuntimeError> {
         self.mpi.check(exe, args)?;
         let how = self.mpi.reductions(exe)?;
         let named = |e: RuntimeError| RuntimeError::Remote {
@@ -378,7 +369,11 @@ impl<'u> CudaMpiMesh<'u> {
             }
             loaded.push(on);
         }
-        Ok((how, programs, loaded))
+        Ok(Prepared {
+            how,
+            programs,
+            loaded,
+        })
     }
 
     /// `program` loaded on this rank's GPU, the first time it is asked for.
@@ -558,6 +553,16 @@ impl Drop for CudaMpiMesh<'_> {
             let _ = catch_unwind(|| unsafe { nccl::comm_destroy(c.0) });
         }
     }
+}
+
+/// What a rank prepares alone before a run.
+struct Prepared {
+    /// How each reduction runs in MPI (for the ops staged through the host), by step.
+    how: HashMap<usize, How>,
+    /// The GPU program of each compute step.
+    programs: Vec<Option<Arc<GpuProgram>>>,
+    /// Per step, the program loaded on this rank's GPU.
+    loaded: Vec<HashMap<usize, Arc<Loaded>>>,
 }
 
 /// Opens local GPU `local % gpus`: the driver's report, the ordinal, its context and a
