@@ -455,12 +455,12 @@ fn check_global(
     Ok(true)
 }
 
+/// Checks a program on its inputs with options: `Ok(true)` passed, `Ok(false)` skipped.
+type CheckProgram<'a> = dyn Fn(&Module, &[Literal], &Options) -> Result<bool, String> + 'a;
+
 /// The canonical partitioned programs and `random` random f32 programs, each checked by
 /// `check(module, inputs, options)`: `Ok(true)` passed, `Ok(false)` skipped.
-fn programs_with(
-    random: usize,
-    check: &dyn Fn(&Module, &[Literal], &Options) -> Result<bool, String>,
-) -> (Tally, Tally) {
+fn programs_with(random: usize, check: &CheckProgram) -> (Tally, Tally) {
     let mut canonical = Tally::default();
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
