@@ -5,7 +5,6 @@
 //! ```sh
 //! cargo run --release --example gpu_check -- [--part kernels|programs|collectives|bench|all]
 //!     [--random N] [--sizes 512,1024,4096] [--compile-only]
-//! mpirun -n <GPUs> target/release/examples/gpu_check --part mpi [--random N]
 //! ```
 //!
 //! - `kernels`: every op family (elementwise f32 with transcendentals, integer and f64
@@ -19,12 +18,9 @@
 //!   8-device mesh against the simulated mesh (NCCL where every device has its own GPU,
 //!   host-staged otherwise), and the same ops on one device through NCCL where NCCL loads;
 //! - `bench`: `n x n` f32 matmuls, shardc's PTX kernel and cuBLAS `sgemm`, GFLOP/s as JSON
-//!   lines, with the largest relative difference between their results;
-//! - `mpi` (under `mpirun`, not part of `all`): one process per GPU (`CudaMpiMesh`): the
-//!   programs of `programs` whose device count divides the number of ranks through
-//!   `run_cuda_mpi`, and the per-device ops of `collectives` on 8 devices (with 8 ranks) and
-//!   on one device per rank; NCCL (`ncclCommInitRank`, the id shared over MPI) where no two
-//!   ranks of a node share a GPU, collectives staged through MPI otherwise.
+//!   lines, with the largest relative difference between their results.
+//!
+//! One process per GPU is `examples/gpu_check_mpi.rs`, which uses this file's checks.
 //!
 //! Floats are compared within `|got - want| <= abs + rel·|want|`: f32 `abs = rel = 1e-4`
 //! (PTX computes `exp`, `log`, `tanh`, `sin`, ... with MLIR's polynomial approximations,
@@ -49,17 +45,17 @@ use std::time::Instant;
 
 /// What one part found.
 #[derive(Default)]
-struct Tally {
-    pass: usize,
-    fail: Vec<String>,
+pub(crate) struct Tally {
+    pub(crate) pass: usize,
+    pub(crate) fail: Vec<String>,
     /// Programs the GPU path does not compile (the kernels issue's), with the error.
-    unlowered: Vec<String>,
-    /// Programs not run (`--part mpi`: of a size the ranks cannot make a mesh of).
-    skipped: usize,
+    pub(crate) unlowered: Vec<String>,
+    /// Programs not run (`gpu_check_mpi`: of a size the ranks cannot make a mesh of).
+    pub(crate) skipped: usize,
 }
 
 impl Tally {
-    fn line(&self, what: &str) -> String {
+    pub(crate) fn line(&self, what: &str) -> String {
         let mut s = format!("{what}: {} pass, {} fail", self.pass, self.fail.len());
         if !self.unlowered.is_empty() {
             s.push_str(&format!(", {} do not lower to PTX", self.unlowered.len()));
@@ -78,10 +74,10 @@ struct Ctx {
 }
 
 /// Deterministic values.
-struct Lcg(u64);
+pub(crate) struct Lcg(pub(crate) u64);
 
 impl Lcg {
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -91,7 +87,7 @@ impl Lcg {
 }
 
 /// Arguments of `m`'s entry: floats in [lo, hi), integers in [-50, 50), booleans.
-fn args_of(m: &Module, seed: u64, lo: f64, hi: f64) -> Vec<Literal> {
+pub(crate) fn args_of(m: &Module, seed: u64, lo: f64, hi: f64) -> Vec<Literal> {
     let mut rng = Lcg(seed);
     m.entry()
         .unwrap()
@@ -113,7 +109,7 @@ fn args_of(m: &Module, seed: u64, lo: f64, hi: f64) -> Vec<Literal> {
         .collect()
 }
 
-fn tolerance(dt: DType) -> (f64, f64) {
+pub(crate) fn tolerance(dt: DType) -> (f64, f64) {
     match dt {
         DType::F32 => (1e-4, 1e-4),
         DType::F64 => (1e-10, 1e-10),
@@ -123,7 +119,7 @@ fn tolerance(dt: DType) -> (f64, f64) {
 }
 
 /// `Ok` when every result is within the tolerance of its type.
-fn compare(got: &[Literal], want: &[Literal]) -> Result<(), String> {
+pub(crate) fn compare(got: &[Literal], want: &[Literal]) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} results for {}", got.len(), want.len()));
     }
@@ -364,7 +360,7 @@ fn kernels(ctx: &Ctx) -> Tally {
     t
 }
 
-fn case_files() -> Vec<std::path::PathBuf> {
+pub(crate) fn case_files() -> Vec<std::path::PathBuf> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/partition");
     let mut cases: Vec<_> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -374,7 +370,7 @@ fn case_files() -> Vec<std::path::PathBuf> {
 }
 
 /// Deterministic inputs in [-0.5, 0.5] (as `tests/it/partition.rs`).
-fn det_inputs(m: &Module) -> Vec<Literal> {
+pub(crate) fn det_inputs(m: &Module) -> Vec<Literal> {
     m.entry()
         .unwrap()
         .arg_types()
@@ -403,12 +399,13 @@ fn global(ctx: &Ctx, m: &Module, args: &[Literal], options: &Options) -> Result<
 
 /// How a check runs a compiled program: its global results and report, or `None` where
 /// it does not run it (a program of another size than the meshes at hand).
-type RunGlobal<'a> = dyn Fn(&Compiled) -> Result<Option<(Vec<Literal>, RunReport)>, String> + 'a;
+pub(crate) type RunGlobal<'a> =
+    dyn Fn(&Compiled) -> Result<Option<(Vec<Literal>, RunReport)>, String> + 'a;
 
 /// A partitioned program run by `run` against the reference, and its measured bytes
 /// against `explain`; with `compile_only`, only compiled to PTX for that target. `false`
 /// where `run` did not run it.
-fn check_global(
+pub(crate) fn check_global(
     compile_only: Option<&Target>,
     m: &Module,
     args: &[Literal],
@@ -456,11 +453,12 @@ fn check_global(
 }
 
 /// Checks a program on its inputs with options: `Ok(true)` passed, `Ok(false)` skipped.
-type CheckProgram<'a> = dyn Fn(&Module, &[Literal], &Options) -> Result<bool, String> + 'a;
+pub(crate) type CheckProgram<'a> =
+    dyn Fn(&Module, &[Literal], &Options) -> Result<bool, String> + 'a;
 
 /// The canonical partitioned programs and `random` random f32 programs, each checked by
 /// `check(module, inputs, options)`: `Ok(true)` passed, `Ok(false)` skipped.
-fn programs_with(random: usize, check: &CheckProgram) -> (Tally, Tally) {
+pub(crate) fn programs_with(random: usize, check: &CheckProgram) -> (Tally, Tally) {
     let mut canonical = Tally::default();
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -516,7 +514,7 @@ const ONE: &str = "dense<[[0]]> : tensor<1x1xi64>";
 
 /// Every per-device op on element type `t` with reducer `r` over 8 devices (as
 /// `runtime/tests/common/mod.rs`), or over one device (`groups` all `[[0]]`).
-fn collectives(t: &str, r: &str, one: bool) -> String {
+pub(crate) fn collectives(t: &str, r: &str, one: bool) -> String {
     let g = |s: &'static str| if one { ONE } else { s };
     let n = |k: usize| if one { 1 } else { k };
     let reducer = format!(
@@ -593,7 +591,8 @@ fn collectives(t: &str, r: &str, one: bool) -> String {
 }
 
 /// Runs an executable on every device's arguments: every device's results.
-type RunAll<'a> = dyn Fn(&Executable, Vec<Vec<Literal>>) -> Result<Vec<Vec<Literal>>, String> + 'a;
+pub(crate) type RunAll<'a> =
+    dyn Fn(&Executable, Vec<Vec<Literal>>) -> Result<Vec<Vec<Literal>>, String> + 'a;
 
 /// Every per-device op against the simulated mesh on `mesh`.
 fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &mut Tally) {
@@ -609,7 +608,13 @@ fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &
 
 /// Every per-device op against the simulated mesh, run by `run` (compiled only where
 /// `None`).
-fn collectives_with(target: &Target, run: Option<&RunAll>, n: usize, what: &str, t: &mut Tally) {
+pub(crate) fn collectives_with(
+    target: &Target,
+    run: Option<&RunAll>,
+    n: usize,
+    what: &str,
+    t: &mut Tally,
+) {
     for (ty, dt) in [
         ("f32", DType::F32),
         ("i32", DType::I32),
@@ -800,148 +805,6 @@ mod cublas {
     }
 }
 
-/// `--part mpi`: the cuda backend with one MPI process per GPU (`CudaMpiMesh`), under
-/// `mpirun -n W`: the canonical and random programs whose device count divides `W` through
-/// `run_cuda_mpi` (the world split into meshes of their size) against the reference and
-/// `explain`'s bytes, and every per-device op on 8 devices (if `W` is 8) and on one
-/// device per rank against the simulated mesh. NCCL where no two ranks of a node share a
-/// GPU; more ranks than GPUs stage collectives through MPI. Every rank checks; rank 0
-/// prints; the exit status is agreed.
-#[cfg(feature = "mpi")]
-fn mpi_part(random: usize) -> ! {
-    use shardc::runtime::backend::cuda::CudaMpiMesh;
-    use shardc::runtime::backend::mpi::rsmpi::collective::SystemOperation;
-    use shardc::runtime::backend::mpi::rsmpi::topology::Color;
-    use shardc::runtime::backend::mpi::rsmpi::traits::*;
-    use shardc::runtime::backend::mpi::{abort_on_panic, initialize, launched};
-    use std::collections::HashMap;
-    if !launched() {
-        eprintln!(
-            "gpu_check: --part mpi runs one process per GPU: launch it as `mpirun -n <GPUs> gpu_check --part mpi` (with more ranks than GPUs, ranks share GPUs and collectives go through MPI)"
-        );
-        std::process::exit(2);
-    }
-    let universe = match initialize() {
-        Ok(u) => u,
-        Err(e) => {
-            eprintln!("gpu_check: {e}");
-            std::process::exit(2);
-        }
-    };
-    abort_on_panic();
-    let world = universe.world();
-    let (rank, size) = (world.rank() as usize, world.size() as usize);
-    let options = CudaOptions::default();
-    let whole = match CudaMpiMesh::world(&universe, &options) {
-        Ok(m) => m,
-        Err(e) => {
-            // Agreed: every rank has the same error.
-            if rank == 0 {
-                println!(r#"{{"error":{:?}}}"#, e.to_string());
-            }
-            eprintln!("gpu_check: rank {rank}: {e}");
-            std::process::exit(2);
-        }
-    };
-    let target = match whole.target() {
-        Ok((chip, ptx)) => Target {
-            chip,
-            ptx,
-            libdevice: None,
-        },
-        Err(e) => {
-            eprintln!("gpu_check: {e}");
-            std::process::exit(2);
-        }
-    };
-    let mut summary = vec![format!(
-        "one process per GPU: {size} ranks, collectives {:?}, PTX target {} ISA {}",
-        whole.collectives(),
-        target.chip,
-        target.ptx
-    )];
-    // A mesh of `k` ranks for each `k` dividing the world's size (made in the same order
-    // on every rank): rank r is device r % k of mesh r / k.
-    let mut meshes: HashMap<usize, CudaMpiMesh> = HashMap::new();
-    for k in (1..=size).filter(|k| size % k == 0) {
-        let part = world
-            .split_by_color(Color::with_value((rank / k) as i32))
-            .expect("every rank has a color");
-        match CudaMpiMesh::new(&universe, &part, &options) {
-            Ok(m) => {
-                meshes.insert(k, m);
-            }
-            Err(e) => summary.push(format!("meshes of {k} ranks not made: {e}")),
-        }
-    }
-    let check = |m: &Module, args: &[Literal], options: &Options| {
-        let run = |c: &Compiled| -> Result<Option<(Vec<Literal>, RunReport)>, String> {
-            let Some(mesh) = meshes.get(&c.partitioned.mesh.num_devices()) else {
-                return Ok(None);
-            };
-            shardc::run_cuda_mpi(mesh, c, args, 1e-4)
-                .map(|r| Some((r.outputs, r.report)))
-                .map_err(|e| format!("run: {e}"))
-        };
-        check_global(None, m, args, options, &run)
-    };
-    let start = Instant::now();
-    let (canonical, rand) = programs_with(random, &check);
-    let mut coll = Tally::default();
-    let mut modes = Vec::new();
-    for (k, what) in [(8, "8 devices, one per rank"), (1, "1 device per rank")] {
-        let Some(mesh) = meshes.get(&k) else {
-            continue;
-        };
-        modes.push(format!("{what}: {:?}", mesh.collectives()));
-        let run = |exe: &Executable, args: Vec<Vec<Literal>>| {
-            let mine = args.get(mesh.device()).cloned().unwrap_or_default();
-            mesh.run(exe, mine)
-                .map(|r| r.outputs)
-                .map_err(|e| e.to_string())
-        };
-        collectives_with(&target, Some(&run), k, what, &mut coll);
-    }
-    let mut failed = 0u64;
-    let mut lines = Vec::new();
-    for (t, what) in [
-        (
-            &canonical,
-            "canonical partitioned programs vs reference, bytes vs explain".to_string(),
-        ),
-        (&rand, format!("{random} random f32 programs vs reference")),
-        (
-            &coll,
-            format!("collectives vs simulated mesh ({})", modes.join("; ")),
-        ),
-    ] {
-        failed += t.fail.len() as u64;
-        if rank == 0 {
-            for f in &t.fail {
-                println!("FAIL mpi: {f}");
-            }
-            for u in &t.unlowered {
-                println!("UNLOWERED mpi: {u}");
-            }
-        }
-        lines.push(format!("one process per GPU, {}", t.line(&what)));
-    }
-    summary.extend(lines);
-    let mut any = 0u64;
-    world.all_reduce_into(&failed, &mut any, SystemOperation::max());
-    if rank == 0 {
-        eprintln!("mpi: {:.1}s", start.elapsed().as_secs_f64());
-        println!("=== gpu_check summary ===");
-        for s in &summary {
-            println!("- {s}");
-        }
-    }
-    drop(meshes);
-    drop(whole);
-    drop(universe);
-    std::process::exit(if any > 0 { 1 } else { 0 });
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opt = |name: &str| {
@@ -957,14 +820,11 @@ fn main() {
         .filter_map(|s| s.trim().parse().ok())
         .collect();
     let compile_only = args.iter().any(|a| a == "--compile-only");
-    if part == "mpi" && !compile_only {
-        #[cfg(feature = "mpi")]
-        mpi_part(random);
-        #[cfg(not(feature = "mpi"))]
-        {
-            eprintln!("gpu_check: --part mpi needs the feature mpi");
-            std::process::exit(2);
-        }
+    if part == "mpi" {
+        eprintln!(
+            "gpu_check: one process per GPU is the example gpu_check_mpi (`mpirun -n <GPUs> target/release/examples/gpu_check_mpi`), a binary of its own so that this one needs no MPI library"
+        );
+        std::process::exit(2);
     }
     let mut summary = Vec::new();
     let ctx = if compile_only {

@@ -21,7 +21,9 @@
 # and booleans exactly.
 #
 # Environment: GPU_CHECK_BIN=path skips the build and runs that binary (a machine without
-# network: build it elsewhere with `cargo build --release --example gpu_check`);
+# network: build it elsewhere with `cargo build --release --example gpu_check`), and
+# GPU_CHECK_MPI_BIN=path the one-process-per-GPU check (`--example gpu_check_mpi`, which
+# links Open MPI's libmpi.so.40; without it, next to a GPU_CHECK_BIN, that part is skipped);
 # GPU_CHECK_RANDOM=N random programs (24); GPU_CHECK_SIZES=512,1024,4096;
 # GPU_CHECK_MPI_RANDOM=N random programs of each mpi run (8).
 set -uo pipefail
@@ -41,9 +43,11 @@ if ! timeout 20 nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_vers
 fi
 
 bin="${GPU_CHECK_BIN:-target/release/examples/gpu_check}"
+mpi_bin="${GPU_CHECK_MPI_BIN:-}"
 if [ -z "${GPU_CHECK_BIN:-}" ]; then
-  echo "gpu-check: cargo build --release --example gpu_check"
-  if ! timeout 200 cargo build --release --example gpu_check >"$log/build.txt" 2>&1; then
+  echo "gpu-check: cargo build --release --example gpu_check --example gpu_check_mpi"
+  mpi_bin="${mpi_bin:-target/release/examples/gpu_check_mpi}"
+  if ! timeout 200 cargo build --release --example gpu_check --example gpu_check_mpi >"$log/build.txt" 2>&1; then
     tail -30 "$log/build.txt"
     echo "gpu-check: the build failed or took over 200 s" >&2
     exit 2
@@ -66,11 +70,11 @@ run() { # name, timeout, args...
   sed -n '/^=== gpu_check summary ===$/,$p' "$log/$name.txt" | grep '^- ' >>"$log/summary.txt"
 }
 
-run_mpi() { # name, ranks, timeout: gpu_check --part mpi under mpirun
+run_mpi() { # name, ranks, timeout: gpu_check_mpi under mpirun
   local name=$1 ranks=$2 limit=$3
   echo "gpu-check: $name (mpirun -n $ranks)"
   timeout -k 5 "$((limit + 10))" mpirun --allow-run-as-root --oversubscribe --timeout "$limit" \
-    -n "$ranks" "$bin" --part mpi --random "${GPU_CHECK_MPI_RANDOM:-8}" >"$log/$name.txt" 2>&1
+    -n "$ranks" "$mpi_bin" --random "${GPU_CHECK_MPI_RANDOM:-8}" >"$log/$name.txt" 2>&1
   local rc=$?
   grep -E '^(FAIL|UNLOWERED) ' "$log/$name.txt" | cut -c1-400
   if [ $rc -ne 0 ]; then
@@ -86,12 +90,14 @@ run programs 90 --random "${GPU_CHECK_RANDOM:-24}"
 run collectives 60
 run bench 60 --sizes "${GPU_CHECK_SIZES:-512,1024,4096}"
 grep '"bench"' "$log/bench.txt"
-if command -v mpirun >/dev/null; then
+if [ -z "$mpi_bin" ]; then
+  echo "- one process per GPU: not run (GPU_CHECK_BIN given without GPU_CHECK_MPI_BIN)" >>"$log/summary.txt"
+elif ! command -v mpirun >/dev/null; then
+  echo "- one process per GPU: not run (no mpirun here; Debian: openmpi-bin)" >>"$log/summary.txt"
+else
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
   run_mpi mpi-per-gpu "${gpus:-1}" 90
   run_mpi mpi-8-ranks 8 120
-else
-  echo "- one process per GPU: not run (no mpirun here; Debian: openmpi-bin)" >>"$log/summary.txt"
 fi
 
 echo
