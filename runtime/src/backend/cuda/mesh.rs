@@ -269,7 +269,6 @@ pub(super) fn gpu_programs(
     version: i32,
 ) -> Result<Vec<Option<Arc<GpuProgram>>>, RuntimeError> {
     let mut segment = 0;
-
     let mut out = Vec::with_capacity(exe.steps.len());
     for s in &exe.steps {
         let Planned::Compute {
