@@ -50,7 +50,7 @@ use crate::backend::{
 use cudarc::driver::result;
 use cudarc::nccl::{result as nccl, sys as nccl_sys};
 use shardc_ir::Literal;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -137,15 +137,7 @@ impl<'u> CudaMpiMesh<'u> {
         // has the same GPU (compared by UUID).
         let mut uuids = vec![0u8; 16 * local.1];
         node.all_gather_into(&uuid[..], &mut uuids[..]);
-        let shared_gpu = uuids
-            .chunks(16)
-            .enumerate()
-            .any(|(r, u)| r != local.0 && u == uuid);
-        let mine = match (info.nccl.is_some(), shared_gpu) {
-            (false, _) => NO_NCCL,
-            (true, true) => SHARED_GPU,
-            (true, false) => NCCL_OK,
-        };
+        let mine = readiness(info.nccl.is_some(), &uuids, local.0);
         let world = mpi.communicator();
         let mut codes = vec![0u8; mpi.devices()];
         world.all_gather_into(&mine, &mut codes[..]);
@@ -158,25 +150,7 @@ impl<'u> CudaMpiMesh<'u> {
         let lowest = ((lowest_cc / 1000, lowest_cc % 1000), lowest_version);
 
         // Decided from what every rank gathered: the same on every rank.
-        let refusal = codes.iter().position(|&c| c != NCCL_OK).map(|r| {
-            if codes[r] == NO_NCCL {
-                format!("device {r} has no NCCL library (libnccl.so.2)")
-            } else {
-                format!(
-                    "device {r} shares its GPU with another rank of its node (NCCL refuses a GPU twice in a communicator; launch at most one rank per GPU)"
-                )
-            }
-        });
-        let mode = match (options.collectives, refusal) {
-            (Some(Collectives::HostStaged), _) => Collectives::HostStaged,
-            (Some(Collectives::Nccl), Some(why)) => {
-                return Err(RuntimeError::Cuda(format!(
-                    "NCCL cannot run this mesh: {why}; use host-staged collectives (over MPI)"
-                )));
-            }
-            (Some(Collectives::Nccl), None) | (None, None) => Collectives::Nccl,
-            (None, Some(_)) => Collectives::HostStaged,
-        };
+        let mode = decide(options.collectives, &codes)?;
         Ok(CudaMpiMesh {
             mpi,
             host,
@@ -469,19 +443,17 @@ impl<'u> CudaMpiMesh<'u> {
         failure: &DeviceError,
     ) {
         let device = self.device();
-        let pending: Vec<(usize, &Exchange, &Route)> = shared
-            .exe
-            .steps
-            .iter()
-            .enumerate()
-            .filter(|(step, _)| !progress.issued[*step].get())
-            .filter_map(|(step, s)| match (s, &shared.routes[step]) {
-                (Planned::PerDevice { exchange, .. }, Some(r)) if *r != Route::Local => {
-                    Some((step, exchange, r))
-                }
-                _ => None,
-            })
-            .collect();
+        let issued: Vec<bool> = progress.issued.iter().map(Cell::get).collect();
+        let pending: Vec<(usize, &Exchange, &Route)> =
+            pending_calls(shared.exe, &shared.routes, &issued)
+                .into_iter()
+                .filter_map(
+                    |step| match (&shared.exe.steps[step], &shared.routes[step]) {
+                        (Planned::PerDevice { exchange, .. }, Some(r)) => Some((step, exchange, r)),
+                        _ => None,
+                    },
+                )
+                .collect();
         let on_gpu = shared.routes.iter().any(|r| r == &Some(Route::Nccl));
         let mut gpu = if on_gpu {
             Some(Device::new(shared, device, progress))
@@ -565,6 +537,62 @@ struct Prepared {
     loaded: Vec<HashMap<usize, Arc<Loaded>>>,
 }
 
+/// Whether a rank can take part in NCCL collectives: `libnccl` loads (`nccl`), and no
+/// other rank of its node has its GPU (`uuids`: every rank of the node's GPU UUID, 16 bytes
+/// each, in node order; `me`: this rank's position). One of [`NCCL_OK`], [`NO_NCCL`],
+/// [`SHARED_GPU`].
+fn readiness(nccl: bool, uuids: &[u8], me: usize) -> u8 {
+    let mine = uuids.chunks(16).nth(me);
+    let shared = uuids
+        .chunks(16)
+        .enumerate()
+        .any(|(r, u)| r != me && Some(u) == mine);
+    match (nccl, shared) {
+        (false, _) => NO_NCCL,
+        (true, true) => SHARED_GPU,
+        (true, false) => NCCL_OK,
+    }
+}
+
+/// How a mesh runs collectives, from every rank's [`readiness`] (`codes`, by device) and
+/// what was `asked`: NCCL where every rank can, else host-staged over MPI; asked for NCCL
+/// where a rank cannot, an error naming the first such device.
+fn decide(asked: Option<Collectives>, codes: &[u8]) -> Result<Collectives, RuntimeError> {
+    let refusal = codes.iter().position(|&c| c != NCCL_OK).map(|r| {
+        if codes[r] == NO_NCCL {
+            format!("device {r} has no NCCL library (libnccl.so.2)")
+        } else {
+            format!(
+                "device {r} shares its GPU with another rank of its node (NCCL refuses a GPU twice in a communicator; launch at most one rank per GPU)"
+            )
+        }
+    });
+    match (asked, refusal) {
+        (Some(Collectives::HostStaged), _) => Ok(Collectives::HostStaged),
+        (Some(Collectives::Nccl), Some(why)) => Err(RuntimeError::Cuda(format!(
+            "NCCL cannot run this mesh: {why}; use host-staged collectives (over MPI)"
+        ))),
+        (Some(Collectives::Nccl), None) | (None, None) => Ok(Collectives::Nccl),
+        (None, Some(_)) => Ok(Collectives::HostStaged),
+    }
+}
+
+/// The steps whose collective call a device that failed has not made (`issued`, by step)
+/// and its peers wait for: the per-device ops routed through NCCL or the host, in program
+/// order (local ops need no peer).
+fn pending_calls(exe: &Executable, routes: &[Option<Route>], issued: &[bool]) -> Vec<usize> {
+    exe.steps
+        .iter()
+        .enumerate()
+        .filter(|&(step, s)| {
+            matches!(s, Planned::PerDevice { .. })
+                && !issued.get(step).copied().unwrap_or(false)
+                && matches!(routes.get(step), Some(Some(Route::Nccl | Route::Host(_))))
+        })
+        .map(|(step, _)| step)
+        .collect()
+}
+
 /// Opens local GPU `local % gpus`: the driver's report, the ordinal, its context and a
 /// stream, and its UUID.
 fn open(local: usize) -> Result<(DriverInfo, usize, Place, [u8; 16]), RuntimeError> {
@@ -634,5 +662,112 @@ impl HostStage for MpiStage<'_, '_> {
         input: Option<&Literal>,
     ) -> Result<(Literal, u64), DeviceError> {
         self.mpi.exchange(self.how, step, ex, input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Interpreted;
+    use shardc_ir::text::parse_module;
+
+    #[test]
+    fn ranks_sharing_a_gpu_or_lacking_nccl_are_not_ready() {
+        let uuids: Vec<u8> = [[1u8; 16], [2; 16], [1; 16], [3; 16]].concat();
+        // Ranks 0 and 2 of the node have the same GPU; 1 and 3 have their own.
+        assert_eq!(readiness(true, &uuids, 0), SHARED_GPU);
+        assert_eq!(readiness(true, &uuids, 2), SHARED_GPU);
+        assert_eq!(readiness(true, &uuids, 1), NCCL_OK);
+        assert_eq!(readiness(false, &uuids, 3), NO_NCCL);
+        assert_eq!(readiness(true, &[7; 16], 0), NCCL_OK);
+    }
+
+    #[test]
+    fn the_mode_is_nccl_only_where_every_rank_can() {
+        assert_eq!(decide(None, &[NCCL_OK; 4]).unwrap(), Collectives::Nccl);
+        assert_eq!(
+            decide(None, &[NCCL_OK, SHARED_GPU, NCCL_OK, NO_NCCL]).unwrap(),
+            Collectives::HostStaged
+        );
+        assert_eq!(
+            decide(Some(Collectives::HostStaged), &[NCCL_OK; 4]).unwrap(),
+            Collectives::HostStaged
+        );
+        assert_eq!(
+            decide(
+                Some(Collectives::Nccl),
+                &[NCCL_OK, NCCL_OK, NO_NCCL, SHARED_GPU]
+            )
+            .unwrap_err()
+            .to_string(),
+            "cuda: NCCL cannot run this mesh: device 2 has no NCCL library (libnccl.so.2); use host-staged collectives (over MPI)"
+        );
+        assert!(
+            decide(Some(Collectives::Nccl), &[NCCL_OK, SHARED_GPU])
+                .unwrap_err()
+                .to_string()
+                .contains("device 1 shares its GPU with another rank of its node")
+        );
+    }
+
+    const PROGRAM: &str = r#"module {
+  func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<16xf32>) {
+    %a = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %n = stablehlo.negate %a : tensor<4xf32>
+    %m = "stablehlo.all_reduce"(%n) <{replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.maximum %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %i = "shardc.axis_index"() <{replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> : () -> tensor<i64>
+    %g = "stablehlo.all_gather"(%m) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> : (tensor<4xf32>) -> tensor<16xf32>
+    return %a, %m, %i, %g : tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<16xf32>
+  }
+}"#;
+
+    #[test]
+    fn a_failed_device_owes_the_calls_it_has_not_made() {
+        let m = parse_module(PROGRAM).unwrap();
+        let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+        let routes: Vec<Option<Route>> = exe
+            .steps
+            .iter()
+            .map(|s| match s {
+                Planned::PerDevice { exchange, .. } => {
+                    Some(plan::route(exchange, Collectives::Nccl))
+                }
+                Planned::Compute { .. } => None,
+            })
+            .collect();
+        // Steps: the sum (NCCL), the negate, the float max (host: NCCL's max is not
+        // IEEE's), the axis index (local), the all-gather (NCCL).
+        assert_eq!(exe.steps.len(), 5);
+        assert!(matches!(routes[2], Some(Route::Host(_))));
+        assert_eq!(routes[3], Some(Route::Local));
+        // Failed before anything: every call but the local one.
+        assert_eq!(pending_calls(&exe, &routes, &[false; 5]), [0, 2, 4]);
+        // Failed in the negate, after the sum was made.
+        assert_eq!(
+            pending_calls(&exe, &routes, &[true, false, false, false, false]),
+            [2, 4]
+        );
+        // Failed after the last call was made (downloading its results): none owed.
+        assert!(pending_calls(&exe, &routes, &[true, false, true, false, true]).is_empty());
+        // Host-staged everywhere: the same calls, through MPI.
+        let host: Vec<Option<Route>> = exe
+            .steps
+            .iter()
+            .map(|s| match s {
+                Planned::PerDevice { exchange, .. } => {
+                    Some(plan::route(exchange, Collectives::HostStaged))
+                }
+                Planned::Compute { .. } => None,
+            })
+            .collect();
+        assert_eq!(pending_calls(&exe, &host, &[false; 5]), [0, 2, 4]);
     }
 }
