@@ -985,6 +985,14 @@ impl<'s, 'm> Device<'s, 'm> {
                 Err(_) => Err(self.err(format!("{what}: the NCCL library lacks a symbol"))),
             }
         };
+        // Sends and receives in one NCCL group, closed even when one of them fails, so
+        // that no group is left open on the thread (the first error is reported).
+        let grouped = |body: &dyn Fn() -> Result<(), DeviceError>| {
+            call("ncclGroupStart", &nccl::group_start)?;
+            let sent = body();
+            let ended = call("ncclGroupEnd", &nccl::group_end);
+            sent.and(ended)
+        };
         let void = |p: u64| p as *mut c_void;
         let reduction = |r| {
             plan::nccl_reduction(r, dtype)
@@ -1064,19 +1072,21 @@ impl<'s, 'm> Device<'s, 'm> {
                 let s = send.as_ref().map_or(src, |p| p.ptr);
                 let r = recv.as_ref().map_or(out.ptr, |p| p.ptr);
                 self.copy(s + me as u64 * block, r + me as u64 * block, block)?;
-                call("ncclGroupStart", &nccl::group_start)?;
-                for j in (0..n).filter(|&j| j != me) {
-                    let off = j as u64 * block;
-                    // SAFETY: block `j` of the packed operand and of the packed result,
-                    // `block` bytes each; peer `j` is a rank of the group's communicator.
-                    call("ncclSend", &|| unsafe {
-                        nccl::send(void(s + off), block as usize, u8, j as i32, comm.0, stream)
-                    })?;
-                    call("ncclRecv", &|| unsafe {
-                        nccl::recv(void(r + off), block as usize, u8, j as i32, comm.0, stream)
-                    })?;
-                }
-                call("ncclGroupEnd", &nccl::group_end)?;
+                grouped(&|| {
+                    for j in (0..n).filter(|&j| j != me) {
+                        let off = j as u64 * block;
+                        // SAFETY: block `j` of the packed operand and of the packed
+                        // result, `block` bytes each; peer `j` is a rank of the group's
+                        // communicator.
+                        call("ncclSend", &|| unsafe {
+                            nccl::send(void(s + off), block as usize, u8, j as i32, comm.0, stream)
+                        })?;
+                        call("ncclRecv", &|| unsafe {
+                            nccl::recv(void(r + off), block as usize, u8, j as i32, comm.0, stream)
+                        })?;
+                    }
+                    Ok(())
+                })?;
                 self.progress.issued[step].set(true);
                 if recv.is_some() {
                     for j in 0..n {
@@ -1087,21 +1097,22 @@ impl<'s, 'm> Device<'s, 'm> {
             Kind::Permute { pairs } => {
                 let d = self.device;
                 let bytes = out.bytes;
-                call("ncclGroupStart", &nccl::group_start)?;
-                if let Some(&(_, t)) = pairs.iter().find(|p| p.0 == d && p.1 != d) {
-                    // SAFETY: the operand has `bytes` bytes; the world communicator's
-                    // rank `t` is device `t`.
-                    call("ncclSend", &|| unsafe {
-                        nccl::send(void(src), bytes, u8, t as i32, comm.0, stream)
-                    })?;
-                }
-                if let Some(&(s, _)) = pairs.iter().find(|p| p.1 == d && p.0 != d) {
-                    // SAFETY: the result has room for `bytes` bytes.
-                    call("ncclRecv", &|| unsafe {
-                        nccl::recv(void(out.ptr), bytes, u8, s as i32, comm.0, stream)
-                    })?;
-                }
-                call("ncclGroupEnd", &nccl::group_end)?;
+                grouped(&|| {
+                    if let Some(&(_, t)) = pairs.iter().find(|p| p.0 == d && p.1 != d) {
+                        // SAFETY: the operand has `bytes` bytes; the world communicator's
+                        // rank `t` is device `t`.
+                        call("ncclSend", &|| unsafe {
+                            nccl::send(void(src), bytes, u8, t as i32, comm.0, stream)
+                        })?;
+                    }
+                    if let Some(&(s, _)) = pairs.iter().find(|p| p.1 == d && p.0 != d) {
+                        // SAFETY: the result has room for `bytes` bytes.
+                        call("ncclRecv", &|| unsafe {
+                            nccl::recv(void(out.ptr), bytes, u8, s as i32, comm.0, stream)
+                        })?;
+                    }
+                    Ok(())
+                })?;
                 self.progress.issued[step].set(true);
                 match pairs.iter().find(|p| p.1 == d) {
                     Some(&(s, _)) if s == d => self.copy(src, out.ptr, bytes as u64)?,
