@@ -121,9 +121,10 @@ impl CudaMesh {
                 )));
             }
             Some(Collectives::Nccl) if !nccl => {
-                return Err(RuntimeError::Cuda(
-                    "no NCCL library found (libnccl.so.2): install NCCL or use host-staged collectives".into(),
-                ));
+                return Err(RuntimeError::Cuda(format!(
+                    "{}; or use host-staged collectives",
+                    super::driver::NO_NCCL
+                )));
             }
             Some(Collectives::Nccl) => Collectives::Nccl,
             None if own_gpus && nccl => Collectives::Nccl,

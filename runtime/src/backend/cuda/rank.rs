@@ -560,7 +560,7 @@ fn readiness(nccl: bool, uuids: &[u8], me: usize) -> u8 {
 fn decide(asked: Option<Collectives>, codes: &[u8]) -> Result<Collectives, RuntimeError> {
     let refusal = codes.iter().position(|&c| c != NCCL_OK).map(|r| {
         if codes[r] == NO_NCCL {
-            format!("device {r} has no NCCL library (libnccl.so.2)")
+            format!("device {r}: {}", super::driver::NO_NCCL)
         } else {
             format!(
                 "device {r} shares its GPU with another rank of its node (NCCL refuses a GPU twice in a communicator; launch at most one rank per GPU)"
@@ -700,7 +700,10 @@ mod tests {
             )
             .unwrap_err()
             .to_string(),
-            "cuda: NCCL cannot run this mesh: device 2 has no NCCL library (libnccl.so.2); use host-staged collectives (over MPI)"
+            format!(
+                "cuda: NCCL cannot run this mesh: device 2: {}; use host-staged collectives (over MPI)",
+                super::driver::NO_NCCL
+            )
         );
         assert!(
             decide(Some(Collectives::Nccl), &[NCCL_OK, SHARED_GPU])
