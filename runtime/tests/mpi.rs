@@ -20,6 +20,8 @@ use common::*;
 use shardc_ir::text::parse_module;
 use shardc_ir::{DType, Elements, Literal, Module};
 use shardc_runtime::backend::cpu::CpuMesh;
+use shardc_runtime::backend::cuda::Collectives;
+use shardc_runtime::backend::cuda::plan::communicators;
 use shardc_runtime::backend::mpi::rsmpi::environment::Universe;
 use shardc_runtime::backend::mpi::rsmpi::topology::Color;
 use shardc_runtime::backend::mpi::rsmpi::traits::*;
@@ -402,10 +404,31 @@ fn agree(_: &Universe, mesh: &MpiMesh) {
     assert_eq!(e.to_string(), "mpi: rank 6 says no");
 }
 
-/// The groups of a 2x2 mesh (`data` x `model`, devices `[[0, 1], [2, 3]]`) that NCCL
-/// communicators are made for: the replica groups along `model`, along `data`, the whole
-/// mesh, and a group listed in another order (its leader is its first member).
-const GROUPS_2X2: [&[usize]; 6] = [&[0, 1], &[2, 3], &[0, 2], &[1, 3], &[0, 1, 2, 3], &[3, 1]];
+/// A program of a 2x2 mesh (`data` x `model`, devices `[[0, 1], [2, 3]]`): a sum along
+/// `model`, one along `data`, an all-gather over the whole mesh, a reduce-scatter whose
+/// groups list their members in another order, and a permute (the whole mesh).
+const MESH_2X2: &str = r#"module @mesh2x2 {
+  func.func public @main(%x: tensor<8xf32>) -> (tensor<32xf32>, tensor<4xf32>, tensor<8xf32>) {
+    %a = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    %b = "stablehlo.all_reduce"(%a) <{replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    %g = "stablehlo.all_gather"(%b) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> : (tensor<8xf32>) -> tensor<32xf32>
+    %r = "stablehlo.reduce_scatter"(%x) <{scatter_dimension = 0 : i64, replica_groups = dense<[[3, 1], [2, 0]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<8xf32>) -> tensor<4xf32>
+    %c = "stablehlo.collective_permute"(%x) <{source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>}> : (tensor<8xf32>) -> tensor<8xf32>
+    return %g, %r, %c : tensor<32xf32>, tensor<4xf32>, tensor<8xf32>
+  }
+}"#;
 
 /// A fake NCCL id: the world rank of the process that made it, the group's index, and a
 /// pattern to the end.
@@ -425,7 +448,22 @@ fn ids_in_groups(universe: &Universe, _: &MpiMesh) {
         .unwrap();
     let me = half.rank() as usize;
     let first = wr - me;
-    let groups: Vec<Vec<usize>> = GROUPS_2X2.iter().map(|g| g.to_vec()).collect();
+    // The groups the cuda backend makes NCCL communicators for, in program order: each
+    // replica group (members in group order), the whole mesh once.
+    let exe = exe_of(&parse_module(MESH_2X2).unwrap());
+    let groups = communicators(exe.exchanges(), 4, Collectives::Nccl);
+    assert_eq!(
+        groups,
+        [
+            vec![0, 1],
+            vec![2, 3],
+            vec![0, 2],
+            vec![1, 3],
+            vec![0, 1, 2, 3],
+            vec![3, 1],
+            vec![2, 0]
+        ]
+    );
     let mut made = Vec::new();
     let got = share_ids::<_, 128>(&half, &groups, |index| {
         made.push(index);
@@ -503,7 +541,7 @@ mod cuda {
 #[cfg(feature = "cuda")]
 mod cuda {
     use super::*;
-    use shardc_runtime::backend::cuda::{Collectives, CudaMpiMesh, CudaOptions, probe};
+    use shardc_runtime::backend::cuda::{CudaMpiMesh, CudaOptions, probe};
     use shardc_runtime::backend::mpi::rsmpi::environment::processor_name;
 
     pub fn one_process_per_device(universe: &Universe, mesh: &MpiMesh) {
