@@ -3,8 +3,8 @@
 //! benchmark next to cuBLAS.
 //!
 //! ```sh
-//! cargo run --release --example gpu_check -- [--part kernels|programs|collectives|bench|all]
-//!     [--random N] [--sizes 512,1024,4096] [--compile-only]
+//! cargo run --release --example gpu_check -- [--part kernels|programs|collectives|bench|train|all]
+//!     [--random N] [--sizes 512,1024,4096] [--steps N] [--compile-only]
 //! ```
 //!
 //! - `kernels`: every op family (elementwise f32 with transcendentals, integer and f64
@@ -18,7 +18,11 @@
 //!   8-device mesh against the simulated mesh (NCCL where every device has its own GPU,
 //!   host-staged otherwise), and the same ops on one device through NCCL where NCCL loads;
 //! - `bench`: `n x n` f32 matmuls, shardc's PTX kernel and cuBLAS `sgemm`, GFLOP/s as JSON
-//!   lines, with the largest relative difference between their results.
+//!   lines, with the largest relative difference between their results;
+//! - `train`: the main demo's training step (a 4-layer GPT, d_model 128, AdamW) on the
+//!   cuda backend, on 8 logical devices sharing the GPUs (`data=2 x model=4`, DP x TP) and
+//!   on one, `--steps` steps (3), each against the reference interpreter from the same
+//!   state; the step's wall time on the GPU.
 //!
 //! One process per GPU is `examples/gpu_check_mpi.rs`, which uses this file's checks.
 //!
@@ -805,6 +809,98 @@ mod cublas {
     }
 }
 
+/// The main demo's GPT training step on the cuda backend (see the module docs).
+fn train(ctx: &Ctx, steps: usize) -> Result<Vec<String>, String> {
+    use shardc::data::CharDataset;
+    use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+    use shardc::train::{Optimizer, Strategy, train_step};
+    use shardc::{Mesh, P, Tensor, TensorType};
+    let data = CharDataset::new(include_str!("data/corpus.txt"));
+    let cfg = GptConfig {
+        vocab: data.vocab.len(),
+        layers: 4,
+        block: TransformerDims {
+            batch: 16,
+            seq: 64,
+            d_model: 128,
+            heads: 4,
+            d_ff: 512,
+        },
+    };
+    let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
+    let mut lines = Vec::new();
+    for (axes, specs) in [
+        (vec![("data", 2), ("model", 4)], cfg.param_specs()),
+        (
+            vec![("data", 1), ("model", 1)],
+            vec![P![]; cfg.param_specs().len()],
+        ),
+    ] {
+        let mesh = Mesh::new("mesh", &axes).map_err(|e| e.to_string())?;
+        let model = cfg;
+        let ts = train_step(
+            "gpt",
+            move |p: &[Tensor], b: &[Tensor]| gpt_loss(&model, &b[0], &b[1], p),
+            &cfg.param_types(),
+            &[tokens.clone(), tokens.clone()],
+            &mesh,
+            Strategy::DpTp(specs),
+            Optimizer::AdamW {
+                lr: 3e-3,
+                warmup: 10.0,
+                total: 150.0,
+                min_ratio: 0.1,
+                adam: Default::default(),
+            },
+        )
+        .map_err(|e| format!("trace: {e}"))?;
+        let c = ts
+            .program
+            .compile(&ts.options())
+            .map_err(|e| format!("compile: {e}"))?;
+        let n = mesh.num_devices();
+        if ctx.compile_only {
+            let compiler = PtxCompiler::new(ctx.target.clone());
+            Executable::new(&c.partitioned.module, "main", &compiler)
+                .map_err(|e| format!("lower ({n} devices): {e}"))?;
+            lines.push(format!("GPT training step on {n} devices: compiled to PTX"));
+            continue;
+        }
+        let start = Instant::now();
+        let program = shardc::CudaProgram::new(&c, &CudaOptions::default())
+            .map_err(|e| format!("prepare ({n} devices): {e}"))?;
+        let prepare = start.elapsed().as_secs_f64();
+        let (mut params, mut state) = (cfg.init(0), ts.init_state());
+        let (mut times, mut worst) = (Vec::new(), 0.0f64);
+        for t in 1..=steps {
+            let (x, y) = data.batch(t as u64, cfg.block.batch, cfg.block.seq);
+            let args = ts.args(&params, &state, t, &[x, y]);
+            let start = Instant::now();
+            let run = program
+                .run(&c, &args, 1e-3)
+                .map_err(|e| format!("step {t} ({n} devices): {e}"))?;
+            times.push(start.elapsed().as_secs_f64());
+            let want = ts
+                .program
+                .run_reference(&args)
+                .map_err(|e| format!("reference: {e}"))?;
+            compare(&run.outputs, &want).map_err(|e| format!("step {t} ({n} devices): {e}"))?;
+            worst = worst.max((run.outputs[0].to_f64_vec()[0] - want[0].to_f64_vec()[0]).abs());
+            let (_, p, s) = ts.split(want);
+            (params, state) = (p, s);
+        }
+        let best = times.iter().copied().fold(f64::INFINITY, f64::min);
+        lines.push(format!(
+            "GPT training step (4 layers, d_model 128, AdamW) on {n} device(s) ({}): {steps} steps match the reference (loss within {worst:.1e}); step {:.1} ms (best of {steps}, first {:.1} ms), prepare {:.1} s",
+            mesh,
+            best * 1e3,
+            times[0] * 1e3,
+            prepare
+        ));
+    }
+    Ok(lines)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opt = |name: &str| {
@@ -819,6 +915,7 @@ fn main() {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
+    let steps: usize = opt("--steps").and_then(|v| v.parse().ok()).unwrap_or(3);
     let compile_only = args.iter().any(|a| a == "--compile-only");
     if part == "mpi" {
         eprintln!(
@@ -945,6 +1042,23 @@ fn main() {
                 summary.push(format!("matmul benchmark failed: {e}"));
             }
         }
+    }
+    if all || part == "train" {
+        let start = Instant::now();
+        match train(&ctx, steps) {
+            Ok(lines) => {
+                for l in lines {
+                    println!("{l}");
+                    summary.push(l);
+                }
+            }
+            Err(e) => {
+                println!("FAIL train: {e}");
+                failed = true;
+                summary.push(format!("GPT training step failed: {e}"));
+            }
+        }
+        eprintln!("train: {:.1}s", start.elapsed().as_secs_f64());
     }
     println!("=== gpu_check summary ===");
     for s in &summary {

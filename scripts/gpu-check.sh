@@ -8,6 +8,8 @@
 #                simulated mesh
 #   bench        512^3, 1024^3, 4096^3 f32 matmuls: shardc's PTX kernel vs cuBLAS sgemm,
 #                GFLOP/s as JSON lines
+#   train        the main demo's GPT training step on 8 logical devices and on 1, each
+#                step against the reference
 #   mpi          one process per GPU (CudaMpiMesh, run_cuda_mpi), where mpirun is
 #                installed: `mpirun -n <GPUs>` (NCCL between processes, ncclCommInitRank
 #                with the id shared over MPI) and `mpirun --oversubscribe -n 8` (ranks
@@ -41,6 +43,21 @@ if ! timeout 20 nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_vers
   echo "gpu-check: nvidia-smi failed: no NVIDIA GPU or driver here" >&2
   exit 2
 fi
+
+# cudarc loads NCCL and cuBLAS as libnccl.so / libcublas.so (or .so.12, .so.11, ...), never
+# libnccl.so.2 or libcublas.so.13: where only those exist (pip's nvidia-nccl-cu13 and
+# nvidia-cublas wheels, as PyTorch images have), link them under the names it tries.
+links=$(mktemp -d)
+for pat in 'libnccl.so.*' 'libcublas.so.*' 'libcublasLt.so.*'; do
+  stem=${pat%%.so*}
+  ldconfig -p 2>/dev/null | grep -q "$stem.so " && continue
+  f=$(python3 -c 'import site; print("\n".join(site.getsitepackages()))' 2>/dev/null |
+    while read -r d; do find "$d/nvidia" -name "$pat" 2>/dev/null; done | sort | head -1)
+  [ -n "$f" ] || continue
+  ln -sf "$f" "$links/$stem.so"
+  export LD_LIBRARY_PATH="$links:$(dirname "$f")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "gpu-check: using $f as $stem.so"
+done
 
 bin="${GPU_CHECK_BIN:-target/release/examples/gpu_check}"
 mpi_bin="${GPU_CHECK_MPI_BIN:-}"
@@ -90,6 +107,8 @@ run programs 90 --random "${GPU_CHECK_RANDOM:-24}"
 run collectives 60
 run bench 60 --sizes "${GPU_CHECK_SIZES:-512,1024,4096}"
 grep '"bench"' "$log/bench.txt"
+run train 150 --steps "${GPU_CHECK_STEPS:-3}"
+grep '^GPT' "$log/train.txt"
 if [ -z "$mpi_bin" ]; then
   echo "- one process per GPU: not run (GPU_CHECK_BIN given without GPU_CHECK_MPI_BIN)" >>"$log/summary.txt"
 elif ! command -v mpirun >/dev/null; then
