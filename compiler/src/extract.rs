@@ -86,9 +86,11 @@ pub fn node_cost(p: &Propagated, f: &Function, class: Id, node: &PNode) -> f64 {
                 .iter()
                 .map(|&c| class_types(p, f, p.graph.egraph.find(c)).1)
                 .collect();
+            let rotations = local_rotations(p, class, node);
             p.cost
                 .op_time(&op.kind, &operands, std::slice::from_ref(&local))
                 / op.results.len().max(1) as f64
+                + crate::rotate::time(&p.cost, &rotations, &local)
                 + memory
         }
         PNode::Reshard { plan, child, .. } => {
@@ -101,6 +103,23 @@ pub fn node_cost(p: &Propagated, f: &Function, class: Id, node: &PNode) -> f64 {
                 + priority_penalty(p, key)
         }
     }
+}
+
+/// The block rotations a `Local` node's result needs (`rotate.rs`): collective permutes
+/// after the op; empty for every other node.
+pub fn local_rotations(
+    p: &Propagated,
+    class: Id,
+    node: &PNode,
+) -> Vec<crate::rotate::BlockRotation> {
+    let PNode::Local { op, result, .. } = node else {
+        return Vec::new();
+    };
+    let Some(rule) = p.rules.get(op.index()).and_then(Option::as_ref) else {
+        return Vec::new();
+    };
+    let (_, l) = p.graph.egraph[class].data;
+    crate::rotate::of_result(rule, *result as usize, p.graph.layout(l), &p.mesh, p.uneven)
 }
 
 /// Seconds charged for resharding away from a layout a prioritized annotation implies:

@@ -5,5 +5,6 @@ mod cpu;
 mod grad;
 mod kernels;
 mod partition;
+mod pipeline;
 mod strategies;
 mod trace;
