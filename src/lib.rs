@@ -14,6 +14,7 @@ pub mod models;
 mod mpi;
 mod nn;
 pub mod optim;
+pub mod pipeline;
 mod simulate;
 mod spec;
 mod trace;
