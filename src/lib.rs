@@ -5,6 +5,8 @@
 
 pub mod bench;
 mod cpu;
+#[cfg(feature = "cuda")]
+mod cuda;
 pub mod data;
 mod einsum;
 mod error;
@@ -21,6 +23,8 @@ mod trace;
 pub mod train;
 
 pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
+#[cfg(feature = "cuda")]
+pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 #[cfg(feature = "mpi")]

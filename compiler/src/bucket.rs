@@ -157,24 +157,7 @@ pub fn bucket(m: &Module, bucket_bytes: usize) -> Result<(Module, Vec<Bucket>), 
             bytes: bk.iter().map(|&o| bytes_of(o)).sum(),
         })
         .collect();
-    let functions = m
-        .functions
-        .iter()
-        .map(|h| {
-            if h.name == f.name {
-                g.clone()
-            } else {
-                h.clone()
-            }
-        })
-        .collect();
-    Ok((
-        Module {
-            functions,
-            ..m.clone()
-        },
-        report,
-    ))
+    Ok((m.with_function(g), report))
 }
 
 /// Emits the waiting ops whose operands are now available, in order, until none is.

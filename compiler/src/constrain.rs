@@ -16,21 +16,7 @@ pub fn constrain(m: &Module) -> Result<Module, CompileError> {
         return Ok(m.clone());
     }
     let g = constrain_function(f)?;
-    let functions = m
-        .functions
-        .iter()
-        .map(|h| {
-            if h.name == f.name {
-                g.clone()
-            } else {
-                h.clone()
-            }
-        })
-        .collect();
-    Ok(Module {
-        functions,
-        ..m.clone()
-    })
+    Ok(m.with_function(g))
 }
 
 fn constrain_function(f: &Function) -> Result<Function, CompileError> {

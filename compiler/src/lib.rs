@@ -8,6 +8,7 @@ pub mod egraph;
 pub mod error;
 pub mod explain;
 pub mod extract;
+pub mod gpu_program;
 pub mod inline;
 pub mod layout;
 pub mod linear;

@@ -79,22 +79,5 @@ pub fn regather(m: &Module, gap: usize) -> Result<(Module, usize), CompileError>
     let mut g = b.finish(&results);
     g.arg_attrs = f.arg_attrs.clone();
     g.result_attrs = f.result_attrs.clone();
-    let functions = m
-        .functions
-        .iter()
-        .map(|h| {
-            if h.name == f.name {
-                g.clone()
-            } else {
-                h.clone()
-            }
-        })
-        .collect();
-    Ok((
-        Module {
-            functions,
-            ..m.clone()
-        },
-        added,
-    ))
+    Ok((m.with_function(g), added))
 }

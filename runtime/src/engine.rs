@@ -119,6 +119,13 @@ pub type EngineError = Box<dyn std::error::Error + Send + Sync>;
 /// A prepared segment: runs on the values of `Segment::inputs`, gives `Segment::outputs`.
 pub trait Kernel: Send + Sync {
     fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError>;
+
+    /// The kernel as `Any`, for backends that run kernels of their own kind on their
+    /// devices rather than through [`Kernel::run`] (the cuda backend finds the GPU
+    /// program of a `backend::cuda::GpuKernel` this way). `None` by default.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// Prepares segments into kernels.

@@ -2,6 +2,8 @@
 
 mod bench;
 mod cpu;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod grad;
 mod kernels;
 mod partition;

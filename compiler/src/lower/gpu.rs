@@ -654,55 +654,142 @@ unsafe fn is_inside(op: mlir_sys::MlirOperation, ancestor: mlir_sys::MlirOperati
     }
 }
 
+/// Views (of a constant global) the host function may make with no operand but the
+/// viewed buffer: sunk into kernels with the global they view.
+const VIEWS: &[&str] = &[
+    "memref.subview",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.cast",
+    "memref.reinterpret_cast",
+];
+
+/// The name of an op.
+///
+/// # Safety
+/// `op` must be a live op.
+unsafe fn op_name(op: mlir_sys::MlirOperation) -> String {
+    // SAFETY: the name of a live op is a string owned by its context.
+    unsafe {
+        let id = mlir_sys::mlirIdentifierStr(mlir_sys::mlirOperationGetName(op));
+        let bytes = std::slice::from_raw_parts(id.data as *const u8, id.length);
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
 /// Constants with distinct elements are module globals (`memref.get_global`) read on
-/// the host. Each `gpu.launch` that reads one gets its own `memref.get_global` inside,
-/// so outlining copies the global into the kernel's module (device memory).
+/// the host, possibly through views (a slice or transpose of a constant folded into the
+/// global). Each `gpu.launch` that reads one gets its own copy of the global read and of
+/// the views on the way, at the start of its body, so outlining copies the global into
+/// the kernel's module (device memory); host reads left without uses are erased.
 fn sink_globals(m: &MlirModule) {
     let mut launches = Vec::new();
-    let mut globals = Vec::new();
+    // Global reads and views of them, definitions before uses (pre-order).
+    let mut chain: Vec<mlir_sys::MlirOperation> = Vec::new();
     m.as_operation()
         .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            let raw = op.to_raw();
             match op.name().as_string_ref().as_str() {
-                Ok("gpu.launch") => launches.push(op.to_raw()),
-                Ok("memref.get_global") => globals.push(op.to_raw()),
+                Ok("gpu.launch") => launches.push(raw),
+                Ok("memref.get_global") => chain.push(raw),
+                Ok(name) if VIEWS.contains(&name) && op.operand_count() == 1 => {
+                    let source = op.operand(0).ok().and_then(|v| {
+                        melior::ir::operation::OperationResult::try_from(v)
+                            .ok()
+                            .map(|r| r.owner().to_raw())
+                    });
+                    if source.is_some_and(|s| chain.iter().any(|c| c.ptr == s.ptr)) {
+                        chain.push(raw);
+                    }
+                }
                 _ => {}
             }
             melior::ir::operation::WalkResult::Advance
         });
-    // SAFETY: C API calls on live ops of this module: clones are inserted at the start
-    // of a launch body, uses inside that launch are redirected to them, and a global
-    // read left without uses is erased; no handle outlives its op.
+    // SAFETY: C API calls on live ops of this module. Uses are collected before any op
+    // is cloned; clones are inserted at the start of a launch body (a view after its
+    // source's clone) and uses inside that launch are redirected to them; host ops left
+    // without uses are erased, views before the reads they view; no handle outlives
+    // its op.
     unsafe {
-        for &g in &globals {
-            if launches.iter().any(|&l| is_inside(g, l)) {
+        chain.retain(|&c| !launches.iter().any(|&l| is_inside(c, l)));
+        for &launch in &launches {
+            let uses: Vec<Vec<(mlir_sys::MlirOperation, isize)>> = chain
+                .iter()
+                .map(|&c| {
+                    let mut uses = Vec::new();
+                    let mut u =
+                        mlir_sys::mlirValueGetFirstUse(mlir_sys::mlirOperationGetResult(c, 0));
+                    while !mlir_sys::mlirOpOperandIsNull(u) {
+                        let owner = mlir_sys::mlirOpOperandGetOwner(u);
+                        if is_inside(owner, launch) {
+                            uses.push((owner, mlir_sys::mlirOpOperandGetOperandNumber(u) as isize));
+                        }
+                        u = mlir_sys::mlirOpOperandGetNextUse(u);
+                    }
+                    uses
+                })
+                .collect();
+            if uses.iter().all(Vec::is_empty) {
                 continue;
             }
-            let value = mlir_sys::mlirOperationGetResult(g, 0);
-            for &launch in &launches {
-                let mut uses = Vec::new();
-                let mut u = mlir_sys::mlirValueGetFirstUse(value);
-                while !mlir_sys::mlirOpOperandIsNull(u) {
-                    let owner = mlir_sys::mlirOpOperandGetOwner(u);
-                    if is_inside(owner, launch) {
-                        uses.push((owner, mlir_sys::mlirOpOperandGetOperandNumber(u)));
-                    }
-                    u = mlir_sys::mlirOpOperandGetNextUse(u);
-                }
-                if uses.is_empty() {
+            let body =
+                mlir_sys::mlirRegionGetFirstBlock(mlir_sys::mlirOperationGetRegion(launch, 0));
+            // The clone of each chain op in this launch, made on first need.
+            let mut clones: Vec<Option<mlir_sys::MlirValue>> = vec![None; chain.len()];
+            let mut at = 0;
+            for k in 0..chain.len() {
+                if uses[k].is_empty() {
                     continue;
                 }
-                let body =
-                    mlir_sys::mlirRegionGetFirstBlock(mlir_sys::mlirOperationGetRegion(launch, 0));
-                let clone = mlir_sys::mlirOperationClone(g);
-                mlir_sys::mlirBlockInsertOwnedOperation(body, 0, clone);
-                let new = mlir_sys::mlirOperationGetResult(clone, 0);
-                for (owner, index) in uses {
-                    mlir_sys::mlirOperationSetOperand(owner, index as isize, new);
+                // The ops from the global read to chain[k], each cloned once.
+                let mut path = vec![k];
+                while let Some(&j) = path.last() {
+                    if clones[j].is_some() || op_name(chain[j]) == "memref.get_global" {
+                        break;
+                    }
+                    let source = mlir_sys::mlirOpResultGetOwner(mlir_sys::mlirOperationGetOperand(
+                        chain[j], 0,
+                    ));
+                    match chain.iter().position(|c| c.ptr == source.ptr) {
+                        Some(i) => path.push(i),
+                        None => break,
+                    }
+                }
+                for &j in path.iter().rev() {
+                    if clones[j].is_some() {
+                        continue;
+                    }
+                    let clone = mlir_sys::mlirOperationClone(chain[j]);
+                    if op_name(chain[j]) != "memref.get_global" {
+                        let source = mlir_sys::mlirOpResultGetOwner(
+                            mlir_sys::mlirOperationGetOperand(chain[j], 0),
+                        );
+                        if let Some(new) = chain
+                            .iter()
+                            .position(|c| c.ptr == source.ptr)
+                            .and_then(|i| clones[i])
+                        {
+                            mlir_sys::mlirOperationSetOperand(clone, 0, new);
+                        }
+                    }
+                    mlir_sys::mlirBlockInsertOwnedOperation(body, at, clone);
+                    at += 1;
+                    clones[j] = Some(mlir_sys::mlirOperationGetResult(clone, 0));
+                }
+                if let Some(new) = clones[k] {
+                    for &(owner, index) in &uses[k] {
+                        mlir_sys::mlirOperationSetOperand(owner, index, new);
+                    }
                 }
             }
-            if mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value)) {
-                mlir_sys::mlirOperationRemoveFromParent(g);
-                mlir_sys::mlirOperationDestroy(g);
+        }
+        for &c in chain.iter().rev() {
+            if mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(
+                mlir_sys::mlirOperationGetResult(c, 0),
+            )) {
+                mlir_sys::mlirOperationRemoveFromParent(c);
+                mlir_sys::mlirOperationDestroy(c);
             }
         }
     }

@@ -301,3 +301,28 @@ proptest::proptest! {
         }
     }
 }
+
+/// A result that is a view of a constant (a slice of a transposed constant, folded into
+/// one global): the global is read inside the kernel that copies it, not on the host
+/// (found by `random_modules_lower_to_ptx`).
+#[test]
+fn views_of_constants_are_read_in_kernels() {
+    let src = r#"module {
+  func.func @main(%a: tensor<1xi64>) -> (tensor<1x1xi64>, tensor<1x1xi64>, tensor<1xi64>) {
+    %0 = stablehlo.constant dense<[[17, -61, -78, -90]]> : tensor<1x4xi64>
+    %1 = stablehlo.transpose %0, dims = [1, 0] : (tensor<1x4xi64>) -> tensor<4x1xi64>
+    %2 = stablehlo.slice %1 [2:3:3, 0:1:2] : (tensor<4x1xi64>) -> tensor<1x1xi64>
+    %3 = stablehlo.abs %a : tensor<1xi64>
+    return %2, %2, %3 : tensor<1x1xi64>, tensor<1x1xi64>, tensor<1xi64>
+  }
+}"#;
+    let p = ptx(src, &Target::sm80()).unwrap_or_else(|e| panic!("{e}"));
+    // Both copies of the slice read the global in the kernel, where LLVM folds the read:
+    // each stores -78 (row 2 of the transposed constant; low word 2^32 - 78).
+    let reading = p
+        .modules
+        .iter()
+        .filter(|(_, text)| text.contains("4294967218;"))
+        .count();
+    assert_eq!(reading, 2, "{}", p.as_text());
+}

@@ -59,6 +59,14 @@ pub trait Link {
 pub(crate) struct Blocks {
     pub(crate) parts: Vec<Vec<usize>>,
     inverse: Vec<usize>,
+    /// The shape cut, the dimension and the number of blocks (for backends that move
+    /// blocks as strided copies).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) shape: Vec<usize>,
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) dim: usize,
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) n: usize,
 }
 
 impl Blocks {
@@ -89,7 +97,13 @@ impl Blocks {
                 inverse[flat] = b * block_len + p;
             }
         }
-        Blocks { parts, inverse }
+        Blocks {
+            parts,
+            inverse,
+            shape: shape.to_vec(),
+            dim,
+            n,
+        }
     }
 
     /// Block `b` of `x`.

@@ -51,12 +51,39 @@ struct Message {
 }
 
 /// One device's ends of the channels: to every other device and from every other device.
-struct Mailbox {
+/// The cuda backend's host-staged collectives use the same mailboxes.
+pub(crate) struct Mailbox {
     device: usize,
     /// The step of the op being run, which every message must carry.
-    step: usize,
+    pub(crate) step: usize,
     to: Vec<Option<Sender<Message>>>,
     from: Vec<Option<Receiver<Message>>>,
+}
+
+/// The mailboxes of `n` devices: a channel for every ordered pair.
+pub(crate) fn mailboxes(n: usize) -> Vec<Mailbox> {
+    // to[s][t] sends from s to t; from[t][s] receives it.
+    let mut to: Vec<Vec<Option<Sender<Message>>>> =
+        (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+    let mut from: Vec<Vec<Option<Receiver<Message>>>> =
+        (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
+    for s in 0..n {
+        for t in (0..n).filter(|&t| t != s) {
+            let (tx, rx) = channel();
+            to[s][t] = Some(tx);
+            from[t][s] = Some(rx);
+        }
+    }
+    to.into_iter()
+        .zip(from)
+        .enumerate()
+        .map(|(device, (to, from))| Mailbox {
+            device,
+            step: 0,
+            to,
+            from,
+        })
+        .collect()
 }
 
 impl Link for Mailbox {
@@ -121,30 +148,13 @@ impl Mesh for CpuMesh {
                 got: args.len(),
             });
         }
-        // to[s][t] sends from s to t; from[t][s] receives it.
-        let mut to: Vec<Vec<Option<Sender<Message>>>> =
-            (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
-        let mut from: Vec<Vec<Option<Receiver<Message>>>> =
-            (0..n).map(|_| (0..n).map(|_| None).collect()).collect();
-        for s in 0..n {
-            for t in (0..n).filter(|&t| t != s) {
-                let (tx, rx) = channel();
-                to[s][t] = Some(tx);
-                from[t][s] = Some(rx);
-            }
-        }
+        let boxes = mailboxes(n);
         let clock = Instant::now();
         let outcomes = thread::scope(|scope| {
             let mut handles = Vec::with_capacity(n);
             let mut spawn_error = None;
-            for (device, ((args, to), from)) in args.into_iter().zip(to).zip(from).enumerate() {
+            for (device, (args, mailbox)) in args.into_iter().zip(boxes).enumerate() {
                 let (jobs_tx, jobs_rx) = channel::<Job>();
-                let mailbox = Mailbox {
-                    device,
-                    step: 0,
-                    to,
-                    from,
-                };
                 let comm = thread::Builder::new()
                     .name(format!("device {device} communication"))
                     .spawn_scoped(scope, move || {

@@ -10,10 +10,12 @@
 //!
 //! Backends: [`cpu`] (one thread per device and one for its communication, collectives as
 //! ring algorithms over shared-memory channels); `mpi` (feature `mpi`: one MPI process per
-//! device, on one node or many, each per-device op one MPI call).
+//! device, on one node or many, each per-device op one MPI call); [`cuda`] (feature `cuda`
+//! for its `CudaMesh`: one GPU per device, PTX kernels, NCCL collectives).
 
 pub mod collective;
 pub mod cpu;
+pub mod cuda;
 mod device;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -83,6 +85,13 @@ pub enum RuntimeError {
     /// `MpiMesh::agree` and `shardc::run_mpi` also wrap a rank's own local failure in it).
     #[error("{message}")]
     Remote { device: usize, message: String },
+    /// The cuda backend: no NVIDIA driver on this machine (`libcuda` cannot be loaded).
+    #[error("{0}")]
+    NoCudaDriver(String),
+    /// The cuda backend cannot start or prepare a run (no GPU, a program compiled for
+    /// another GPU, a module the driver refuses, NCCL missing or failing).
+    #[error("cuda: {0}")]
+    Cuda(String),
     #[error("cannot start the threads of device {device}: {source}")]
     Spawn {
         device: usize,
@@ -125,6 +134,9 @@ pub enum DeviceError {
     PeerLeft { op: String, at: String, peer: usize },
     #[error("its communication stopped")]
     CommunicationStopped,
+    /// A CUDA driver or NCCL call failed on the device's GPU.
+    #[error("cuda: {0}")]
+    Cuda(String),
     #[error("a thread of the device panicked: {0}")]
     Panicked(String),
     #[error("{0} (a bug in the backend)")]

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The cuda backend on a machine with an NVIDIA GPU, in under 5 minutes, never hanging:
+# builds examples/gpu_check.rs (release), then runs, each under a timeout,
+#   kernels      every op family on one device vs the reference interpreter
+#   programs     the canonical partitioned programs (tests/partition) and random f32
+#                programs through run_cuda vs the reference, bytes vs explain
+#   collectives  every per-device op on 8 devices (and on 1 through NCCL) vs the
+#                simulated mesh
+#   bench        512^3, 1024^3, 4096^3 f32 matmuls: shardc's PTX kernel vs cuBLAS sgemm,
+#                GFLOP/s as JSON lines
+# and ends with a summary to paste into docs/runtime.md ("The cuda backend").
+#
+# Tolerance: f32 |got - want| <= 1e-4 + 1e-4 |want| (PTX computes exp, log, tanh, sin, ...
+# with polynomial approximations, a few ulp from libm), f64 1e-10, bf16/f16 2e-2, integers
+# and booleans exactly.
+#
+# Environment: GPU_CHECK_BIN=path skips the build and runs that binary (a machine without
+# network: build it elsewhere with `cargo build --release --example gpu_check`);
+# GPU_CHECK_RANDOM=N random programs (24); GPU_CHECK_SIZES=512,1024,4096.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+log=$(mktemp -d)
+status=0
+
+echo "gpu-check: logs in $log"
+if [ -z "${GPU_CHECK_BIN:-}" ]; then
+  timeout 120 ./scripts/setup.sh || { echo "gpu-check: setup.sh failed" >&2; exit 2; }
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! timeout 20 nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_version --format=csv,noheader; then
+  echo "gpu-check: nvidia-smi failed: no NVIDIA GPU or driver here" >&2
+  exit 2
+fi
+
+bin="${GPU_CHECK_BIN:-target/release/examples/gpu_check}"
+if [ -z "${GPU_CHECK_BIN:-}" ]; then
+  echo "gpu-check: cargo build --release --example gpu_check"
+  if ! timeout 200 cargo build --release --example gpu_check >"$log/build.txt" 2>&1; then
+    tail -30 "$log/build.txt"
+    echo "gpu-check: the build failed or took over 200 s" >&2
+    exit 2
+  fi
+fi
+echo "gpu-check: built ($(( $(date +%s) - start )) s)"
+
+run() { # name, timeout, args...
+  local name=$1 limit=$2
+  shift 2
+  echo "gpu-check: $name"
+  timeout -k 5 "$limit" "$bin" --part "$name" "$@" >"$log/$name.txt" 2>&1
+  local rc=$?
+  grep -E '^(FAIL|UNLOWERED) ' "$log/$name.txt" | cut -c1-400
+  case $rc in
+    0) ;;
+    124|137) echo "gpu-check: $name timed out after $limit s" | tee -a "$log/summary.txt"; status=1 ;;
+    *) echo "gpu-check: $name exited $rc" >>"$log/summary.txt"; tail -5 "$log/$name.txt"; status=1 ;;
+  esac
+  sed -n '/^=== gpu_check summary ===$/,$p' "$log/$name.txt" | grep '^- ' >>"$log/summary.txt"
+}
+
+run kernels 60
+run programs 90 --random "${GPU_CHECK_RANDOM:-24}"
+run collectives 60
+run bench 60 --sizes "${GPU_CHECK_SIZES:-512,1024,4096}"
+grep '"bench"' "$log/bench.txt"
+
+echo
+echo "=== gpu-check summary ($(date -u +%Y-%m-%d), $(( $(date +%s) - start )) s; paste into docs/runtime.md) ==="
+nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/- GPU: /'
+sort -u "$log/summary.txt"
+exit $status
