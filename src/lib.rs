@@ -45,6 +45,11 @@ pub mod autodiff_guide {}
 #[doc = include_str!("../docs/runtime.md")]
 pub mod runtime_guide {}
 
+/// Pipeline parallelism (`docs/pipeline.md`); its Rust example is compiled and run as a
+/// doctest.
+#[doc = include_str!("../docs/pipeline.md")]
+pub mod pipeline_guide {}
+
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]
 pub mod sharding_syntax {}

@@ -13,11 +13,12 @@
 //! | ZeRO-3 / FSDP | `data` | split over `data` (gathered for use) | split over `data` | split over `data` |
 //! | Megatron | replicated | the model's tensor-parallel specs over `model` | as parameters | as parameters |
 //! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
-//! | Pipeline | `data` (if the mesh has it) | stacked per stage, split over `pipe` | as parameters | as parameters |
+//! | Pipeline | `data` (if the mesh has it); whole on every `pipe` device | stacked `[S, ...]`, split over `pipe` | as parameters | as parameters |
 //!
 //! The pipeline strategy needs the model as stages: [`crate::pipeline::train_step`] builds
-//! it (`docs/pipeline.md`); its schedule decides the order of the work, GPipe's (all
-//! forwards, then all backwards, by autodiff of the unrolled forward) or 1F1B's.
+//! it (`docs/pipeline.md`); its schedule orders the microbatches' forwards and backwards,
+//! GPipe's (all forwards, then all backwards) or 1F1B's (one forward and one backward per
+//! tick once the pipe is full).
 //!
 //! "Split over `data`" puts `data` on the first dimension it divides (replicated if none).
 
