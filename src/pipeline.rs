@@ -237,9 +237,11 @@ impl Shape {
 /// into `microbatches` microbatches (microbatch `t` holds rows `t, t + M, t + 2M, ...`, so
 /// that a split of the batch over `data` splits every microbatch alike).
 ///
-/// Errors name what does not fit: a mesh without `pipe`, a parameter whose leading
-/// dimension is not `S`, a batch `microbatches` does not divide, a stage that changes the
-/// activation's type, a loss that is not `[S]`.
+/// Errors ([`Error::Usage`]) name what does not fit, the rule and the fix: a mesh without
+/// `pipe`, a parameter whose leading dimension is not `S` (or a scalar), a batch
+/// `microbatches` does not divide (or none), a microbatch `data` does not split, inputs
+/// and targets of different batch sizes, a batch of other than two tensors, a stage that
+/// changes the activations' type, a loss that is not `[S]`.
 #[allow(clippy::too_many_arguments)]
 pub fn train_step<F, L>(
     name: &str,
@@ -282,7 +284,7 @@ where
         batch_specs,
     };
     step_around(
-        &format!("{name}_{}", schedule.name()),
+        name,
         gradients,
         param_types,
         batch_types,
