@@ -493,6 +493,37 @@ mod training {
         assert!(losses[4] < losses[0] * 0.9, "{losses:?}");
     }
 
+    /// One step of each schedule on `data=2 x pipe=4` with every device's compute
+    /// segments compiled by the MLIR CPU JIT (`docs/kernels.md`), against the reference
+    /// within the kernels' tolerance (`1e-4` relative: fused multiply-adds, polynomial
+    /// GELU), each distinct segment compiled once for all devices.
+    #[test]
+    fn a_step_of_each_schedule_runs_on_the_jit() {
+        use shardc::compiler::lower::cpu;
+        let m = mesh(&[("data", 2), (PIPE, S)]);
+        for schedule in [Schedule::Gpipe, Schedule::OneFOneB] {
+            let ts = step(schedule, &m);
+            let c = ts.program.compile(&ts.options()).unwrap();
+            let args = ts.args(&params(), &ts.init_state(), 1, &batch(1));
+            let want = ts.program.run_reference(&args).unwrap();
+            let engine = cpu::JitCompute::new(cpu::CpuOptions::default());
+            let got = shardc::run_simulated_with(&engine, &c, &args, 1e-4).unwrap();
+            let off = worst(&got, &want);
+            assert!(
+                off <= 1e-4,
+                "{}: the JIT is off by {off:e}",
+                schedule.name()
+            );
+            let f = c.partitioned.module.entry().unwrap();
+            let segments = shardc::runtime::engine::steps(f)
+                .iter()
+                .filter(|s| matches!(s, shardc::runtime::engine::Step::Compute(_)))
+                .count();
+            let stats = engine.stats();
+            assert_eq!(stats.compiled + stats.reused, segments, "{stats:?}");
+        }
+    }
+
     #[test]
     fn gpipe_trains_like_the_sequential_model() {
         trains(Schedule::Gpipe, &mesh(&[(PIPE, S)]));
