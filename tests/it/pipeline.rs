@@ -603,13 +603,21 @@ mod collectives {
         want.sort();
         assert_eq!(rest, want);
         let e = c.explain();
+        // One stage's parameters per device: the stacked parameters split `S` ways.
+        let mem = ts.memory_per_device().unwrap();
+        let stacked: usize = param_types().iter().map(|t| t.size_bytes()).sum();
+        assert_eq!(mem.params, stacked / S);
         let mut text = format!(
             "{} on {}: {S} stages, {M} microbatches of {} rows ({} per device)\n\
+             per device: params {} B, grads {} B, optimizer state {} B\n\
              collective_permute {{pipe}}: {} of {per_tick} B (forward and backward)\n",
             ts.strategy.name(),
             ts.mesh,
             BATCH / M,
             BATCH / M / data,
+            mem.params,
+            mem.grads,
+            mem.optimizer,
             permutes.len()
         );
         // Program order, runs of permutes folded: where the loss and gradient reductions
