@@ -4,6 +4,7 @@
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
 pub mod bench;
+pub mod checkpoint;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -17,6 +18,7 @@ mod mpi;
 mod nn;
 pub mod optim;
 pub mod pipeline;
+pub mod restart;
 mod simulate;
 mod spec;
 mod trace;

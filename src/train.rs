@@ -13,6 +13,7 @@
 //! | ZeRO-3 / FSDP | `data` | split over `data` (gathered for use) | split over `data` | split over `data` |
 //! | Megatron | replicated | the model's tensor-parallel specs over `model` | as parameters | as parameters |
 //! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
+//! | Expert (MoE) | `data` | experts split over `data` (the given specs) | as parameters | as parameters |
 //! | Pipeline | `data` (if the mesh has it); whole on every `pipe` device | stacked `[S, ...]`, split over `pipe` | as parameters | as parameters |
 //!
 //! The pipeline strategy needs the model as stages: [`crate::pipeline::train_step`] builds
@@ -40,6 +41,10 @@ pub enum Strategy {
     Megatron(Vec<PartitionSpec>),
     /// Data parallelism over `data` times tensor parallelism with these specs over `model`.
     DpTp(Vec<PartitionSpec>),
+    /// Expert parallelism (GShard): the batch split over `data`, the experts' weights
+    /// split by expert with these specs (e.g. `MoeConfig::expert_specs("data")`), so
+    /// tokens travel to their experts and back by all-to-all.
+    Expert(Vec<PartitionSpec>),
     /// Pipeline parallelism over `pipe` (times data parallelism over `data`, if the mesh
     /// has it): `microbatches` microbatches through the stages in the schedule's order.
     /// Built by [`crate::pipeline::train_step`] from the model's stages.
@@ -58,6 +63,7 @@ impl Strategy {
             Strategy::Zero3 => "zero3",
             Strategy::Megatron(_) => "megatron",
             Strategy::DpTp(_) => "dp_tp",
+            Strategy::Expert(_) => "expert",
             Strategy::Pipeline { schedule, .. } => schedule.strategy_name(),
         }
     }
@@ -83,9 +89,22 @@ pub enum Optimizer {
 impl Optimizer {
     /// Optimizer-state tensors per parameter (velocity; or first and second moments).
     pub fn slots(&self) -> usize {
+        self.slot_names().len()
+    }
+
+    /// The name of each optimizer-state slot, in the state's order (checkpoints name
+    /// tensors by them).
+    pub fn slot_names(&self) -> &'static [&'static str] {
         match self {
-            Optimizer::Sgd { .. } => 1,
-            Optimizer::AdamW { .. } => 2,
+            Optimizer::Sgd { .. } => &["momentum"],
+            Optimizer::AdamW { .. } => &["adam_m", "adam_v"],
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Optimizer::Sgd { .. } => "sgd",
+            Optimizer::AdamW { .. } => "adamw",
         }
     }
 
@@ -195,7 +214,7 @@ where
         Strategy::Zero1 => (replicated.clone(), replicated.clone(), zeroed.clone()),
         Strategy::Zero2 => (replicated.clone(), zeroed.clone(), zeroed.clone()),
         Strategy::Zero3 => (zeroed.clone(), zeroed.clone(), zeroed.clone()),
-        Strategy::Megatron(s) | Strategy::DpTp(s) => {
+        Strategy::Megatron(s) | Strategy::DpTp(s) | Strategy::Expert(s) => {
             let s = specs_of(s)?;
             (s.clone(), s.clone(), s)
         }
