@@ -1,7 +1,8 @@
 //! Pipeline parallelism (`docs/pipeline.md`): the rotate op a pipeline shifts its stages
-//! with (`shardc.rotate`: values, text, partitioning into collective permutes), then GPipe
-//! and 1F1B training steps against the single-device reference and a plain sequential
-//! model, their collectives, and their peak memory.
+//! with (`shardc.rotate`: values, text, partitioning into collective permutes); the
+//! schedules' tick tables; GPipe and 1F1B training steps against the single-device
+//! reference and a plain sequential model (simulated mesh, cpu backend, the JIT); their
+//! collectives; the activations 1F1B keeps next to GPipe's; the errors.
 
 use shardc::ir::text::{parse_module, print_module};
 use shardc::ir::{DType, Literal, Mesh, OpKind, TensorType};
