@@ -29,6 +29,8 @@ pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
+#[cfg(all(feature = "mpi", feature = "cuda"))]
+pub use mpi::run_cuda_mpi;
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiRun, run_mpi, run_mpi_with};
 pub use shardc_compiler as compiler;

@@ -14,6 +14,7 @@
 //! | Megatron | replicated | the model's tensor-parallel specs over `model` | as parameters | as parameters |
 //! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
 //! | Expert (MoE) | `data` | experts split over `data` (the given specs) | as parameters | as parameters |
+//! | Context | `data` x sequence over `context` | the given specs | as parameters | as parameters |
 //! | Pipeline | `data` (if the mesh has it); whole on every `pipe` device | stacked `[S, ...]`, split over `pipe` | as parameters | as parameters |
 //!
 //! The pipeline strategy needs the model as stages: [`crate::pipeline::train_step`] builds
@@ -45,6 +46,12 @@ pub enum Strategy {
     /// split by expert with these specs (e.g. `MoeConfig::expert_specs("data")`), so
     /// tokens travel to their experts and back by all-to-all.
     Expert(Vec<PartitionSpec>),
+    /// Context (sequence) parallelism: every batch tensor's second dimension (the
+    /// sequence) split over `context`, its first over `data` when the mesh has it;
+    /// parameters with these specs (replicated, or Megatron's over `model`). Attention
+    /// gathers the keys and values over `context` (as Llama 3's context parallelism
+    /// does); everything else stays split by position.
+    Context(Vec<PartitionSpec>),
     /// Pipeline parallelism over `pipe` (times data parallelism over `data`, if the mesh
     /// has it): `microbatches` microbatches through the stages in the schedule's order.
     /// Built by [`crate::pipeline::train_step`] from the model's stages.
@@ -64,6 +71,7 @@ impl Strategy {
             Strategy::Megatron(_) => "megatron",
             Strategy::DpTp(_) => "dp_tp",
             Strategy::Expert(_) => "expert",
+            Strategy::Context(_) => "context",
             Strategy::Pipeline { schedule, .. } => schedule.strategy_name(),
         }
     }
@@ -149,6 +157,22 @@ fn split_over_data(ty: &TensorType, data: usize) -> PartitionSpec {
     }
 }
 
+/// A batch tensor's spec under context parallelism: `[data, context, ...]`, without
+/// `data` when the mesh has no such axis.
+fn context_split(t: &TensorType, mesh: &Mesh) -> Result<PartitionSpec, Error> {
+    if t.rank() < 2 || mesh.axis_size("context").is_none() {
+        return Err(Error::Usage(format!(
+            "context parallelism splits the second dimension (the sequence) of every batch tensor over the mesh axis `context`, but a batch tensor is {t} on mesh {mesh}: give batch tensors a [batch, sequence, ...] shape and the mesh a `context` axis"
+        )));
+    }
+    let data = if mesh.axis_size("data").is_some() {
+        DimSpec::axes(&["data"])
+    } else {
+        DimSpec::replicated()
+    };
+    Ok(PartitionSpec::new(vec![data, DimSpec::axes(&["context"])]))
+}
+
 /// A traced training step and how its arguments are laid out.
 pub struct TrainStep {
     /// `(params..., state..., step, batch...) -> (loss, params'..., state'...)`.
@@ -214,7 +238,7 @@ where
         Strategy::Zero1 => (replicated.clone(), replicated.clone(), zeroed.clone()),
         Strategy::Zero2 => (replicated.clone(), zeroed.clone(), zeroed.clone()),
         Strategy::Zero3 => (zeroed.clone(), zeroed.clone(), zeroed.clone()),
-        Strategy::Megatron(s) | Strategy::DpTp(s) | Strategy::Expert(s) => {
+        Strategy::Megatron(s) | Strategy::DpTp(s) | Strategy::Expert(s) | Strategy::Context(s) => {
             let s = specs_of(s)?;
             (s.clone(), s.clone(), s)
         }
@@ -225,11 +249,14 @@ where
             )));
         }
     };
-    let batch_split = !matches!(strategy, Strategy::Megatron(_));
     let batch_specs: Vec<PartitionSpec> = batch_types
         .iter()
-        .map(|_| if batch_split { P!["data"] } else { P![] })
-        .collect();
+        .map(|t| match &strategy {
+            Strategy::Megatron(_) => Ok(P![]),
+            Strategy::Context(_) => context_split(t, mesh),
+            _ => Ok(P!["data"]),
+        })
+        .collect::<Result<_, _>>()?;
     // The loss and its gradients.
     let mut types: Vec<TensorType> = param_types.to_vec();
     types.extend_from_slice(batch_types);

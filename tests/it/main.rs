@@ -2,6 +2,7 @@
 
 mod bench;
 mod checkpoint;
+mod context;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
