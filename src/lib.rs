@@ -17,6 +17,7 @@ pub mod models;
 mod mpi;
 mod nn;
 pub mod optim;
+pub mod pipeline;
 pub mod restart;
 mod simulate;
 mod spec;
@@ -47,6 +48,11 @@ pub mod autodiff_guide {}
 /// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/runtime.md")]
 pub mod runtime_guide {}
+
+/// Pipeline parallelism (`docs/pipeline.md`); its Rust example is compiled and run as a
+/// doctest.
+#[doc = include_str!("../docs/pipeline.md")]
+pub mod pipeline_guide {}
 
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]

@@ -15,6 +15,12 @@
 //! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
 //! | Expert (MoE) | `data` | experts split over `data` (the given specs) | as parameters | as parameters |
 //! | Context | `data` x sequence over `context` | the given specs | as parameters | as parameters |
+//! | Pipeline | `data` (if the mesh has it); whole on every `pipe` device | stacked `[S, ...]`, split over `pipe` | as parameters | as parameters |
+//!
+//! The pipeline strategy needs the model as stages: [`crate::pipeline::train_step`] builds
+//! it (`docs/pipeline.md`); its schedule orders the microbatches' forwards and backwards,
+//! GPipe's (all forwards, then all backwards) or 1F1B's (one forward and one backward per
+//! tick once the pipe is full).
 //!
 //! "Split over `data`" puts `data` on the first dimension it divides (replicated if none).
 
@@ -46,6 +52,13 @@ pub enum Strategy {
     /// gathers the keys and values over `context` (as Llama 3's context parallelism
     /// does); everything else stays split by position.
     Context(Vec<PartitionSpec>),
+    /// Pipeline parallelism over `pipe` (times data parallelism over `data`, if the mesh
+    /// has it): `microbatches` microbatches through the stages in the schedule's order.
+    /// Built by [`crate::pipeline::train_step`] from the model's stages.
+    Pipeline {
+        schedule: crate::pipeline::Schedule,
+        microbatches: usize,
+    },
 }
 
 impl Strategy {
@@ -59,6 +72,7 @@ impl Strategy {
             Strategy::DpTp(_) => "dp_tp",
             Strategy::Expert(_) => "expert",
             Strategy::Context(_) => "context",
+            Strategy::Pipeline { schedule, .. } => schedule.strategy_name(),
         }
     }
 }
@@ -228,6 +242,12 @@ where
             let s = specs_of(s)?;
             (s.clone(), s.clone(), s)
         }
+        Strategy::Pipeline { .. } => {
+            return Err(Error::Usage(format!(
+                "train_step({name}): the {} strategy splits the model into stages, which a loss closure does not show; build the step with shardc::pipeline::train_step(name, Stages {{ stage, loss }}, ...) (docs/pipeline.md)",
+                strategy.name()
+            )));
+        }
     };
     let batch_specs: Vec<PartitionSpec> = batch_types
         .iter()
@@ -254,6 +274,64 @@ where
         .value_and_grad(&(0..n).collect::<Vec<_>>())?
         .without_result_shardings();
     let autodiff = start.elapsed();
+    let gradients = move |params: &[Tensor], batch: &[Tensor]| {
+        let inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
+        let outs = grads.call(&inputs);
+        (outs[0].clone(), outs[1..].to_vec())
+    };
+    let layout = StepLayout {
+        param_specs,
+        grad_specs,
+        state_specs,
+        batch_specs,
+    };
+    step_around(
+        name,
+        gradients,
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        layout,
+        (trace_loss, autodiff),
+    )
+}
+
+/// How a training step lays out its arguments and gradients.
+pub(crate) struct StepLayout {
+    pub param_specs: Vec<PartitionSpec>,
+    pub grad_specs: Vec<PartitionSpec>,
+    pub state_specs: Vec<PartitionSpec>,
+    pub batch_specs: Vec<PartitionSpec>,
+}
+
+/// Traces the step around a gradient function `(params, batch) -> (loss, grads)`: the
+/// gradients laid out as `layout` says, then the optimizer update. `timings` are the
+/// phases already spent building the gradient function (tracing the loss, autodiff).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn step_around<G>(
+    name: &str,
+    gradients: G,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    layout: StepLayout,
+    timings: (Duration, Duration),
+) -> Result<TrainStep, Error>
+where
+    G: Fn(&[Tensor], &[Tensor]) -> (Tensor, Vec<Tensor>),
+{
+    let StepLayout {
+        param_specs,
+        grad_specs,
+        state_specs,
+        batch_specs,
+    } = layout;
+    let n = param_types.len();
+    let (trace_loss, autodiff) = timings;
     let start = Instant::now();
     // The step: gradients, laid out as the strategy says, then the update.
     let slots = optimizer.slots();
@@ -272,15 +350,14 @@ where
         let (params, state) = (&a[..n], &a[n..n + ns]);
         let t = &a[n + ns];
         let batch = &a[n + ns + 1..];
-        let inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
-        let outs = grads.call(&inputs);
-        let g: Vec<Tensor> = outs[1..]
+        let (loss, grads) = gradients(params, batch);
+        let g: Vec<Tensor> = grads
             .iter()
             .zip(&gspecs)
             .map(|(g, s)| g.with_sharding_constraint(s.clone()))
             .collect();
         let (new_params, new_state) = optimizer.update(t, params, &g, state);
-        let mut results = vec![outs[0].clone()];
+        let mut results = vec![loss];
         results.extend(new_params);
         results.extend(new_state);
         results

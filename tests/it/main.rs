@@ -10,5 +10,6 @@ mod grad;
 mod kernels;
 mod moe;
 mod partition;
+mod pipeline;
 mod strategies;
 mod trace;

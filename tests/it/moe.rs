@@ -94,9 +94,17 @@ fn tokens_travel_to_their_experts_by_all_to_all() {
         // Forward: tokens to their experts, the experts' outputs back to their groups.
         a2a.clone(),
         a2a.clone(),
-        // The load-balancing statistics (per-expert means over every token) and the loss.
+        // The load-balancing statistics, per-expert means over every token: the fraction
+        // routed all-reduced (the router's backward reads it for every expert); the mean
+        // probability reduce-scattered, `(n - 1) / n` of it: a mean of partial sums stays
+        // partial (`linear.rs`), each device multiplies its experts' share by the fraction
+        // and sums, and that partial sum joins the loss's all-reduce.
         ar(e * 4),
-        ar(e * 4),
+        (
+            "reduce_scatter".to_string(),
+            "data".to_string(),
+            (n - 1) * e * 4 / n,
+        ),
         ar(4),
         // Backward: the output's gradient to the experts (the input's is not needed: it
         // is data).
