@@ -257,8 +257,43 @@ where
     F: Fn(&[Tensor], &Tensor) -> Tensor + Clone + 'static,
     L: Fn(&Tensor, &Tensor) -> Tensor + Clone + 'static,
 {
+    train_step_with_specs(
+        name,
+        model,
+        param_types,
+        &[],
+        batch_types,
+        mesh,
+        schedule,
+        microbatches,
+        optimizer,
+    )
+}
+
+/// [`train_step`] with tensor parallelism inside each stage (3-D parallelism: `data` x
+/// `pipe` x `model`): `stage_specs[i]` splits parameter `i`'s dimensions after the stage
+/// dimension (e.g. Megatron's `P![None, "model"]` for a `[S, d, h]` column-parallel
+/// weight, which becomes `P!["pipe", None, "model"]`); an empty slice leaves every stage
+/// parameter whole on its `pipe` device. The specs may not name `pipe` (the stage
+/// dimension has it) or `data` (the batch has it).
+#[allow(clippy::too_many_arguments)]
+pub fn train_step_with_specs<F, L>(
+    name: &str,
+    model: Stages<F, L>,
+    param_types: &[TensorType],
+    stage_specs: &[PartitionSpec],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    schedule: Schedule,
+    microbatches: usize,
+    optimizer: Optimizer,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &Tensor) -> Tensor + Clone + 'static,
+    L: Fn(&Tensor, &Tensor) -> Tensor + Clone + 'static,
+{
     let shape = check(name, param_types, batch_types, mesh, microbatches)?;
-    let param_specs: Vec<PartitionSpec> = param_types.iter().map(|_| P![PIPE]).collect();
+    let param_specs = stacked_specs(name, param_types, stage_specs)?;
     let batch_specs: Vec<PartitionSpec> = batch_types
         .iter()
         .map(|_| if shape.data { P!["data"] } else { P![] })
@@ -294,6 +329,52 @@ where
         layout,
         (trace_loss, autodiff),
     )
+}
+
+/// Each stacked parameter's spec: `pipe` on the stage dimension, then its stage spec.
+fn stacked_specs(
+    name: &str,
+    param_types: &[TensorType],
+    stage_specs: &[PartitionSpec],
+) -> Result<Vec<PartitionSpec>, Error> {
+    if stage_specs.is_empty() {
+        return Ok(param_types.iter().map(|_| P![PIPE]).collect());
+    }
+    if stage_specs.len() != param_types.len() {
+        return Err(Error::Usage(format!(
+            "pipeline::train_step_with_specs({name}): {} stage specs for {} parameters: give one per parameter (P![] for a replicated one), or none",
+            stage_specs.len(),
+            param_types.len()
+        )));
+    }
+    param_types
+        .iter()
+        .zip(stage_specs)
+        .enumerate()
+        .map(|(i, (ty, spec))| {
+            let named = spec.0.iter().flat_map(|d| match d {
+                DimSpec::Axes(a) => a.clone(),
+                DimSpec::Unconstrained => Vec::new(),
+            });
+            for axis in named {
+                if axis == PIPE || axis == "data" {
+                    return Err(Error::Usage(format!(
+                        "pipeline::train_step_with_specs({name}): the stage spec {spec} of parameter {i} names `{axis}`, which the pipeline itself uses (`pipe` for the stage dimension, `data` for the batch); split the stage's own dimensions over other axes, e.g. `model`"
+                    )));
+                }
+            }
+            if spec.0.len() + 1 > ty.rank() {
+                return Err(Error::Usage(format!(
+                    "pipeline::train_step_with_specs({name}): the stage spec {spec} of parameter {i} has {} dimensions, but a stage's piece of {ty} has {}",
+                    spec.0.len(),
+                    ty.rank().saturating_sub(1)
+                )));
+            }
+            let mut dims = vec![DimSpec::axes(&[PIPE])];
+            dims.extend(spec.0.iter().cloned());
+            Ok(PartitionSpec::new(dims))
+        })
+        .collect()
 }
 
 /// The single-device model the pipeline computes: the stages one after the other on the
