@@ -309,7 +309,7 @@ where
     let autodiff = parts.autodiff;
     let trace_loss = start.elapsed().saturating_sub(autodiff);
     let (m, sh) = (model.clone(), shape.clone());
-    let gradients = move |params: &[Tensor], batch: &[Tensor]| {
+    let gradients = move |params: &[Tensor], batch: &[Tensor], _: &Tensor| {
         run_ticks(&m, &parts, schedule, params, &batch[0], &batch[1], &sh)
     };
     let layout = StepLayout {

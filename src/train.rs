@@ -218,6 +218,79 @@ pub fn train_step<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b),
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        None,
+    )
+}
+
+/// The largest seed [`train_step_with_rng`] takes (the step's key is `seed * 2^24 + t`,
+/// exact in the `f64` a constant is made from).
+pub const MAX_SEED: i64 = (1 << 29) - 1;
+
+/// [`train_step`] for a loss that draws random numbers (dropout): the loss also gets a
+/// key, an `i64` scalar, new at every step — `seed * 2^24 + t` for step `t` — to pass to
+/// [`Tensor::dropout`] or [`Tensor::random`], deriving one per use with
+/// [`Tensor::fold_in`]. The random op is counter-based over global positions, so where
+/// PyTorch seeds every rank differently (`seed + rank`) to give data-parallel replicas
+/// different masks, here each device draws the part of the one global mask that covers
+/// its shard: replicas differ, and the partitioned step equals the single-device one bit
+/// for bit on any mesh. `seed` is in `0..=MAX_SEED`.
+#[allow(clippy::too_many_arguments)]
+pub fn train_step_with_rng<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    seed: i64,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor], &Tensor) -> Tensor + Clone + 'static,
+{
+    if !(0..=MAX_SEED).contains(&seed) {
+        return Err(Error::Usage(format!(
+            "train_step_with_rng({name}): seed {seed} is outside 0..={MAX_SEED} (the step's key is seed * 2^24 + step); take a seed in that range"
+        )));
+    }
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], key: Option<&Tensor>| match key {
+            Some(k) => loss(p, b, k),
+            None => unreachable!("a step with a seed passes a key"),
+        },
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        Some(seed),
+    )
+}
+
+/// The step of [`train_step`], with a key argument to the loss when `seed` is given.
+#[allow(clippy::too_many_arguments)]
+fn build<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    seed: Option<i64>,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static,
+{
     let n = param_types.len();
     let data = mesh.axis_size("data").unwrap_or(1);
     let zero = |t: &TensorType| split_over_data(t, data);
@@ -260,12 +333,19 @@ where
     // The loss and its gradients.
     let mut types: Vec<TensorType> = param_types.to_vec();
     types.extend_from_slice(batch_types);
+    let nb = batch_types.len();
+    let mut loss_specs: Vec<PartitionSpec> =
+        param_specs.iter().chain(&batch_specs).cloned().collect();
+    if seed.is_some() {
+        types.push(TensorType::scalar(DType::I64));
+        loss_specs.push(P![]);
+    }
     let f = loss.clone();
     let start = Instant::now();
-    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..]))
+    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..n + nb], a.get(n + nb)))
         .name(&format!("{name}_loss"))
         .mesh(mesh)
-        .in_shardings(param_specs.iter().chain(&batch_specs).cloned())
+        .in_shardings(loss_specs)
         .lower(&types)?;
     let trace_loss = start.elapsed();
     // Gradients take their layouts from the strategy below, not from their parameters.
@@ -274,8 +354,13 @@ where
         .value_and_grad(&(0..n).collect::<Vec<_>>())?
         .without_result_shardings();
     let autodiff = start.elapsed();
-    let gradients = move |params: &[Tensor], batch: &[Tensor]| {
-        let inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
+    let gradients = move |params: &[Tensor], batch: &[Tensor], t: &Tensor| {
+        let mut inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
+        if let Some(seed) = seed {
+            // The step's key: seed * 2^24 + t (exact: seed < 2^29, t < 2^24).
+            let step = t.convert(DType::I64);
+            inputs.push(&step + &step.scalar((seed << 24) as f64));
+        }
         let outs = grads.call(&inputs);
         (outs[0].clone(), outs[1..].to_vec())
     };
@@ -306,7 +391,7 @@ pub(crate) struct StepLayout {
     pub batch_specs: Vec<PartitionSpec>,
 }
 
-/// Traces the step around a gradient function `(params, batch) -> (loss, grads)`: the
+/// Traces the step around a gradient function `(params, batch, t) -> (loss, grads)`: the
 /// gradients laid out as `layout` says, then the optimizer update. `timings` are the
 /// phases already spent building the gradient function (tracing the loss, autodiff).
 #[allow(clippy::too_many_arguments)]
@@ -322,7 +407,7 @@ pub(crate) fn step_around<G>(
     timings: (Duration, Duration),
 ) -> Result<TrainStep, Error>
 where
-    G: Fn(&[Tensor], &[Tensor]) -> (Tensor, Vec<Tensor>),
+    G: Fn(&[Tensor], &[Tensor], &Tensor) -> (Tensor, Vec<Tensor>),
 {
     let StepLayout {
         param_specs,
@@ -350,7 +435,7 @@ where
         let (params, state) = (&a[..n], &a[n..n + ns]);
         let t = &a[n + ns];
         let batch = &a[n + ns + 1..];
-        let (loss, grads) = gradients(params, batch);
+        let (loss, grads) = gradients(params, batch, t);
         let g: Vec<Tensor> = grads
             .iter()
             .zip(&gspecs)
