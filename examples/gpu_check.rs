@@ -3,8 +3,8 @@
 //! benchmark next to cuBLAS.
 //!
 //! ```sh
-//! cargo run --release --example gpu_check -- [--part kernels|programs|collectives|bench|all]
-//!     [--random N] [--sizes 512,1024,4096] [--compile-only]
+//! cargo run --release --example gpu_check -- [--part kernels|programs|collectives|bench|train|all]
+//!     [--random N] [--sizes 512,1024,4096] [--steps N] [--compile-only]
 //! ```
 //!
 //! - `kernels`: every op family (elementwise f32 with transcendentals, integer and f64
@@ -18,7 +18,13 @@
 //!   8-device mesh against the simulated mesh (NCCL where every device has its own GPU,
 //!   host-staged otherwise), and the same ops on one device through NCCL where NCCL loads;
 //! - `bench`: `n x n` f32 matmuls, shardc's PTX kernel and cuBLAS `sgemm`, GFLOP/s as JSON
-//!   lines, with the largest relative difference between their results.
+//!   lines, with the largest relative difference between their results;
+//! - `train`: the main demo's training step (a 4-layer GPT, d_model 128, AdamW) on the
+//!   cuda backend, on 8 logical devices sharing the GPUs (`data=2 x model=4`, DP x TP) and
+//!   on one, `--steps` steps (3), each against the reference interpreter from the same
+//!   state; the step's wall time on the GPU.
+//!
+//! One process per GPU is `examples/gpu_check_mpi.rs`, which uses this file's checks.
 //!
 //! Floats are compared within `|got - want| <= abs + rel·|want|`: f32 `abs = rel = 1e-4`
 //! (PTX computes `exp`, `log`, `tanh`, `sin`, ... with MLIR's polynomial approximations,
@@ -31,30 +37,35 @@
 use shardc::compiler::gpu_program::{PtxCompiler, program};
 use shardc::compiler::lower::gpu::Target;
 use shardc::compiler::lower::whole_function;
-use shardc::compiler::{Options, compile};
+use shardc::compiler::{Compiled, Options, compile};
 use shardc::ir::testing::jax::excess_error;
 use shardc::ir::testing::{Choices, gen_program_f32};
 use shardc::ir::text::parse_module;
 use shardc::ir::{DType, Literal, Module};
-use shardc::runtime::backend::Executable;
 use shardc::runtime::backend::cuda::{Collectives, CudaMesh, CudaOptions, probe};
+use shardc::runtime::backend::{Executable, RunReport};
 use shardc::runtime::{reference, simulate};
 use std::time::Instant;
 
 /// What one part found.
 #[derive(Default)]
-struct Tally {
-    pass: usize,
-    fail: Vec<String>,
+pub(crate) struct Tally {
+    pub(crate) pass: usize,
+    pub(crate) fail: Vec<String>,
     /// Programs the GPU path does not compile (the kernels issue's), with the error.
-    unlowered: Vec<String>,
+    pub(crate) unlowered: Vec<String>,
+    /// Programs not run (`gpu_check_mpi`: of a size the ranks cannot make a mesh of).
+    pub(crate) skipped: usize,
 }
 
 impl Tally {
-    fn line(&self, what: &str) -> String {
+    pub(crate) fn line(&self, what: &str) -> String {
         let mut s = format!("{what}: {} pass, {} fail", self.pass, self.fail.len());
         if !self.unlowered.is_empty() {
             s.push_str(&format!(", {} do not lower to PTX", self.unlowered.len()));
+        }
+        if self.skipped > 0 {
+            s.push_str(&format!(", {} skipped", self.skipped));
         }
         s
     }
@@ -67,10 +78,10 @@ struct Ctx {
 }
 
 /// Deterministic values.
-struct Lcg(u64);
+pub(crate) struct Lcg(pub(crate) u64);
 
 impl Lcg {
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -80,7 +91,7 @@ impl Lcg {
 }
 
 /// Arguments of `m`'s entry: floats in [lo, hi), integers in [-50, 50), booleans.
-fn args_of(m: &Module, seed: u64, lo: f64, hi: f64) -> Vec<Literal> {
+pub(crate) fn args_of(m: &Module, seed: u64, lo: f64, hi: f64) -> Vec<Literal> {
     let mut rng = Lcg(seed);
     m.entry()
         .unwrap()
@@ -102,7 +113,7 @@ fn args_of(m: &Module, seed: u64, lo: f64, hi: f64) -> Vec<Literal> {
         .collect()
 }
 
-fn tolerance(dt: DType) -> (f64, f64) {
+pub(crate) fn tolerance(dt: DType) -> (f64, f64) {
     match dt {
         DType::F32 => (1e-4, 1e-4),
         DType::F64 => (1e-10, 1e-10),
@@ -112,7 +123,7 @@ fn tolerance(dt: DType) -> (f64, f64) {
 }
 
 /// `Ok` when every result is within the tolerance of its type.
-fn compare(got: &[Literal], want: &[Literal]) -> Result<(), String> {
+pub(crate) fn compare(got: &[Literal], want: &[Literal]) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} results for {}", got.len(), want.len()));
     }
@@ -353,7 +364,7 @@ fn kernels(ctx: &Ctx) -> Tally {
     t
 }
 
-fn case_files() -> Vec<std::path::PathBuf> {
+pub(crate) fn case_files() -> Vec<std::path::PathBuf> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/partition");
     let mut cases: Vec<_> = std::fs::read_dir(dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -363,7 +374,7 @@ fn case_files() -> Vec<std::path::PathBuf> {
 }
 
 /// Deterministic inputs in [-0.5, 0.5] (as `tests/it/partition.rs`).
-fn det_inputs(m: &Module) -> Vec<Literal> {
+pub(crate) fn det_inputs(m: &Module) -> Vec<Literal> {
     m.entry()
         .unwrap()
         .arg_types()
@@ -381,18 +392,43 @@ fn det_inputs(m: &Module) -> Vec<Literal> {
 /// A partitioned program through `run_cuda` against the reference, and its measured
 /// bytes against `explain`.
 fn global(ctx: &Ctx, m: &Module, args: &[Literal], options: &Options) -> Result<(), String> {
+    let compile_only = ctx.compile_only.then_some(&ctx.target);
+    let run = |c: &Compiled| {
+        shardc::run_cuda(c, args, 1e-4)
+            .map(|r| Some((r.outputs, r.report)))
+            .map_err(|e| format!("run: {e}"))
+    };
+    check_global(compile_only, m, args, options, &run).map(|_| ())
+}
+
+/// How a check runs a compiled program: its global results and report, or `None` where
+/// it does not run it (a program of another size than the meshes at hand).
+pub(crate) type RunGlobal<'a> =
+    dyn Fn(&Compiled) -> Result<Option<(Vec<Literal>, RunReport)>, String> + 'a;
+
+/// A partitioned program run by `run` against the reference, and its measured bytes
+/// against `explain`; with `compile_only`, only compiled to PTX for that target. `false`
+/// where `run` did not run it.
+pub(crate) fn check_global(
+    compile_only: Option<&Target>,
+    m: &Module,
+    args: &[Literal],
+    options: &Options,
+    run: &RunGlobal,
+) -> Result<bool, String> {
     let c = compile(m, options).map_err(|e| format!("compile: {e}"))?;
     let want = reference::run(m, "main", args).map_err(|e| format!("reference: {e}"))?;
-    if ctx.compile_only {
-        let compiler = PtxCompiler::new(ctx.target.clone());
+    if let Some(target) = compile_only {
+        let compiler = PtxCompiler::new(target.clone());
         Executable::new(&c.partitioned.module, "main", &compiler)
             .map_err(|e| format!("lower: {e}"))?;
-        return Ok(());
+        return Ok(true);
     }
-    let run = shardc::run_cuda(&c, args, 1e-4).map_err(|e| format!("run: {e}"))?;
-    compare(&run.outputs, &want)?;
-    let mut measured: Vec<String> = run
-        .report
+    let Some((outputs, report)) = run(&c)? else {
+        return Ok(false);
+    };
+    compare(&outputs, &want)?;
+    let mut measured: Vec<String> = report
         .stats
         .ops
         .iter()
@@ -417,10 +453,16 @@ fn global(ctx: &Ctx, m: &Module, args: &[Literal], options: &Options) -> Result<
     if measured != stated {
         return Err(format!("bytes {measured:?}, explain states {stated:?}"));
     }
-    Ok(())
+    Ok(true)
 }
 
-fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
+/// Checks a program on its inputs with options: `Ok(true)` passed, `Ok(false)` skipped.
+pub(crate) type CheckProgram<'a> =
+    dyn Fn(&Module, &[Literal], &Options) -> Result<bool, String> + 'a;
+
+/// The canonical partitioned programs and `random` random f32 programs, each checked by
+/// `check(module, inputs, options)`: `Ok(true)` passed, `Ok(false)` skipped.
+pub(crate) fn programs_with(random: usize, check: &CheckProgram) -> (Tally, Tally) {
     let mut canonical = Tally::default();
     for path in case_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -432,9 +474,10 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
         };
         let r = shardc::ir::text::parse_module_with(&text, options.uneven())
             .map_err(|e| e.to_string())
-            .and_then(|m| global(ctx, &m, &det_inputs(&m), &options));
+            .and_then(|m| check(&m, &det_inputs(&m), &options));
         match r {
-            Ok(()) => canonical.pass += 1,
+            Ok(true) => canonical.pass += 1,
+            Ok(false) => canonical.skipped += 1,
             Err(e) if e.starts_with("lower") => canonical.unlowered.push(format!("{name}: {e}")),
             Err(e) => canonical.fail.push(format!("{name}: {e}")),
         }
@@ -444,8 +487,9 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
     for i in 0..random {
         let values: Vec<u32> = (0..1024).map(|_| (rng.next() * 4e9) as u32).collect();
         let p = gen_program_f32(&mut Choices::new(values));
-        match global(ctx, &p.module, &p.inputs, &Options::default()) {
-            Ok(()) => rand.pass += 1,
+        match check(&p.module, &p.inputs, &Options::default()) {
+            Ok(true) => rand.pass += 1,
+            Ok(false) => rand.skipped += 1,
             Err(e) => {
                 let text = shardc::ir::text::print_module(&p.module);
                 let entry = format!("random program {i}: {e}\n{text}");
@@ -460,6 +504,12 @@ fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
     (canonical, rand)
 }
 
+fn programs(ctx: &Ctx, random: usize) -> (Tally, Tally) {
+    programs_with(random, &|m, args, options| {
+        global(ctx, m, args, options).map(|()| true)
+    })
+}
+
 const ROWS: &str = "dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>";
 const COLUMNS: &str = "dense<[[0, 4], [1, 5], [2, 6], [3, 7]]> : tensor<4x2xi64>";
 const ALL: &str = "dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>";
@@ -468,7 +518,7 @@ const ONE: &str = "dense<[[0]]> : tensor<1x1xi64>";
 
 /// Every per-device op on element type `t` with reducer `r` over 8 devices (as
 /// `runtime/tests/common/mod.rs`), or over one device (`groups` all `[[0]]`).
-fn collectives(t: &str, r: &str, one: bool) -> String {
+pub(crate) fn collectives(t: &str, r: &str, one: bool) -> String {
     let g = |s: &'static str| if one { ONE } else { s };
     let n = |k: usize| if one { 1 } else { k };
     let reducer = format!(
@@ -544,8 +594,31 @@ fn collectives(t: &str, r: &str, one: bool) -> String {
     )
 }
 
+/// Runs an executable on every device's arguments: every device's results.
+pub(crate) type RunAll<'a> =
+    dyn Fn(&Executable, Vec<Vec<Literal>>) -> Result<Vec<Vec<Literal>>, String> + 'a;
+
 /// Every per-device op against the simulated mesh on `mesh`.
 fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &mut Tally) {
+    let run = |exe: &Executable, args| {
+        let mesh = mesh.ok_or("no mesh")?;
+        exe.run(mesh, args)
+            .map(|r| r.outputs)
+            .map_err(|e| e.to_string())
+    };
+    let run: Option<&RunAll> = if mesh.is_some() { Some(&run) } else { None };
+    collectives_with(&ctx.target, run, n, what, t);
+}
+
+/// Every per-device op against the simulated mesh, run by `run` (compiled only where
+/// `None`).
+pub(crate) fn collectives_with(
+    target: &Target,
+    run: Option<&RunAll>,
+    n: usize,
+    what: &str,
+    t: &mut Tally,
+) {
     for (ty, dt) in [
         ("f32", DType::F32),
         ("i32", DType::I32),
@@ -578,7 +651,7 @@ fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &
                     continue;
                 }
             };
-            let compiler = PtxCompiler::new(ctx.target.clone());
+            let compiler = PtxCompiler::new(target.clone());
             let exe = match Executable::new(&m, "main", &compiler) {
                 Ok(e) => e,
                 Err(e) => {
@@ -586,14 +659,13 @@ fn collectives_on(ctx: &Ctx, mesh: Option<&CudaMesh>, n: usize, what: &str, t: &
                     continue;
                 }
             };
-            let Some(mesh) = mesh else {
+            let Some(run) = run else {
                 t.pass += 1;
                 continue;
             };
-            match exe.run(mesh, args) {
-                Ok(report) => {
-                    let bad = report
-                        .outputs
+            match run(&exe, args) {
+                Ok(outputs) => {
+                    let bad = outputs
                         .iter()
                         .zip(&want)
                         .enumerate()
@@ -737,6 +809,98 @@ mod cublas {
     }
 }
 
+/// The main demo's GPT training step on the cuda backend (see the module docs).
+fn train(ctx: &Ctx, steps: usize) -> Result<Vec<String>, String> {
+    use shardc::data::CharDataset;
+    use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+    use shardc::train::{Optimizer, Strategy, train_step};
+    use shardc::{Mesh, P, Tensor, TensorType};
+    let data = CharDataset::new(include_str!("data/corpus.txt"));
+    let cfg = GptConfig {
+        vocab: data.vocab.len(),
+        layers: 4,
+        block: TransformerDims {
+            batch: 16,
+            seq: 64,
+            d_model: 128,
+            heads: 4,
+            d_ff: 512,
+        },
+    };
+    let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
+    let mut lines = Vec::new();
+    for (axes, specs) in [
+        (vec![("data", 2), ("model", 4)], cfg.param_specs()),
+        (
+            vec![("data", 1), ("model", 1)],
+            vec![P![]; cfg.param_specs().len()],
+        ),
+    ] {
+        let mesh = Mesh::new("mesh", &axes).map_err(|e| e.to_string())?;
+        let model = cfg;
+        let ts = train_step(
+            "gpt",
+            move |p: &[Tensor], b: &[Tensor]| gpt_loss(&model, &b[0], &b[1], p),
+            &cfg.param_types(),
+            &[tokens.clone(), tokens.clone()],
+            &mesh,
+            Strategy::DpTp(specs),
+            Optimizer::AdamW {
+                lr: 3e-3,
+                warmup: 10.0,
+                total: 150.0,
+                min_ratio: 0.1,
+                adam: Default::default(),
+            },
+        )
+        .map_err(|e| format!("trace: {e}"))?;
+        let c = ts
+            .program
+            .compile(&ts.options())
+            .map_err(|e| format!("compile: {e}"))?;
+        let n = mesh.num_devices();
+        if ctx.compile_only {
+            let compiler = PtxCompiler::new(ctx.target.clone());
+            Executable::new(&c.partitioned.module, "main", &compiler)
+                .map_err(|e| format!("lower ({n} devices): {e}"))?;
+            lines.push(format!("GPT training step on {n} devices: compiled to PTX"));
+            continue;
+        }
+        let start = Instant::now();
+        let program = shardc::CudaProgram::new(&c, &CudaOptions::default())
+            .map_err(|e| format!("prepare ({n} devices): {e}"))?;
+        let prepare = start.elapsed().as_secs_f64();
+        let (mut params, mut state) = (cfg.init(0), ts.init_state());
+        let (mut times, mut worst) = (Vec::new(), 0.0f64);
+        for t in 1..=steps {
+            let (x, y) = data.batch(t as u64, cfg.block.batch, cfg.block.seq);
+            let args = ts.args(&params, &state, t, &[x, y]);
+            let start = Instant::now();
+            let run = program
+                .run(&c, &args, 1e-3)
+                .map_err(|e| format!("step {t} ({n} devices): {e}"))?;
+            times.push(start.elapsed().as_secs_f64());
+            let want = ts
+                .program
+                .run_reference(&args)
+                .map_err(|e| format!("reference: {e}"))?;
+            compare(&run.outputs, &want).map_err(|e| format!("step {t} ({n} devices): {e}"))?;
+            worst = worst.max((run.outputs[0].to_f64_vec()[0] - want[0].to_f64_vec()[0]).abs());
+            let (_, p, s) = ts.split(want);
+            (params, state) = (p, s);
+        }
+        let best = times.iter().copied().fold(f64::INFINITY, f64::min);
+        lines.push(format!(
+            "GPT training step (4 layers, d_model 128, AdamW) on {n} device(s) ({}): {steps} steps match the reference (loss within {worst:.1e}); step {:.1} ms (best of {steps}, first {:.1} ms), prepare {:.1} s",
+            mesh,
+            best * 1e3,
+            times[0] * 1e3,
+            prepare
+        ));
+    }
+    Ok(lines)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let opt = |name: &str| {
@@ -751,7 +915,14 @@ fn main() {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
+    let steps: usize = opt("--steps").and_then(|v| v.parse().ok()).unwrap_or(3);
     let compile_only = args.iter().any(|a| a == "--compile-only");
+    if part == "mpi" {
+        eprintln!(
+            "gpu_check: one process per GPU is the example gpu_check_mpi (`mpirun -n <GPUs> target/release/examples/gpu_check_mpi`), a binary of its own so that this one needs no MPI library"
+        );
+        std::process::exit(2);
+    }
     let mut summary = Vec::new();
     let ctx = if compile_only {
         summary.push("compile only: every program compiled to PTX for sm_90, nothing run".into());
@@ -871,6 +1042,23 @@ fn main() {
                 summary.push(format!("matmul benchmark failed: {e}"));
             }
         }
+    }
+    if all || part == "train" {
+        let start = Instant::now();
+        match train(&ctx, steps) {
+            Ok(lines) => {
+                for l in lines {
+                    println!("{l}");
+                    summary.push(l);
+                }
+            }
+            Err(e) => {
+                println!("FAIL train: {e}");
+                failed = true;
+                summary.push(format!("GPT training step failed: {e}"));
+            }
+        }
+        eprintln!("train: {:.1}s", start.elapsed().as_secs_f64());
     }
     println!("=== gpu_check summary ===");
     for s in &summary {

@@ -41,6 +41,36 @@ pub enum Error {
     /// A backend could not prepare or run the partitioned program.
     #[error(transparent)]
     Runtime(Box<RuntimeError>),
+
+    /// A checkpoint file cannot be written or is not one this training step can load.
+    #[error("checkpoint {}: {problem}", path.display())]
+    Checkpoint {
+        path: std::path::PathBuf,
+        problem: String,
+    },
+
+    /// Training failed more often than it may restart.
+    #[error("training gave up after {restarts} restarts; the last failure, at step {step}: {last}")]
+    GaveUp {
+        restarts: usize,
+        step: usize,
+        last: Box<Error>,
+    },
+}
+
+impl Error {
+    /// Whether the error is a device failing during a run (a kernel, a thread, a peer, an
+    /// MPI rank or a GPU), which running again from a checkpoint may get past — unlike a
+    /// program or its inputs being wrong, which would fail again.
+    pub fn is_device_failure(&self) -> bool {
+        matches!(
+            self,
+            Error::Runtime(e) if matches!(
+                **e,
+                RuntimeError::Device { .. } | RuntimeError::Remote { .. } | RuntimeError::Spawn { .. }
+            )
+        )
+    }
 }
 
 impl From<RuntimeError> for Error {

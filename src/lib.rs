@@ -4,6 +4,7 @@
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
 
 pub mod bench;
+pub mod checkpoint;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -16,6 +17,8 @@ pub mod models;
 mod mpi;
 mod nn;
 pub mod optim;
+pub mod pipeline;
+pub mod restart;
 mod simulate;
 mod spec;
 mod trace;
@@ -26,6 +29,8 @@ pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
+#[cfg(all(feature = "mpi", feature = "cuda"))]
+pub use mpi::run_cuda_mpi;
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiRun, run_mpi, run_mpi_with};
 pub use shardc_compiler as compiler;
@@ -43,6 +48,11 @@ pub mod autodiff_guide {}
 /// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/runtime.md")]
 pub mod runtime_guide {}
+
+/// Pipeline parallelism (`docs/pipeline.md`); its Rust example is compiled and run as a
+/// doctest.
+#[doc = include_str!("../docs/pipeline.md")]
+pub mod pipeline_guide {}
 
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]

@@ -195,3 +195,117 @@ impl GptConfig {
             .collect()
     }
 }
+
+/// Sizes of a mixture-of-experts layer (Switch Transformer's top-1 routing, GShard's
+/// grouped dispatch): tokens come in `groups` groups of `tokens` each; every token goes
+/// to the one expert its router ranks first.
+#[derive(Copy, Clone, Debug)]
+pub struct MoeConfig {
+    pub groups: usize,
+    pub tokens: usize,
+    pub d_model: usize,
+    /// Hidden size of each expert's MLP.
+    pub d_ff: usize,
+    pub experts: usize,
+    /// Weight of Switch's load-balancing loss (0.01 in the paper).
+    pub balance: f64,
+}
+
+impl MoeConfig {
+    /// `router [d_model, experts]`, `w_in [experts, d_model, d_ff]`,
+    /// `w_out [experts, d_ff, d_model]`.
+    pub fn param_names(&self) -> Vec<String> {
+        ["router", "w_in", "w_out"].map(String::from).to_vec()
+    }
+
+    pub fn param_types(&self) -> Vec<TensorType> {
+        let f = |s: &[usize]| TensorType::new(DType::F32, s);
+        let (m, h, e) = (self.d_model, self.d_ff, self.experts);
+        vec![f(&[m, e]), f(&[e, m, h]), f(&[e, h, m])]
+    }
+
+    /// Expert parallelism over `axis`: the experts' weights split by expert (each device
+    /// holds `experts / |axis|` experts), the router replicated. With the token groups
+    /// split over the same axis (GShard), tokens travel to their experts and back by
+    /// all-to-all.
+    pub fn expert_specs(&self, axis: &str) -> Vec<PartitionSpec> {
+        vec![
+            P![],
+            PartitionSpec::new(vec![
+                crate::spec::DimSpec::axes(&[axis]),
+                crate::spec::DimSpec::replicated(),
+                crate::spec::DimSpec::replicated(),
+            ]),
+            PartitionSpec::new(vec![
+                crate::spec::DimSpec::axes(&[axis]),
+                crate::spec::DimSpec::replicated(),
+                crate::spec::DimSpec::replicated(),
+            ]),
+        ]
+    }
+
+    /// The `[groups, tokens, d_model]` type of the layer's input and of its target.
+    pub fn token_type(&self) -> TensorType {
+        TensorType::new(DType::F32, [self.groups, self.tokens, self.d_model])
+    }
+
+    /// Router weights normal with std 0.5 (so routing starts spread over the experts),
+    /// expert weights with std `1/sqrt(fan_in)`; deterministic in `seed`.
+    pub fn init(&self, seed: i64) -> Vec<shardc_ir::Literal> {
+        use shardc_runtime::reference::random::{bits, normal_f64};
+        let scales = [
+            0.5,
+            1.0 / (self.d_model as f64).sqrt(),
+            1.0 / (self.d_ff as f64).sqrt(),
+        ];
+        self.param_types()
+            .iter()
+            .zip(scales)
+            .enumerate()
+            .map(|(k, (ty, scale))| {
+                let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
+                let values: Vec<f64> = (0..ty.num_elements())
+                    .map(|i| scale * normal_f64(bits(s, i as u64)))
+                    .collect();
+                shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
+                    .expect("sizes match the type")
+            })
+            .collect()
+    }
+}
+
+/// A top-1 mixture-of-experts MLP with a residual connection, `x: [groups, tokens,
+/// d_model]` -> the same shape; `p` in [`MoeConfig::param_names`] order. Returns the
+/// output and Switch's load-balancing loss (`experts * sum_e f_e * P_e`: `f_e` the
+/// fraction of tokens routed to expert `e`, `P_e` its mean router probability; 1 when
+/// balanced).
+///
+/// Dispatch is dense (GShard's one-hot einsum with a capacity of every token of the
+/// group): `dispatch[e, g, s, :]` is token `(g, s)` if it goes to expert `e`, else zeros,
+/// so no token is dropped; each expert's output is scaled by the token's router
+/// probability (the gradient that trains the router) and combined back.
+pub fn moe_layer(x: &Tensor, p: &[Tensor], cfg: &MoeConfig) -> (Tensor, Tensor) {
+    let (router, w_in, w_out) = (&p[0], &p[1], &p[2]);
+    let probs = x.einsum("gsm,me->gse", router).softmax(-1);
+    let best = probs.max(&[-1]).keep_dims(&[-1], 3);
+    let chosen = probs
+        .compare(shardc_ir::ComparisonDirection::Ge, &best)
+        .convert(DType::F32);
+    let gate = &probs * &chosen;
+    let dispatched = chosen.einsum("gse,gsm->egsm", x);
+    let hidden = dispatched.einsum("egsm,emh->egsh", w_in).relu();
+    let out = hidden.einsum("egsh,ehm->egsm", w_out);
+    let combined = out.einsum("egsm,gse->gsm", &gate);
+    let routed = chosen.mean(&[0, 1]);
+    let importance = probs.mean(&[0, 1]);
+    let balance = (&routed * &importance).sum(&[0]) * cfg.experts as f64;
+    (x + &combined, balance)
+}
+
+/// The mean squared error of [`moe_layer`] against `target`, plus `cfg.balance` times its
+/// load-balancing loss.
+pub fn moe_loss(cfg: &MoeConfig, x: &Tensor, target: &Tensor, p: &[Tensor]) -> Tensor {
+    let (y, balance) = moe_layer(x, p, cfg);
+    let e = &y - target;
+    (&e * &e).mean(&[0, 1, 2]) + &(balance * cfg.balance)
+}

@@ -1,10 +1,17 @@
 //! Running a compiled program on the mpi backend from global inputs: every rank calls
-//! [`run_mpi`] with the same global arguments and gets the same global results.
+//! [`run_mpi`] with the same global arguments and gets the same global results; and
+//! [`run_cuda_mpi`], the same on GPUs, one process per GPU.
 
 use crate::Error;
 use crate::simulate::{sharding, unshard_results};
 use shardc_compiler::Compiled;
+#[cfg(feature = "cuda")]
+use shardc_compiler::gpu_program::PtxCompiler;
+#[cfg(feature = "cuda")]
+use shardc_compiler::lower::gpu::Target;
 use shardc_ir::Literal;
+#[cfg(feature = "cuda")]
+use shardc_runtime::backend::cuda::CudaMpiMesh;
 use shardc_runtime::backend::mpi::MpiMesh;
 use shardc_runtime::backend::{Executable, RunOptions, RunReport, RuntimeError};
 use shardc_runtime::engine::Compute;
@@ -44,14 +51,27 @@ pub fn run_mpi_with(
     tolerance: f64,
     options: &RunOptions,
 ) -> Result<MpiRun, Error> {
+    let ids = device_ids(c, mesh.devices())?;
+    let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
+    // What may fail on one rank only is agreed on before the run's first collective.
+    let local = prepare(c, args, position, engine).map_err(|e| RuntimeError::Remote {
+        device: mesh.device(),
+        message: e.to_string(),
+    });
+    let (exe, mine) = mesh.agree(local)?;
+    let report = mesh.run_with(&exe, mine, options)?;
+    let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
+    let outputs = unshard_results(c, &by_position, tolerance)?;
+    Ok(MpiRun { outputs, report })
+}
+
+/// The device id at each position of the program's mesh, checked to be the ranks
+/// `0..ranks`, each once.
+fn device_ids(c: &Compiled, ranks: usize) -> Result<Vec<usize>, Error> {
     let m = &c.partitioned.mesh;
     let n = m.num_devices();
-    if mesh.devices() != n {
-        return Err(RuntimeError::WorldSize {
-            program: n,
-            ranks: mesh.devices(),
-        }
-        .into());
+    if ranks != n {
+        return Err(RuntimeError::WorldSize { program: n, ranks }.into());
     }
     // The devices are named by id; the pieces come by mesh position.
     let ids: Vec<usize> = (0..n).map(|pos| m.device_at(pos)).collect();
@@ -63,14 +83,44 @@ pub fn run_mpi_with(
             m.name
         )));
     }
+    Ok(ids)
+}
+
+/// Runs a compiled program with one MPI process per GPU ([`CudaMpiMesh`]: this process
+/// is device `mesh.device()`, on GPU `mesh.gpu()` of its node): shards the global `args`
+/// for this device, compiles every segment to PTX for the mesh's GPUs
+/// ([`CudaMpiMesh::target`]), runs, gathers every device's results and reassembles the
+/// global ones, checking that devices holding the same piece agree within `tolerance`.
+/// Collective: every rank of the mesh calls it with the same program and arguments; the
+/// mesh has as many ranks as the program's mesh has devices (`mpirun -n <devices>`).
+/// Every rank gets the same results, or the same error.
+#[cfg(feature = "cuda")]
+pub fn run_cuda_mpi(
+    mesh: &CudaMpiMesh,
+    c: &Compiled,
+    args: &[Literal],
+    tolerance: f64,
+) -> Result<MpiRun, Error> {
+    let ids = device_ids(c, mesh.devices())?;
     let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
-    // What may fail on one rank only is agreed on before the run's first collective.
-    let local = prepare(c, args, position, engine).map_err(|e| RuntimeError::Remote {
-        device: mesh.device(),
-        message: e.to_string(),
-    });
-    let (exe, mine) = mesh.agree(local)?;
-    let report = mesh.run_with(&exe, mine, options)?;
+    // Compiling and sharding may fail on one rank only: agreed before the run.
+    let local = mesh
+        .target()
+        .map_err(Error::from)
+        .and_then(|(chip, ptx)| {
+            let compiler = PtxCompiler::new(Target {
+                chip,
+                ptx,
+                libdevice: None,
+            });
+            prepare(c, args, position, &compiler)
+        })
+        .map_err(|e| RuntimeError::Remote {
+            device: mesh.device(),
+            message: e.to_string(),
+        });
+    let (exe, mine) = mesh.mpi().agree(local)?;
+    let report = mesh.run(&exe, mine)?;
     let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
     let outputs = unshard_results(c, &by_position, tolerance)?;
     Ok(MpiRun { outputs, report })

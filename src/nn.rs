@@ -176,6 +176,14 @@ impl Tensor {
         -(picked.sum(&(0..picked.rank() as isize).collect::<Vec<_>>()) / n as f64)
     }
 
+    /// A key derived from this `i64` key and `data`, as JAX's `random.fold_in`: `key *
+    /// 2654435761 + data` (wrapping), so each use of randomness in a step (each dropout
+    /// layer) draws its own numbers: `key.fold_in(0)`, `key.fold_in(1)`, ...
+    #[track_caller]
+    pub fn fold_in(&self, data: u32) -> Tensor {
+        &(self * &self.scalar(2_654_435_761.0)) + &self.scalar(data as f64)
+    }
+
     /// Inverted dropout with keep probability `1 - rate`, from the counter-based random op
     /// seeded by the scalar `i64` tensor `seed`: the same mask on every mesh.
     #[track_caller]

@@ -343,6 +343,21 @@ impl Tensor {
         self.transpose(&p)
     }
 
+    /// `shardc.rotate`, `jnp.roll(x, shift, axis=dimension)`: element `i` along `dimension`
+    /// becomes element `(i + shift) mod n`, the last `shift` wrapping to the front. Along a
+    /// dimension sharded in blocks that divide `shift` it partitions as a
+    /// `collective_permute` of whole blocks (a pipeline's shift between stages).
+    #[track_caller]
+    pub fn roll(&self, shift: i64, dimension: usize) -> Tensor {
+        self.push(
+            "roll",
+            Location::caller(),
+            OpKind::Rotate { dimension, shift },
+            &[self],
+            None,
+        )
+    }
+
     /// `stablehlo.slice` with unit strides.
     #[track_caller]
     pub fn slice(&self, start: &[usize], limit: &[usize]) -> Tensor {

@@ -13,6 +13,14 @@
 //! | ZeRO-3 / FSDP | `data` | split over `data` (gathered for use) | split over `data` | split over `data` |
 //! | Megatron | replicated | the model's tensor-parallel specs over `model` | as parameters | as parameters |
 //! | DP x TP | `data` | the model's specs over `model` | as parameters | as parameters |
+//! | Expert (MoE) | `data` | experts split over `data` (the given specs) | as parameters | as parameters |
+//! | Context | `data` x sequence over `context` | the given specs | as parameters | as parameters |
+//! | Pipeline | `data` (if the mesh has it); whole on every `pipe` device | stacked `[S, ...]`, split over `pipe` | as parameters | as parameters |
+//!
+//! The pipeline strategy needs the model as stages: [`crate::pipeline::train_step`] builds
+//! it (`docs/pipeline.md`); its schedule orders the microbatches' forwards and backwards,
+//! GPipe's (all forwards, then all backwards) or 1F1B's (one forward and one backward per
+//! tick once the pipe is full).
 //!
 //! "Split over `data`" puts `data` on the first dimension it divides (replicated if none).
 
@@ -34,6 +42,23 @@ pub enum Strategy {
     Megatron(Vec<PartitionSpec>),
     /// Data parallelism over `data` times tensor parallelism with these specs over `model`.
     DpTp(Vec<PartitionSpec>),
+    /// Expert parallelism (GShard): the batch split over `data`, the experts' weights
+    /// split by expert with these specs (e.g. `MoeConfig::expert_specs("data")`), so
+    /// tokens travel to their experts and back by all-to-all.
+    Expert(Vec<PartitionSpec>),
+    /// Context (sequence) parallelism: every batch tensor's second dimension (the
+    /// sequence) split over `context`, its first over `data` when the mesh has it;
+    /// parameters with these specs (replicated, or Megatron's over `model`). Attention
+    /// gathers the keys and values over `context` (as Llama 3's context parallelism
+    /// does); everything else stays split by position.
+    Context(Vec<PartitionSpec>),
+    /// Pipeline parallelism over `pipe` (times data parallelism over `data`, if the mesh
+    /// has it): `microbatches` microbatches through the stages in the schedule's order.
+    /// Built by [`crate::pipeline::train_step`] from the model's stages.
+    Pipeline {
+        schedule: crate::pipeline::Schedule,
+        microbatches: usize,
+    },
 }
 
 impl Strategy {
@@ -45,6 +70,9 @@ impl Strategy {
             Strategy::Zero3 => "zero3",
             Strategy::Megatron(_) => "megatron",
             Strategy::DpTp(_) => "dp_tp",
+            Strategy::Expert(_) => "expert",
+            Strategy::Context(_) => "context",
+            Strategy::Pipeline { schedule, .. } => schedule.strategy_name(),
         }
     }
 }
@@ -69,9 +97,22 @@ pub enum Optimizer {
 impl Optimizer {
     /// Optimizer-state tensors per parameter (velocity; or first and second moments).
     pub fn slots(&self) -> usize {
+        self.slot_names().len()
+    }
+
+    /// The name of each optimizer-state slot, in the state's order (checkpoints name
+    /// tensors by them).
+    pub fn slot_names(&self) -> &'static [&'static str] {
         match self {
-            Optimizer::Sgd { .. } => 1,
-            Optimizer::AdamW { .. } => 2,
+            Optimizer::Sgd { .. } => &["momentum"],
+            Optimizer::AdamW { .. } => &["adam_m", "adam_v"],
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Optimizer::Sgd { .. } => "sgd",
+            Optimizer::AdamW { .. } => "adamw",
         }
     }
 
@@ -114,6 +155,22 @@ fn split_over_data(ty: &TensorType, data: usize) -> PartitionSpec {
         }
         None => P![],
     }
+}
+
+/// A batch tensor's spec under context parallelism: `[data, context, ...]`, without
+/// `data` when the mesh has no such axis.
+fn context_split(t: &TensorType, mesh: &Mesh) -> Result<PartitionSpec, Error> {
+    if t.rank() < 2 || mesh.axis_size("context").is_none() {
+        return Err(Error::Usage(format!(
+            "context parallelism splits the second dimension (the sequence) of every batch tensor over the mesh axis `context`, but a batch tensor is {t} on mesh {mesh}: give batch tensors a [batch, sequence, ...] shape and the mesh a `context` axis"
+        )));
+    }
+    let data = if mesh.axis_size("data").is_some() {
+        DimSpec::axes(&["data"])
+    } else {
+        DimSpec::replicated()
+    };
+    Ok(PartitionSpec::new(vec![data, DimSpec::axes(&["context"])]))
 }
 
 /// A traced training step and how its arguments are laid out.
@@ -161,6 +218,79 @@ pub fn train_step<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b),
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        None,
+    )
+}
+
+/// The largest seed [`train_step_with_rng`] takes (the step's key is `seed * 2^24 + t`,
+/// exact in the `f64` a constant is made from).
+pub const MAX_SEED: i64 = (1 << 29) - 1;
+
+/// [`train_step`] for a loss that draws random numbers (dropout): the loss also gets a
+/// key, an `i64` scalar, new at every step — `seed * 2^24 + t` for step `t` — to pass to
+/// [`Tensor::dropout`] or [`Tensor::random`], deriving one per use with
+/// [`Tensor::fold_in`]. The random op is counter-based over global positions, so where
+/// PyTorch seeds every rank differently (`seed + rank`) to give data-parallel replicas
+/// different masks, here each device draws the part of the one global mask that covers
+/// its shard: replicas differ, and the partitioned step equals the single-device one bit
+/// for bit on any mesh. `seed` is in `0..=MAX_SEED`.
+#[allow(clippy::too_many_arguments)]
+pub fn train_step_with_rng<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    seed: i64,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor], &Tensor) -> Tensor + Clone + 'static,
+{
+    if !(0..=MAX_SEED).contains(&seed) {
+        return Err(Error::Usage(format!(
+            "train_step_with_rng({name}): seed {seed} is outside 0..={MAX_SEED} (the step's key is seed * 2^24 + step); take a seed in that range"
+        )));
+    }
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], key: Option<&Tensor>| match key {
+            Some(k) => loss(p, b, k),
+            None => unreachable!("a step with a seed passes a key"),
+        },
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        Some(seed),
+    )
+}
+
+/// The step of [`train_step`], with a key argument to the loss when `seed` is given.
+#[allow(clippy::too_many_arguments)]
+fn build<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    seed: Option<i64>,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static,
+{
     let n = param_types.len();
     let data = mesh.axis_size("data").unwrap_or(1);
     let zero = |t: &TensorType| split_over_data(t, data);
@@ -181,25 +311,41 @@ where
         Strategy::Zero1 => (replicated.clone(), replicated.clone(), zeroed.clone()),
         Strategy::Zero2 => (replicated.clone(), zeroed.clone(), zeroed.clone()),
         Strategy::Zero3 => (zeroed.clone(), zeroed.clone(), zeroed.clone()),
-        Strategy::Megatron(s) | Strategy::DpTp(s) => {
+        Strategy::Megatron(s) | Strategy::DpTp(s) | Strategy::Expert(s) | Strategy::Context(s) => {
             let s = specs_of(s)?;
             (s.clone(), s.clone(), s)
         }
+        Strategy::Pipeline { .. } => {
+            return Err(Error::Usage(format!(
+                "train_step({name}): the {} strategy splits the model into stages, which a loss closure does not show; build the step with shardc::pipeline::train_step(name, Stages {{ stage, loss }}, ...) (docs/pipeline.md)",
+                strategy.name()
+            )));
+        }
     };
-    let batch_split = !matches!(strategy, Strategy::Megatron(_));
     let batch_specs: Vec<PartitionSpec> = batch_types
         .iter()
-        .map(|_| if batch_split { P!["data"] } else { P![] })
-        .collect();
+        .map(|t| match &strategy {
+            Strategy::Megatron(_) => Ok(P![]),
+            Strategy::Context(_) => context_split(t, mesh),
+            _ => Ok(P!["data"]),
+        })
+        .collect::<Result<_, _>>()?;
     // The loss and its gradients.
     let mut types: Vec<TensorType> = param_types.to_vec();
     types.extend_from_slice(batch_types);
+    let nb = batch_types.len();
+    let mut loss_specs: Vec<PartitionSpec> =
+        param_specs.iter().chain(&batch_specs).cloned().collect();
+    if seed.is_some() {
+        types.push(TensorType::scalar(DType::I64));
+        loss_specs.push(P![]);
+    }
     let f = loss.clone();
     let start = Instant::now();
-    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..]))
+    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..n + nb], a.get(n + nb)))
         .name(&format!("{name}_loss"))
         .mesh(mesh)
-        .in_shardings(param_specs.iter().chain(&batch_specs).cloned())
+        .in_shardings(loss_specs)
         .lower(&types)?;
     let trace_loss = start.elapsed();
     // Gradients take their layouts from the strategy below, not from their parameters.
@@ -208,6 +354,69 @@ where
         .value_and_grad(&(0..n).collect::<Vec<_>>())?
         .without_result_shardings();
     let autodiff = start.elapsed();
+    let gradients = move |params: &[Tensor], batch: &[Tensor], t: &Tensor| {
+        let mut inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
+        if let Some(seed) = seed {
+            // The step's key: seed * 2^24 + t (exact: seed < 2^29, t < 2^24).
+            let step = t.convert(DType::I64);
+            inputs.push(&step + &step.scalar((seed << 24) as f64));
+        }
+        let outs = grads.call(&inputs);
+        (outs[0].clone(), outs[1..].to_vec())
+    };
+    let layout = StepLayout {
+        param_specs,
+        grad_specs,
+        state_specs,
+        batch_specs,
+    };
+    step_around(
+        name,
+        gradients,
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        layout,
+        (trace_loss, autodiff),
+    )
+}
+
+/// How a training step lays out its arguments and gradients.
+pub(crate) struct StepLayout {
+    pub param_specs: Vec<PartitionSpec>,
+    pub grad_specs: Vec<PartitionSpec>,
+    pub state_specs: Vec<PartitionSpec>,
+    pub batch_specs: Vec<PartitionSpec>,
+}
+
+/// Traces the step around a gradient function `(params, batch, t) -> (loss, grads)`: the
+/// gradients laid out as `layout` says, then the optimizer update. `timings` are the
+/// phases already spent building the gradient function (tracing the loss, autodiff).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn step_around<G>(
+    name: &str,
+    gradients: G,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    layout: StepLayout,
+    timings: (Duration, Duration),
+) -> Result<TrainStep, Error>
+where
+    G: Fn(&[Tensor], &[Tensor], &Tensor) -> (Tensor, Vec<Tensor>),
+{
+    let StepLayout {
+        param_specs,
+        grad_specs,
+        state_specs,
+        batch_specs,
+    } = layout;
+    let n = param_types.len();
+    let (trace_loss, autodiff) = timings;
     let start = Instant::now();
     // The step: gradients, laid out as the strategy says, then the update.
     let slots = optimizer.slots();
@@ -226,15 +435,14 @@ where
         let (params, state) = (&a[..n], &a[n..n + ns]);
         let t = &a[n + ns];
         let batch = &a[n + ns + 1..];
-        let inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
-        let outs = grads.call(&inputs);
-        let g: Vec<Tensor> = outs[1..]
+        let (loss, grads) = gradients(params, batch, t);
+        let g: Vec<Tensor> = grads
             .iter()
             .zip(&gspecs)
             .map(|(g, s)| g.with_sharding_constraint(s.clone()))
             .collect();
         let (new_params, new_state) = optimizer.update(t, params, &g, state);
-        let mut results = vec![outs[0].clone()];
+        let mut results = vec![loss];
         results.extend(new_params);
         results.extend(new_state);
         results

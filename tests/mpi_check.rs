@@ -3,7 +3,7 @@
 //! `explain` states for each collective.
 //!
 //! Programs: the canonical cases of `tests/partition/`, the JAX fixtures of
-//! `tests/fixtures/jax/`, and 24 random programs that communicate
+//! `tests/fixtures/jax/`, pipelined training steps (GPipe and 1F1B), and 24 random programs that communicate
 //! (`shardc_ir::testing::gen_program_f32` from fixed seeds). A program of `k` devices runs when `k` divides the number of ranks
 //! `W`: the world is split into `W/k` meshes of `k` ranks (rank `r` of a mesh is device
 //! `r`), each running it; the others are listed as skipped.
@@ -178,6 +178,7 @@ fn programs() -> Vec<Program> {
             fx.rel,
         ));
     }
+    out.extend(pipelines());
     let world = std::env::var("OMPI_COMM_WORLD_SIZE")
         .or_else(|_| std::env::var("PMI_SIZE"))
         .ok()
@@ -204,6 +205,64 @@ fn programs() -> Vec<Program> {
             1e-4,
             1e-4,
         ));
+    }
+    out
+}
+
+/// Pipelined training steps (`docs/pipeline.md`), GPipe and 1F1B, on `pipe=4` and on
+/// `data=2 x pipe=4`: the stage hand-offs are `MPI_Sendrecv`s between neighbouring ranks.
+fn pipelines() -> Vec<Program> {
+    use shardc::pipeline::{Schedule, Stages, train_step};
+    use shardc::train::Optimizer;
+    use shardc::{DType, Mesh, Tensor, TensorType};
+    const S: usize = 4;
+    const D: usize = 8;
+    fn stage(w: &[Tensor], x: &Tensor) -> Tensor {
+        x + &x.matmul(&w[0]).gelu().matmul(&w[1])
+    }
+    fn loss(out: &Tensor, target: &Tensor) -> Tensor {
+        let e = out - target;
+        (&e * &e).mean(&[1, 2])
+    }
+    let f32 = |s: &[usize]| TensorType::new(DType::F32, s);
+    let lit = |shape: &[usize], k: f64| {
+        let n: usize = shape.iter().product();
+        let v: Vec<f64> = (0..n).map(|i| (0.37 * i as f64 + k).sin() * 0.3).collect();
+        Literal::from_f64(DType::F32, shape, &v).expect("sizes match")
+    };
+    let params = [f32(&[S, D, 16]), f32(&[S, 16, D])];
+    let batch = [f32(&[16, D]), f32(&[16, D])];
+    let mut out = Vec::new();
+    for axes in [vec![("pipe", S)], vec![("data", 2), ("pipe", S)]] {
+        let mesh = Mesh::new("mesh", &axes).expect("a mesh");
+        for schedule in [Schedule::Gpipe, Schedule::OneFOneB] {
+            let ts = train_step(
+                "mlp",
+                Stages { stage, loss },
+                &params,
+                &batch,
+                &mesh,
+                schedule,
+                4,
+                Optimizer::Sgd {
+                    lr: 0.05,
+                    momentum: 0.9,
+                },
+            )
+            .expect("a pipelined step");
+            let p: Vec<Literal> = params.iter().map(|t| lit(&t.shape, 1.0)).collect();
+            let b = [lit(&batch[0].shape, 2.0), lit(&batch[1].shape, 3.0)];
+            let args = ts.args(&p, &ts.init_state(), 1, &b);
+            out.push((
+                format!("pipelined step, {} on {mesh}", schedule.name()),
+                ts.program.module().clone(),
+                ts.options(),
+                args,
+                None,
+                1e-5,
+                1e-5,
+            ));
+        }
     }
     out
 }

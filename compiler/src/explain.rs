@@ -8,10 +8,11 @@
 //! the `Display` adds provenance and alternatives; everything serializes to JSON.
 
 use crate::egraph::PNode;
-use crate::extract::{class_types, node_cost, program_order};
+use crate::extract::{class_types, local_rotations, node_cost, program_order};
 use crate::layout::Layout;
 use crate::pipeline::Compiled;
 use crate::propagate::{Annotation, Origin, Report, StopReason};
+use crate::reshard::CollectiveKind;
 use egg::{Id, Language};
 use serde::Serialize;
 use shardc_ir::{Function, Mesh, TensorType, ValueDef, ValueId};
@@ -232,8 +233,23 @@ impl Compiled {
                     continue;
                 };
                 let Some(n) = x.choice.get(&c) else { continue };
+                let rotations = local_rotations(p, c, n);
+                let axes_of = |axes: &[shardc_ir::AxisRef]| -> Vec<String> {
+                    axes.iter()
+                        .map(|a| a.to_string().trim_matches('"').to_string())
+                        .collect()
+                };
                 let how = match n {
                     PNode::Arg { .. } => "argument".to_string(),
+                    PNode::Local { .. } if !rotations.is_empty() => {
+                        let moves: Vec<String> = rotations
+                            .iter()
+                            .map(|r| {
+                                format!("collective_permute {{{}}}", axes_of(&r.axes).join(","))
+                            })
+                            .collect();
+                        format!("local, then {}", moves.join(", "))
+                    }
                     PNode::Local { .. } => "local".to_string(),
                     PNode::Reshard { plan, .. } => p.graph.plan(*plan).to_string(),
                 };
@@ -242,6 +258,33 @@ impl Compiled {
                     how,
                     origin: origin_text(v, l),
                 });
+                // A rotation by whole blocks: the op runs locally, then its pieces move.
+                if !rotations.is_empty() {
+                    let (global, local) = class_types(p, f, c);
+                    let at = describe(&global, p.graph.layout(l), mesh);
+                    let alternatives: Vec<Alternative> = eg[c]
+                        .nodes
+                        .iter()
+                        .filter(|m| *m != n)
+                        .map(|m| Alternative {
+                            what: node_text(c, m),
+                            cost_us: us(total(c, m)),
+                        })
+                        .collect();
+                    for r in &rotations {
+                        collectives.push(Collective {
+                            kind: CollectiveKind::CollectivePermute.name().to_string(),
+                            axes: axes_of(&r.axes),
+                            value: names[v.index()].clone(),
+                            from: at.clone(),
+                            to: at.clone(),
+                            bytes_per_device: crate::rotate::bytes(&local),
+                            needed_by: readers.get(&c).cloned().unwrap_or_default(),
+                            cost_us: us(total(c, n)),
+                            alternatives: alternatives.clone(),
+                        });
+                    }
+                }
                 if let PNode::Reshard { plan, child, .. } = n {
                     let (global, _) = class_types(p, f, c);
                     let mut cur = p.graph.layout(class_of(child[0]).1).clone();

@@ -16,6 +16,10 @@
 //! chosen nodes read is split among them. Each round's solution is evaluated by its exact
 //! DAG cost (every chosen node once) and the best wins. Within one value, reshard edges
 //! form cycles between layouts; they are relaxed to a fixpoint (costs are positive).
+//!
+//! Each round's choice is then repaired by single swaps (`refine`): a class that one
+//! reshard from another chosen layout of its value can give takes it when the exact DAG
+//! cost drops, which catches the second collective premiums cannot see is redundant.
 
 use crate::egraph::PNode;
 use crate::error::CompileError;
@@ -26,6 +30,9 @@ use std::collections::HashMap;
 
 /// The chosen node of each class.
 type Choice = HashMap<Id, PNode>;
+
+/// The index of the chosen node of each class, in its class.
+type Pick = HashMap<Id, usize>;
 
 /// Rounds of use-count re-weighting after the first (tree) round.
 const ROUNDS: usize = 4;
@@ -86,9 +93,11 @@ pub fn node_cost(p: &Propagated, f: &Function, class: Id, node: &PNode) -> f64 {
                 .iter()
                 .map(|&c| class_types(p, f, p.graph.egraph.find(c)).1)
                 .collect();
+            let rotations = local_rotations(p, class, node);
             p.cost
                 .op_time(&op.kind, &operands, std::slice::from_ref(&local))
                 / op.results.len().max(1) as f64
+                + crate::rotate::time(&p.cost, &rotations, &local)
                 + memory
         }
         PNode::Reshard { plan, child, .. } => {
@@ -101,6 +110,23 @@ pub fn node_cost(p: &Propagated, f: &Function, class: Id, node: &PNode) -> f64 {
                 + priority_penalty(p, key)
         }
     }
+}
+
+/// The block rotations a `Local` node's result needs (`rotate.rs`): collective permutes
+/// after the op; empty for every other node.
+pub fn local_rotations(
+    p: &Propagated,
+    class: Id,
+    node: &PNode,
+) -> Vec<crate::rotate::BlockRotation> {
+    let PNode::Local { op, result, .. } = node else {
+        return Vec::new();
+    };
+    let Some(rule) = p.rules.get(op.index()).and_then(Option::as_ref) else {
+        return Vec::new();
+    };
+    let (_, l) = p.graph.egraph[class].data;
+    crate::rotate::of_result(rule, *result as usize, p.graph.layout(l), &p.mesh, p.uneven)
 }
 
 /// Seconds charged for resharding away from a layout a prioritized annotation implies:
@@ -233,7 +259,7 @@ fn reach(
     r: &Round,
     roots: &[Id],
     costs: &[Vec<f64>],
-) -> Result<(Choice, Vec<f64>, f64), CompileError> {
+) -> Result<(Pick, Vec<f64>, f64), CompileError> {
     let eg = &p.graph.egraph;
     // Node index chosen per class: the round's, except that an argument arrives in one
     // layout only (an unannotated argument may have several `Arg` classes; the others are
@@ -324,11 +350,139 @@ fn reach(
     let mut picked: Vec<(Id, usize)> = pick.iter().map(|(&c, &i)| (c, i)).collect();
     picked.sort();
     let cost = picked.iter().map(|&(c, i)| costs[usize::from(c)][i]).sum();
-    let choice = pick
-        .into_iter()
-        .map(|(c, i)| (c, eg[c].nodes[i].clone()))
+    Ok((pick, uses, cost))
+}
+
+/// The chosen nodes themselves.
+fn choice_of(p: &Propagated, pick: &Pick) -> Choice {
+    let eg = &p.graph.egraph;
+    pick.iter()
+        .map(|(&c, &i)| (c, eg[c].nodes[i].clone()))
+        .collect()
+}
+
+/// Improves a chosen program by single swaps the rounds can miss: a class that can be
+/// obtained by one reshard from another chosen layout of its value takes that reshard
+/// when the exact DAG cost drops, counting what its old node stops reading and no other
+/// chosen node reads as freed. (The premiums compare alternatives as if their inputs were
+/// paid separately, so a layout obtained anyway can lose to a second collective of equal
+/// premium: `x` all-reduced for one consumer and reduce-scattered for another, where a
+/// local slice of the all-reduced `x` serves both.) Each pass applies the swaps in order
+/// of what they save, each re-evaluated against the program as it then is; swaps that
+/// would close a cycle of reshards are skipped. Gives the new cost.
+fn refine(
+    p: &Propagated,
+    pick: &mut Pick,
+    uses: &mut [f64],
+    roots: &[Id],
+    costs: &[Vec<f64>],
+    mut cost: f64,
+) -> f64 {
+    let eg = &p.graph.egraph;
+    for &r in roots {
+        uses[usize::from(r)] += 1.0;
+    }
+    for _ in 0..ROUNDS {
+        let mut candidates: Vec<(f64, Id, usize)> = Vec::new();
+        let mut classes: Vec<Id> = pick.keys().copied().collect();
+        classes.sort();
+        for &c in &classes {
+            for j in 0..eg[c].nodes.len() {
+                if let Some(swap) = swap(p, pick, uses, costs, c, j) {
+                    candidates.push((swap.change, c, j));
+                }
+            }
+        }
+        candidates.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut improved = false;
+        for (_, c, j) in candidates {
+            let Some(s) = swap(p, pick, uses, costs, c, j) else {
+                continue;
+            };
+            for (d, x) in s.uses {
+                uses[usize::from(d)] += x;
+            }
+            for d in s.freed {
+                pick.remove(&d);
+            }
+            pick.insert(c, j);
+            cost += s.change;
+            improved = true;
+        }
+        if !improved {
+            break;
+        }
+    }
+    cost
+}
+
+/// A swap `refine` may make: what it changes the cost by (negative), the change of every
+/// class's use count, and the classes no chosen node reads any more.
+struct Swap {
+    change: f64,
+    uses: HashMap<Id, f64>,
+    freed: Vec<Id>,
+}
+
+/// Class `c` obtained by its node `j`, a reshard from a chosen class of the same value,
+/// instead of its chosen node, if that lowers the program's exact DAG cost.
+fn swap(
+    p: &Propagated,
+    pick: &Pick,
+    uses: &[f64],
+    costs: &[Vec<f64>],
+    c: Id,
+    j: usize,
+) -> Option<Swap> {
+    let eg = &p.graph.egraph;
+    let &i = pick.get(&c)?;
+    let PNode::Reshard { child, .. } = &eg[c].nodes[j] else {
+        return None;
+    };
+    let from = eg.find(child[0]);
+    if j == i || !pick.contains_key(&from) {
+        return None;
+    }
+    // A cycle: `from` is itself obtained (through reshards of the same value) from `c`.
+    let v = eg[c].data.0;
+    let mut k = from;
+    for _ in 0..=pick.len() {
+        if k == c {
+            return None;
+        }
+        match &eg[k].nodes[pick[&k]] {
+            PNode::Reshard { child, .. } if eg[eg.find(child[0])].data.0 == v => {
+                k = eg.find(child[0]);
+            }
+            _ => break,
+        }
+    }
+    // What the swap frees: the old node's inputs no chosen node reads any more, and
+    // theirs in turn.
+    let mut delta: HashMap<Id, f64> = HashMap::from([(from, 1.0)]);
+    let mut stack: Vec<Id> = eg[c].nodes[i]
+        .children()
+        .iter()
+        .map(|&ch| eg.find(ch))
         .collect();
-    Ok((choice, uses, cost))
+    let mut freed = Vec::new();
+    while let Some(d) = stack.pop() {
+        let x = delta.entry(d).or_insert(0.0);
+        *x -= 1.0;
+        if uses[usize::from(d)] + *x <= 0.0
+            && let Some(&n) = pick.get(&d)
+        {
+            freed.push(d);
+            stack.extend(eg[d].nodes[n].children().iter().map(|&ch| eg.find(ch)));
+        }
+    }
+    let saved: f64 = freed.iter().map(|&d| costs[usize::from(d)][pick[&d]]).sum();
+    let change = costs[usize::from(c)][j] - costs[usize::from(c)][i] - saved;
+    (change < -1e-18).then_some(Swap {
+        change,
+        uses: delta,
+        freed,
+    })
 }
 
 /// Extracts the cheapest program (see the module docs).
@@ -361,10 +515,13 @@ pub fn extract(p: &Propagated, f: &Function) -> Result<Extraction, CompileError>
     for i in 0..=ROUNDS {
         let r = round(p, &order, &classes_of, &costs, &share);
         let roots = resolve_roots(p, &r)?;
-        let (choice, uses, cost) = reach(p, &r, &roots, &costs)?;
+        let (mut pick, mut uses, cost) = reach(p, &r, &roots, &costs)?;
         if i == 0 {
             tree_round_cost = cost;
         }
+        share = uses.iter().map(|&u| u.max(1.0)).collect();
+        let cost = refine(p, &mut pick, &mut uses, &roots, &costs, cost);
+        let choice = choice_of(p, &pick);
         if winner.as_ref().is_none_or(|w| cost < w.cost) {
             let best = p
                 .graph
@@ -379,7 +536,6 @@ pub fn extract(p: &Propagated, f: &Function) -> Result<Extraction, CompileError>
                 best,
             });
         }
-        share = uses.into_iter().map(|u| u.max(1.0)).collect();
     }
     let mut w = winner.expect("at least one round ran");
     w.tree_round_cost = tree_round_cost;

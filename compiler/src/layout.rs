@@ -8,7 +8,7 @@
 //! result's layout ([`FactorAxes::layout_of`]).
 
 use serde::Serialize;
-use shardc_ir::rules::{Combiner, FactorId, FactorKind, OpRule, TensorRef};
+use shardc_ir::rules::{Combiner, FactorId, OpRule, TensorRef};
 use shardc_ir::{AxisRef, DimSharding, Mesh, Reduction, Sharding, TensorType, Uneven};
 use std::fmt;
 
@@ -250,8 +250,9 @@ impl FactorAxes {
     }
 
     /// Whether the op can run on every device's pieces under this assignment: nothing on
-    /// need-replication or permutation factors, each factor's axes divide its size, and
-    /// the sharded reduction factors share one combiner.
+    /// need-replication or permutation factors, each factor's axes divide its size (and a
+    /// rotation factor's shift, by whole blocks), and the sharded reduction factors share
+    /// one combiner.
     pub fn is_local(&self, rule: &OpRule, mesh: &Mesh) -> bool {
         let mut combiner = None;
         for f in rule.factor_ids() {
@@ -260,11 +261,8 @@ impl FactorAxes {
                 continue;
             }
             let kind = rule.kind(f);
-            if matches!(kind, FactorKind::NeedReplication | FactorKind::Permutation) {
-                return false;
-            }
             let shards: usize = axes.iter().map(|a| a.size(mesh).unwrap_or(0)).product();
-            if shards == 0 || !rule.size(f).is_multiple_of(shards) {
+            if !kind.splits_into(rule.size(f), shards) {
                 return false;
             }
             if let Some(c) = kind.combiner() {

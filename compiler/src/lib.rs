@@ -22,6 +22,7 @@ pub mod pipeline;
 pub mod propagate;
 pub mod regather;
 pub mod reshard;
+pub mod rotate;
 pub mod simplify;
 pub mod upstream;
 pub mod vjp;

@@ -8,6 +8,7 @@
 //!                                                          transpose, broadcast, slice, convert
 //! all_reduce(x) * y             = all_reduce(x * y)        multiply, dot_general: linear in
 //!                                                          each operand, the other complete
+//! all_reduce(x) / y             = all_reduce(x / y)        divide: linear in the dividend
 //! ```
 //!
 //! Only sums distribute this way; partial maxima and minima are reduced before use.
@@ -38,6 +39,8 @@ pub fn linearity(op: &Op) -> Linearity {
         | OpKind::Slice { .. }
         | OpKind::Convert => Linearity::Each(vec![0]),
         OpKind::Binary(BinaryOp::Multiply) | OpKind::DotGeneral(_) => Linearity::Each(vec![0, 1]),
+        // all_reduce(x) / y = all_reduce(x / y): a mean is a sum over a count.
+        OpKind::Binary(BinaryOp::Divide) => Linearity::Each(vec![0]),
         _ => Linearity::None,
     }
 }

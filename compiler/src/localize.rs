@@ -7,7 +7,8 @@
 //!   which shardc does not emit yet; a reshape or gather cannot cut a result dimension
 //!   its operands do not share).
 //! - [`local_kind`]: attributes that name global sizes, rewritten for the local pieces
-//!   (a slice's limits, a gather's slice sizes).
+//!   (a slice's limits, a gather's slice sizes, a rotation's shift along a split
+//!   dimension).
 
 use crate::layout::FactorAxes;
 use shardc_ir::rules::{Combiner, FactorKind, OpRule};
@@ -85,9 +86,14 @@ pub fn computed_whole(kind: &OpKind) -> bool {
 }
 
 /// Ops that are the identity on local pieces: a sharding constraint has done its work once
-/// propagation has read it, and the per-device program passes its operand through.
+/// propagation has read it, and the per-device program passes its operand through; a
+/// rotation by nothing (what [`local_kind`] makes of a rotation by whole blocks: the
+/// blocks move by collective permute, `rotate.rs`).
 pub fn is_identity_locally(kind: &OpKind) -> bool {
-    matches!(kind, OpKind::ShardingConstraint(_))
+    matches!(
+        kind,
+        OpKind::ShardingConstraint(_) | OpKind::Rotate { shift: 0, .. }
+    )
 }
 
 /// The op kind to run on local pieces of the given types (global types alongside).
@@ -122,6 +128,15 @@ pub fn local_kind(kind: &OpKind, global: &[TensorType], local: &[TensorType]) ->
                 }
             }
             OpKind::Gather(g)
+        }
+        OpKind::Rotate { dimension, shift } => {
+            // A split rotated dimension is rotated by whole blocks (the rule allows no
+            // other split), which move between devices: nothing moves within a piece.
+            let split = local[0].shape[*dimension] != global[0].shape[*dimension];
+            OpKind::Rotate {
+                dimension: *dimension,
+                shift: if split { 0 } else { *shift },
+            }
         }
         other => other.clone(),
     }

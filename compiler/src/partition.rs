@@ -337,6 +337,13 @@ impl Emitter<'_> {
                 })
                 .collect::<Result<_, _>>()?;
             let kind = local_kind(&o.kind, &global_in, &local_in);
+            if is_identity_locally(&kind) {
+                // Nothing to compute on the pieces (a rotation by whole blocks: they move
+                // below).
+                let outs = self.rotate_blocks(op, ins.to_vec(), &layouts)?;
+                self.ops.insert(key, outs.clone());
+                return Ok(outs);
+            }
             // Padding an op reduces over is masked with the reduction's identity first.
             let masked;
             let ins = if self.p.uneven.pads() {
@@ -364,9 +371,39 @@ impl Emitter<'_> {
                 .map(|&r| self.b.copy_region(f, r, &mut map))
                 .collect::<Result<Vec<_>, _>>()?;
             let id = self.b.push(kind, ins, Some(&local_out), regions)?;
-            self.b.func().op(id).results.clone()
+            let outs = self.b.func().op(id).results.clone();
+            self.rotate_blocks(op, outs, &layouts)?
         };
         self.ops.insert(key, outs.clone());
+        Ok(outs)
+    }
+
+    /// The results of an op run on local pieces, with the blocks of its split rotation
+    /// factors moved to the devices that hold them now: one `collective_permute` per
+    /// rotation (`rotate.rs`).
+    fn rotate_blocks(
+        &mut self,
+        op: OpId,
+        mut outs: Vec<ValueId>,
+        layouts: &[Layout],
+    ) -> Result<Vec<ValueId>, CompileError> {
+        let Some(rule) = self.p.rules[op.index()].as_ref() else {
+            return Ok(outs);
+        };
+        for (k, (out, layout)) in outs.iter_mut().zip(layouts).enumerate() {
+            for r in crate::rotate::of_result(rule, k, layout, &self.p.mesh, self.p.uneven) {
+                let pairs = crate::rotate::pairs(&self.p.mesh, &r).ok_or_else(|| {
+                    internal(format!(
+                        "axes {:?} of a rotation are not all on mesh @{}",
+                        r.axes, self.p.mesh.name
+                    ))
+                })?;
+                let ty = self.b.ty(*out).clone();
+                *out = self
+                    .b
+                    .push1_typed(OpKind::CollectivePermute { pairs }, &[*out], ty)?;
+            }
+        }
         Ok(outs)
     }
 

@@ -594,7 +594,8 @@ impl Saturate<'_> {
     }
 
     /// Removes from an assignment what the op cannot run locally: axes on need-replication
-    /// and permutation factors, axes that do not divide their factor (unless padding was
+    /// and permutation factors, on rotation factors whose shift is not a multiple of the
+    /// block they would cut, axes that do not divide their factor (unless padding was
     /// asked for and the factor may be padded: [`Saturate::pads`]), and reduction factors
     /// whose combiner differs from the first sharded one.
     fn sanitize(&self, op: &shardc_ir::Op, rule: &OpRule, mut fa: FactorAxes) -> FactorAxes {
@@ -612,6 +613,8 @@ impl Saturate<'_> {
             let keep = match kind {
                 FactorKind::NeedReplication | FactorKind::Permutation => false,
                 _ if shards == 0 => false,
+                // Whole blocks only (`rotate.rs`), never padded.
+                FactorKind::Rotation { .. } => kind.splits_into(rule.size(fid), shards),
                 _ if !rule.size(fid).is_multiple_of(shards) && !self.pads(op, rule, fid) => false,
                 // Partial values are combined by all-reduce with a one-op reducer; the
                 // sharding model states sum, max and min.

@@ -92,6 +92,16 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         // The seed is an integer: the numbers do not vary with anything differentiable.
         OpKind::Random { .. } => Ok(vec![None; n]),
         OpKind::Reduce { dimensions } => reduce(e, p, dimensions),
+        // rotate(g) back: by -shift (as n - shift mod n, which cannot overflow).
+        OpKind::Rotate { dimension, shift } => {
+            let n = i64::try_from(e.ty(p.operands[0]).shape[*dimension]).unwrap_or(i64::MAX);
+            let back = if n > 0 { n - shift.rem_euclid(n) } else { 0 };
+            let kind = OpKind::Rotate {
+                dimension: *dimension,
+                shift: back,
+            };
+            Ok(vec![Some(e.b.push1(kind, &[g(p)?])?)])
+        }
         // reshape(g) back to the operand's shape.
         OpKind::Reshape => {
             let x = p.operands[0];

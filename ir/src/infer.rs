@@ -648,6 +648,19 @@ fn derive(
             }
             one(t.clone())
         }
+        OpKind::Rotate { dimension, .. } => {
+            expect_operands(ops, 1)?;
+            if *dimension >= ops[0].rank() {
+                return fail(
+                    format!(
+                        "rotates dimension {dimension}, which is out of range for rank {}",
+                        ops[0].rank()
+                    ),
+                    "rotate along an existing dimension",
+                );
+            }
+            one(ops[0].clone())
+        }
         OpKind::ShardingConstraint(s) => {
             expect_operands(ops, 1)?;
             if s.rank() != ops[0].rank() {

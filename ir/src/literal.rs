@@ -260,11 +260,100 @@ impl Literal {
             .map(|i| self.get(i).as_f64())
             .collect()
     }
+
+    /// The elements as they lie in memory (device buffers, checkpoint files): little
+    /// endian, row major, `i1` as bytes 0/1, bf16 and f16 as their 16-bit patterns; a
+    /// splat expanded. [`Literal::from_le_bytes`] is the inverse.
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let dense = self.to_dense();
+        match &dense.elements {
+            Elements::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+            Elements::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+            Elements::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::I1(v) => v.iter().map(|&b| b as u8).collect(),
+        }
+    }
+
+    /// The literal of type `ty` whose bytes (as [`Literal::to_le_bytes`] lays them out)
+    /// are `bytes`; any nonzero byte is `true`. Fails when the length is not the type's.
+    pub fn from_le_bytes(ty: &TensorType, bytes: &[u8]) -> Result<Literal, IrError> {
+        let width = match ty.dtype {
+            DType::I1 => 1,
+            d => d.size_bytes(),
+        };
+        let want = ty.num_elements() * width;
+        if bytes.len() != want {
+            return Err(IrError::InvalidLiteral(format!(
+                "{} bytes given for {ty}, which takes {want}",
+                bytes.len()
+            )));
+        }
+        fn words<const N: usize>(b: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
+            b.chunks_exact(N).map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                a
+            })
+        }
+        let elements = match ty.dtype {
+            DType::F32 => Elements::F32(words::<4>(bytes).map(f32::from_le_bytes).collect()),
+            DType::F64 => Elements::F64(words::<8>(bytes).map(f64::from_le_bytes).collect()),
+            DType::BF16 => Elements::BF16(
+                words::<2>(bytes)
+                    .map(|w| bf16::from_bits(u16::from_le_bytes(w)))
+                    .collect(),
+            ),
+            DType::F16 => Elements::F16(
+                words::<2>(bytes)
+                    .map(|w| f16::from_bits(u16::from_le_bytes(w)))
+                    .collect(),
+            ),
+            DType::I32 => Elements::I32(words::<4>(bytes).map(i32::from_le_bytes).collect()),
+            DType::I64 => Elements::I64(words::<8>(bytes).map(i64::from_le_bytes).collect()),
+            DType::I1 => Elements::I1(bytes.iter().map(|&b| b != 0).collect()),
+        };
+        Literal::new(ty.clone(), elements)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_round_trip_every_dtype() {
+        for dtype in [
+            DType::F32,
+            DType::F64,
+            DType::BF16,
+            DType::F16,
+            DType::I32,
+            DType::I64,
+            DType::I1,
+        ] {
+            let l = Literal::from_f64(dtype, &[2, 3], &[0.0, 1.0, -2.5, 3.0, 1e3, -0.0]).unwrap();
+            let bytes = l.to_le_bytes();
+            let width = if dtype == DType::I1 {
+                1
+            } else {
+                dtype.size_bytes()
+            };
+            assert_eq!(bytes.len(), 6 * width, "{dtype}");
+            let back = Literal::from_le_bytes(&l.ty, &bytes).unwrap();
+            assert!(
+                (0..6).all(|i| back.elements.bits(i) == l.elements.bits(i)),
+                "{dtype}"
+            );
+            let short = Literal::from_le_bytes(&l.ty, &bytes[1..]).unwrap_err();
+            assert!(short.to_string().contains("bytes given for"), "{short}");
+        }
+        // Little endian, whatever the host.
+        let one = Literal::from_f64(DType::F32, &[1], &[1.0]).unwrap();
+        assert_eq!(one.to_le_bytes(), vec![0, 0, 0x80, 0x3f]);
+    }
 
     #[test]
     fn splat_expands() {

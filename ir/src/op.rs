@@ -250,6 +250,15 @@ pub enum OpKind {
     },
     /// `sdy.sharding_constraint`: the value, laid out as given.
     ShardingConstraint(Sharding),
+    /// `shardc.rotate` (`jnp.roll` along one dimension): element `i` of the result along
+    /// `dimension` is element `(i - shift) mod n` of the operand (`n` its size there), so
+    /// `shift = 1` moves every element one position up and the last one to the front. The
+    /// global op a pipeline's shift between stages is: sharded along `dimension` by whole
+    /// blocks, it partitions as a `collective_permute` (`docs/pipeline.md`).
+    Rotate {
+        dimension: usize,
+        shift: i64,
+    },
 
     // Ops of partitioned (per-device) programs. Each names its device groups.
     /// `stablehlo.all_gather`: the pieces of a group concatenated along `dim`, in group order.
@@ -323,6 +332,7 @@ impl OpKind {
             OpKind::Random { .. } => "shardc.random",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",
+            OpKind::Rotate { .. } => "shardc.rotate",
             OpKind::AllGather { .. } => "stablehlo.all_gather",
             OpKind::AllReduce { .. } => "stablehlo.all_reduce",
             OpKind::ReduceScatter { .. } => "stablehlo.reduce_scatter",

@@ -418,6 +418,20 @@ fn cases() -> Vec<Case> {
         b.push1_typed(random, &[a[0]], t("4x8xf32"))
     }));
 
+    // rotate: by one along the leading dimension (a pipeline's shift); by -1, which is a
+    // rotation by 3 of 4; by a multiple of the size, which moves nothing.
+    for shift in [1, -1, 8] {
+        cases.push(case(&["4x8x16xf32"], move |b, a| {
+            b.push1(
+                OpKind::Rotate {
+                    dimension: 0,
+                    shift,
+                },
+                &[a[0]],
+            )
+        }));
+    }
+
     // reduce: sum, max, min, product, and, or; several dimensions; to a scalar;
     // argmax (two inputs, a general body); a single input with a general body.
     for (op, ty, dims) in [
@@ -504,6 +518,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Reduce { .. } => "reduce",
         OpKind::Gather(_) => "gather",
         OpKind::Random { .. } => "random",
+        OpKind::Rotate { .. } => "rotate",
         OpKind::Call { .. } => "call",
         OpKind::ShardingConstraint(_) => "sharding_constraint",
         OpKind::AllGather { .. } => "all_gather",
@@ -516,7 +531,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 27] = [
+const FAMILIES: [&str; 28] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -542,6 +557,7 @@ const FAMILIES: [&str; 27] = [
     "reduce",
     "gather",
     "random",
+    "rotate",
     "call",
     "sharding_constraint",
 ];
@@ -633,6 +649,7 @@ fn attributes(f: &Function, op: &Op) -> String {
             list(&g.slice_sizes)
         ),
         OpKind::Random { distribution } => format!(" {}", distribution.name()),
+        OpKind::Rotate { dimension, shift } => format!(" dim = {dimension}, shift = {shift}"),
         OpKind::Call { callee } => format!(" @{callee}"),
         OpKind::ShardingConstraint(s) => format!(" {s}"),
         OpKind::AllGather { .. }

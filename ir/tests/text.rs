@@ -196,6 +196,7 @@ mod handwritten {
         want.extend(
             [
                 "shardc.random",
+                "shardc.rotate",
                 "func.call",
                 "sdy.sharding_constraint",
                 "shardc.shard_slice",
@@ -569,6 +570,8 @@ mod robustness {
         "low",
         "shardc.random",
         "distribution",
+        "shardc.rotate",
+        "shift",
         "UNIFORM",
         "attributes",
         "\"stablehlo.gather\"",

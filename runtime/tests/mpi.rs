@@ -5,6 +5,10 @@
 //! returns the wrong type on one rank; bad arguments on one rank; a world of the wrong
 //! size; ranks preparing different programs), each reported with the same text on every
 //! rank and never a hang; a mesh over part of the world; overlap off; the gathered report.
+//! And what the cuda backend's one process per GPU (`CudaMpiMesh`) does over MPI: the NCCL
+//! ids shared in every replica group of a 2x2 mesh (`share_ids`, with fake ids: no NCCL
+//! needed); without a driver (here, CI), the same clear error on every rank; with one,
+//! collectives through it against the simulated mesh.
 //!
 //! A test binary without the libtest harness: run plainly (as `cargo test` does), it
 //! launches itself under `mpirun -n 8`; under `mpirun` every rank runs every check, and a
@@ -16,10 +20,14 @@ use common::*;
 use shardc_ir::text::parse_module;
 use shardc_ir::{DType, Elements, Literal, Module};
 use shardc_runtime::backend::cpu::CpuMesh;
+use shardc_runtime::backend::cuda::Collectives;
+use shardc_runtime::backend::cuda::plan::communicators;
 use shardc_runtime::backend::mpi::rsmpi::environment::Universe;
 use shardc_runtime::backend::mpi::rsmpi::topology::Color;
 use shardc_runtime::backend::mpi::rsmpi::traits::*;
-use shardc_runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched, relaunch};
+use shardc_runtime::backend::mpi::{
+    MpiMesh, abort_on_panic, initialize, launched, relaunch, share_ids,
+};
 use shardc_runtime::backend::{Executable, RunOptions, RunReport, RuntimeError};
 use shardc_runtime::engine::Interpreted;
 use shardc_runtime::simulate;
@@ -68,7 +76,7 @@ fn main() -> ExitCode {
     abort_on_panic();
     let mesh = MpiMesh::world(&universe).unwrap();
     assert_eq!(mesh.devices(), RANKS, "run me with mpirun -n {RANKS}");
-    let checks: &[(&str, Check)] = &[
+    let mut checks: Vec<(&str, Check)> = vec![
         ("every collective equals the simulator", every_collective),
         ("NaN and signed zeros", nan_and_signed_zeros),
         ("integer sums and products wrap", integers_wrap),
@@ -78,8 +86,15 @@ fn main() -> ExitCode {
         ("ranks preparing different programs", different_programs),
         ("overlap off, and the report", overlap_off_and_report),
         ("agree", agree),
+        (
+            "ids shared in every replica group of a 2x2 mesh",
+            ids_in_groups,
+        ),
     ];
-    for (name, check) in checks {
+    if cfg!(feature = "cuda") {
+        checks.push(("cuda: one process per device", cuda::one_process_per_device));
+    }
+    for (name, check) in &checks {
         check(&universe, &mesh);
         mesh.communicator().barrier();
         if mesh.device() == 0 {
@@ -387,4 +402,232 @@ fn agree(_: &Universe, mesh: &MpiMesh) {
     };
     let e = mesh.agree(local).unwrap_err();
     assert_eq!(e.to_string(), "mpi: rank 6 says no");
+}
+
+/// A program of a 2x2 mesh (`data` x `model`, devices `[[0, 1], [2, 3]]`): a sum along
+/// `model`, one along `data`, an all-gather over the whole mesh, a reduce-scatter whose
+/// groups list their members in another order, and a permute (the whole mesh).
+const MESH_2X2: &str = r#"module @mesh2x2 {
+  func.func public @main(%x: tensor<8xf32>) -> (tensor<32xf32>, tensor<4xf32>, tensor<8xf32>) {
+    %a = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    %b = "stablehlo.all_reduce"(%a) <{replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<8xf32>) -> tensor<8xf32>
+    %g = "stablehlo.all_gather"(%b) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}> : (tensor<8xf32>) -> tensor<32xf32>
+    %r = "stablehlo.reduce_scatter"(%x) <{scatter_dimension = 0 : i64, replica_groups = dense<[[3, 1], [2, 0]]> : tensor<2x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<8xf32>) -> tensor<4xf32>
+    %c = "stablehlo.collective_permute"(%x) <{source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>}> : (tensor<8xf32>) -> tensor<8xf32>
+    return %g, %r, %c : tensor<32xf32>, tensor<4xf32>, tensor<8xf32>
+  }
+}"#;
+
+/// A fake NCCL id: the world rank of the process that made it, the group's index, and a
+/// pattern to the end.
+fn fake_id(world_rank: usize, group: usize) -> [u8; 128] {
+    let mut id = [0xa5u8; 128];
+    id[..8].copy_from_slice(&(world_rank as u64).to_le_bytes());
+    id[8..16].copy_from_slice(&(group as u64).to_le_bytes());
+    id
+}
+
+fn ids_in_groups(universe: &Universe, _: &MpiMesh) {
+    // Each half of the world (4 ranks) is a 2x2 mesh.
+    let world = universe.world();
+    let wr = world.rank() as usize;
+    let half = world
+        .split_by_color(Color::with_value(world.rank() / 4))
+        .unwrap();
+    let me = half.rank() as usize;
+    let first = wr - me;
+    // The groups the cuda backend makes NCCL communicators for, in program order: each
+    // replica group (members in group order), the whole mesh once.
+    let exe = exe_of(&parse_module(MESH_2X2).unwrap());
+    let groups = communicators(exe.exchanges(), 4, Collectives::Nccl);
+    assert_eq!(
+        groups,
+        [
+            vec![0, 1],
+            vec![2, 3],
+            vec![0, 2],
+            vec![1, 3],
+            vec![0, 1, 2, 3],
+            vec![3, 1],
+            vec![2, 0]
+        ]
+    );
+    let mut made = Vec::new();
+    let got = share_ids::<_, 128>(&half, &groups, |index| {
+        made.push(index);
+        Ok(fake_id(wr, index))
+    });
+    assert_eq!(got.len(), groups.len());
+    for (index, (g, got)) in groups.iter().zip(&got).enumerate() {
+        match g.iter().position(|&d| d == me) {
+            None => assert!(got.is_none(), "rank {wr}, group {g:?}: {got:?}"),
+            Some(position) => {
+                let (id, p) = got
+                    .as_ref()
+                    .unwrap()
+                    .as_ref()
+                    .unwrap_or_else(|e| panic!("rank {wr}, group {g:?}: {e}"));
+                // The leader's id, made by the leader of this half, and my position.
+                assert_eq!(id, &fake_id(first + g[0], index), "rank {wr}, group {g:?}");
+                assert_eq!(*p, position, "rank {wr}, group {g:?}");
+            }
+        }
+    }
+    // Only leaders made ids, once per group they lead.
+    let led: Vec<usize> = (0..groups.len()).filter(|&i| groups[i][0] == me).collect();
+    assert_eq!(made, led, "rank {wr}");
+
+    // A leader that cannot make its id refuses; its members are told, nobody waits, and
+    // the next group is shared as usual.
+    let got = share_ids::<_, 128>(&half, &groups[..4], |index| {
+        if index == 1 {
+            Err("no id here".to_string())
+        } else {
+            Ok(fake_id(wr, index))
+        }
+    });
+    let text = |i: usize| got[i].as_ref().map(|r| r.as_ref().map(|(_, p)| *p));
+    match me {
+        2 => assert_eq!(text(1), Some(Err(&"no id here".to_string()))),
+        3 => assert_eq!(
+            text(1),
+            Some(Err(
+                &"device 2, the leader of group [2, 3], could not make its id".to_string()
+            ))
+        ),
+        _ => assert_eq!(text(1), None),
+    }
+    assert_eq!(text(2), [0, 2].iter().position(|&d| d == me).map(Ok));
+
+    // A group naming a rank the communicator does not have is refused on its members,
+    // with nothing sent.
+    let got = share_ids::<_, 128>(&half, &[vec![0, 4], vec![1, 1]], |i| Ok(fake_id(wr, i)));
+    let want = |g: &str| {
+        Some(Err(format!(
+            "{g} must name distinct ranks of the communicator's 4"
+        )))
+    };
+    let errs: Vec<Option<Result<usize, String>>> = got
+        .into_iter()
+        .map(|r| r.map(|r| r.map(|(_, p)| p)))
+        .collect();
+    match me {
+        0 => assert_eq!(errs, [want("group 0 ([0, 4])"), None]),
+        1 => assert_eq!(errs, [None, want("group 1 ([1, 1])")]),
+        _ => assert_eq!(errs, [None, None]),
+    }
+}
+
+/// Without the feature `cuda` there is no cuda backend to check.
+#[cfg(not(feature = "cuda"))]
+mod cuda {
+    use super::*;
+    pub fn one_process_per_device(_: &Universe, _: &MpiMesh) {}
+}
+
+/// The cuda backend's one process per GPU.
+#[cfg(feature = "cuda")]
+mod cuda {
+    use super::*;
+    use shardc_runtime::backend::cuda::{CudaMpiMesh, CudaOptions, probe};
+    use shardc_runtime::backend::mpi::rsmpi::environment::processor_name;
+
+    pub fn one_process_per_device(universe: &Universe, mesh: &MpiMesh) {
+        let host = processor_name().unwrap();
+        let made = CudaMpiMesh::world(universe, &CudaOptions::default());
+        let cuda = match (probe(), made) {
+            // No NVIDIA driver (this project's machines, CI), or one that sees no GPU:
+            // every rank returns the error of the first rank, naming it and its host,
+            // and nobody waits.
+            (Err(why), Err(e)) => {
+                let want = format!("device 0 (MPI rank 0 on {host}): {why}");
+                assert_eq!(e.to_string(), want, "rank {}", mesh.device());
+                if let RuntimeError::NoCudaDriver(text) = &why {
+                    assert!(text.starts_with("no CUDA driver found (libcuda.so.1)"));
+                }
+                assert!(matches!(e, RuntimeError::Remote { device: 0, .. }), "{e:?}");
+                // The same on a mesh of half the world, whose device 0 is world rank 0 or 4.
+                let world = universe.world();
+                let half = world
+                    .split_by_color(Color::with_value(world.rank() / 4))
+                    .unwrap();
+                let e = CudaMpiMesh::new(universe, &half, &CudaOptions::default()).unwrap_err();
+                assert_eq!(e.to_string(), want);
+                return;
+            }
+            (Ok(_), Ok(cuda)) => cuda,
+            (probed, made) => panic!(
+                "rank {}: the driver probe gave {probed:?} but the mesh {made:?}",
+                mesh.device()
+            ),
+        };
+        // A GPU machine: 8 ranks on the node's GPUs; NCCL only with a GPU per rank.
+        assert_eq!((cuda.device(), cuda.devices()), (mesh.device(), DEVICES));
+        for (t, r) in [
+            ("f32", "add"),
+            ("i32", "maximum"),
+            ("bf16", "add"),
+            ("i1", "or"),
+        ] {
+            let m = parse_module(&collectives(t, r)).unwrap();
+            let args = args_for(&m, DEVICES, 11);
+            let report = cuda
+                .run(&exe_of(&m), args[cuda.device()].clone())
+                .unwrap_or_else(|e| panic!("{t} {r}: {e}"));
+            check_against_simulator(t, r, &m, &args, &report.outputs);
+        }
+        // Every rank alone: a mesh of one device each, through NCCL where it loads
+        // (ncclGetUniqueId, ncclCommInitRank of one rank, every NCCL op).
+        let world = universe.world();
+        let alone = world
+            .split_by_color(Color::with_value(world.rank()))
+            .unwrap();
+        let one = CudaMpiMesh::new(universe, &alone, &CudaOptions::default()).unwrap();
+        let want = if one.driver().nccl.is_some() {
+            Collectives::Nccl
+        } else {
+            Collectives::HostStaged
+        };
+        assert_eq!(one.collectives(), want);
+        let m = parse_module(ONE).unwrap();
+        let args = args_for(&m, 1, 3);
+        for _ in 0..2 {
+            // Twice: the second run reuses the communicators.
+            let report = one.run(&exe_of(&m), args[0].clone()).unwrap();
+            let want = simulate::run(&m, "main", &[0], &args).unwrap();
+            assert_eq!(report.outputs, want, "rank {}", mesh.device());
+        }
+    }
+
+    /// A program of one device: every NCCL op on a group of one.
+    const ONE: &str = r#"module @one {
+  func.func public @main(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+    %a = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0]]> : tensor<1x1xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %b = "stablehlo.all_gather"(%x) <{all_gather_dim = 1 : i64, replica_groups = dense<[[0]]> : tensor<1x1xi64>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %c = "stablehlo.all_to_all"(%x) <{split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 1 : i64, replica_groups = dense<[[0]]> : tensor<1x1xi64>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %d = "stablehlo.collective_permute"(%x) <{source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>}> : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %e = "stablehlo.reduce_scatter"(%a) <{scatter_dimension = 0 : i64, replica_groups = dense<[[0]]> : tensor<1x1xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %s = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %a, %b, %c, %d, %e : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  }
+}"#;
 }

@@ -1,11 +1,15 @@
 //! shardc's integration tests: one binary, one module per area.
 
 mod bench;
+mod checkpoint;
+mod context;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod grad;
 mod kernels;
+mod moe;
 mod partition;
+mod pipeline;
 mod strategies;
 mod trace;

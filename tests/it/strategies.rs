@@ -443,3 +443,98 @@ fn megatron_attention_block() {
         assert!(worst <= 1e-5, "result {k} off by {worst:e}");
     }
 }
+
+/// Dropout in a training step (`train_step_with_rng`): every step draws new masks from
+/// its key, every layer its own (`fold_in`), and the partitioned step equals the
+/// single-device one on the simulated mesh and the cpu backend — the masks bit for bit,
+/// since the random op is counter-based over global positions (what PyTorch gets by
+/// seeding each rank differently, without the ranks disagreeing with one device).
+#[test]
+fn dropout_in_training_matches_one_device_and_changes_every_step() {
+    use shardc::train::train_step_with_rng;
+    let dropout_loss = |p: &[Tensor], b: &[Tensor], key: &Tensor| {
+        let (x, y) = (&b[0], &b[1]);
+        let h = x.matmul(&p[0]).relu().dropout(&key.fold_in(0), 0.25);
+        let h = &h.matmul(&p[1]) + x;
+        let h = h.dropout(&key.fold_in(1), 0.1);
+        let e = &h - y;
+        (&e * &e).mean(&[0, 1])
+    };
+    let types = vec![f32(&[D, H]), f32(&[H, D])];
+    let batch_types = [f32(&[BATCH, D]), f32(&[BATCH, D])];
+    let init: Vec<Literal> = params().into_iter().take(2).collect();
+    let mut losses_by_mesh = Vec::new();
+    for (axes, strategy) in [
+        (vec![("data", 4)], Strategy::Ddp),
+        (
+            vec![("data", 2), ("model", 2)],
+            Strategy::DpTp(vec![P![None, "model"], P!["model", None]]),
+        ),
+    ] {
+        let m = mesh(&axes);
+        let ts = train_step_with_rng(
+            "dropout_mlp",
+            dropout_loss,
+            &types,
+            &batch_types,
+            &m,
+            strategy,
+            SGD,
+            7,
+        )
+        .unwrap();
+        let c = ts.program.compile(&ts.options()).unwrap();
+        let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
+        let (mut p, mut s) = (init.clone(), ts.init_state());
+        let mut losses = Vec::new();
+        for t in 1..=3 {
+            let args = ts.args(&p, &s, t, &batch(t));
+            let want = ts.program.run_reference(&args).unwrap();
+            let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+            let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
+            for got in [&sim, &on_cpu] {
+                for (g, w) in got.iter().zip(&want) {
+                    for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
+                        assert!(
+                            (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
+                            "step {t}: {a} vs {b}"
+                        );
+                    }
+                }
+            }
+            // The same state and batch under step 2's key: other masks, another loss.
+            if t == 1 {
+                let again = ts
+                    .program
+                    .run_reference(&ts.args(&p, &s, 2, &batch(1)))
+                    .unwrap();
+                let (l1, l2) = (want[0].to_f64_vec()[0], again[0].to_f64_vec()[0]);
+                assert!(
+                    (l1 - l2).abs() > 1e-6,
+                    "the key did not change the masks: {l1} {l2}"
+                );
+            }
+            let (loss, np, ns) = ts.split(want);
+            losses.push(loss);
+            (p, s) = (np, ns);
+        }
+        losses_by_mesh.push(losses);
+    }
+    // Both meshes train the same model on the same masks.
+    for (a, b) in losses_by_mesh[0].iter().zip(&losses_by_mesh[1]) {
+        assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+    }
+    let e = train_step_with_rng(
+        "dropout_mlp",
+        dropout_loss,
+        &types,
+        &batch_types,
+        &mesh(&[("data", 4)]),
+        Strategy::Ddp,
+        SGD,
+        -1,
+    )
+    .err()
+    .expect("a negative seed");
+    assert!(e.to_string().contains("seed -1 is outside 0..="), "{e}");
+}

@@ -225,6 +225,38 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         OpKind::Reduce { dimensions } => return reduce(e, op, dimensions),
         OpKind::Gather(dims) => gather(e, &x(0), &ty(0), &x(1), &ty(1), dims, &out(0))?,
         OpKind::ShardingConstraint(_) => x(0),
+        // A roll: the operand's last `s` positions along the dimension, then the rest.
+        OpKind::Rotate { dimension, shift } => {
+            let (t, d, ones) = (ty(0), *dimension, list(&vec![1; ty(0).rank()]));
+            let n = t.shape[d];
+            let s = i64::try_from(n).map_or(0, |m| shift.rem_euclid(m.max(1)) as usize);
+            let mut acc = e.op(format!("tensor.empty() : {}", tt(&t)));
+            for (from, len, to) in [(n - s, s, 0), (0, n - s, s)] {
+                if len == 0 {
+                    continue;
+                }
+                let (mut at, mut shape) = (vec![0; t.rank()], t.shape.clone());
+                (at[d], shape[d]) = (from, len);
+                let piece = TensorType::new(t.dtype, shape.clone());
+                let src = e.op(format!(
+                    "tensor.extract_slice {}[{}] [{}] [{ones}] : {} to {}",
+                    x(0),
+                    list(&at),
+                    list(&shape),
+                    tt(&t),
+                    tt(&piece)
+                ));
+                at[d] = to;
+                acc = e.op(format!(
+                    "tensor.insert_slice {src} into {acc}[{}] [{}] [{ones}] : {} into {}",
+                    list(&at),
+                    list(&shape),
+                    tt(&piece),
+                    tt(&t)
+                ));
+            }
+            acc
+        }
         OpKind::Random { .. } => {
             return Err(e.unsupported(
                 op,

@@ -302,6 +302,27 @@ fn layout_ops() {
     check_module(&m, "main", &args, Tol::EXACT).unwrap();
 }
 
+/// `shardc.rotate` (a roll: two slices put back in the other order): forward, backward,
+/// by more than the size, along an inner dimension, and by nothing.
+#[test]
+fn rotations() {
+    let m = parse_module(
+        r#"module @m {
+  func.func public @main(%x: tensor<4x5xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>) {
+    %0 = shardc.rotate %x, dim = 0, shift = 1 : tensor<4x5xf32>
+    %1 = shardc.rotate %x, dim = 0, shift = -1 : tensor<4x5xf32>
+    %2 = shardc.rotate %x, dim = 1, shift = 7 : tensor<4x5xf32>
+    %3 = shardc.rotate %x, dim = 1, shift = -3 : tensor<4x5xf32>
+    %4 = shardc.rotate %x, dim = 0, shift = 4 : tensor<4x5xf32>
+    return %0, %1, %2, %3, %4 : tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>, tensor<4x5xf32>
+  }
+}"#,
+    )
+    .unwrap();
+    let x = Literal::from_f64(DType::F32, &[4, 5], &values(20, 9, -3.0, 3.0)).unwrap();
+    check_module(&m, "main", &[x], Tol::EXACT).unwrap();
+}
+
 #[test]
 fn negative_and_interior_padding() {
     let m = parse_module(PADS).unwrap();

@@ -20,7 +20,10 @@
 //!   partial (unreduced) over its axes, owing the reduction its [`Combiner`] names;
 //! - *need-replication*: must be unsharded for the op to run locally;
 //! - *permutation*: elements move across devices (a collective permute), but no
-//!   tensor needs replicating.
+//!   tensor needs replicating;
+//! - *rotation*: elements move cyclically along the factor by a fixed shift (`shardc.rotate`):
+//!   sharded in blocks, a shift by whole blocks is a collective permute of the blocks and
+//!   the op otherwise runs locally.
 //!
 //! Propagation and partitioning read rules; they never `match` on op kinds. The rule of
 //! an op instance comes from [`op_rule`]; the per-family derivations are in `registry`,
@@ -168,6 +171,12 @@ pub enum FactorKind {
     NeedReplication,
     /// Sharding it needs elements moved between devices, not replicated.
     Permutation,
+    /// Element `i` along the factor moves to `(i + shift) mod size` (`0 < shift < size`).
+    /// Sharded over `n` devices, in blocks of `b = size / n`: when `b` divides `shift`, every
+    /// block moves whole, block `j` to block `(j + shift / b) mod n`, so the op runs on its
+    /// pieces and a collective permute over the factor's axes moves them; any other shift
+    /// needs the factor unsharded (what a permutation factor needs).
+    Rotation { shift: usize },
 }
 
 impl FactorKind {
@@ -187,6 +196,34 @@ impl FactorKind {
         self == FactorKind::Permutation
     }
 
+    pub fn is_rotation(self) -> bool {
+        matches!(self, FactorKind::Rotation { .. })
+    }
+
+    /// The shift of a rotation factor.
+    pub fn shift(self) -> Option<usize> {
+        match self {
+            FactorKind::Rotation { shift } => Some(shift),
+            _ => None,
+        }
+    }
+
+    /// Whether a factor of this kind and `size` may be split into `shards` blocks with the
+    /// op still running on each device's pieces (apart from the collective permute a
+    /// rotation by whole blocks needs): pass-through and reduction factors whenever the
+    /// blocks divide the factor, rotation factors when the shift is a multiple of the
+    /// block, permutation and need-replication factors never.
+    pub fn splits_into(self, size: usize, shards: usize) -> bool {
+        if shards == 0 || !size.is_multiple_of(shards) {
+            return false;
+        }
+        match self {
+            FactorKind::PassThrough | FactorKind::Reduction(_) => true,
+            FactorKind::Rotation { shift } => shift.is_multiple_of(size / shards),
+            FactorKind::NeedReplication | FactorKind::Permutation => false,
+        }
+    }
+
     /// The combiner of a reduction factor.
     pub fn combiner(self) -> Option<Combiner> {
         match self {
@@ -203,6 +240,7 @@ impl fmt::Display for FactorKind {
             FactorKind::Reduction(c) => write!(f, "reduction({c})"),
             FactorKind::NeedReplication => f.write_str("need-replication"),
             FactorKind::Permutation => f.write_str("permutation"),
+            FactorKind::Rotation { shift } => write!(f, "rotation(by {shift})"),
         }
     }
 }
@@ -393,6 +431,7 @@ impl OpRule {
                 }
                 let size = shape_of(t)[dim];
                 let moves = matches!(factors.as_slice(), [one] if matches!(self.kind(*one), FactorKind::Permutation | FactorKind::NeedReplication));
+
                 if product != size && !moves {
                     return Err(format!(
                         "the factors of dimension {dim} of {t} multiply to {product}, but the dimension has size {size}"
@@ -405,6 +444,14 @@ impl OpRule {
                 return Err(format!("factor {id} appears in no tensor"));
             }
             let factor = self.factor(id);
+            if let FactorKind::Rotation { shift } = factor.kind
+                && (shift == 0 || shift >= factor.size)
+            {
+                return Err(format!(
+                    "rotation factor {id} of size {} has shift {shift}; a rotation moves by 0 < shift < size",
+                    factor.size
+                ));
+            }
             let uses = self.uses(id);
             let in_result = uses
                 .iter()
@@ -521,7 +568,20 @@ impl fmt::Display for OpRule {
             "permutation",
             "",
             &self.factors_where(FactorKind::is_permutation),
-        )
+        )?;
+        // shardc's extension: ` rotation={i by 1}`, each factor with its shift.
+        let rotations = self.factors_where(FactorKind::is_rotation);
+        if !rotations.is_empty() {
+            f.write_str(" rotation={")?;
+            for (i, &id) in rotations.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{id} by {}", self.kind(id).shift().unwrap_or(0))?;
+            }
+            f.write_str("}")?;
+        }
+        Ok(())
     }
 }
 

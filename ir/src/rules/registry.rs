@@ -85,6 +85,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         OpKind::Random { .. } => pointwise(&x),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::Reshape => reshape(&x),
+        OpKind::Rotate { dimension, shift } => rotate(&x, *dimension, *shift),
         // The value, unchanged: an identity, as in Shardy.
         OpKind::ShardingConstraint(_) => pointwise(&x),
         OpKind::Slice {
@@ -501,6 +502,28 @@ fn slice(x: &Instance, start: &[usize], limit: &[usize], strides: &[usize]) -> R
             &[Some(d)],
             &[Some(d)],
         );
+    }
+    b
+}
+
+/// One factor per dimension, shared by operand and result; the rotated dimension is a
+/// rotation factor with the shift taken modulo its size (`shift = -1` of 4 is a rotation
+/// by 3), or pass-through when that is 0. shardc's op (Shardy has no roll): sharded along
+/// the rotated dimension by blocks that divide the shift, it runs as a collective permute
+/// of whole blocks instead of a gather (`docs/pipeline.md`).
+fn rotate(x: &Instance, dimension: usize, shift: i64) -> RuleBuilder {
+    let mut b = x.builder();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let by = i64::try_from(n)
+            .ok()
+            .filter(|&n| n > 0)
+            .map_or(0, |n| shift.rem_euclid(n) as usize);
+        let kind = if d == dimension && by != 0 {
+            FactorKind::Rotation { shift: by }
+        } else {
+            PassThrough
+        };
+        b.factor(n, kind, &[Some(d)], &[Some(d)]);
     }
     b
 }

@@ -41,7 +41,7 @@ pub(super) struct OpSyntax {
 }
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint and shardc.random; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -245,6 +245,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_random,
         props_random,
         from_random
+    ),
+    syntax!(
+        &["shardc.rotate"],
+        None,
+        0,
+        parse_rotate,
+        print_rotate,
+        props_rotate,
+        from_rotate
     ),
     syntax!(
         &["func.call", "call"],
@@ -1502,6 +1511,67 @@ fn from_random(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Random { distribution })
 }
 
+/// `shardc.rotate %x, dim = 0, shift = 1 : t`
+fn parse_rotate(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    comma(
+        p,
+        "after the operand (shardc.rotate %x, dim = N, shift = K)",
+    )?;
+    key(p, "dim", "(shardc.rotate %x, dim = N, shift = K)")?;
+    let dimension = p.usize_lit("the rotated dimension")?;
+    comma(
+        p,
+        "after the rotated dimension (shardc.rotate %x, dim = N, shift = K)",
+    )?;
+    key(p, "shift", "(shardc.rotate %x, dim = N, shift = K)")?;
+    let shift = p.i64_lit("the shift")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(
+        OpKind::Rotate { dimension, shift },
+        x,
+        same_or_functional(p, 1)?,
+    )
+    .with_attrs(attrs))
+}
+
+fn print_rotate(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Rotate { dimension, shift } = &op.kind else {
+        return pp.generic(op);
+    };
+    let (ins, outs) = pp.types(op);
+    let sig = match (ins.as_slice(), outs.as_slice()) {
+        ([t], [r]) if t == r => r.to_string(),
+        _ => pp.functional(op),
+    };
+    format!(
+        "shardc.rotate {}, dim = {dimension}, shift = {shift}{} : {sig}",
+        pp.uses(&op.operands),
+        pp.attrs(op)
+    )
+}
+
+fn props_rotate(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Rotate { dimension, shift } => vec![
+            ("dimension", format!("{dimension} : i64")),
+            ("shift", format!("{shift} : i64")),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_rotate(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let d = p.required_prop(g, "dimension", "0 : i64", |p| {
+        p.int_attr("the rotated dimension")
+    })?;
+    let dimension = usize::try_from(d)
+        .map_err(|_| p.error_at(at, "the rotated dimension must be non-negative"))?;
+    let shift = p.required_prop(g, "shift", "1 : i64", |p| p.int_attr("the shift"))?;
+    Ok(OpKind::Rotate { dimension, shift })
+}
+
 /// `call @f(%a, %b) : (t, u) -> r`
 fn parse_call(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
     let at = p.tok.start;
@@ -1828,6 +1898,10 @@ mod tests {
             },
             OpKind::Call { callee: "f".into() },
             OpKind::ShardingConstraint(Sharding::replicated("m", 0)),
+            OpKind::Rotate {
+                dimension: 0,
+                shift: 1,
+            },
         ]);
         for k in &kinds {
             let name = k.name();

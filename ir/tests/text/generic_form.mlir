@@ -18,8 +18,9 @@
     %7 = "stablehlo.reshape"(%6) : (tensor<1xi64>) -> tensor<i64>
     %8 = "shardc.random"(%7) <{distribution = #shardc<distribution NORMAL>}> : (tensor<i64>) -> tensor<8xf32>
     %9 = "stablehlo.add"(%3, %8) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    %rot = "shardc.rotate"(%9) <{dimension = 0 : i64, shift = -3 : i64}> : (tensor<8xf32>) -> tensor<8xf32>
     %10 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<8xf32>
-    %11 = "stablehlo.concatenate"(%9, %10) <{dimension = 0 : i64}> : (tensor<8xf32>, tensor<8xf32>) -> tensor<16xf32>
+    %11 = "stablehlo.concatenate"(%rot, %10) <{dimension = 0 : i64}> : (tensor<8xf32>, tensor<8xf32>) -> tensor<16xf32>
     %12 = "stablehlo.pad"(%11, %arg1) <{edge_padding_high = array<i64: -8>, edge_padding_low = array<i64: 0>, interior_padding = array<i64: 0>}> : (tensor<16xf32>, tensor<f32>) -> tensor<8xf32>
     %13 = "stablehlo.transpose"(%arg0) <{permutation = array<i64: 1, 0>}> : (tensor<8x16xf32>) -> tensor<16x8xf32>
     %14 = "stablehlo.dot_general"(%13, %12) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<16x8xf32>, tensor<8xf32>) -> tensor<16xf32>

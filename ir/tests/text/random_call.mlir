@@ -1,9 +1,11 @@
-// shardc.random, and calls of private functions with several results (call and func.call).
+// shardc.random, shardc.rotate (a roll: by one, and by -1 with the short type), and calls of private functions with several results (call and func.call).
 module @jit_random_call {
   func.func public @main(%seed: tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xbf16>) {
     %u = shardc.random %seed, distribution = UNIFORM : (tensor<i64>) -> tensor<4x8xf32>
     %n = shardc.random %seed, distribution = NORMAL : (tensor<i64>) -> tensor<4x8xbf16>
-    %pair:2 = call @swap(%u, %n) : (tensor<4x8xf32>, tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xf32>)
+    %r = shardc.rotate %u, dim = 0, shift = 1 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %back = shardc.rotate %r, dim = 1, shift = -1 : tensor<4x8xf32>
+    %pair:2 = call @swap(%back, %n) : (tensor<4x8xf32>, tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xf32>)
     %again:2 = func.call @swap(%pair#1, %pair#0) : (tensor<4x8xf32>, tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xf32>)
     call @nothing() : () -> ()
     return %again#1, %again : tensor<4x8xf32>, tensor<4x8xbf16>

@@ -196,6 +196,81 @@ pub fn abort_on_panic() {
     }));
 }
 
+/// What a member of a group gets from [`share_ids`]: the group's id and its position in
+/// the group, or why there is no id.
+pub type SharedId<const N: usize> = Result<([u8; N], usize), String>;
+
+/// The tag of [`share_ids`]' messages.
+const SHARE_TAG: mpi::Tag = 0x5d1d;
+
+/// Shares an id of `N` bytes within each group of ranks, as NCCL's `ncclCommInitRank`
+/// needs (`ncclGetUniqueId` on one member, the 128 bytes given to the others): for each
+/// group of `groups`, in order, its leader (first member) calls `make(index of the
+/// group)` and sends the bytes to every other member (`MPI_Send` on `comm`, whose rank `r`
+/// is device `r`); each member receives them from the leader.
+///
+/// Gives, per group, `None` where this rank is not a member, else the id and this rank's
+/// position in the group, or why there is none: the leader's own error on the leader, on
+/// the others an error naming the leader, which sends a refusal in place of the id (so no
+/// member waits for an id that will not come); a group naming a rank outside `comm`, or one
+/// twice, is an error on every rank (nothing is sent for it). Collective: every rank of
+/// `comm` calls it with the same `groups` (members of a group send and receive; the others
+/// skip it), and since every rank goes through the groups in the same order, no two ranks
+/// wait on each other.
+pub fn share_ids<C: Communicator, const N: usize>(
+    comm: &C,
+    groups: &[Vec<usize>],
+    mut make: impl FnMut(usize) -> Result<[u8; N], String>,
+) -> Vec<Option<SharedId<N>>> {
+    let me = comm.rank() as usize;
+    let size = comm.size() as usize;
+    let mut out = Vec::with_capacity(groups.len());
+    for (index, group) in groups.iter().enumerate() {
+        let Some(position) = group.iter().position(|&d| d == me) else {
+            out.push(None);
+            continue;
+        };
+        let mut sorted = group.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != group.len() || sorted.last().is_some_and(|&d| d >= size) {
+            out.push(Some(Err(format!(
+                "group {index} ({group:?}) must name distinct ranks of the communicator's {size}"
+            ))));
+            continue;
+        }
+        let leader = group[0];
+        // The message: 1 (an id follows) or 0 (the leader has none), then the id.
+        let mut message = vec![0u8; N + 1];
+        let got = if position == 0 {
+            let made = make(index);
+            if let Ok(id) = &made {
+                message[0] = 1;
+                message[1..].copy_from_slice(id);
+            }
+            for &member in &group[1..] {
+                comm.process_at_rank(member as i32)
+                    .send_with_tag(&message[..], SHARE_TAG);
+            }
+            made
+        } else {
+            comm.process_at_rank(leader as i32)
+                .receive_into_with_tag(&mut message[..], SHARE_TAG);
+            if message[0] == 1 {
+                let mut id = [0u8; N];
+                id.copy_from_slice(&message[1..]);
+                Ok(id)
+            } else {
+                Err(format!(
+                    "device {leader}, the leader of group {group:?}, could not make its id"
+                ))
+            }
+        };
+        out.push(Some(got.map(|id| (id, position))));
+    }
+    out
+}
+
 /// The devices of a program as the ranks of an MPI communicator: this process is device
 /// [`MpiMesh::device`] of [`MpiMesh::devices`].
 ///
@@ -347,7 +422,7 @@ impl<'u> MpiMesh<'u> {
 
     /// Checks every rank prepared the same program (its per-device ops and argument
     /// types): ranks running different programs would wait on each other forever.
-    fn same_program(&self, exe: &Executable) -> Result<(), RuntimeError> {
+    pub(crate) fn same_program(&self, exe: &Executable) -> Result<(), RuntimeError> {
         let mine = fingerprint(exe);
         let mut all = vec![0u64; self.devices];
         self.comm.all_gather_into(&mine, &mut all[..]);
@@ -361,7 +436,7 @@ impl<'u> MpiMesh<'u> {
     }
 
     /// What this rank checks on its own before a run.
-    fn check(&self, exe: &Executable, args: &[Literal]) -> Result<(), RuntimeError> {
+    pub(crate) fn check(&self, exe: &Executable, args: &[Literal]) -> Result<(), RuntimeError> {
         if let Some(program) = exe.devices()
             && program != self.devices
         {
@@ -377,7 +452,7 @@ impl<'u> MpiMesh<'u> {
     }
 
     /// How each reduction of the program runs in MPI, by step. The same on every rank.
-    fn reductions(&self, exe: &Executable) -> Result<HashMap<usize, How>, RuntimeError> {
+    pub(crate) fn reductions(&self, exe: &Executable) -> Result<HashMap<usize, How>, RuntimeError> {
         let mut out = HashMap::new();
         for (step, s) in exe.steps.iter().enumerate() {
             let Planned::PerDevice { exchange, .. } = s else {
@@ -401,7 +476,7 @@ impl<'u> MpiMesh<'u> {
 
     /// Splits a communicator off for every replica groups of the program that has none
     /// yet, in program order (collective: the same order on every rank).
-    fn make_communicators(&self, exe: &Executable) {
+    pub(crate) fn make_communicators(&self, exe: &Executable) {
         let mut cache = self.groups.borrow_mut();
         for ex in exe.exchanges() {
             let groups = match &ex.kind {
@@ -433,7 +508,7 @@ impl<'u> MpiMesh<'u> {
     }
 
     /// [`MpiMesh::settle`] for a rank that failed: the error every rank reports.
-    fn fail(&self, when: u64, e: RuntimeError) -> RuntimeError {
+    pub(crate) fn fail(&self, when: u64, e: RuntimeError) -> RuntimeError {
         match self.settle(Some((when, e))) {
             Err(e) => e,
             Ok(()) => RuntimeError::Mpi(
@@ -446,7 +521,7 @@ impl<'u> MpiMesh<'u> {
     /// order, and why). `Ok` if none did; else every rank gets the error of the rank that
     /// failed earliest (then the lowest rank): its own error on that rank,
     /// [`RuntimeError::Remote`] with the same text on the others.
-    fn settle(&self, failed: Option<(u64, RuntimeError)>) -> Result<(), RuntimeError> {
+    pub(crate) fn settle(&self, failed: Option<(u64, RuntimeError)>) -> Result<(), RuntimeError> {
         let key = failed.as_ref().map_or(u64::MAX, |(when, _)| *when);
         let mut keys = vec![0u64; self.devices];
         self.comm.all_gather_into(&key, &mut keys[..]);
@@ -557,9 +632,32 @@ impl<'u> MpiMesh<'u> {
         }
     }
 
+    /// Runs the per-device op `ex` at `step` of a program on this rank's device with MPI,
+    /// its operand `input` (zeros where `None`): the result and the bytes the ring
+    /// algorithm would send. For a device whose values are elsewhere (the cuda backend's
+    /// one process per GPU stages collectives through host memory this way). Needs the
+    /// communicators of [`MpiMesh::make_communicators`] and the reductions of
+    /// [`MpiMesh::reductions`].
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn exchange(
+        &self,
+        how: &HashMap<usize, How>,
+        step: usize,
+        ex: &Exchange,
+        input: Option<&Literal>,
+    ) -> Result<(Literal, u64), DeviceError> {
+        let groups = self.groups.borrow();
+        let ctx = Context {
+            mesh: self,
+            groups: &groups,
+            how: how.get(&step),
+        };
+        ctx.exchange(ex, input)
+    }
+
     /// Every device's results, on every rank (the types are the program's, the same on
     /// every device, so each result is one all-gather of fixed-size pieces).
-    fn gather_outputs(&self, exe: &Executable, mine: Vec<Literal>) -> Vec<Vec<Literal>> {
+    pub(crate) fn gather_outputs(&self, exe: &Executable, mine: Vec<Literal>) -> Vec<Vec<Literal>> {
         let n = self.devices;
         let mut outputs: Vec<Vec<Literal>> = vec![Vec::with_capacity(mine.len()); n];
         for (k, l) in mine.into_iter().enumerate() {
@@ -576,7 +674,7 @@ impl<'u> MpiMesh<'u> {
     }
 
     /// The bytes every device sent per step: `per_step[step][device]`.
-    fn gather_bytes(&self, exe: &Executable, mine: &[u64]) -> Vec<Vec<u64>> {
+    pub(crate) fn gather_bytes(&self, exe: &Executable, mine: &[u64]) -> Vec<Vec<u64>> {
         let steps = exe.steps.len();
         let mut all = vec![0u64; steps * self.devices];
         if steps > 0 {
@@ -589,7 +687,7 @@ impl<'u> MpiMesh<'u> {
 
     /// Every device's spans, on every rank (times since each rank's start of the run,
     /// which a barrier aligns).
-    fn gather_spans(&self, mine: &[Span]) -> Result<Vec<Span>, RuntimeError> {
+    pub(crate) fn gather_spans(&self, mine: &[Span]) -> Result<Vec<Span>, RuntimeError> {
         let bytes = serde_json::to_vec(mine)
             .map_err(|e| RuntimeError::Mpi(format!("cannot encode the spans: {e}")))?;
         let mut counts = vec![0 as mpi::Count; self.devices];
@@ -692,7 +790,7 @@ fn split_even(x: &Elements, n: usize) -> Vec<Elements> {
 
 /// How a reduction runs in MPI.
 #[derive(Clone, Copy)]
-enum How {
+pub(crate) enum How {
     /// A built-in operation on the element type.
     System(SystemOperation),
     /// A built-in operation on the integers' unsigned twins: sums and products wrap.

@@ -133,6 +133,34 @@ pub(crate) fn concatenate(xs: &[&Literal], dimension: usize, out: &TensorType) -
     }
 }
 
+/// `shardc.rotate` (`jnp.roll`): along `dimension` (of size `n`), result element `i` is
+/// operand element `(i - shift) mod n`; the blocks `[n - s, n)` then `[0, n - s)` of the
+/// operand, with `s = shift mod n`.
+pub(crate) fn rotate(x: &Literal, dimension: usize, shift: i64) -> Literal {
+    let shape = &x.ty.shape;
+    let n = shape[dimension];
+    let outer: usize = shape[..dimension].iter().product();
+    let inner: usize = shape[dimension + 1..].iter().product();
+    let s = match i64::try_from(n) {
+        Ok(n) if n > 0 => shift.rem_euclid(n) as usize,
+        _ => 0,
+    };
+    let elements = with_native!(x.ty.dtype, T => {
+        let src = slice_of::<T>(&x.elements);
+        let mut v: Vec<T> = Vec::with_capacity(src.len());
+        for o in 0..outer {
+            let row = &src[o * n * inner..(o + 1) * n * inner];
+            v.extend_from_slice(&row[(n - s) * inner..]);
+            v.extend_from_slice(&row[..(n - s) * inner]);
+        }
+        T::wrap(v)
+    });
+    Literal {
+        ty: x.ty.clone(),
+        elements,
+    }
+}
+
 /// `pad`: operand element `i` of dimension `d` lands at `low[d] + i * (interior[d] + 1)`;
 /// positions that fall outside the result (negative padding) are dropped, and every other
 /// position holds the padding value.

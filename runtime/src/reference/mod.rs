@@ -373,6 +373,7 @@ impl<'m> Interp<'m> {
             }
             OpKind::Call { callee } => return self.call(&site, callee, x),
             OpKind::ShardingConstraint(_) => x[0].clone(),
+            OpKind::Rotate { dimension, shift } => layout::rotate(x[0], *dimension, *shift),
             OpKind::AllGather { .. }
             | OpKind::AllReduce { .. }
             | OpKind::ReduceScatter { .. }

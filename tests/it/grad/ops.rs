@@ -353,6 +353,30 @@ fn family_cases() -> Vec<Case> {
         b.binary(BinaryOp::Multiply, a[0], u).unwrap()
     }));
 
+    // rotate: by one along the leading dimension, then by -2 along the last (x * x, so the
+    // cotangent reaching x depends on where each element went).
+    let x = random_lit(r, &[4, 3], -1.0, 1.0);
+    cases.push(case("rotate", vec![x], &[0], |b, a| {
+        let up = b
+            .push1(
+                OpKind::Rotate {
+                    dimension: 0,
+                    shift: 1,
+                },
+                &[a[0]],
+            )
+            .unwrap();
+        let sq = b.binary(BinaryOp::Multiply, up, a[0]).unwrap();
+        b.push1(
+            OpKind::Rotate {
+                dimension: 1,
+                shift: -2,
+            },
+            &[sq],
+        )
+        .unwrap()
+    }));
+
     // sharding_constraint (its module needs the mesh).
     let x = random_lit(r, &[4, 3], -1.0, 1.0);
     let mut c = case("sharding_constraint", vec![x], &[0], |b, a| {
@@ -432,6 +456,7 @@ fn every_differentiable_op_has_a_finite_difference_case() {
         "stablehlo.slice",
         "stablehlo.transpose",
         "shardc.random",
+        "shardc.rotate",
         "sdy.sharding_constraint",
     ] {
         want.push(family.to_string());
@@ -441,8 +466,8 @@ fn every_differentiable_op_has_a_finite_difference_case() {
         missing.is_empty(),
         "no finite-difference case for {missing:?}"
     );
-    // 19 float unary ops, 9 float binary ops, 17 other families.
-    assert_eq!(want.len(), 19 + 9 + 17);
+    // 19 float unary ops, 9 float binary ops, 18 other families.
+    assert_eq!(want.len(), 19 + 9 + 18);
 }
 
 /// JAX's `_balanced_eq`: where `x == y`, each of `maximum(x, y)`'s operands gets half of

@@ -75,7 +75,11 @@ pub(crate) fn driver_present() -> bool {
     catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
 }
 
-/// Whether `libnccl` can be loaded (no call into it is made).
+/// Why NCCL is not used where `libnccl` does not load.
+pub(crate) const NO_NCCL: &str = "no NCCL library loads (cudarc looks for libnccl.so, not libnccl.so.2: install libnccl-dev, or put a link libnccl.so -> libnccl.so.2 on the library path)";
+
+/// Whether `libnccl` can be loaded (no call into it is made): cudarc asks the dynamic
+/// loader for `libnccl.so` (and `libnccl.so.12`, `.11`, ...), not NCCL's `libnccl.so.2`.
 pub(crate) fn nccl_present() -> bool {
     // SAFETY: as for `driver_present`.
     catch_unwind(|| unsafe { cudarc::nccl::sys::is_culib_present() }).unwrap_or(false)

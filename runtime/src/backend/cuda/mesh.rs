@@ -12,7 +12,7 @@
 //! There is no overlap of compute and communication yet: both are enqueued on the one
 //! stream of the device, in program order ([`RunOptions::overlap`] has no effect).
 
-use super::driver::{self, DeviceMemory, DriverInfo, Event, Loaded, guarded};
+use super::driver::{self, DeviceMemory, DriverInfo, Event, GpuInfo, Loaded, guarded};
 use super::plan::{self, Collectives, Copy2d, NcclData, NcclReduce, Route};
 use super::program::{
     Buffer, GpuKernel, GpuProgram, Param, element_bytes, from_device_bytes, tensor_bytes,
@@ -30,6 +30,7 @@ use crate::backend::{
 use cudarc::driver::{CudaContext, CudaStream, result, sys};
 use cudarc::nccl::{result as nccl, sys as nccl_sys};
 use shardc_ir::{Elements, Literal, Scalar, ValueId};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,7 +48,7 @@ pub struct CudaOptions {
 
 /// An NCCL communicator handle, destroyed once by the mesh.
 #[derive(Clone, Copy, Debug)]
-struct Comm(nccl_sys::ncclComm_t);
+pub(super) struct Comm(pub(super) nccl_sys::ncclComm_t);
 
 // SAFETY: an NCCL communicator may be used from any thread, one thread at a time; each
 // handle is used only by the thread of the device that is its rank during a run, and
@@ -120,9 +121,10 @@ impl CudaMesh {
                 )));
             }
             Some(Collectives::Nccl) if !nccl => {
-                return Err(RuntimeError::Cuda(
-                    "no NCCL library found (libnccl.so.2): install NCCL or use host-staged collectives".into(),
-                ));
+                return Err(RuntimeError::Cuda(format!(
+                    "{}; or use host-staged collectives",
+                    super::driver::NO_NCCL
+                )));
             }
             Some(Collectives::Nccl) => Collectives::Nccl,
             None if own_gpus && nccl => Collectives::Nccl,
@@ -160,71 +162,16 @@ impl CudaMesh {
     pub fn target(&self) -> Result<(String, u32), RuntimeError> {
         let used = &self.info.gpus[..self.contexts.len()];
         let cc = used.iter().map(|g| g.capability).min().unwrap_or((0, 0));
-        let (chip, ptx) = target::chip_for(cc).ok_or_else(|| {
-            RuntimeError::Cuda(format!(
-                "the GPU has compute capability {}.{}; the cuda backend needs 7.0 or later",
-                cc.0, cc.1
-            ))
-        })?;
-        target::check(chip, ptx, cc, self.info.version).map_err(cuda)?;
-        Ok((chip.to_string(), ptx))
+        target_for(cc, self.info.version)
     }
 
     /// The GPU program of every compute step (`None` for per-device ops).
     fn programs(&self, exe: &Executable) -> Result<Vec<Option<Arc<GpuProgram>>>, RuntimeError> {
-        let mut segment = 0;
-        let mut out = Vec::with_capacity(exe.steps.len());
-        for s in &exe.steps {
-            let Planned::Compute {
-                segment: seg,
-                ops,
-                kernel,
-            } = s
-            else {
-                out.push(None);
-                continue;
-            };
-            let program = kernel
-                .as_any()
-                .and_then(|a| a.downcast_ref::<GpuKernel>())
-                .map(|k| Arc::clone(&k.0))
-                .ok_or_else(|| {
-                    RuntimeError::Cuda(format!(
-                        "segment {segment} ({ops}) was prepared by an engine whose kernels run on the host; prepare the executable with a GPU engine (shardc_compiler::gpu_program::PtxCompiler)"
-                    ))
-                })?;
-            let types = |vs: &[ValueId]| -> Vec<shardc_ir::TensorType> {
-                vs.iter()
-                    .map(|v| exe.value_types[v.index()].clone())
-                    .collect()
-            };
-            if program.inputs != types(&seg.inputs) || program.outputs != types(&seg.outputs) {
-                return Err(RuntimeError::Cuda(format!(
-                    "segment {segment} ({ops}): its GPU program takes {:?} and gives {:?}, but the segment reads {:?} and defines {:?}",
-                    program.inputs,
-                    program.outputs,
-                    types(&seg.inputs),
-                    types(&seg.outputs)
-                )));
-            }
-            for g in &self.info.gpus[..self.contexts.len()] {
-                target::check(
-                    &program.chip,
-                    program.ptx_version,
-                    g.capability,
-                    self.info.version,
-                )
-                .map_err(|e| {
-                    RuntimeError::Cuda(format!(
-                        "segment {segment} on GPU {} ({}): {e}",
-                        g.ordinal, g.name
-                    ))
-                })?;
-            }
-            out.push(Some(program));
-            segment += 1;
-        }
-        Ok(out)
+        gpu_programs(
+            exe,
+            &self.info.gpus[..self.contexts.len()],
+            self.info.version,
+        )
     }
 
     /// The program loaded on GPU `gpu`, loading it the first time.
@@ -302,8 +249,79 @@ impl Drop for CudaMesh {
     }
 }
 
+/// The chip and PTX ISA version to compile for GPUs whose lowest compute capability is
+/// `cc`, under a driver of `version` (see [`CudaMesh::target`]).
+pub(super) fn target_for(cc: (u32, u32), version: i32) -> Result<(String, u32), RuntimeError> {
+    let (chip, ptx) = target::chip_for(cc).ok_or_else(|| {
+        RuntimeError::Cuda(format!(
+            "the GPU has compute capability {}.{}; the cuda backend needs 7.0 or later",
+            cc.0, cc.1
+        ))
+    })?;
+    target::check(chip, ptx, cc, version).map_err(cuda)?;
+    Ok((chip.to_string(), ptx))
+}
+
+/// The GPU program of every compute step of `exe` (`None` for per-device ops), each
+/// checked against its segment's types and against every GPU in `gpus` (driver `version`).
+pub(super) fn gpu_programs(
+    exe: &Executable,
+    gpus: &[GpuInfo],
+    version: i32,
+) -> Result<Vec<Option<Arc<GpuProgram>>>, RuntimeError> {
+    let mut segment = 0;
+    let mut out = Vec::with_capacity(exe.steps.len());
+    for s in &exe.steps {
+        let Planned::Compute {
+            segment: seg,
+            ops,
+            kernel,
+        } = s
+        else {
+            out.push(None);
+            continue;
+        };
+        let program = kernel
+            .as_any()
+            .and_then(|a| a.downcast_ref::<GpuKernel>())
+            .map(|k| Arc::clone(&k.0))
+            .ok_or_else(|| {
+                RuntimeError::Cuda(format!(
+                    "segment {segment} ({ops}) was prepared by an engine whose kernels run on the host; prepare the executable with a GPU engine (shardc_compiler::gpu_program::PtxCompiler)"
+                ))
+            })?;
+        let types = |vs: &[ValueId]| -> Vec<shardc_ir::TensorType> {
+            vs.iter()
+                .map(|v| exe.value_types[v.index()].clone())
+                .collect()
+        };
+        if program.inputs != types(&seg.inputs) || program.outputs != types(&seg.outputs) {
+            return Err(RuntimeError::Cuda(format!(
+                "segment {segment} ({ops}): its GPU program takes {:?} and gives {:?}, but the segment reads {:?} and defines {:?}",
+                program.inputs,
+                program.outputs,
+                types(&seg.inputs),
+                types(&seg.outputs)
+            )));
+        }
+        for g in gpus {
+            target::check(&program.chip, program.ptx_version, g.capability, version).map_err(
+                |e| {
+                    RuntimeError::Cuda(format!(
+                        "segment {segment} on GPU {} ({}): {e}",
+                        g.ordinal, g.name
+                    ))
+                },
+            )?;
+        }
+        out.push(Some(program));
+        segment += 1;
+    }
+    Ok(out)
+}
+
 /// An NCCL error with NCCL's own text.
-fn nccl_text(e: &nccl::NcclError) -> String {
+pub(super) fn nccl_text(e: &nccl::NcclError) -> String {
     let text = std::panic::catch_unwind(|| {
         // SAFETY: ncclGetErrorString returns a static NUL-terminated string.
         unsafe {
@@ -319,26 +337,82 @@ fn nccl_text(e: &nccl::NcclError) -> String {
     }
 }
 
-/// What every device thread shares.
-struct Shared<'m> {
-    mesh: &'m CudaMesh,
-    exe: &'m Executable,
-    programs: Vec<Option<Arc<GpuProgram>>>,
-    /// Per step, per GPU, the loaded program.
-    loaded: Vec<HashMap<usize, Arc<Loaded>>>,
-    routes: Vec<Option<Route>>,
-    frees: Vec<Vec<ValueId>>,
-    /// Per step, per device: the device's communicator for the step's NCCL op, and the
-    /// device's rank in it.
-    comms: Vec<Vec<Option<(Comm, usize)>>>,
-    failed: AtomicBool,
+/// Where a logical device runs: its GPU (the key of [`Shared::loaded`]), that GPU's
+/// context, and the device's stream.
+pub(super) struct Place {
+    pub(super) gpu: usize,
+    pub(super) context: Arc<CudaContext>,
+    pub(super) stream: Arc<CudaStream>,
 }
 
-/// What a device thread gives back.
-struct DeviceRun {
-    results: Vec<Literal>,
-    spans: Vec<Span>,
-    bytes: Vec<u64>,
+/// What the devices of a run share: every device of a [`CudaMesh`] (one thread each), or
+/// the one device of a process (`super::rank::CudaMpiMesh`).
+pub(super) struct Shared<'m> {
+    pub(super) exe: &'m Executable,
+    pub(super) programs: Vec<Option<Arc<GpuProgram>>>,
+    /// Per step, per GPU, the loaded program.
+    pub(super) loaded: Vec<HashMap<usize, Arc<Loaded>>>,
+    pub(super) routes: Vec<Option<Route>>,
+    pub(super) frees: Vec<Vec<ValueId>>,
+    /// Per step, per device: the device's communicator for the step's NCCL op, and the
+    /// device's rank in it.
+    pub(super) comms: Vec<Vec<Option<(Comm, usize)>>>,
+    /// Per device, where it runs (`None` for the devices of other processes).
+    pub(super) places: Vec<Option<Place>>,
+    /// Set when a device of a [`CudaMesh`] failed (its communicators are then aborted).
+    pub(super) failed: AtomicBool,
+}
+
+/// How a device runs a per-device op that is staged through host memory: between the
+/// threads of a [`CudaMesh`] on the cpu backend's rings ([`Mailbox`]), or between
+/// processes over MPI (`super::rank`).
+pub(super) trait HostStage {
+    /// Runs `ex` (the op at `step`) on `device`, its operand `input`: the result and the
+    /// bytes the device sent.
+    fn exchange(
+        &mut self,
+        step: usize,
+        device: usize,
+        ex: &Exchange,
+        input: Option<&Literal>,
+    ) -> Result<(Literal, u64), DeviceError>;
+}
+
+impl HostStage for Mailbox {
+    fn exchange(
+        &mut self,
+        step: usize,
+        device: usize,
+        ex: &Exchange,
+        input: Option<&Literal>,
+    ) -> Result<(Literal, u64), DeviceError> {
+        self.step = step;
+        ex.run(device, input, self)
+    }
+}
+
+/// How far a device's run got: the step it was at, and per step whether the device made
+/// its part of the step's collective call (NCCL, or the host stage's exchange). A process
+/// that fails learns from it which calls its peers still wait for (`super::rank`).
+pub(super) struct Progress {
+    pub(super) step: Cell<usize>,
+    pub(super) issued: Vec<Cell<bool>>,
+}
+
+impl Progress {
+    pub(super) fn new(steps: usize) -> Progress {
+        Progress {
+            step: Cell::new(0),
+            issued: vec![Cell::new(false); steps],
+        }
+    }
+}
+
+/// What a device's run gives back.
+pub(super) struct DeviceRun {
+    pub(super) results: Vec<Literal>,
+    pub(super) spans: Vec<Span>,
+    pub(super) bytes: Vec<u64>,
 }
 
 impl Mesh for CudaMesh {
@@ -410,30 +484,40 @@ impl Mesh for CudaMesh {
                 })
                 .collect()
         };
+        let places = (0..n)
+            .map(|d| {
+                Some(Place {
+                    gpu: self.gpu_of(d),
+                    context: Arc::clone(&self.contexts[self.gpu_of(d)]),
+                    stream: Arc::clone(&self.streams[d]),
+                })
+            })
+            .collect();
         let shared = Shared {
-            mesh: self,
             exe,
             programs,
             loaded,
             routes,
             frees: plan::last_uses(exe),
             comms,
+            places,
             failed: AtomicBool::new(false),
         };
         let clock = Instant::now();
         let outcomes: Vec<Result<DeviceRun, DeviceError>> = thread::scope(|scope| {
             let mut handles = Vec::with_capacity(n);
-            for (device, (args, link)) in args.into_iter().zip(mailboxes(n)).enumerate() {
+            for (device, (args, mut link)) in args.into_iter().zip(mailboxes(n)).enumerate() {
                 let shared = &shared;
                 let h = thread::Builder::new()
                     .name(format!("cuda device {device}"))
                     .spawn_scoped(scope, move || {
+                        let progress = Progress::new(shared.exe.steps.len());
                         // A panic too must abort the communicators, or peers wait in NCCL.
                         let r = joined(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                            || run_device(shared, device, args, link),
+                            || run_device(shared, device, args, &mut link, &progress),
                         )));
                         if r.is_err() && !shared.failed.swap(true, Ordering::SeqCst) {
-                            shared.mesh.abort_communicators();
+                            self.abort_communicators();
                         }
                         r
                     });
@@ -490,12 +574,13 @@ struct Value {
 }
 
 /// One device's run.
-struct Device<'s, 'm> {
+pub(super) struct Device<'s, 'm> {
     shared: &'s Shared<'m>,
     device: usize,
     gpu: usize,
     stream: sys::CUstream,
     env: Vec<Option<Value>>,
+    progress: &'s Progress,
 }
 
 /// A failure of a device: its own, or the consequence of a peer's (the run had already
@@ -508,24 +593,18 @@ fn fail(shared: &Shared, problem: String) -> DeviceError {
     }
 }
 
-fn run_device(
-    shared: &Shared,
+/// Runs device `device`'s steps on its GPU and stream (bound to the calling thread),
+/// from the upload of `args` to the download of its results; `host` runs the collectives
+/// staged through host memory; `progress` records how far it got.
+pub(super) fn run_device<'s, 'm>(
+    shared: &'s Shared<'m>,
     device: usize,
     args: Vec<Literal>,
-    mut link: Mailbox,
+    host: &mut dyn HostStage,
+    progress: &'s Progress,
 ) -> Result<DeviceRun, DeviceError> {
-    let mesh = shared.mesh;
     let exe = shared.exe;
-    let gpu = mesh.gpu_of(device);
-    guarded("bind the context", || mesh.contexts[gpu].bind_to_thread())
-        .map_err(|e| fail(shared, e))?;
-    let mut d = Device {
-        shared,
-        device,
-        gpu,
-        stream: mesh.streams[device].cu_stream(),
-        env: (0..exe.value_types.len()).map(|_| None).collect(),
-    };
+    let mut d = Device::new(shared, device, progress)?;
     let start = Event::new().map_err(|e| fail(shared, e))?;
     start.record(d.stream).map_err(|e| fail(shared, e))?;
     for (&v, a) in exe.args.iter().zip(&args) {
@@ -538,6 +617,7 @@ fn run_device(
     let mut bytes = vec![0u64; exe.steps.len()];
     let mut segment = 0;
     for (step, planned) in exe.steps.iter().enumerate() {
+        progress.step.set(step);
         let before = Event::new().map_err(|e| fail(shared, e))?;
         before.record(d.stream).map_err(|e| fail(shared, e))?;
         match planned {
@@ -556,8 +636,7 @@ fn run_device(
                 segment += 1;
             }
             Planned::PerDevice { exchange, .. } => {
-                link.step = step;
-                bytes[step] = d.per_device(step, exchange, &mut link)?;
+                bytes[step] = d.per_device(step, exchange, host)?;
             }
         }
         let after = Event::new().map_err(|e| fail(shared, e))?;
@@ -567,6 +646,7 @@ fn run_device(
             d.env[v.index()] = None;
         }
     }
+    progress.step.set(exe.steps.len());
     d.sync()?;
     let mut results = Vec::with_capacity(exe.results.len());
     for &v in &exe.results {
@@ -619,12 +699,37 @@ fn run_device(
     })
 }
 
-impl Device<'_, '_> {
+impl<'s, 'm> Device<'s, 'm> {
+    /// Device `device` with no values yet, its GPU's context bound to the calling thread.
+    pub(super) fn new(
+        shared: &'s Shared<'m>,
+        device: usize,
+        progress: &'s Progress,
+    ) -> Result<Device<'s, 'm>, DeviceError> {
+        let place = shared
+            .places
+            .get(device)
+            .and_then(Option::as_ref)
+            .ok_or_else(|| {
+                DeviceError::Internal(format!("device {device} runs in another process"))
+            })?;
+        guarded("bind the context", || place.context.bind_to_thread())
+            .map_err(|e| fail(shared, e))?;
+        Ok(Device {
+            shared,
+            device,
+            gpu: place.gpu,
+            stream: place.stream.cu_stream(),
+            env: (0..shared.exe.value_types.len()).map(|_| None).collect(),
+            progress,
+        })
+    }
+
     fn err(&self, problem: String) -> DeviceError {
         fail(self.shared, problem)
     }
 
-    fn sync(&self) -> Result<(), DeviceError> {
+    pub(super) fn sync(&self) -> Result<(), DeviceError> {
         // SAFETY: the device's live stream.
         guarded("synchronize the stream", || unsafe {
             result::stream::synchronize(self.stream)
@@ -634,6 +739,20 @@ impl Device<'_, '_> {
 
     fn alloc(&self, bytes: u64) -> Result<DeviceMemory, DeviceError> {
         DeviceMemory::alloc(self.stream, bytes as usize).map_err(|e| self.err(e))
+    }
+
+    /// A new buffer of zeros of type `ty` (stream ordered).
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    pub(super) fn zeros(&self, ty: &shardc_ir::TensorType) -> Result<DeviceMemory, DeviceError> {
+        let mem = self.alloc(tensor_bytes(ty))?;
+        if mem.bytes > 0 {
+            // SAFETY: `mem.bytes` bytes of a live buffer; stream ordered.
+            guarded("zero a buffer", || unsafe {
+                result::memset_d8_async(mem.ptr, 0, mem.bytes, self.stream)
+            })
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(mem)
     }
 
     /// A literal in a new buffer (the copy finishes before the host data is dropped).
@@ -767,15 +886,15 @@ impl Device<'_, '_> {
         &mut self,
         step: usize,
         ex: &Exchange,
-        link: &mut Mailbox,
+        host: &mut dyn HostStage,
     ) -> Result<u64, DeviceError> {
         let route = self.shared.routes[step]
             .clone()
             .ok_or_else(|| DeviceError::Internal(format!("step {step} has no route")))?;
         let out = match route {
             Route::Local => self.local(ex)?,
-            Route::Host(_) => return self.host_ring(ex, link),
-            Route::Nccl => self.nccl(step, ex)?,
+            Route::Host(_) => return self.host_stage(step, ex, host),
+            Route::Nccl => self.nccl(step, ex, self.operand(ex)?)?,
         };
         self.env[ex.result.index()] = Some(Value { mem: out });
         Ok(match route {
@@ -819,20 +938,33 @@ impl Device<'_, '_> {
         Ok(self.value(v)?.ptr)
     }
 
-    /// The op on the cpu backend's ring between device threads, through host memory.
-    fn host_ring(&mut self, ex: &Exchange, link: &mut Mailbox) -> Result<u64, DeviceError> {
+    /// The op staged through host memory: the operand downloaded, exchanged by `host`
+    /// (the cpu backend's ring between device threads, or MPI), the result uploaded.
+    fn host_stage(
+        &mut self,
+        step: usize,
+        ex: &Exchange,
+        host: &mut dyn HostStage,
+    ) -> Result<u64, DeviceError> {
         let input = match ex.operand {
             Some(v) => Some(self.download(v)?),
             None => None,
         };
-        let (out, sent) = ex.run(self.device, input.as_ref(), link)?;
+        self.progress.issued[step].set(true);
+        let (out, sent) = host.exchange(step, self.device, ex, input.as_ref())?;
         let mem = self.upload(&out)?;
         self.env[ex.result.index()] = Some(Value { mem });
         Ok(sent)
     }
 
-    /// The op through NCCL on the device's stream.
-    fn nccl(&self, step: usize, ex: &Exchange) -> Result<DeviceMemory, DeviceError> {
+    /// The op through NCCL on the device's stream, its operand at `src` (a buffer of the
+    /// operand's type). Marks the step issued once the NCCL call is made.
+    pub(super) fn nccl(
+        &self,
+        step: usize,
+        ex: &Exchange,
+        src: u64,
+    ) -> Result<DeviceMemory, DeviceError> {
         // A failed device aborts the communicators: none may be used after that.
         if self.shared.failed.load(Ordering::SeqCst) {
             return Err(DeviceError::CommunicationStopped);
@@ -847,13 +979,20 @@ impl Device<'_, '_> {
         let dtype = ex.result_ty.dtype;
         let elem = element_bytes(dtype) as u64;
         let out = self.alloc(tensor_bytes(&ex.result_ty))?;
-        let src = self.operand(ex)?;
         let call = |what: &str, f: &dyn Fn() -> Result<nccl::NcclStatus, nccl::NcclError>| {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
                 Ok(Ok(_)) => Ok(()),
                 Ok(Err(e)) => Err(self.err(format!("{what} ({}): {}", ex.at, nccl_text(&e)))),
                 Err(_) => Err(self.err(format!("{what}: the NCCL library lacks a symbol"))),
             }
+        };
+        // Sends and receives in one NCCL group, closed even when one of them fails, so
+        // that no group is left open on the thread (the first error is reported).
+        let grouped = |body: &dyn Fn() -> Result<(), DeviceError>| {
+            call("ncclGroupStart", &nccl::group_start)?;
+            let sent = body();
+            let ended = call("ncclGroupEnd", &nccl::group_end);
+            sent.and(ended)
         };
         let void = |p: u64| p as *mut c_void;
         let reduction = |r| {
@@ -871,6 +1010,7 @@ impl Device<'_, '_> {
                 call("ncclAllReduce", &|| unsafe {
                     nccl::all_reduce(void(src), void(out.ptr), count, ty, op, comm.0, stream)
                 })?;
+                self.progress.issued[step].set(true);
             }
             Kind::ReduceScatter {
                 reducer, blocks, ..
@@ -892,6 +1032,7 @@ impl Device<'_, '_> {
                 call("ncclReduceScatter", &|| unsafe {
                     nccl::reduce_scatter(void(send), void(out.ptr), count, ty, op, comm.0, stream)
                 })?;
+                self.progress.issued[step].set(true);
             }
             Kind::AllGather { blocks, .. } => {
                 let piece = out.bytes / blocks.n.max(1);
@@ -905,6 +1046,7 @@ impl Device<'_, '_> {
                 call("ncclAllGather", &|| unsafe {
                     nccl::all_gather(void(src), void(recv), piece, u8, comm.0, stream)
                 })?;
+                self.progress.issued[step].set(true);
                 if packed.is_some() {
                     for j in 0..blocks.n {
                         self.copy2d(&plan::unpack_block(blocks, j, elem), recv, out.ptr)?;
@@ -931,19 +1073,22 @@ impl Device<'_, '_> {
                 let s = send.as_ref().map_or(src, |p| p.ptr);
                 let r = recv.as_ref().map_or(out.ptr, |p| p.ptr);
                 self.copy(s + me as u64 * block, r + me as u64 * block, block)?;
-                call("ncclGroupStart", &nccl::group_start)?;
-                for j in (0..n).filter(|&j| j != me) {
-                    let off = j as u64 * block;
-                    // SAFETY: block `j` of the packed operand and of the packed result,
-                    // `block` bytes each; peer `j` is a rank of the group's communicator.
-                    call("ncclSend", &|| unsafe {
-                        nccl::send(void(s + off), block as usize, u8, j as i32, comm.0, stream)
-                    })?;
-                    call("ncclRecv", &|| unsafe {
-                        nccl::recv(void(r + off), block as usize, u8, j as i32, comm.0, stream)
-                    })?;
-                }
-                call("ncclGroupEnd", &nccl::group_end)?;
+                grouped(&|| {
+                    for j in (0..n).filter(|&j| j != me) {
+                        let off = j as u64 * block;
+                        // SAFETY: block `j` of the packed operand and of the packed
+                        // result, `block` bytes each; peer `j` is a rank of the group's
+                        // communicator.
+                        call("ncclSend", &|| unsafe {
+                            nccl::send(void(s + off), block as usize, u8, j as i32, comm.0, stream)
+                        })?;
+                        call("ncclRecv", &|| unsafe {
+                            nccl::recv(void(r + off), block as usize, u8, j as i32, comm.0, stream)
+                        })?;
+                    }
+                    Ok(())
+                })?;
+                self.progress.issued[step].set(true);
                 if recv.is_some() {
                     for j in 0..n {
                         self.copy2d(&plan::unpack_block(join, j, elem), r, out.ptr)?;
@@ -953,21 +1098,23 @@ impl Device<'_, '_> {
             Kind::Permute { pairs } => {
                 let d = self.device;
                 let bytes = out.bytes;
-                call("ncclGroupStart", &nccl::group_start)?;
-                if let Some(&(_, t)) = pairs.iter().find(|p| p.0 == d && p.1 != d) {
-                    // SAFETY: the operand has `bytes` bytes; the world communicator's
-                    // rank `t` is device `t`.
-                    call("ncclSend", &|| unsafe {
-                        nccl::send(void(src), bytes, u8, t as i32, comm.0, stream)
-                    })?;
-                }
-                if let Some(&(s, _)) = pairs.iter().find(|p| p.1 == d && p.0 != d) {
-                    // SAFETY: the result has room for `bytes` bytes.
-                    call("ncclRecv", &|| unsafe {
-                        nccl::recv(void(out.ptr), bytes, u8, s as i32, comm.0, stream)
-                    })?;
-                }
-                call("ncclGroupEnd", &nccl::group_end)?;
+                grouped(&|| {
+                    if let Some(&(_, t)) = pairs.iter().find(|p| p.0 == d && p.1 != d) {
+                        // SAFETY: the operand has `bytes` bytes; the world communicator's
+                        // rank `t` is device `t`.
+                        call("ncclSend", &|| unsafe {
+                            nccl::send(void(src), bytes, u8, t as i32, comm.0, stream)
+                        })?;
+                    }
+                    if let Some(&(s, _)) = pairs.iter().find(|p| p.1 == d && p.0 != d) {
+                        // SAFETY: the result has room for `bytes` bytes.
+                        call("ncclRecv", &|| unsafe {
+                            nccl::recv(void(out.ptr), bytes, u8, s as i32, comm.0, stream)
+                        })?;
+                    }
+                    Ok(())
+                })?;
+                self.progress.issued[step].set(true);
                 match pairs.iter().find(|p| p.1 == d) {
                     Some(&(s, _)) if s == d => self.copy(src, out.ptr, bytes as u64)?,
                     Some(_) => {}

@@ -15,6 +15,11 @@
 //! NCCL cannot compute as the reference does (float `maximum`/`minimum`, bitwise ops).
 //! `shard_slice` and `axis_index` run on the GPU.
 //!
+//! With the feature `mpi` too, [`CudaMpiMesh`] runs one logical device per MPI process
+//! (`mpirun -n <GPUs>`, on one node or many) with the same per-device code: NCCL
+//! communicators made with `ncclCommInitRank`, the unique id shared over MPI
+//! ([`share_ids`](super::mpi::share_ids)), and host-staged collectives over MPI.
+//!
 //! What needs no GPU is plain code here, tested on any machine: the programs ([`program`]),
 //! the kernel parameter ABI read off the PTX ([`abi`]), the device/PTX compatibility
 //! ([`target`]), routes, communicators, packing copies and buffer lifetimes ([`plan`]).
@@ -28,6 +33,8 @@ mod driver;
 mod mesh;
 pub mod plan;
 pub mod program;
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+mod rank;
 pub mod target;
 
 #[cfg(feature = "cuda")]
@@ -36,3 +43,5 @@ pub use driver::{DriverInfo, GpuInfo, probe};
 pub use mesh::{CudaMesh, CudaOptions, ProgramRun};
 pub use plan::Collectives;
 pub use program::{Buffer, GpuKernel, GpuLaunch, GpuModule, GpuProgram, Param};
+#[cfg(all(feature = "cuda", feature = "mpi"))]
+pub use rank::CudaMpiMesh;

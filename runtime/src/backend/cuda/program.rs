@@ -6,7 +6,7 @@
 //! check it without a GPU.
 
 use crate::engine::{EngineError, Kernel};
-use shardc_ir::{DType, Elements, Literal, TensorType};
+use shardc_ir::{DType, Literal, TensorType};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -158,55 +158,15 @@ pub fn element_bytes(d: DType) -> usize {
 }
 
 /// A literal's elements as they lie in device memory: little endian, `i1` as bytes 0/1,
-/// bf16 and f16 as their 16-bit patterns; a splat is expanded.
+/// bf16 and f16 as their 16-bit patterns; a splat is expanded ([`Literal::to_le_bytes`]).
 pub fn to_device_bytes(l: &Literal) -> Vec<u8> {
-    let dense = l.to_dense();
-    match &dense.elements {
-        Elements::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Elements::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Elements::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Elements::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Elements::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Elements::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Elements::I1(v) => v.iter().map(|&b| b as u8).collect(),
-    }
+    l.to_le_bytes()
 }
 
 /// The literal of type `ty` whose device bytes are `bytes` (the inverse of
 /// [`to_device_bytes`]; any nonzero byte is `true`).
 pub fn from_device_bytes(ty: &TensorType, bytes: &[u8]) -> Result<Literal, String> {
-    let want = tensor_bytes(ty) as usize;
-    if bytes.len() != want {
-        return Err(format!(
-            "{} bytes for a {ty}, which takes {want}",
-            bytes.len()
-        ));
-    }
-    fn words<const N: usize>(b: &[u8]) -> impl Iterator<Item = [u8; N]> + '_ {
-        b.chunks_exact(N).map(|c| {
-            let mut a = [0u8; N];
-            a.copy_from_slice(c);
-            a
-        })
-    }
-    let elements = match ty.dtype {
-        DType::F32 => Elements::F32(words::<4>(bytes).map(f32::from_le_bytes).collect()),
-        DType::F64 => Elements::F64(words::<8>(bytes).map(f64::from_le_bytes).collect()),
-        DType::BF16 => Elements::BF16(
-            words::<2>(bytes)
-                .map(|w| half::bf16::from_bits(u16::from_le_bytes(w)))
-                .collect(),
-        ),
-        DType::F16 => Elements::F16(
-            words::<2>(bytes)
-                .map(|w| half::f16::from_bits(u16::from_le_bytes(w)))
-                .collect(),
-        ),
-        DType::I32 => Elements::I32(words::<4>(bytes).map(i32::from_le_bytes).collect()),
-        DType::I64 => Elements::I64(words::<8>(bytes).map(i64::from_le_bytes).collect()),
-        DType::I1 => Elements::I1(bytes.iter().map(|&b| b != 0).collect()),
-    };
-    Literal::new(ty.clone(), elements).map_err(|e| e.to_string())
+    Literal::from_le_bytes(ty, bytes).map_err(|e| e.to_string())
 }
 
 /// A segment's kernel for the cuda backend: it holds the GPU program, which only a
