@@ -5,7 +5,7 @@
 //!
 //! Every op has a [`Role`] ([`role`], the one table of per-op knowledge here):
 //!
-//! - a **root** (`dot_general`, `reduce`, `gather`, `concatenate`, ...) starts a cluster
+//! - a **root** (`dot_general`, `reduce`, `gather`, `concatenate`, `rotate`, ...) starts a cluster
 //!   of its own; its producers may join it (`reduce(exp(x - m))` is one loop);
 //! - a **cheap** op (broadcasts, reshapes, transposes, slices, constants, `add`,
 //!   `multiply`, `select`, ...) joins the clusters of its consumers, and is recomputed in
@@ -50,7 +50,8 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::Reduce { .. }
         | OpKind::Gather(_)
         | OpKind::Concatenate { .. }
-        | OpKind::Pad { .. } => Role::Root,
+        | OpKind::Pad { .. }
+        | OpKind::Rotate { .. } => Role::Root,
         OpKind::Unary(u) => match u {
             UnaryOp::Exponential
             | UnaryOp::ExponentialMinusOne
