@@ -329,13 +329,18 @@ struct SegmentKernel {
     outputs: Vec<usize>,
     /// The step and output position that writes each buffer a step writes.
     writer: HashMap<usize, (usize, usize)>,
-    /// Intermediate buffers of earlier runs, by step and output position, written again
-    /// by the next run (a kernel writes every element of its outputs) instead of
-    /// allocated and zeroed anew. A run that finds a slot empty (another device's thread
-    /// holds it) allocates.
-    spare: Mutex<Vec<Vec<Option<Literal>>>>,
+    /// Workspaces of earlier runs: each the intermediate buffers of one run, by step and
+    /// output position, written again by a later run (a kernel writes every element of
+    /// its outputs) instead of allocated and zeroed anew. A run takes a whole workspace
+    /// (a new, empty one when every kept one is in use: devices running this segment at
+    /// the same time) and gives it back at its end, so each of several devices sharing
+    /// the kernel keeps reusing buffers of its own.
+    spare: Mutex<Vec<Workspace>>,
     profile: Option<Arc<Profile>>,
 }
+
+/// One run's intermediate buffers, by step and output position.
+type Workspace = Vec<Vec<Option<Literal>>>;
 
 impl SegmentKernel {
     fn new(
@@ -367,7 +372,7 @@ impl SegmentKernel {
             .enumerate()
             .flat_map(|(i, s)| s.outputs.iter().enumerate().map(move |(j, &b)| (b, (i, j))))
             .collect();
-        let spare = Mutex::new(steps.iter().map(|s| vec![None; s.outputs.len()]).collect());
+        let spare = Mutex::new(Vec::new());
         SegmentKernel {
             buffers: sf.values.len(),
             inputs: sf.args().iter().map(|v| v.index()).collect(),
@@ -395,6 +400,12 @@ impl Kernel for SegmentKernel {
             env[b] = Some(Cow::Borrowed(lit));
         }
         let lock_spare = || self.spare.lock().unwrap_or_else(|p| p.into_inner());
+        let mut workspace: Workspace = lock_spare().pop().unwrap_or_else(|| {
+            self.steps
+                .iter()
+                .map(|s| vec![None; s.outputs.len()])
+                .collect()
+        });
         for (i, step) in self.steps.iter().enumerate() {
             let args = step
                 .inputs
@@ -402,20 +413,18 @@ impl Kernel for SegmentKernel {
                 .map(|&b| env[b].as_deref())
                 .collect::<Option<Vec<&Literal>>>()
                 .ok_or("a cluster reads a buffer no earlier cluster wrote (a bug in clustering)")?;
-            let mut outs: Vec<Literal> = {
-                let mut spare = lock_spare();
-                step.kernel
-                    .outputs()
-                    .iter()
-                    .zip(spare[i].iter_mut())
-                    .map(|(t, slot)| {
-                        slot.take().unwrap_or_else(|| Literal {
-                            ty: t.clone(),
-                            elements: shardc_ir::Elements::zeros(t.dtype, t.num_elements()),
-                        })
+            let mut outs: Vec<Literal> = step
+                .kernel
+                .outputs()
+                .iter()
+                .zip(workspace[i].iter_mut())
+                .map(|(t, slot)| {
+                    slot.take().unwrap_or_else(|| Literal {
+                        ty: t.clone(),
+                        elements: shardc_ir::Elements::zeros(t.dtype, t.num_elements()),
                     })
-                    .collect()
-            };
+                })
+                .collect();
             let start = step.profile.map(|_| Instant::now());
             step.kernel.run_refs_into(&args, &mut outs)?;
             if let (Some(start), Some(row), Some(p)) = (start, step.profile, &self.profile) {
@@ -436,10 +445,11 @@ impl Kernel for SegmentKernel {
             for &b in &step.free {
                 if let (Some(Cow::Owned(lit)), Some(&(w, j))) = (env[b].take(), self.writer.get(&b))
                 {
-                    lock_spare()[w][j] = Some(lit);
+                    workspace[w][j] = Some(lit);
                 }
             }
         }
+        lock_spare().push(workspace);
         self.outputs
             .iter()
             .map(|&b| {
