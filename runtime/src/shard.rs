@@ -177,7 +177,11 @@ pub fn shard_with(
     uneven: Uneven,
 ) -> Result<Literal, ShardError> {
     check_rank(&global.ty, sharding)?;
-    let dense = global.to_dense();
+    let dense = if global.is_splat() {
+        std::borrow::Cow::Owned(global.to_dense())
+    } else {
+        std::borrow::Cow::Borrowed(global)
+    };
     let block = local_block_with(mesh, sharding, &global.ty.shape, position, uneven)?;
     let shape: Vec<usize> = block.iter().map(|b| b.1).collect();
     let indices = block_indices(&global.ty.shape, &block);
@@ -267,6 +271,9 @@ pub fn unshard_with(
             got: pieces.len(),
         });
     }
+    if let Some(exact) = unshard_exact(pieces, sharding, mesh, global, uneven)? {
+        return Ok(exact);
+    }
     let mut values: Vec<Option<(f64, usize)>> = vec![None; global.num_elements()];
     // Partial sums: first reduce each unreduced group into the piece at index 0.
     let mut reduced: Vec<Option<Vec<f64>>> = vec![None; n];
@@ -344,6 +351,72 @@ pub fn unshard_with(
     })
 }
 
+/// [`unshard_with`]'s common case, in the pieces' own dtype: no unreduced axes, and every
+/// replica of an element equal to the first (`==`: NaNs and anything else go the general
+/// way, which applies the tolerance and names a disagreement). `None` where the general
+/// way must decide (it also reports wrong piece types).
+fn unshard_exact(
+    pieces: &[Literal],
+    sharding: &Sharding,
+    mesh: &Mesh,
+    global: &TensorType,
+    uneven: Uneven,
+) -> Result<Option<Literal>, ShardError> {
+    fn place<T: Copy + PartialEq>(
+        out: &mut [T],
+        piece: &[T],
+        indices: &[Option<usize>],
+        filled: &mut [bool],
+    ) -> bool {
+        for (&v, i) in piece.iter().zip(indices) {
+            let Some(i) = *i else { continue };
+            if filled[i] {
+                if out[i] != v {
+                    return false;
+                }
+            } else {
+                out[i] = v;
+                filled[i] = true;
+            }
+        }
+        true
+    }
+    if !sharding.unreduced.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Elements::zeros(global.dtype, global.num_elements());
+    let mut filled = vec![false; global.num_elements()];
+    for (p, piece) in pieces.iter().enumerate() {
+        let block = local_block_with(mesh, sharding, &global.shape, p, uneven)?;
+        if piece.ty.dtype != global.dtype || piece.ty.shape.iter().ne(block.iter().map(|b| &b.1)) {
+            return Ok(None);
+        }
+        let indices = block_indices(&global.shape, &block);
+        let dense = if piece.is_splat() {
+            std::borrow::Cow::Owned(piece.to_dense())
+        } else {
+            std::borrow::Cow::Borrowed(piece)
+        };
+        let ok = match (&mut out, &dense.elements) {
+            (Elements::F32(o), Elements::F32(v)) => place(o, v, &indices, &mut filled),
+            (Elements::F64(o), Elements::F64(v)) => place(o, v, &indices, &mut filled),
+            (Elements::BF16(o), Elements::BF16(v)) => place(o, v, &indices, &mut filled),
+            (Elements::F16(o), Elements::F16(v)) => place(o, v, &indices, &mut filled),
+            (Elements::I32(o), Elements::I32(v)) => place(o, v, &indices, &mut filled),
+            (Elements::I64(o), Elements::I64(v)) => place(o, v, &indices, &mut filled),
+            (Elements::I1(o), Elements::I1(v)) => place(o, v, &indices, &mut filled),
+            _ => false,
+        };
+        if !ok {
+            return Ok(None);
+        }
+    }
+    Ok(Some(Literal {
+        ty: global.clone(),
+        elements: out,
+    }))
+}
+
 fn unflatten(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     let mut idx = vec![0; shape.len()];
     for d in (0..shape.len()).rev() {
@@ -386,6 +459,30 @@ mod tests {
             shard(&x, &s2, &m, 6).unwrap().to_f64_vec(),
             vec![10.0, 11.0]
         );
+    }
+
+    #[test]
+    fn replicas_reassemble_exactly_or_within_the_tolerance() {
+        let mesh = mesh24();
+        let s = Sharding::split("mesh", &[&["data"], &[]]);
+        let ty = TensorType::new(DType::I64, [4, 2]);
+        // Integers beyond f64's 53 bits come back exactly (the pieces' own dtype).
+        let big: Vec<i64> = (0..8).map(|i| (1i64 << 60) + i).collect();
+        let global = Literal::new(ty.clone(), Elements::I64(big.clone())).unwrap();
+        let pieces: Vec<Literal> = (0..8)
+            .map(|p| shard(&global, &s, &mesh, p).unwrap())
+            .collect();
+        let back = unshard(&pieces, &s, &mesh, &ty, 0.0).unwrap();
+        assert_eq!(back.elements.bits(7), big[7] as u64);
+        // Float replicas that differ in the last bits are accepted within the tolerance
+        // and refused beyond it.
+        let fty = TensorType::new(DType::F32, [4, 2]);
+        let g = Literal::from_f64(DType::F32, &[4, 2], &[1.0; 8]).unwrap();
+        let mut pieces: Vec<Literal> = (0..8).map(|p| shard(&g, &s, &mesh, p).unwrap()).collect();
+        pieces[1] = Literal::from_f64(DType::F32, &[2, 2], &[1.000001; 4]).unwrap();
+        assert!(unshard(&pieces, &s, &mesh, &fty, 1e-5).is_ok());
+        let err = unshard(&pieces, &s, &mesh, &fty, 1e-9).unwrap_err();
+        assert!(matches!(err, ShardError::ReplicasDisagree { .. }), "{err}");
     }
 
     #[test]
