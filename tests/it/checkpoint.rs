@@ -3,6 +3,7 @@
 //! one bit for bit; a checkpoint loads into another strategy on another mesh; bad
 //! checkpoints are clear errors.
 
+use crate::util::det;
 use shardc::checkpoint::{Checkpoint, Checkpointer, info};
 use shardc::ir::{DType, Literal, Mesh, TensorType};
 use shardc::restart::{FailOnce, Supervisor, TrainLog};
@@ -45,18 +46,6 @@ fn adamw() -> Optimizer {
         min_ratio: 0.1,
         adam: Default::default(),
     }
-}
-
-fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
-    let n: usize = shape.iter().product();
-    Literal::from_f64(
-        DType::F32,
-        shape,
-        &(0..n)
-            .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap()
 }
 
 fn init(ts: &TrainStep) -> Vec<Literal> {

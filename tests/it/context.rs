@@ -5,6 +5,7 @@
 //! everything else stays split by position. The step must match the single-device
 //! reference on the simulated mesh and the cpu backend.
 
+use crate::util::assert_close;
 use shardc::data::CharDataset;
 use shardc::models::{GptConfig, TransformerDims, gpt_loss};
 use shardc::runtime::engine::Interpreted;
@@ -116,19 +117,12 @@ fn context_parallel_steps_match_the_reference() {
             let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
             let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
             for (backend, got) in [("simulated mesh", &sim), ("cpu backend", &on_cpu)] {
-                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                    let worst = g
-                        .to_f64_vec()
-                        .iter()
-                        .zip(w.to_f64_vec())
-                        .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-                        .fold(0.0, f64::max);
-                    assert!(
-                        worst <= 1e-5,
-                        "{} step {t} result {k} on the {backend}: {worst:e}",
-                        ts.mesh
-                    );
-                }
+                assert_close(
+                    got,
+                    &want,
+                    1e-5,
+                    &format!("{} step {t} on the {backend}", ts.mesh),
+                );
             }
             let (_, p, s) = ts.split(want);
             (params, state) = (p, s);

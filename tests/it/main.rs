@@ -13,3 +13,4 @@ mod partition;
 mod pipeline;
 mod strategies;
 mod trace;
+mod util;

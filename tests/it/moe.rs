@@ -4,6 +4,7 @@
 //! experts' gradients local, and all-reduce only the router's; the partitioned step must
 //! match the single-device reference on the simulated mesh and the cpu backend.
 
+use crate::util::assert_close;
 use shardc::models::{MoeConfig, moe_loss};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
@@ -155,18 +156,7 @@ fn expert_parallel_steps_match_the_reference() {
         let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
         let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
         for (backend, got) in [("simulated mesh", &sim), ("cpu backend", &on_cpu)] {
-            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                let worst = g
-                    .to_f64_vec()
-                    .iter()
-                    .zip(w.to_f64_vec())
-                    .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-                    .fold(0.0, f64::max);
-                assert!(
-                    worst <= 1e-5,
-                    "step {t} result {k} on the {backend}: {worst:e}"
-                );
-            }
+            assert_close(got, &want, 1e-5, &format!("step {t} on the {backend}"));
         }
         let (loss, p, s) = ts.split(want);
         losses.push(loss);

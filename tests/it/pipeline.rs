@@ -318,6 +318,8 @@ mod schedules {
 
 mod training {
     use super::*;
+    pub use crate::util::det;
+    use crate::util::worst;
     use shardc::pipeline::{PIPE, Schedule, Stages, sequential_loss, train_step};
     use shardc::train::{Optimizer, Strategy, TrainStep};
 
@@ -356,18 +358,6 @@ mod training {
 
     pub fn batch_types() -> Vec<TensorType> {
         vec![f32(&[BATCH, D]), f32(&[BATCH, D])]
-    }
-
-    pub fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
-        let n: usize = shape.iter().product();
-        Literal::from_f64(
-            DType::F32,
-            shape,
-            &(0..n)
-                .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
-                .collect::<Vec<_>>(),
-        )
-        .unwrap()
     }
 
     pub fn params() -> Vec<Literal> {
@@ -417,22 +407,6 @@ mod training {
             SGD,
         )
         .unwrap()
-    }
-
-    /// The largest relative difference `|a - b| / (1 + |b|)` over every element of every
-    /// result.
-    fn worst(got: &[Literal], want: &[Literal]) -> f64 {
-        assert_eq!(got.len(), want.len());
-        got.iter()
-            .zip(want)
-            .flat_map(|(g, w)| {
-                g.to_f64_vec()
-                    .into_iter()
-                    .zip(w.to_f64_vec())
-                    .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-                    .collect::<Vec<_>>()
-            })
-            .fold(0.0, f64::max)
     }
 
     /// Tolerance of every comparison below, relative (`worst`): f32 sums in different
@@ -938,6 +912,7 @@ mod errors {
 mod three_d {
     use super::training::{SGD, model};
     use super::*;
+    use crate::util::{assert_close, det};
     use shardc::pipeline::{Schedule, sequential_loss, train_step_with_specs};
     use shardc::train::{Strategy, TrainStep};
 
@@ -970,14 +945,6 @@ mod three_d {
             SGD,
         )
         .unwrap()
-    }
-
-    fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
-        let n: usize = shape.iter().product();
-        let v: Vec<f64> = (0..n)
-            .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
-            .collect();
-        Literal::from_f64(DType::F32, shape, &v).unwrap()
     }
 
     /// Per step: `2(M+S-2)` collective permutes over `pipe` (forward and backward, one
@@ -1060,15 +1027,12 @@ mod three_d {
                 let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
                 let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
                 for (what, got) in [("simulated", &sim), ("cpu", &on_cpu), ("sequential", &seq)] {
-                    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                        for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
-                            assert!(
-                                (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
-                                "{} step {t} result {k}: {what} {a} vs {b}",
-                                schedule.name()
-                            );
-                        }
-                    }
+                    assert_close(
+                        got,
+                        &want,
+                        1e-5,
+                        &format!("{} step {t}: {what}", schedule.name()),
+                    );
                 }
                 let (loss, p, st) = ts.split(want);
                 losses.push(loss);

@@ -3,6 +3,7 @@
 //! theoretical volumes, and 5 steps run on the simulated mesh against the single-device
 //! reference, step by step.
 
+use crate::util::{assert_close, det};
 use shardc::ir::{DType, Literal, Mesh, TensorType};
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Options, P, Tensor};
@@ -37,18 +38,6 @@ fn megatron_specs() -> Vec<shardc::PartitionSpec> {
         P![None, "model"],
         P!["model", None],
     ]
-}
-
-fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
-    let n: usize = shape.iter().product();
-    Literal::from_f64(
-        DType::F32,
-        shape,
-        &(0..n)
-            .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap()
 }
 
 fn params() -> Vec<Literal> {
@@ -102,26 +91,19 @@ fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> 
         let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
         let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
         assert_eq!(on_cpu.len(), got.len());
-        let pairs = got.iter().chain(&on_cpu).zip(want.iter().chain(&want));
-        for (k, (g, w)) in pairs.enumerate() {
-            let worst = g
-                .to_f64_vec()
-                .iter()
-                .zip(w.to_f64_vec())
-                .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-                .fold(0.0, f64::max);
-            assert!(
-                worst <= tol,
-                "{} step {t} result {} on the {} off by {worst:e}",
-                ts.strategy.name(),
-                k % want.len(),
-                if k < want.len() {
-                    "simulated mesh"
-                } else {
-                    "cpu backend"
-                }
-            );
-        }
+        let name = ts.strategy.name();
+        assert_close(
+            &got,
+            &want,
+            tol,
+            &format!("{name} step {t} on the simulated mesh"),
+        );
+        assert_close(
+            &on_cpu,
+            &want,
+            tol,
+            &format!("{name} step {t} on the cpu backend"),
+        );
         let (loss, p, s) = ts.split(want);
         losses.push(loss);
         (p_ref, s_ref) = (p, s);
@@ -433,15 +415,7 @@ fn megatron_attention_block() {
         .run_reference(&ts.args(&params, &state, 1, std::slice::from_ref(&x)))
         .unwrap();
     let got = shardc::run_simulated(&c, &ts.args(&params, &state, 1, &[x]), 1e-5).unwrap();
-    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        let worst = g
-            .to_f64_vec()
-            .iter()
-            .zip(w.to_f64_vec())
-            .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-            .fold(0.0, f64::max);
-        assert!(worst <= 1e-5, "result {k} off by {worst:e}");
-    }
+    assert_close(&got, &want, 1e-5, "the simulated mesh");
 }
 
 /// Dropout in a training step (`train_step_with_rng`): every step draws new masks from
@@ -492,16 +466,18 @@ fn dropout_in_training_matches_one_device_and_changes_every_step() {
             let want = ts.program.run_reference(&args).unwrap();
             let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
             let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
-            for got in [&sim, &on_cpu] {
-                for (g, w) in got.iter().zip(&want) {
-                    for (a, b) in g.to_f64_vec().iter().zip(w.to_f64_vec()) {
-                        assert!(
-                            (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
-                            "step {t}: {a} vs {b}"
-                        );
-                    }
-                }
-            }
+            assert_close(
+                &sim,
+                &want,
+                1e-5,
+                &format!("step {t} on the simulated mesh"),
+            );
+            assert_close(
+                &on_cpu,
+                &want,
+                1e-5,
+                &format!("step {t} on the cpu backend"),
+            );
             // The same state and batch under step 2's key: other masks, another loss.
             if t == 1 {
                 let again = ts

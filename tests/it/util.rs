@@ -1,0 +1,43 @@
+//! Helpers the test modules share.
+
+use shardc::ir::{DType, Literal};
+
+/// Deterministic f32 values `sin(0.37 i + k) * scale`, rounded to f32.
+pub fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((0.37 * i as f64 + k as f64).sin() * scale) as f32 as f64)
+        .collect();
+    Literal::from_f64(DType::F32, shape, &v).expect("sizes match")
+}
+
+/// The largest relative difference `|a - b| / (1 + |b|)` between two tensors.
+pub fn worst_of(got: &Literal, want: &Literal) -> f64 {
+    assert_eq!(got.ty, want.ty, "types differ");
+    got.to_f64_vec()
+        .iter()
+        .zip(want.to_f64_vec())
+        .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
+        .fold(0.0, f64::max)
+}
+
+/// The largest relative difference over every element of every result.
+pub fn worst(got: &[Literal], want: &[Literal]) -> f64 {
+    assert_eq!(got.len(), want.len(), "result counts differ");
+    got.iter()
+        .zip(want)
+        .map(|(g, w)| worst_of(g, w))
+        .fold(0.0, f64::max)
+}
+
+/// Every result within `tol` (relative, as [`worst_of`]); `what` names the run.
+pub fn assert_close(got: &[Literal], want: &[Literal], tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: result counts differ");
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        let off = worst_of(g, w);
+        assert!(
+            off <= tol,
+            "{what}: result {k} off by {off:e} (tolerance {tol:e})"
+        );
+    }
+}
