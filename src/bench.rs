@@ -14,10 +14,11 @@ use crate::models::{GptConfig, TransformerDims, gpt_loss};
 use crate::train::{Optimizer, Strategy, TrainStep, train_step};
 use crate::{CpuProgram, DType, Error, Literal, Mesh, Tensor, TensorType};
 use serde_json::{Value, json};
-use shardc_ir::{Function, Module, ValueId};
+use shardc_ir::{Function, Module};
 use shardc_runtime::backend::DeviceStats;
-use shardc_runtime::engine::{Compute, EngineError, Interpreted, Kernel, Segment, last_reads};
-use shardc_runtime::reference;
+use shardc_runtime::engine::{
+    Compute, EngineError, Interpreted, Kernel, Segment, interpret, last_reads,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -448,36 +449,20 @@ impl Kernel for ProfiledKernel {
             .module
             .function(&self.func)
             .ok_or("the kernel's function is not in its module")?;
-        let mut env: HashMap<ValueId, Literal> = self
-            .segment
-            .inputs
-            .iter()
-            .copied()
-            .zip(inputs.iter().cloned())
-            .collect();
         let mut local: HashMap<String, (usize, Duration)> = HashMap::new();
-        for (&o, moves) in self.segment.ops.iter().zip(&self.moves) {
-            let op = f.op(o);
-            let start = Instant::now();
-            let ins = op
-                .operands
-                .iter()
-                .zip(moves)
-                .map(|(v, &last)| {
-                    if last {
-                        env.remove(v)
-                    } else {
-                        env.get(v).cloned()
-                    }
-                })
-                .collect::<Option<Vec<Literal>>>()
-                .ok_or("an operand is not defined before it is read")?;
-            let outs = reference::eval_op(&self.module, f, op, &ins)?;
+        let mut time = |op: &shardc_ir::Op, elapsed: Duration| {
             let e = local.entry(op.kind.name()).or_default();
             e.0 += 1;
-            e.1 += start.elapsed();
-            env.extend(op.results.iter().copied().zip(outs));
-        }
+            e.1 += elapsed;
+        };
+        let outputs = interpret(
+            &self.module,
+            f,
+            &self.segment,
+            &self.moves,
+            inputs,
+            Some(&mut time),
+        )?;
         let mut times = self
             .times
             .lock()
@@ -487,14 +472,7 @@ impl Kernel for ProfiledKernel {
             e.0 += count;
             e.1 += time;
         }
-        self.segment
-            .outputs
-            .iter()
-            .map(|v| {
-                env.remove(v)
-                    .ok_or_else(|| "an output is not defined".into())
-            })
-            .collect()
+        Ok(outputs)
     }
 }
 

@@ -189,41 +189,61 @@ impl Kernel for InterpretedKernel {
         let f = self
             .module
             .function(&self.func)
-            .expect("the kernel keeps the module it was prepared from");
-        let mut env: HashMap<ValueId, Literal> = self
-            .segment
-            .inputs
-            .iter()
-            .copied()
-            .zip(inputs.iter().cloned())
-            .collect();
-        for (&o, moves) in self.segment.ops.iter().zip(&self.moves) {
-            let op = f.op(o);
-            let ins = op
-                .operands
-                .iter()
-                .zip(moves)
-                .map(|(v, &last)| {
-                    if last {
-                        env.remove(v)
-                    } else {
-                        env.get(v).cloned()
-                    }
-                })
-                .collect::<Option<Vec<Literal>>>()
-                .ok_or("an operand of the segment is not defined before it is read")?;
-            let outs = reference::eval_op(&self.module, f, op, &ins)?;
-            env.extend(op.results.iter().copied().zip(outs));
-        }
-        self.segment
-            .outputs
-            .iter()
-            .map(|v| {
-                env.remove(v)
-                    .ok_or_else(|| "an output of the segment is not defined".into())
-            })
-            .collect()
+            .ok_or("the kernel's function is not in its module")?;
+        interpret(&self.module, f, &self.segment, &self.moves, inputs, None)
     }
+}
+
+/// What [`interpret`] tells a profiler after each op: the op and its time.
+pub type OpTimer<'a> = dyn FnMut(&shardc_ir::Op, std::time::Duration) + 'a;
+
+/// Runs `segment` of `f` on the reference interpreter, moving each operand to its op at
+/// its last read (`moves`, from [`last_reads`]) and copying it before; with `timed`,
+/// tells it each op and how long it took, its operands' copies included (profilers).
+pub fn interpret(
+    module: &Module,
+    f: &Function,
+    segment: &Segment,
+    moves: &[Vec<bool>],
+    inputs: &[Literal],
+    mut timed: Option<&mut OpTimer>,
+) -> Result<Vec<Literal>, EngineError> {
+    let mut env: HashMap<ValueId, Literal> = segment
+        .inputs
+        .iter()
+        .copied()
+        .zip(inputs.iter().cloned())
+        .collect();
+    for (&o, moves) in segment.ops.iter().zip(moves) {
+        let op = f.op(o);
+        let start = timed.as_ref().map(|_| std::time::Instant::now());
+        let ins = op
+            .operands
+            .iter()
+            .zip(moves)
+            .map(|(v, &last)| {
+                if last {
+                    env.remove(v)
+                } else {
+                    env.get(v).cloned()
+                }
+            })
+            .collect::<Option<Vec<Literal>>>()
+            .ok_or("an operand of the segment is not defined before it is read")?;
+        let outs = reference::eval_op(module, f, op, &ins)?;
+        if let (Some(t), Some(start)) = (timed.as_mut(), start) {
+            t(op, start.elapsed());
+        }
+        env.extend(op.results.iter().copied().zip(outs));
+    }
+    segment
+        .outputs
+        .iter()
+        .map(|v| {
+            env.remove(v)
+                .ok_or_else(|| "an output of the segment is not defined".into())
+        })
+        .collect()
 }
 
 impl Compute for Interpreted {

@@ -19,6 +19,26 @@ const PEAK_SOURCE: &str = "DESIGN.md: Zen 3, AVX2+FMA, ~78 GFLOP/s f32 per core 
 
 /// The median time of `f` over repetitions lasting at least `budget` in all (at least
 /// `min_reps`), after one untimed warm-up call.
+/// [`median_time`] of a kernel's runs; the first failure, if any, is the error.
+fn time_kernel(
+    k: &cpu::CpuKernel,
+    inputs: &[Literal],
+    out: &mut [Literal],
+    budget: Duration,
+) -> Result<Duration, shardc::compiler::lower::LowerError> {
+    let mut failed = None;
+    let t = median_time(
+        || {
+            if let Err(e) = k.run_into(inputs, out) {
+                failed.get_or_insert(e);
+            }
+        },
+        budget,
+        5,
+    );
+    failed.map_or(Ok(t), Err)
+}
+
 fn median_time(mut f: impl FnMut(), budget: Duration, min_reps: usize) -> Duration {
     f();
     let mut times = Vec::new();
@@ -91,7 +111,7 @@ fn matmul(n: usize) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
     let inputs = [a, w];
     let mut out = zeros_like(&k);
     let budget = Duration::from_millis(1500);
-    let jit = median_time(|| k.run_into(&inputs, &mut out).expect("run"), budget, 5);
+    let jit = time_kernel(&k, &inputs, &mut out, budget)?;
     let mut dst = vec![0f32; n * n];
     let (lhs, rhs) = (f32_slice(&inputs[0]), f32_slice(&inputs[1]));
     let gemm_time = median_time(
@@ -178,7 +198,7 @@ fn chain(mb: usize, transcendental: bool) -> Result<serde_json::Value, Box<dyn s
         .collect();
     let mut out = zeros_like(&k);
     let budget = Duration::from_millis(1500);
-    let jit = median_time(|| k.run_into(&inputs, &mut out).expect("run"), budget, 5);
+    let jit = time_kernel(&k, &inputs, &mut out, budget)?;
     // memcpy of half the traffic moves the same bytes (it reads and writes each).
     let bytes = 4 * n * 4;
     let src = vec![1u8; bytes / 2];

@@ -450,14 +450,7 @@ impl Mesh for CudaMesh {
             }
             loaded.push(per_gpu);
         }
-        let routes: Vec<Option<Route>> = exe
-            .steps
-            .iter()
-            .map(|s| match s {
-                Planned::PerDevice { exchange, .. } => Some(plan::route(exchange, self.mode)),
-                Planned::Compute { .. } => None,
-            })
-            .collect();
+        let routes = plan::routes(exe, self.mode);
         let groups = plan::communicators(exe.exchanges(), n, self.mode);
         self.communicators(&groups)?;
         let comms = {

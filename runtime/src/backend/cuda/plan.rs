@@ -104,6 +104,17 @@ pub enum Collectives {
     HostStaged,
 }
 
+/// The route of each step of `exe` ([`route`]; `None` for compute steps).
+pub fn routes(exe: &Executable, mode: Collectives) -> Vec<Option<Route>> {
+    exe.steps
+        .iter()
+        .map(|s| match s {
+            Planned::PerDevice { exchange, .. } => Some(route(exchange, mode)),
+            Planned::Compute { .. } => None,
+        })
+        .collect()
+}
+
 /// Where `ex` runs on a mesh whose collectives are `mode`.
 pub fn route(ex: &Exchange, mode: Collectives) -> Route {
     match &ex.kind {

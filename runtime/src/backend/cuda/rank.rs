@@ -240,14 +240,7 @@ impl<'u> CudaMpiMesh<'u> {
             loaded,
         } = mpi.agree(self.prepare(exe, &args))?;
         mpi.make_communicators(exe);
-        let routes: Vec<Option<Route>> = exe
-            .steps
-            .iter()
-            .map(|s| match s {
-                Planned::PerDevice { exchange, .. } => Some(plan::route(exchange, self.mode)),
-                Planned::Compute { .. } => None,
-            })
-            .collect();
+        let routes = plan::routes(exe, self.mode);
         self.nccl_communicators(exe)?;
         let comms = {
             let mine = self.comms.borrow();
