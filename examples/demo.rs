@@ -18,8 +18,9 @@ use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
 use shardc::data::CharDataset;
 use shardc::ir::{DType, TensorType};
 use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+use shardc::runtime::backend::RunOptions;
 use shardc::train::{Optimizer, Strategy, train_step};
-use shardc::{CpuProgram, Literal, Mesh, Tensor};
+use shardc::{CpuProgram, Literal, Mesh, OnDevices, Tensor};
 use std::time::Instant;
 
 const CORPUS: &str = include_str!("data/corpus.txt");
@@ -118,7 +119,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bar = ProgressBar::new(steps as u64)
         .with_style(style)
         .with_prefix("8 devices");
-    let (mut params, mut state) = (cfg.init(0), ts.init_state());
+    // Parameters and optimizer state stay on the devices from step to step; a step gets
+    // the step number and its batch (`next_args`), and only the loss comes back.
+    let (params0, state0) = (cfg.init(0), ts.init_state());
+    let carried = ts.carried();
+    let mut held: Option<OnDevices> = None;
+    let params_of = |results: &OnDevices| -> Result<Vec<Literal>, shardc::Error> {
+        (0..results.len())
+            .map(|k| program.get(&compiled, results, k, 1e-3))
+            .collect()
+    };
     let mut curve = Vec::with_capacity(steps);
     let start = Instant::now();
     let mut sent = 0u64;
@@ -127,23 +137,42 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let unigram = data.unigram_entropy();
     for t in 1..=steps {
         let (x, y) = data.batch(t as u64, cfg.block.batch, cfg.block.seq);
-        let args = ts.args(&params, &state, t, &[x, y]);
-        let run = program.run(&compiled, &args, 1e-3)?;
-        let step_bytes: u64 = run.report.stats.ops.iter().map(|o| o.max_bytes()).sum();
+        let batch = [x, y];
+        // On a checked step, the global arguments, for the reference.
+        let check = t == 1 || t % CHECK_EVERY == 0;
+        let t_check = Instant::now();
+        let global = match (&held, check) {
+            (_, false) => None,
+            (None, true) => Some(ts.args(&params0, &state0, t, &batch)),
+            (Some(results), true) => {
+                let (_, p, s) = ts.split(params_of(results)?);
+                Some(ts.args(&p, &s, t, &batch))
+            }
+        };
+        checking += t_check.elapsed().as_secs_f64();
+        let args = match held.take() {
+            None => program.put(&compiled, &ts.args(&params0, &state0, t, &batch))?,
+            Some(results) => {
+                program.next_args(&compiled, results, &carried, &ts.fresh(t, &batch))?
+            }
+        };
+        let (results, report) = program.call(args, &RunOptions::default())?;
+        let loss = program.get(&compiled, &results, 0, 1e-3)?.to_f64_vec()[0];
+        let step_bytes: u64 = report.stats.ops.iter().map(|o| o.max_bytes()).sum();
         sent += step_bytes;
-        let (loss, p, s) = ts.split(run.outputs);
-        if t == 1 || t % CHECK_EVERY == 0 {
+        if let Some(args) = global {
             let t_ref = Instant::now();
             let (ref_loss, ref_params, _) = ts.split(ts.program.run_reference(&args)?);
+            let (_, p, _) = ts.split(params_of(&results)?);
             checking += t_ref.elapsed().as_secs_f64();
             worst_loss = worst_loss.max((loss - ref_loss).abs());
             worst_param = worst_param.max(max_difference(&p, &ref_params));
             checked += 1;
         }
-        (params, state) = (p, s);
+        held = Some(results);
         curve.push(loss);
         if let (Some(path), true) = (&trace, t == steps) {
-            run.report.write_trace(path)?;
+            report.write_trace(path)?;
         }
         let tokens_per_s = (t * cfg.block.batch * cfg.block.seq) as f64
             / (start.elapsed().as_secs_f64() - checking);

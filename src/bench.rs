@@ -5,19 +5,21 @@
 //! For each device count the step is traced, differentiated, compiled and prepared for the
 //! cpu backend (one compute thread and one communication thread per device), run once to
 //! warm up, then `steps` times from the parameters the previous step produced, as the demo
-//! trains. A step's time is [`CpuProgram::run`]'s wall time: shard the global arguments,
-//! run every device, reassemble and check the global results; `device_ms` is the devices'
-//! run alone (the run report's wall time).
+//! trains. Parameters and optimizer state stay on the devices between steps, as JAX keeps
+//! its sharded arrays (and as `bench/jax_gpt.py` times it): a step's time is that of
+//! [`CpuProgram::next_args`] (carry the state, shard the step number and the batch),
+//! [`CpuProgram::call`] and reassembling the loss; `device_ms` is the devices' run alone
+//! (the run report's wall time).
 
 use crate::data::CharDataset;
 use crate::models::{GptConfig, TransformerDims, gpt_loss};
 use crate::train::{Optimizer, Strategy, TrainStep, train_step};
-use crate::{CpuProgram, DType, Error, Literal, Mesh, Tensor, TensorType};
+use crate::{CpuProgram, DType, Error, Literal, Mesh, OnDevices, Tensor, TensorType};
 use serde_json::{Value, json};
 use shardc_ir::{Function, Module};
-use shardc_runtime::backend::DeviceStats;
+use shardc_runtime::backend::{DeviceStats, RunOptions, RunReport};
 use shardc_runtime::engine::{
-    Compute, EngineError, Interpreted, Kernel, Segment, interpret, last_reads,
+    Buffers, Compute, EngineError, Interpreted, Kernel, Segment, interpret, last_reads,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -199,7 +201,7 @@ pub fn step(b: &StepBench) -> Result<Value, Error> {
         "warmup_steps": b.warmup,
         "tokens_per_step": d.batch * d.seq,
         "compile_stages": stages,
-        "step_ms_is": "CpuProgram::run wall time: shard the global arguments, run every device, reassemble and check the results",
+        "step_ms_is": "parameters and optimizer state on the devices between steps (CpuProgram::next_args carries them); a step shards the step number and the batch, runs every device (CpuProgram::call) and reassembles the loss",
         "device_ms_is": "the devices' run alone (RunReport wall time)",
         "results": results,
     }))
@@ -279,34 +281,45 @@ fn one_mesh(
     order.extend(compiled.timings.stages.iter().map(|(s, _)| *s));
     order.push("prepare_kernels");
 
-    let (mut params, mut state) = (cfg.init(0), ts.init_state());
     let (mut step_times, mut device_times) = (Vec::new(), Vec::new());
     let (mut compute, mut communication, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
     let mut losses = Vec::new();
     let (mut collectives, mut bytes) = (0usize, 0u64);
-    let mean_over_devices = |run: &crate::CpuRun, f: &dyn Fn(&DeviceStats) -> Duration| {
-        let devs = &run.report.stats.devices;
+    let mean_over_devices = |report: &RunReport, f: &dyn Fn(&DeviceStats) -> Duration| {
+        let devs = &report.stats.devices;
         devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32
     };
+    // Parameters and optimizer state stay on the devices from step to step, as JAX's
+    // sharded arrays do: a step shards only the step number and the batch.
+    let carried = ts.carried();
+    let mut held: Option<OnDevices> = None;
     for t in 1..=b.warmup + b.steps {
         let (x, y) = data.batch(t as u64, d.batch, d.seq);
-        let args = ts.args(&params, &state, t, &[x, y]);
         let start = Instant::now();
-        let run = program.run(&compiled, &args, 1e-3)?;
+        let args = match held.take() {
+            None => program.put(
+                &compiled,
+                &ts.args(&cfg.init(0), &ts.init_state(), t, &[x, y]),
+            )?,
+            Some(results) => {
+                program.next_args(&compiled, results, &carried, &ts.fresh(t, &[x, y]))?
+            }
+        };
+        let (results, report) = program.call(args, &RunOptions::default())?;
+        let loss = program.get(&compiled, &results, 0, 1e-3)?;
         let elapsed = start.elapsed();
         if t > b.warmup {
             step_times.push(elapsed);
-            device_times.push(run.report.stats.wall);
-            compute.push(mean_over_devices(&run, &|s| s.compute));
-            communication.push(mean_over_devices(&run, &|s| s.communication));
-            waiting.push(mean_over_devices(&run, &|s| s.waiting));
+            device_times.push(report.stats.wall);
+            compute.push(mean_over_devices(&report, &|s| s.compute));
+            communication.push(mean_over_devices(&report, &|s| s.communication));
+            waiting.push(mean_over_devices(&report, &|s| s.waiting));
         }
-        let ops = &run.report.stats.ops;
+        let ops = &report.stats.ops;
         collectives = ops.iter().filter(|o| is_collective(&o.kind)).count();
         bytes = ops.iter().map(|o| o.max_bytes()).sum();
-        let (l, p, s) = ts.split(run.outputs);
-        losses.push(l);
-        (params, state) = (p, s);
+        losses.push(loss.to_f64_vec()[0]);
+        held = Some(results);
     }
     let explained = compiled.explain();
     let median_s = median(&step_times).as_secs_f64();
@@ -444,7 +457,11 @@ impl Compute for Profiled {
 }
 
 impl Kernel for ProfiledKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        _buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
         let f = self
             .module
             .function(&self.func)

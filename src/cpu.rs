@@ -1,15 +1,15 @@
 //! Running a compiled program on the cpu backend from global inputs.
 
 use crate::Error;
-use crate::simulate::{shard_args, unshard_results};
+use crate::simulate::{shard_arg, shard_args, unshard_result, unshard_results};
 use shardc_compiler::Compiled;
 use shardc_ir::Literal;
 use shardc_runtime::backend::cpu::CpuMesh;
 use shardc_runtime::backend::{Executable, RunOptions, RunReport};
 use shardc_runtime::engine::Compute;
 
-/// A run on the cpu backend: the global results and the run's report (each device's
-/// pieces, bytes sent per collective, the trace).
+/// A run on the cpu backend: the global results and the run's report (bytes sent per
+/// collective, the trace; its per-device `outputs` are empty, reassembled into `outputs`).
 #[derive(Clone, Debug)]
 pub struct CpuRun {
     pub outputs: Vec<Literal>,
@@ -82,19 +82,195 @@ impl CpuProgram {
         tolerance: f64,
         options: &RunOptions,
     ) -> Result<CpuRun, Error> {
-        let mut pieces: Vec<Option<Vec<Literal>>> =
-            shard_args(c, args)?.into_iter().map(Some).collect();
-        let mut per_device: Vec<Vec<Literal>> = vec![Vec::new(); self.ids.len()];
-        for (pos, &id) in self.ids.iter().enumerate() {
-            per_device[id] = pieces[pos].take().unwrap_or_default();
+        let (results, report) = self.call(self.put(c, args)?, options)?;
+        let outputs = unshard_results(c, results.by_position(&self.ids), tolerance)?;
+        Ok(CpuRun { outputs, report })
+    }
+
+    /// Shards global `args` onto the devices, as the partitioned program takes them.
+    pub fn put(&self, c: &Compiled, args: &[Literal]) -> Result<OnDevices, Error> {
+        Ok(OnDevices::from_positions(&self.ids, shard_args(c, args)?))
+    }
+
+    /// Runs on arguments already on the devices; the results stay there (the report's
+    /// `outputs` are empty: they are the returned [`OnDevices`]).
+    pub fn call(
+        &self,
+        args: OnDevices,
+        options: &RunOptions,
+    ) -> Result<(OnDevices, RunReport), Error> {
+        let mut report = self.exe.run_with(&self.mesh, args.pieces, options)?;
+        let pieces = std::mem::take(&mut report.outputs);
+        Ok((OnDevices { pieces }, report))
+    }
+
+    /// The global value of result `k` of a [`CpuProgram::call`], checking that devices
+    /// holding the same piece agree within `tolerance`.
+    pub fn get(
+        &self,
+        c: &Compiled,
+        results: &OnDevices,
+        k: usize,
+        tolerance: f64,
+    ) -> Result<Literal, Error> {
+        let count = results.pieces.first().map_or(0, Vec::len);
+        if k >= count {
+            return Err(Error::Usage(format!(
+                "result {k} asked for, but the program has {count} results (0..{count})"
+            )));
         }
-        let report = self.exe.run_with(&self.mesh, per_device, options)?;
-        let by_position: Vec<Vec<Literal>> = self
+        let pieces: Vec<Literal> = self
             .ids
             .iter()
-            .map(|&id| report.outputs[id].clone())
+            .map(|&id| results.pieces[id][k].clone())
             .collect();
-        let outputs = unshard_results(c, &by_position, tolerance)?;
-        Ok(CpuRun { outputs, report })
+        unshard_result(c, k, &pieces, tolerance)
+    }
+
+    /// The arguments of the next call from the results of this one: `carry` lists
+    /// (result, argument) pairs — a training step's new parameters and optimizer state
+    /// become the next step's — and `fresh` the other arguments as global values (the
+    /// step number, the batch), which are sharded.
+    ///
+    /// A carried result that leaves in the layout its argument arrives in moves as it is:
+    /// no copy, no communication, as JAX feeds a step's sharded outputs to the next step.
+    /// One whose layout differs is reassembled from its pieces and sharded again (the
+    /// first device holding each piece gives it).
+    pub fn next_args(
+        &self,
+        c: &Compiled,
+        results: OnDevices,
+        carry: &[(usize, usize)],
+        fresh: &[(usize, Literal)],
+    ) -> Result<OnDevices, Error> {
+        let p = &c.partitioned;
+        let n_args = p.inputs.len();
+        let n_results = p.outputs.len();
+        let mut source: Vec<Option<Source>> = vec![None; n_args];
+        let mut give = |arg: usize, s: Source| -> Result<(), Error> {
+            match source.get_mut(arg) {
+                None => Err(Error::Usage(format!(
+                    "next_args: argument {arg} named, but the program takes {n_args} arguments (0..{n_args})"
+                ))),
+                Some(Some(_)) => Err(Error::Usage(format!(
+                    "next_args: argument {arg} is given twice (in `carry` or `fresh`); give each argument once"
+                ))),
+                Some(slot) => {
+                    *slot = Some(s);
+                    Ok(())
+                }
+            }
+        };
+        for &(k, arg) in carry {
+            if k >= n_results {
+                return Err(Error::Usage(format!(
+                    "next_args: result {k} carried, but the program has {n_results} results (0..{n_results})"
+                )));
+            }
+            give(arg, Source::Result(k))?;
+        }
+        for (i, (arg, _)) in fresh.iter().enumerate() {
+            give(*arg, Source::Fresh(i))?;
+        }
+        if let Some(missing) = source.iter().position(Option::is_none) {
+            return Err(Error::Usage(format!(
+                "next_args: argument {missing} is neither carried from a result nor given fresh"
+            )));
+        }
+        let mut results: Vec<Vec<Option<Literal>>> = results
+            .pieces
+            .into_iter()
+            .map(|d| d.into_iter().map(Some).collect())
+            .collect();
+        let mut by_arg: Vec<Vec<Literal>> = Vec::with_capacity(n_args);
+        for (arg, s) in source.into_iter().flatten().enumerate() {
+            let by_position = match s {
+                Source::Result(k) if p.outputs[k] == p.inputs[arg] => self
+                    .ids
+                    .iter()
+                    .map(|&id| {
+                        results[id][k].take().ok_or_else(|| {
+                            Error::Usage(format!(
+                                "next_args: result {k} is carried into two arguments; carry each result once"
+                            ))
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+                Source::Result(k) => {
+                    let pieces = self
+                        .ids
+                        .iter()
+                        .map(|&id| {
+                            results[id][k].clone().ok_or_else(|| {
+                                Error::Usage(format!(
+                                    "next_args: result {k} is carried into two arguments; carry each result once"
+                                ))
+                            })
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let global = unshard_result(c, k, &pieces, f64::INFINITY)?;
+                    shard_arg(c, arg, &global)?
+                }
+                Source::Fresh(i) => shard_arg(c, arg, &fresh[i].1)?,
+            };
+            by_arg.push(by_position);
+        }
+        // Transpose (argument, position) into (device id, argument).
+        let mut pieces: Vec<Vec<Literal>> = vec![Vec::with_capacity(n_args); self.ids.len()];
+        for by_position in by_arg {
+            for (piece, &id) in by_position.into_iter().zip(&self.ids) {
+                pieces[id].push(piece);
+            }
+        }
+        Ok(OnDevices { pieces })
+    }
+}
+
+/// Where [`CpuProgram::next_args`] takes an argument from.
+#[derive(Clone, Copy)]
+enum Source {
+    Result(usize),
+    Fresh(usize),
+}
+
+/// Values held on a cpu mesh's devices between runs, each device holding its piece of
+/// each value, as JAX keeps a sharded `jax.Array` on its devices: [`CpuProgram::put`]
+/// shards global values onto them, [`CpuProgram::call`] runs on them and leaves its
+/// results there, [`CpuProgram::get`] reassembles one value, and
+/// [`CpuProgram::next_args`] feeds results back as the next call's arguments.
+#[derive(Clone, Debug)]
+pub struct OnDevices {
+    /// By device id, then by value.
+    pieces: Vec<Vec<Literal>>,
+}
+
+impl OnDevices {
+    fn from_positions(ids: &[usize], by_position: Vec<Vec<Literal>>) -> OnDevices {
+        let mut pieces = vec![Vec::new(); ids.len()];
+        for (values, &id) in by_position.into_iter().zip(ids) {
+            pieces[id] = values;
+        }
+        OnDevices { pieces }
+    }
+
+    fn by_position(self, ids: &[usize]) -> Vec<Vec<Literal>> {
+        let mut by_id: Vec<Option<Vec<Literal>>> = self.pieces.into_iter().map(Some).collect();
+        ids.iter()
+            .map(|&id| by_id[id].take().unwrap_or_default())
+            .collect()
+    }
+
+    /// How many values the devices hold.
+    pub fn len(&self) -> usize {
+        self.pieces.first().map_or(0, Vec::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Device `id`'s pieces, one per value.
+    pub fn device(&self, id: usize) -> Option<&[Literal]> {
+        self.pieces.get(id).map(Vec::as_slice)
     }
 }

@@ -96,7 +96,7 @@ impl CudaProgram {
             .iter()
             .map(|&id| report.outputs[id].clone())
             .collect();
-        let outputs = unshard_results(c, &by_position, tolerance)?;
+        let outputs = unshard_results(c, by_position, tolerance)?;
         Ok(CudaRun { outputs, report })
     }
 }

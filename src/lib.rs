@@ -24,7 +24,7 @@ mod spec;
 mod trace;
 pub mod train;
 
-pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
+pub use cpu::{CpuProgram, CpuRun, OnDevices, run_cpu, run_cpu_with};
 #[cfg(feature = "cuda")]
 pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
 pub use error::Error;

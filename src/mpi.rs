@@ -61,7 +61,7 @@ pub fn run_mpi_with(
     let (exe, mine) = mesh.agree(local)?;
     let report = mesh.run_with(&exe, mine, options)?;
     let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
-    let outputs = unshard_results(c, &by_position, tolerance)?;
+    let outputs = unshard_results(c, by_position, tolerance)?;
     Ok(MpiRun { outputs, report })
 }
 
@@ -122,7 +122,7 @@ pub fn run_cuda_mpi(
     let (exe, mine) = mesh.mpi().agree(local)?;
     let report = mesh.run(&exe, mine)?;
     let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
-    let outputs = unshard_results(c, &by_position, tolerance)?;
+    let outputs = unshard_results(c, by_position, tolerance)?;
     Ok(MpiRun { outputs, report })
 }
 

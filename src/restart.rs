@@ -20,7 +20,7 @@ use crate::Error;
 use crate::checkpoint::{Checkpoint, Checkpointer};
 use crate::train::TrainStep;
 use shardc_ir::{Function, Literal, Module};
-use shardc_runtime::engine::{Compute, EngineError, Kernel, Segment};
+use shardc_runtime::engine::{Buffers, Compute, EngineError, Kernel, Segment};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -233,11 +233,15 @@ struct FailingKernel {
 }
 
 impl Kernel for FailingKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
         let call = self.state.calls.fetch_add(1, Ordering::SeqCst) + 1;
         if call == self.state.at {
             return Err(format!("injected failure at kernel call {call}").into());
         }
-        self.inner.run(inputs)
+        self.inner.run_with(inputs, buffers)
     }
 }

@@ -34,7 +34,7 @@ pub fn run_simulated_with(
     let per_device = shard_args(c, args)?;
     let outs = simulate::run_with(engine, &c.partitioned.module, "main", &devices, &per_device)
         .map_err(|e| Error::Usage(e.to_string()))?;
-    unshard_results(c, &outs, tolerance)
+    unshard_results(c, outs, tolerance)
 }
 
 pub(crate) fn sharding(c: &Compiled, l: &Layout) -> Result<Sharding, Error> {
@@ -52,15 +52,41 @@ pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Liter
             args.len()
         )));
     }
+    let mut by_position: Vec<Vec<Literal>> =
+        vec![Vec::with_capacity(args.len()); p.mesh.num_devices()];
+    for (arg, a) in args.iter().enumerate() {
+        for (pos, piece) in shard_arg(c, arg, a)?.into_iter().enumerate() {
+            by_position[pos].push(piece);
+        }
+    }
+    Ok(by_position)
+}
+
+/// Every mesh position's piece of argument `arg`, by position.
+pub(crate) fn shard_arg(c: &Compiled, arg: usize, global: &Literal) -> Result<Vec<Literal>, Error> {
+    let p = &c.partitioned;
+    let layout = p.inputs.get(arg).ok_or_else(|| {
+        Error::Usage(format!(
+            "argument {arg} given, but the program takes {} arguments",
+            p.inputs.len()
+        ))
+    })?;
+    if let Some(want) = c
+        .global
+        .entry()
+        .and_then(|f| f.arg_types().get(arg).cloned())
+        && global.ty != want
+    {
+        return Err(Error::Usage(format!(
+            "argument {arg} is a {}, but the program takes a {want}: give a value of that type",
+            global.ty
+        )));
+    }
+    let sharding = sharding(c, layout)?;
     (0..p.mesh.num_devices())
         .map(|pos| {
-            args.iter()
-                .zip(&p.inputs)
-                .map(|(a, l)| {
-                    shard::shard_with(a, &sharding(c, l)?, &p.mesh, pos, p.uneven)
-                        .map_err(|e| Error::Usage(e.to_string()))
-                })
-                .collect()
+            shard::shard_with(global, &sharding, &p.mesh, pos, p.uneven)
+                .map_err(|e| Error::Usage(format!("argument {arg}: {e}")))
         })
         .collect()
 }
@@ -69,27 +95,50 @@ pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Liter
 /// positions holding the same piece agree within `tolerance`.
 pub(crate) fn unshard_results(
     c: &Compiled,
-    outs: &[Vec<Literal>],
+    outs: Vec<Vec<Literal>>,
     tolerance: f64,
 ) -> Result<Vec<Literal>, Error> {
+    let count = c.partitioned.outputs.len();
+    let mut positions: Vec<_> = outs.into_iter().map(Vec::into_iter).collect();
+    (0..count)
+        .map(|k| {
+            let pieces = positions
+                .iter_mut()
+                .map(|p| p.next())
+                .collect::<Option<Vec<Literal>>>()
+                .ok_or_else(|| Error::Usage(format!("result {k}: a device returned no piece")))?;
+            unshard_result(c, k, &pieces, tolerance)
+        })
+        .collect()
+}
+
+/// Result `k` from every mesh position's piece of it (by position), checking that positions
+/// holding the same piece agree within `tolerance`.
+pub(crate) fn unshard_result(
+    c: &Compiled,
+    k: usize,
+    pieces: &[Literal],
+    tolerance: f64,
+) -> Result<Literal, Error> {
     let p = &c.partitioned;
     let f = c
         .global
         .entry()
         .ok_or_else(|| Error::Usage("no entry function".into()))?;
     let types = f.result_types();
-    (0..types.len())
-        .map(|k| {
-            let pieces: Vec<Literal> = outs.iter().map(|o| o[k].clone()).collect();
-            shard::unshard_with(
-                &pieces,
-                &sharding(c, &p.outputs[k])?,
-                &p.mesh,
-                &types[k],
-                tolerance,
-                p.uneven,
-            )
-            .map_err(|e| Error::Usage(format!("result {k}: {e}")))
-        })
-        .collect()
+    let (ty, layout) = types.get(k).zip(p.outputs.get(k)).ok_or_else(|| {
+        Error::Usage(format!(
+            "result {k}: the program has {} results",
+            types.len()
+        ))
+    })?;
+    shard::unshard_with(
+        pieces,
+        &sharding(c, layout)?,
+        &p.mesh,
+        ty,
+        tolerance,
+        p.uneven,
+    )
+    .map_err(|e| Error::Usage(format!("result {k}: {e}")))
 }

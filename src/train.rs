@@ -525,6 +525,25 @@ impl TrainStep {
         a
     }
 
+    /// The (result, argument) pairs one step hands to the next: its new parameters and
+    /// optimizer state, for [`crate::CpuProgram::next_args`].
+    pub fn carried(&self) -> Vec<(usize, usize)> {
+        let held = self.param_types.len() * (1 + self.optimizer.slots());
+        (0..held).map(|i| (1 + i, i)).collect()
+    }
+
+    /// The arguments of step `t` (from 1) that are not carried from the previous step: the
+    /// step number and the batch, by argument index, for [`crate::CpuProgram::next_args`].
+    pub fn fresh(&self, t: usize, batch: &[Literal]) -> Vec<(usize, Literal)> {
+        let held = self.param_types.len() * (1 + self.optimizer.slots());
+        let step = Literal::scalar(DType::F32, shardc_ir::Scalar::Float(t as f64));
+        std::iter::once(step)
+            .chain(batch.iter().cloned())
+            .enumerate()
+            .map(|(i, l)| (held + i, l))
+            .collect()
+    }
+
     /// Splits a step's results into (loss, params, state).
     pub fn split(&self, results: Vec<Literal>) -> (f64, Vec<Literal>, Vec<Literal>) {
         let n = self.param_types.len();

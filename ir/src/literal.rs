@@ -72,7 +72,15 @@ impl Scalar {
 impl Elements {
     /// `n` zeros (or `false`s) of a dtype.
     pub fn zeros(dtype: DType, n: usize) -> Elements {
-        Elements::from_f64(dtype, &vec![0.0; n])
+        match dtype {
+            DType::F32 => Elements::F32(vec![0.0; n]),
+            DType::F64 => Elements::F64(vec![0.0; n]),
+            DType::BF16 => Elements::BF16(vec![bf16::ZERO; n]),
+            DType::F16 => Elements::F16(vec![f16::ZERO; n]),
+            DType::I32 => Elements::I32(vec![0; n]),
+            DType::I64 => Elements::I64(vec![0; n]),
+            DType::I1 => Elements::I1(vec![false; n]),
+        }
     }
 
     /// Converts values to a dtype, rounding as `stablehlo.convert` does.

@@ -7,7 +7,7 @@
 //! `shardc-compiler` (MLIR kernels) implements the same traits.
 
 use crate::reference;
-use shardc_ir::{Function, Literal, Module, OpId, ValueId};
+use shardc_ir::{DType, Elements, Function, Literal, Module, OpId, TensorType, ValueId};
 use std::collections::{HashMap, HashSet};
 
 /// A straight run of compute ops of a per-device function.
@@ -118,13 +118,98 @@ pub type EngineError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A prepared segment: runs on the values of `Segment::inputs`, gives `Segment::outputs`.
 pub trait Kernel: Send + Sync {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError>;
+    /// Runs on borrowed `inputs`, taking the storage of its outputs from `buffers` where
+    /// the kernel can (a backend gives back there the values its device no longer needs).
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError>;
+
+    /// [`Kernel::run_with`] on owned inputs, every output freshly allocated.
+    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+        let refs: Vec<&Literal> = inputs.iter().collect();
+        self.run_with(&refs, &mut Buffers::default())
+    }
 
     /// The kernel as `Any`, for backends that run kernels of their own kind on their
     /// devices rather than through [`Kernel::run`] (the cuda backend finds the GPU
     /// program of a `backend::cuda::GpuKernel` this way). `None` by default.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
+    }
+}
+
+/// A device's spare storage: the elements of values it no longer needs, by dtype and
+/// length, handed out again for kernels' outputs instead of allocating (as XLA's buffer
+/// assignment reuses a dead buffer for a later value of its size). Allocating a large
+/// buffer costs a system call, page faults and zeroing every page; reusing one costs
+/// nothing, and every kernel overwrites every element of its outputs.
+///
+/// A pool holds at most [`Buffers::LIMIT`] bytes by default; what is given beyond its
+/// limit is freed.
+#[derive(Debug)]
+pub struct Buffers {
+    free: HashMap<(DType, usize), Vec<Elements>>,
+    bytes: usize,
+    limit: usize,
+}
+
+impl Default for Buffers {
+    fn default() -> Buffers {
+        Buffers::with_limit(Buffers::LIMIT)
+    }
+}
+
+impl Buffers {
+    /// The most bytes a pool keeps by default.
+    pub const LIMIT: usize = 1 << 30;
+
+    /// An empty pool that keeps at most `limit` bytes.
+    pub fn with_limit(limit: usize) -> Buffers {
+        Buffers {
+            free: HashMap::new(),
+            bytes: 0,
+            limit,
+        }
+    }
+
+    /// Storage for a value of type `ty`: a dead value's elements if one of the same
+    /// dtype and length was given back (holding stale data, which the caller overwrites),
+    /// else zeros.
+    pub fn take(&mut self, ty: &TensorType) -> Literal {
+        let n = ty.num_elements();
+        let elements = match self.free.get_mut(&(ty.dtype, n)).and_then(Vec::pop) {
+            Some(e) => {
+                self.bytes -= n * ty.dtype.size_bytes();
+                e
+            }
+            None => Elements::zeros(ty.dtype, n),
+        };
+        Literal {
+            ty: ty.clone(),
+            elements,
+        }
+    }
+
+    /// Gives back the storage of a value no longer needed. Splats (one element standing
+    /// for many) and empty values are dropped, as is anything past the pool's limit.
+    pub fn give(&mut self, value: Literal) {
+        let n = value.elements.len();
+        let bytes = n * value.ty.dtype.size_bytes();
+        if value.is_splat() || n == 0 || self.bytes + bytes > self.limit {
+            return;
+        }
+        self.bytes += bytes;
+        self.free
+            .entry((value.ty.dtype, n))
+            .or_default()
+            .push(value.elements);
+    }
+
+    /// Bytes held for reuse.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 
@@ -185,7 +270,11 @@ pub fn last_reads(f: &Function, segment: &Segment) -> Vec<Vec<bool>> {
 }
 
 impl Kernel for InterpretedKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        _buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
         let f = self
             .module
             .function(&self.func)
@@ -205,14 +294,14 @@ pub fn interpret(
     f: &Function,
     segment: &Segment,
     moves: &[Vec<bool>],
-    inputs: &[Literal],
+    inputs: &[&Literal],
     mut timed: Option<&mut OpTimer>,
 ) -> Result<Vec<Literal>, EngineError> {
     let mut env: HashMap<ValueId, Literal> = segment
         .inputs
         .iter()
         .copied()
-        .zip(inputs.iter().cloned())
+        .zip(inputs.iter().map(|&l| l.clone()))
         .collect();
     for (&o, moves) in segment.ops.iter().zip(moves) {
         let op = f.op(o);
@@ -266,6 +355,59 @@ impl Compute for Interpreted {
 mod tests {
     use super::*;
     use shardc_ir::text::parse_module;
+
+    /// A buffer given back is handed out again for a value of its dtype and length (the
+    /// same storage), not for another; splats are not kept; nothing past the limit is.
+    #[test]
+    fn buffers_hand_out_dead_storage_again() {
+        let t = TensorType::new(DType::F32, [4, 8]);
+        let mut b = Buffers::default();
+        let fresh = b.take(&t);
+        assert_eq!(fresh.to_f64_vec(), vec![0.0; 32]);
+        let storage = |l: &Literal| match &l.elements {
+            Elements::F32(v) => v.as_ptr(),
+            _ => unreachable!(),
+        };
+        let at = storage(&fresh);
+        b.give(fresh);
+        assert_eq!(b.bytes(), 128);
+        assert_eq!(
+            b.take(&TensorType::new(DType::I32, [4, 8]))
+                .elements
+                .dtype(),
+            DType::I32
+        );
+        let other = b.take(&TensorType::new(DType::F32, [32]));
+        assert_eq!(other.ty.shape, vec![32]);
+        assert_eq!(
+            storage(&other),
+            at,
+            "a [32] f32 has the length of a [4, 8] one"
+        );
+        assert_eq!(b.bytes(), 0);
+        let ones = Literal {
+            ty: t.clone(),
+            elements: Elements::F32(vec![1.0; 32]),
+        };
+        let ones_at = storage(&ones);
+        b.give(ones);
+        let again = b.take(&t);
+        assert_eq!(storage(&again), ones_at);
+        assert_eq!(
+            again.to_f64_vec(),
+            vec![1.0; 32],
+            "stale contents, not zeroed"
+        );
+        b.give(Literal::splat(t.clone(), shardc_ir::Scalar::Float(1.0)));
+        assert_eq!(b.bytes(), 0, "a splat is not kept");
+        let mut small = Buffers::with_limit(200);
+        small.give(again);
+        small.give(Literal {
+            ty: t.clone(),
+            elements: Elements::F32(vec![2.0; 32]),
+        });
+        assert_eq!(small.bytes(), 128, "the second would pass the limit");
+    }
 
     #[test]
     fn segments_split_at_collectives_with_their_inputs_and_outputs() {

@@ -6,9 +6,10 @@ use crate::partition::{det_inputs, parse_case};
 use shardc::compiler::{Compiled, Options, Stage, compile};
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::{Literal, Module, OpKind};
+use shardc::runtime::backend::RunOptions;
 use shardc::runtime::engine::Interpreted;
 use shardc::runtime::reference;
-use shardc::{CpuRun, run_cpu};
+use shardc::{CpuProgram, CpuRun, run_cpu};
 
 /// Runs on a cpu mesh of the program's size; replicas must agree bit for bit (a ring
 /// all-gathers every reduced chunk to the whole group).
@@ -130,7 +131,24 @@ module @mlp {
         1e-5,
         1e-5,
     );
-    assert_eq!(run.report.outputs.len(), 8);
+    // The same run with the result left on the devices: each of the 8 holds its 4x32 block
+    // (rows split over `data`), and reassembling it gives the global result bit for bit.
+    let program = CpuProgram::new(&c, &Interpreted).unwrap();
+    let (held, report) = program
+        .call(program.put(&c, &args).unwrap(), &RunOptions::default())
+        .unwrap();
+    assert!(report.outputs.is_empty(), "the results are in `held`");
+    for id in 0..8 {
+        assert_eq!(held.device(id).unwrap()[0].ty.shape, vec![4, 32]);
+    }
+    assert!(held.device(8).is_none());
+    let y = program.get(&c, &held, 0, 0.0).unwrap();
+    assert_eq!(y.to_f64_vec(), run.outputs[0].to_f64_vec());
+    let e = program.get(&c, &held, 1, 0.0).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "result 1 asked for, but the program has 1 results (0..1)"
+    );
     let e = shardc::run_cpu(&c, &args[..1], &Interpreted, 0.0).unwrap_err();
     assert_eq!(e.to_string(), "the program takes 2 arguments, 1 were given");
 }
@@ -210,4 +228,118 @@ mod random_programs {
             prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
         }
     }
+}
+
+/// A step whose state `w` leaves in `out` (the layout of the new `w`) and comes back as the
+/// next step's argument, with a fresh `x` each step.
+fn stateful(out: &str) -> Compiled {
+    let text = format!(
+        r#"
+module @stateful {{
+  sdy.mesh @mesh = <["data"=2, "model"=4]>
+  func.func @main(%w: tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}, {{}}]>}},
+                  %x: tensor<8x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}})
+      -> (tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, {out}>}},
+          tensor<8x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) {{
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %half = stablehlo.constant dense<5.000000e-01> : tensor<16x32xf32>
+    %decayed = stablehlo.multiply %w, %half : tensor<16x32xf32>
+    %w2 = stablehlo.add %decayed, %half : tensor<16x32xf32>
+    return %w2, %y : tensor<16x32xf32>, tensor<8x32xf32>
+  }}
+}}"#
+    );
+    let m: Module = shardc::ir::text::parse_module(&text).unwrap();
+    compile(&m, &Options::default()).unwrap()
+}
+
+/// Three steps with the state kept on the devices (`next_args` carries result 0 into
+/// argument 0) equal three steps from global values, bit for bit, whether the state leaves
+/// in the layout it arrives in (moved as it is: the very same storage) or in another (put
+/// back together and sharded again).
+#[test]
+fn state_stays_on_the_devices_between_calls() {
+    for out in [r#"[{"model"}, {}]"#, r#"[{}, {"model"}]"#] {
+        let c = stateful(out);
+        let program = CpuProgram::new(&c, &Interpreted).unwrap();
+        let m = &c.global;
+        let mut global = det_inputs(m);
+        let xs: Vec<Literal> = (0..3)
+            .map(|i| {
+                let x = &global[1];
+                let v: Vec<f64> = x.to_f64_vec().iter().map(|e| e * (i + 1) as f64).collect();
+                Literal::from_f64(x.ty.dtype, &x.ty.shape, &v).unwrap()
+            })
+            .collect();
+        global[1] = xs[0].clone();
+        let mut held = program.call(program.put(&c, &global).unwrap(), &RunOptions::default());
+        for (i, x) in xs.iter().enumerate() {
+            global[1] = x.clone();
+            let want = run_cpu(&c, &global, &Interpreted, 0.0).unwrap().outputs;
+            let (results, _) = held.unwrap();
+            let y = program.get(&c, &results, 1, 0.0).unwrap();
+            assert_eq!(y.to_f64_vec(), want[1].to_f64_vec(), "{out}: y of step {i}");
+            let w = program.get(&c, &results, 0, 0.0).unwrap();
+            assert_eq!(w.to_f64_vec(), want[0].to_f64_vec(), "{out}: w of step {i}");
+            global[0] = w;
+            let before = results.device(5).unwrap()[0].elements.clone();
+            let storage = |e: &shardc::ir::Elements| match e {
+                shardc::ir::Elements::F32(v) => v.as_ptr(),
+                _ => unreachable!("the state is f32"),
+            };
+            let was = storage(&results.device(5).unwrap()[0].elements);
+            let next = xs.get(i + 1).unwrap_or(x).clone();
+            let args = program
+                .next_args(&c, results, &[(0, 0)], &[(1, next)])
+                .unwrap();
+            let moved = storage(&args.device(5).unwrap()[0].elements) == was;
+            assert_eq!(
+                moved,
+                out.starts_with(r#"[{"model"}"#),
+                "{out}: moved as it is"
+            );
+            assert_eq!(args.device(5).unwrap()[0].elements.len(), before.len());
+            held = program.call(args, &RunOptions::default());
+        }
+    }
+}
+
+/// `next_args` names what is wrong with a carry: an argument given twice or not at all, a
+/// result or an argument the program does not have.
+#[test]
+fn next_args_refuses_a_bad_carry() {
+    let c = stateful(r#"[{"model"}, {}]"#);
+    let program = CpuProgram::new(&c, &Interpreted).unwrap();
+    let args = det_inputs(&c.global);
+    let x = args[1].clone();
+    let (results, _) = program
+        .call(program.put(&c, &args).unwrap(), &RunOptions::default())
+        .unwrap();
+    let error = |carry: &[(usize, usize)], fresh: Vec<(usize, Literal)>| {
+        program
+            .next_args(&c, results.clone(), carry, &fresh)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        error(&[(0, 0)], vec![]),
+        "next_args: argument 1 is neither carried from a result nor given fresh"
+    );
+    assert_eq!(
+        error(&[(0, 0)], vec![(0, x.clone())]),
+        "next_args: argument 0 is given twice (in `carry` or `fresh`); give each argument once"
+    );
+    assert_eq!(
+        error(&[(2, 0)], vec![(1, x.clone())]),
+        "next_args: result 2 carried, but the program has 2 results (0..2)"
+    );
+    assert_eq!(
+        error(&[(0, 0)], vec![(1, x.clone()), (2, x.clone())]),
+        "next_args: argument 2 named, but the program takes 2 arguments (0..2)"
+    );
+    let wrong = Literal::from_f64(x.ty.dtype, &[8, 8], &[0.0; 64]).unwrap();
+    assert_eq!(
+        error(&[(0, 0)], vec![(1, wrong)]),
+        "argument 1 is a tensor<8x8xf32>, but the program takes a tensor<8x16xf32>: give a value of that type"
+    );
 }

@@ -30,7 +30,7 @@ use super::{Flavour, KERNEL, LowerError, Matmul, kernel_context, parse, run_pipe
 use melior::ir::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike};
 use shardc_ir::{DType, Elements, Function, Literal, TensorType, for_each_elements};
-use shardc_runtime::engine::{EngineError, Kernel};
+use shardc_runtime::engine::{Buffers, EngineError, Kernel};
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
@@ -578,8 +578,14 @@ impl CpuKernel {
 }
 
 impl Kernel for CpuKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
-        Ok(CpuKernel::run(self, inputs)?)
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
+        let mut outputs: Vec<Literal> = self.outputs.iter().map(|t| buffers.take(t)).collect();
+        self.run_refs_into(inputs, &mut outputs)?;
+        Ok(outputs)
     }
 }
 

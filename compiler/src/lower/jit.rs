@@ -18,7 +18,7 @@ use super::cluster::cluster;
 use super::cpu::{CpuKernel, CpuOptions, compile_lowered};
 use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
 use shardc_ir::{Function, Literal, Module, text::print_function};
-use shardc_runtime::engine::{Compute, EngineError, Kernel, Segment};
+use shardc_runtime::engine::{Buffers, Compute, EngineError, Kernel, Segment};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -386,7 +386,11 @@ impl SegmentKernel {
 }
 
 impl Kernel for SegmentKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
         if inputs.len() != self.inputs.len() {
             return Err(format!(
                 "the segment takes {} inputs, {} were given",
@@ -396,7 +400,7 @@ impl Kernel for SegmentKernel {
             .into());
         }
         let mut env: Vec<Option<Cow<Literal>>> = (0..self.buffers).map(|_| None).collect();
-        for (&b, lit) in self.inputs.iter().zip(inputs) {
+        for (&b, &lit) in self.inputs.iter().zip(inputs) {
             env[b] = Some(Cow::Borrowed(lit));
         }
         let lock_spare = || self.spare.lock().unwrap_or_else(|p| p.into_inner());
@@ -418,12 +422,7 @@ impl Kernel for SegmentKernel {
                 .outputs()
                 .iter()
                 .zip(workspace[i].iter_mut())
-                .map(|(t, slot)| {
-                    slot.take().unwrap_or_else(|| Literal {
-                        ty: t.clone(),
-                        elements: shardc_ir::Elements::zeros(t.dtype, t.num_elements()),
-                    })
-                })
+                .map(|(t, slot)| slot.take().unwrap_or_else(|| buffers.take(t)))
                 .collect();
             let start = step.profile.map(|_| Instant::now());
             step.kernel.run_refs_into(&args, &mut outs)?;

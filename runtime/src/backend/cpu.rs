@@ -23,15 +23,22 @@ use super::device::{Communication, Job, assemble, compute, joined};
 use super::{
     DeviceError, Executable, Link, LinkError, Mesh, RunOptions, RunReport, RuntimeError, Span,
 };
+use crate::engine::Buffers;
 use shardc_ir::{Elements, Literal};
+use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread;
 use std::time::Instant;
 
 /// `N` devices on the host's cores, as threads.
-#[derive(Clone, Debug)]
+///
+/// Each device keeps a pool of spare storage ([`Buffers`]) from run to run: the values a
+/// run no longer needs give their storage to the kernels' outputs of this run and the next
+/// (a training loop's steps allocate almost nothing after the first).
+#[derive(Debug)]
 pub struct CpuMesh {
     devices: usize,
+    pools: Vec<Mutex<Buffers>>,
 }
 
 impl CpuMesh {
@@ -40,7 +47,28 @@ impl CpuMesh {
         if devices == 0 {
             return Err(RuntimeError::EmptyMesh);
         }
-        Ok(CpuMesh { devices })
+        Ok(CpuMesh {
+            devices,
+            pools: (0..devices).map(|_| Mutex::default()).collect(),
+        })
+    }
+
+    /// Bytes each device keeps for reuse, by device id.
+    pub fn pooled_bytes(&self) -> Vec<usize> {
+        self.pools
+            .iter()
+            .map(|p| p.lock().unwrap_or_else(|e| e.into_inner()).bytes())
+            .collect()
+    }
+}
+
+/// A mesh of as many devices, with empty pools.
+impl Clone for CpuMesh {
+    fn clone(&self) -> CpuMesh {
+        CpuMesh {
+            devices: self.devices,
+            pools: (0..self.devices).map(|_| Mutex::default()).collect(),
+        }
     }
 }
 
@@ -169,10 +197,12 @@ impl Mesh for CpuMesh {
                 };
                 // If this spawn fails, `jobs_tx` is dropped and the communication thread
                 // ends; every thread spawned so far ends as its peers' channels close.
+                let pool = &self.pools[device];
                 let compute = thread::Builder::new()
                     .name(format!("device {device} compute"))
                     .spawn_scoped(scope, move || {
-                        compute(exe, device, args, jobs_tx, options, clock)
+                        let mut buffers = pool.lock().unwrap_or_else(|e| e.into_inner());
+                        compute(exe, device, args, jobs_tx, options, clock, &mut buffers)
                     });
                 match compute {
                     Ok(h) => handles.push((Some(h), comm)),

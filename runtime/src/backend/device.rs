@@ -15,6 +15,7 @@ use super::{
     DeviceError, DeviceStats, Exchange, Executable, Lane, OpStats, Planned, RunOptions, RunReport,
     Span, Stats,
 };
+use crate::engine::Buffers;
 use shardc_ir::{Literal, ValueId};
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, sync_channel};
@@ -109,6 +110,17 @@ impl Device<'_> {
         Ok(())
     }
 
+    /// The value of `v`, ready, borrowed.
+    fn get(&self, v: ValueId) -> Result<&Literal, DeviceError> {
+        match &self.env[v.index()] {
+            Slot::Ready(l) => Ok(l),
+            _ => Err(DeviceError::Internal(format!(
+                "value #{} was read before it was computed",
+                v.index()
+            ))),
+        }
+    }
+
     /// The value of `v`, moved out when `last` (no later step reads it), else copied.
     fn read(&mut self, v: ValueId, last: bool) -> Result<Literal, DeviceError> {
         self.wait(v)?;
@@ -131,6 +143,8 @@ impl Device<'_> {
     }
 }
 
+/// Runs device `device`'s compute side; its kernels' outputs take the storage of values
+/// the device no longer needs from `buffers`, where those values are given back.
 pub(crate) fn compute(
     exe: &Executable,
     device: usize,
@@ -138,6 +152,7 @@ pub(crate) fn compute(
     jobs: Sender<Job>,
     options: &RunOptions,
     clock: Instant,
+    buffers: &mut Buffers,
 ) -> Result<Computed, DeviceError> {
     let mut d = Device {
         exe,
@@ -158,17 +173,24 @@ pub(crate) fn compute(
                 kernel,
                 ops,
             } => {
+                for &v in &segment.inputs {
+                    d.wait(v)?;
+                }
                 let inputs = segment
                     .inputs
                     .iter()
-                    .map(|&v| d.read(v, last.contains(&v)))
+                    .map(|&v| d.get(v))
                     .collect::<Result<Vec<_>, _>>()?;
                 let start = clock.elapsed();
-                let outs = kernel.run(&inputs).map_err(|source| DeviceError::Kernel {
-                    segment: segment_index,
-                    ops: ops.clone(),
-                    source,
-                })?;
+                let outs =
+                    kernel
+                        .run_with(&inputs, buffers)
+                        .map_err(|source| DeviceError::Kernel {
+                            segment: segment_index,
+                            ops: ops.clone(),
+                            source,
+                        })?;
+                drop(inputs);
                 d.span(
                     SpanKind::Segment,
                     format!("segment {segment_index}"),
@@ -228,13 +250,18 @@ pub(crate) fn compute(
             }
         }
         for v in last {
-            d.env[v.index()] = Slot::Empty;
+            if let Slot::Ready(dead) = std::mem::replace(&mut d.env[v.index()], Slot::Empty) {
+                buffers.give(dead);
+            }
         }
     }
+    // Each result moves out at its last position among the results (a value returned
+    // twice is copied once).
     let results = exe
         .results
         .iter()
-        .map(|&v| d.read(v, false))
+        .enumerate()
+        .map(|(i, &v)| d.read(v, !exe.results[i + 1..].contains(&v)))
         .collect::<Result<Vec<_>, _>>()?;
     drop(jobs);
     Ok(Computed {

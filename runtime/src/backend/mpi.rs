@@ -69,6 +69,7 @@ use super::{
     DeviceError, Exchange, Executable, Link, LinkError, Planned, RunOptions, RunReport,
     RuntimeError, Span,
 };
+use crate::engine::Buffers;
 use crate::reference::zip_elements;
 use half::{bf16, f16};
 use mpi::collective::{SystemOperation, UnsafeUserFunction, UnsafeUserOperation};
@@ -367,7 +368,15 @@ impl<'u> MpiMesh<'u> {
             let spawned = thread::Builder::new()
                 .name(format!("device {device} compute"))
                 .spawn_scoped(scope, move || {
-                    compute(exe, device, args, jobs_tx, options, clock)
+                    compute(
+                        exe,
+                        device,
+                        args,
+                        jobs_tx,
+                        options,
+                        clock,
+                        &mut Buffers::default(),
+                    )
                 });
             // If the spawn failed, the job channel is closed and every per-device op runs
             // with zeros, so the other ranks do not wait.

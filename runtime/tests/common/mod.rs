@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use shardc_ir::{DType, Literal, Module};
-use shardc_runtime::engine::{Compute, EngineError, Interpreted, Kernel, Segment};
+use shardc_runtime::engine::{Buffers, Compute, EngineError, Interpreted, Kernel, Segment};
 use shardc_runtime::simulate;
 
 pub const DEVICES: usize = 8;
@@ -217,12 +217,16 @@ pub struct Sabotaged(pub Sabotage);
 pub struct SabotagedKernel(Box<dyn Kernel>, Sabotage);
 
 impl Kernel for SabotagedKernel {
-    fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+    fn run_with(
+        &self,
+        inputs: &[&Literal],
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
         let device_3 = inputs
             .iter()
             .any(|l| l.ty.rank() == 0 && l.ty.dtype == DType::I64 && l.get(0).as_i64() == 3);
         if !device_3 {
-            return self.0.run(inputs);
+            return self.0.run_with(inputs, buffers);
         }
         match self.1 {
             Sabotage::Fail => Err("this kernel fails on purpose".into()),

@@ -5,7 +5,7 @@
 //! (`shardc_compiler::gpu_program`), the cuda backend loads and launches it, and the tests
 //! check it without a GPU.
 
-use crate::engine::{EngineError, Kernel};
+use crate::engine::{Buffers, EngineError, Kernel};
 use shardc_ir::{DType, Literal, TensorType};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -175,7 +175,11 @@ pub fn from_device_bytes(ty: &TensorType, bytes: &[u8]) -> Result<Literal, Strin
 pub struct GpuKernel(pub Arc<GpuProgram>);
 
 impl Kernel for GpuKernel {
-    fn run(&self, _inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
+    fn run_with(
+        &self,
+        _inputs: &[&Literal],
+        _buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
         Err(
             "a GPU kernel runs on the cuda backend's devices (backend::cuda::CudaMesh), \
              not on host literals: run the executable on a CudaMesh, or prepare it with a \
