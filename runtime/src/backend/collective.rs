@@ -519,15 +519,24 @@ impl Wire<'_> {
 
     fn run(&mut self, device: usize, input: Option<&Literal>) -> Result<Elements, DeviceError> {
         let ex = self.ex;
-        let x = match input {
-            Some(l) => l.to_dense().elements,
-            None => Elements::zeros(ex.result_ty.dtype, 0),
+        // The operand is read in place; only a splat is expanded first.
+        let dense;
+        let x: &Elements = match input {
+            Some(l) if !l.is_splat() => &l.elements,
+            Some(l) => {
+                dense = l.to_dense().elements;
+                &dense
+            }
+            None => {
+                dense = Elements::zeros(ex.result_ty.dtype, 0);
+                &dense
+            }
         };
         match &ex.kind {
             Kind::AllReduce { groups, reducer } => {
                 let (members, me) = ex.role(groups, device)?;
                 let ranges = runs(x.len(), members.len());
-                let chunks = ranges.iter().map(|r| slice(&x, r.clone())).collect();
+                let chunks = ranges.iter().map(|r| slice(x, r.clone())).collect();
                 let mine = self.reduce_scatter(members, me, chunks, *reducer)?;
                 let lens: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
                 let all = self.all_gather(members, me, mine, &lens)?;
@@ -539,13 +548,13 @@ impl Wire<'_> {
                 blocks,
             } => {
                 let (members, me) = ex.role(groups, device)?;
-                let chunks = (0..members.len()).map(|b| blocks.cut(&x, b)).collect();
+                let chunks = (0..members.len()).map(|b| blocks.cut(x, b)).collect();
                 self.reduce_scatter(members, me, chunks, *reducer)
             }
             Kind::AllGather { groups, blocks } => {
                 let (members, me) = ex.role(groups, device)?;
                 let lens = vec![x.len(); members.len()];
-                let all = self.all_gather(members, me, x, &lens)?;
+                let all = self.all_gather(members, me, x.clone(), &lens)?;
                 blocks
                     .join(&all)
                     .ok_or_else(|| ex.error("the gathered pieces do not fit".into()))
@@ -560,11 +569,11 @@ impl Wire<'_> {
                 let mut received: Vec<Elements> = vec![Elements::zeros(x.dtype(), 0); n];
                 for s in 1..n {
                     let to = (me + s) % n;
-                    self.send(members[to], split.cut(&x, to))?;
+                    self.send(members[to], split.cut(x, to))?;
                     let from = (me + n - s) % n;
                     received[from] = self.recv(members[from], split.parts[from].len())?;
                 }
-                received[me] = split.cut(&x, me);
+                received[me] = split.cut(x, me);
                 join.join(&received)
                     .ok_or_else(|| ex.error("the received blocks do not fit".into()))
             }
@@ -573,14 +582,14 @@ impl Wire<'_> {
                     self.send(to, x.clone())?;
                 }
                 match pairs.iter().find(|p| p.1 == device) {
-                    Some(&(from, _)) if from == device => Ok(x),
+                    Some(&(from, _)) if from == device => Ok(x.clone()),
                     Some(&(from, _)) => self.recv(from, x.len()),
                     None => Ok(Elements::zeros(ex.result_ty.dtype, x.len())),
                 }
             }
             Kind::ShardSlice { groups, blocks } => {
                 let (_, me) = ex.role(groups, device)?;
-                Ok(blocks.cut(&x, me))
+                Ok(blocks.cut(x, me))
             }
             Kind::AxisIndex { groups } => {
                 let (_, me) = ex.role(groups, device)?;
