@@ -10,19 +10,22 @@
 //! ```
 //!
 //! The mesh is `data=2 x model=N/2` for `N` processes (an even number). Every rank runs this
-//! program: it traces and compiles the step, and every step calls `shardc::run_mpi` with
-//! the same global arguments, which shards them for its own device, runs the per-device
-//! program (its collectives as MPI calls) and gathers the global results. Rank 0 prints the
-//! losses, the bytes every collective moved per device, and writes the trace.
+//! program: it traces and compiles the step and prepares it once (`shardc::MpiProgram`);
+//! each rank keeps its device's pieces of the parameters and momentum from step to step
+//! (`next_args`), and a step shards only the step number and the batch, runs the
+//! per-device program (its collectives as MPI calls) and gathers the loss. At the end the
+//! parameters are gathered and compared with the reference's. Rank 0 prints the losses,
+//! the bytes every collective moved per device, and writes the trace.
 
 mod common;
 
 use common::{BATCH, D, H, loss, megatron_specs};
 use shardc::ir::{DType, Literal, TensorType};
+use shardc::runtime::backend::RunOptions;
 use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
-use shardc::{Mesh, run_mpi};
+use shardc::{Mesh, MpiProgram, OnRank};
 
 fn f32(s: &[usize]) -> TensorType {
     TensorType::new(DType::F32, s)
@@ -81,8 +84,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enumerate()
         .map(|(k, t)| det(&t.shape, k, 0.1))
         .collect();
+    let program = MpiProgram::new(&mpi, &compiled, &Interpreted)?;
     let (mut p_ref, mut s_ref) = (init.clone(), ts.init_state());
-    let (mut p_mpi, mut s_mpi) = (init, ts.init_state());
+    let mut held: Option<OnRank> = None;
     let mut last = None;
     for t in 1..=steps {
         let batch = [det(&[BATCH, D], 10 + t, 1.0), det(&[BATCH, D], 20 + t, 0.5)];
@@ -91,19 +95,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .run_reference(&ts.args(&p_ref, &s_ref, t, &batch))?,
         );
         (p_ref, s_ref) = (p, s);
-        let run = run_mpi(
-            &mpi,
-            &compiled,
-            &ts.args(&p_mpi, &s_mpi, t, &batch),
-            &Interpreted,
-            1e-6,
-        )?;
-        let (l_mpi, p, s) = ts.split(run.outputs.clone());
-        (p_mpi, s_mpi) = (p, s);
+        let args = match held.take() {
+            None => program.put(&compiled, &ts.args(&init, &ts.init_state(), t, &batch))?,
+            Some(results) => {
+                program.next_args(&compiled, results, &ts.carried(), &ts.fresh(t, &batch))?
+            }
+        };
+        let (results, report) = program.call(args, &RunOptions::default())?;
+        let l_mpi = program.get(&compiled, &results, 0, 1e-6)?.to_f64_vec()[0];
+        held = Some(results);
         if rank == 0 {
             println!(
                 "step {t}: loss {l_mpi:.6} on {n} processes, {l_ref:.6} on one ({:.1} ms)",
-                run.report.stats.wall.as_secs_f64() * 1e3
+                report.stats.wall.as_secs_f64() * 1e3
             );
         }
         // Every rank computed the same losses, so every rank stops here if they differ.
@@ -113,11 +117,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )
             .into());
         }
-        last = Some(run);
+        last = Some(report);
     }
-    if let (0, Some(run)) = (rank, &last) {
+    // The parameters, gathered from every rank, against the reference's.
+    if let Some(results) = &held {
+        for (i, want) in p_ref.iter().enumerate() {
+            let got = program.get(&compiled, results, 1 + i, 1e-6)?;
+            let worst = got
+                .to_f64_vec()
+                .iter()
+                .zip(want.to_f64_vec())
+                .map(|(g, w)| (g - w).abs())
+                .fold(0.0, f64::max);
+            if worst > 1e-5 {
+                return Err(format!(
+                    "parameter {i} after {steps} steps is off the reference's by {worst:.2e}"
+                )
+                .into());
+            }
+        }
+        if rank == 0 {
+            println!("parameters after {steps} steps match the reference's within 1e-5");
+        }
+    }
+    if let (0, Some(report)) = (rank, &last) {
         println!("bytes each device sent, per collective of the last step:");
-        for op in &run.report.stats.ops {
+        for op in &report.stats.ops {
             println!(
                 "  {} {} (groups of {}): {} B",
                 op.kind,
@@ -127,7 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
         if let Some(path) = &trace {
-            run.report.write_trace(path)?;
+            report.write_trace(path)?;
             println!("trace of the last step: {path} (open it in ui.perfetto.dev)");
         }
     }

@@ -145,68 +145,25 @@ impl CpuProgram {
     ) -> Result<OnDevices, Error> {
         let p = &c.partitioned;
         let n_args = p.inputs.len();
-        let n_results = p.outputs.len();
-        let mut source: Vec<Option<Source>> = vec![None; n_args];
-        let mut give = |arg: usize, s: Source| -> Result<(), Error> {
-            match source.get_mut(arg) {
-                None => Err(Error::Usage(format!(
-                    "next_args: argument {arg} named, but the program takes {n_args} arguments (0..{n_args})"
-                ))),
-                Some(Some(_)) => Err(Error::Usage(format!(
-                    "next_args: argument {arg} is given twice (in `carry` or `fresh`); give each argument once"
-                ))),
-                Some(slot) => {
-                    *slot = Some(s);
-                    Ok(())
-                }
-            }
-        };
-        for &(k, arg) in carry {
-            if k >= n_results {
-                return Err(Error::Usage(format!(
-                    "next_args: result {k} carried, but the program has {n_results} results (0..{n_results})"
-                )));
-            }
-            give(arg, Source::Result(k))?;
-        }
-        for (i, (arg, _)) in fresh.iter().enumerate() {
-            give(*arg, Source::Fresh(i))?;
-        }
-        if let Some(missing) = source.iter().position(Option::is_none) {
-            return Err(Error::Usage(format!(
-                "next_args: argument {missing} is neither carried from a result nor given fresh"
-            )));
-        }
+        let sources = sources(c, carry, fresh.iter().map(|f| f.0))?;
         let mut results: Vec<Vec<Option<Literal>>> = results
             .pieces
             .into_iter()
             .map(|d| d.into_iter().map(Some).collect())
             .collect();
         let mut by_arg: Vec<Vec<Literal>> = Vec::with_capacity(n_args);
-        for (arg, s) in source.into_iter().flatten().enumerate() {
+        for (arg, s) in sources.into_iter().enumerate() {
             let by_position = match s {
                 Source::Result(k) if p.outputs[k] == p.inputs[arg] => self
                     .ids
                     .iter()
-                    .map(|&id| {
-                        results[id][k].take().ok_or_else(|| {
-                            Error::Usage(format!(
-                                "next_args: result {k} is carried into two arguments; carry each result once"
-                            ))
-                        })
-                    })
+                    .map(|&id| results[id][k].take().ok_or_else(|| taken(k)))
                     .collect::<Result<Vec<_>, _>>()?,
                 Source::Result(k) => {
                     let pieces = self
                         .ids
                         .iter()
-                        .map(|&id| {
-                            results[id][k].clone().ok_or_else(|| {
-                                Error::Usage(format!(
-                                    "next_args: result {k} is carried into two arguments; carry each result once"
-                                ))
-                            })
-                        })
+                        .map(|&id| results[id][k].take().ok_or_else(|| taken(k)))
                         .collect::<Result<Vec<_>, _>>()?;
                     let global = unshard_result(c, k, &pieces, f64::INFINITY)?;
                     shard_arg(c, arg, &global)?
@@ -226,11 +183,73 @@ impl CpuProgram {
     }
 }
 
-/// Where [`CpuProgram::next_args`] takes an argument from.
+/// Where `next_args` takes an argument from.
 #[derive(Clone, Copy)]
-enum Source {
+pub(crate) enum Source {
+    /// Result `k` of the call before.
     Result(usize),
+    /// The `i`th fresh value.
     Fresh(usize),
+}
+
+/// Where each argument of the next call comes from, given `carry` (result, argument) pairs
+/// and the arguments given fresh, in order: every argument exactly once, every result at
+/// most once, each one the program has.
+pub(crate) fn sources(
+    c: &Compiled,
+    carry: &[(usize, usize)],
+    fresh: impl Iterator<Item = usize>,
+) -> Result<Vec<Source>, Error> {
+    let p = &c.partitioned;
+    let (n_args, n_results) = (p.inputs.len(), p.outputs.len());
+    let mut source: Vec<Option<Source>> = vec![None; n_args];
+    let mut carried = vec![false; n_results];
+    let mut give = |arg: usize, s: Source| -> Result<(), Error> {
+        match source.get_mut(arg) {
+            None => Err(Error::Usage(format!(
+                "next_args: argument {arg} named, but the program takes {n_args} arguments (0..{n_args})"
+            ))),
+            Some(Some(_)) => Err(Error::Usage(format!(
+                "next_args: argument {arg} is given twice (in `carry` or `fresh`); give each argument once"
+            ))),
+            Some(slot) => {
+                *slot = Some(s);
+                Ok(())
+            }
+        }
+    };
+    for &(k, arg) in carry {
+        match carried.get_mut(k) {
+            None => {
+                return Err(Error::Usage(format!(
+                    "next_args: result {k} carried, but the program has {n_results} results (0..{n_results})"
+                )));
+            }
+            Some(true) => return Err(taken(k)),
+            Some(c) => *c = true,
+        }
+        give(arg, Source::Result(k))?;
+    }
+    for (i, arg) in fresh.enumerate() {
+        give(arg, Source::Fresh(i))?;
+    }
+    source
+        .into_iter()
+        .enumerate()
+        .map(|(arg, s)| {
+            s.ok_or_else(|| {
+                Error::Usage(format!(
+                    "next_args: argument {arg} is neither carried from a result nor given fresh"
+                ))
+            })
+        })
+        .collect()
+}
+
+fn taken(k: usize) -> Error {
+    Error::Usage(format!(
+        "next_args: result {k} is carried into two arguments; carry each result once (pass a copy fresh for the other)"
+    ))
 }
 
 /// Values held on a cpu mesh's devices between runs, each device holding its piece of

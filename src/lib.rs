@@ -32,7 +32,7 @@ pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 #[cfg(all(feature = "mpi", feature = "cuda"))]
 pub use mpi::run_cuda_mpi;
 #[cfg(feature = "mpi")]
-pub use mpi::{MpiRun, run_mpi, run_mpi_with};
+pub use mpi::{MpiProgram, MpiRun, OnRank, run_mpi, run_mpi_with};
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};

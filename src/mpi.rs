@@ -3,7 +3,8 @@
 //! [`run_cuda_mpi`], the same on GPUs, one process per GPU.
 
 use crate::Error;
-use crate::simulate::{sharding, unshard_results};
+use crate::cpu::{Source, sources};
+use crate::simulate::{shard_arg_at, sharding, unshard_result, unshard_results};
 use shardc_compiler::Compiled;
 #[cfg(feature = "cuda")]
 use shardc_compiler::gpu_program::PtxCompiler;
@@ -63,6 +64,185 @@ pub fn run_mpi_with(
     let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
     let outputs = unshard_results(c, by_position, tolerance)?;
     Ok(MpiRun { outputs, report })
+}
+
+/// A compiled program prepared once for an MPI mesh, this process being device
+/// `mesh.device()`, to run many times with its state kept where it is: the mpi backend's
+/// [`crate::CpuProgram`]. [`MpiProgram::put`] shards global values, keeping this device's
+/// pieces ([`OnRank`]); [`MpiProgram::call`] runs on them and leaves each device's results
+/// on its rank; [`MpiProgram::get`] gathers one result and reassembles it on every rank;
+/// [`MpiProgram::next_args`] feeds results back as the next call's arguments. Every method
+/// is collective: every rank of the mesh calls it with the same program and values, and
+/// every rank gets the same outcome (an error on one rank is every rank's).
+pub struct MpiProgram<'m, 'u> {
+    mesh: &'m MpiMesh<'u>,
+    exe: Executable,
+    /// The device id at each position of the program's mesh.
+    ids: Vec<usize>,
+    /// This device's position in the program's mesh.
+    position: usize,
+}
+
+/// This rank's pieces of values held between calls of an [`MpiProgram`], one per value.
+#[derive(Clone, Debug)]
+pub struct OnRank {
+    pieces: Vec<Literal>,
+}
+
+impl OnRank {
+    /// This device's pieces, one per value.
+    pub fn pieces(&self) -> &[Literal] {
+        &self.pieces
+    }
+
+    /// How many values are held.
+    pub fn len(&self) -> usize {
+        self.pieces.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pieces.is_empty()
+    }
+}
+
+impl<'m, 'u> MpiProgram<'m, 'u> {
+    /// Prepares the partitioned program (`engine` computing). Collective.
+    pub fn new(
+        mesh: &'m MpiMesh<'u>,
+        c: &Compiled,
+        engine: &dyn Compute,
+    ) -> Result<MpiProgram<'m, 'u>, Error> {
+        let ids = device_ids(c, mesh.devices())?;
+        let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
+        let local = Executable::new(&c.partitioned.module, "main", engine).map_err(|e| {
+            RuntimeError::Remote {
+                device: mesh.device(),
+                message: e.to_string(),
+            }
+        });
+        let exe = mesh.agree(local)?;
+        Ok(MpiProgram {
+            mesh,
+            exe,
+            ids,
+            position,
+        })
+    }
+
+    /// Keeps this device's pieces of global `args`. Collective (a refusal on one rank is
+    /// every rank's).
+    pub fn put(&self, c: &Compiled, args: &[Literal]) -> Result<OnRank, Error> {
+        let local = (|| {
+            if args.len() != c.partitioned.inputs.len() {
+                return Err(Error::Usage(format!(
+                    "the program takes {} arguments, {} were given",
+                    c.partitioned.inputs.len(),
+                    args.len()
+                )));
+            }
+            args.iter()
+                .enumerate()
+                .map(|(arg, a)| self.piece_of(c, arg, a))
+                .collect::<Result<Vec<_>, _>>()
+        })();
+        let pieces = self.agreed(local)?;
+        Ok(OnRank { pieces })
+    }
+
+    /// Runs on this device's pieces; each device's results stay on its rank. The report is
+    /// the whole mesh's, without results. Collective.
+    pub fn call(&self, args: OnRank, options: &RunOptions) -> Result<(OnRank, RunReport), Error> {
+        let (pieces, report) = self.mesh.run_here(&self.exe, args.pieces, options)?;
+        Ok((OnRank { pieces }, report))
+    }
+
+    /// Result `k` of a call, gathered from every device and reassembled, on every rank,
+    /// checking that devices holding the same piece agree within `tolerance`. Collective.
+    pub fn get(
+        &self,
+        c: &Compiled,
+        results: &OnRank,
+        k: usize,
+        tolerance: f64,
+    ) -> Result<Literal, Error> {
+        let count = self.exe.result_count();
+        let piece = results.pieces.get(k).ok_or_else(|| {
+            Error::Usage(format!(
+                "result {k} asked for, but the program has {count} results (0..{count})"
+            ))
+        })?;
+        let pieces = self.gather(k, piece);
+        unshard_result(c, k, &pieces, tolerance)
+    }
+
+    /// The arguments of the next call from this call's results, as
+    /// [`crate::CpuProgram::next_args`]: `carry` (result, argument) pairs, `fresh` global
+    /// values for the other arguments. A carried result whose layout is its argument's
+    /// stays as it is; one in another layout is gathered, reassembled and sharded again.
+    /// Collective.
+    pub fn next_args(
+        &self,
+        c: &Compiled,
+        results: OnRank,
+        carry: &[(usize, usize)],
+        fresh: &[(usize, Literal)],
+    ) -> Result<OnRank, Error> {
+        let p = &c.partitioned;
+        let sources = self.agreed(sources(c, carry, fresh.iter().map(|f| f.0)))?;
+        let mut results: Vec<Option<Literal>> = results.pieces.into_iter().map(Some).collect();
+        let mut pieces = Vec::with_capacity(sources.len());
+        for (arg, s) in sources.into_iter().enumerate() {
+            let local = match s {
+                Source::Result(k) => {
+                    let mine = results.get_mut(k).and_then(Option::take).ok_or_else(|| {
+                        Error::Usage(format!("next_args: this rank holds no result {k}"))
+                    });
+                    match self.agreed(mine)? {
+                        mine if p.outputs[k] == p.inputs[arg] => Ok(mine),
+                        mine => {
+                            let all = self.gather(k, &mine);
+                            unshard_result(c, k, &all, f64::INFINITY)
+                                .and_then(|global| self.piece_of(c, arg, &global))
+                        }
+                    }
+                }
+                Source::Fresh(i) => self.piece_of(c, arg, &fresh[i].1),
+            };
+            pieces.push(self.agreed(local)?);
+        }
+        Ok(OnRank { pieces })
+    }
+
+    /// Every device's piece of result `k`, by mesh position.
+    fn gather(&self, k: usize, mine: &Literal) -> Vec<Literal> {
+        let Some(ty) = self.exe.result_type(k) else {
+            return Vec::new();
+        };
+        let mut by_id: Vec<Option<Literal>> = self
+            .mesh
+            .gather_piece(ty, mine)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.ids
+            .iter()
+            .filter_map(|&id| by_id.get_mut(id).and_then(Option::take))
+            .collect()
+    }
+
+    /// This device's piece of argument `arg`'s global value.
+    fn piece_of(&self, c: &Compiled, arg: usize, global: &Literal) -> Result<Literal, Error> {
+        shard_arg_at(c, arg, global, self.position)
+    }
+
+    /// `local`, if it is `Ok` on every rank; else the error of the lowest rank that failed.
+    fn agreed<T>(&self, local: Result<T, Error>) -> Result<T, Error> {
+        let local = local.map_err(|e| RuntimeError::Remote {
+            device: self.mesh.device(),
+            message: e.to_string(),
+        });
+        Ok(self.mesh.agree(local)?)
+    }
 }
 
 /// The device id at each position of the program's mesh, checked to be the ranks

@@ -64,6 +64,18 @@ pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Liter
 
 /// Every mesh position's piece of argument `arg`, by position.
 pub(crate) fn shard_arg(c: &Compiled, arg: usize, global: &Literal) -> Result<Vec<Literal>, Error> {
+    (0..c.partitioned.mesh.num_devices())
+        .map(|pos| shard_arg_at(c, arg, global, pos))
+        .collect()
+}
+
+/// The piece of argument `arg` that the device at mesh position `position` holds.
+pub(crate) fn shard_arg_at(
+    c: &Compiled,
+    arg: usize,
+    global: &Literal,
+    position: usize,
+) -> Result<Literal, Error> {
     let p = &c.partitioned;
     let layout = p.inputs.get(arg).ok_or_else(|| {
         Error::Usage(format!(
@@ -82,13 +94,8 @@ pub(crate) fn shard_arg(c: &Compiled, arg: usize, global: &Literal) -> Result<Ve
             global.ty
         )));
     }
-    let sharding = sharding(c, layout)?;
-    (0..p.mesh.num_devices())
-        .map(|pos| {
-            shard::shard_with(global, &sharding, &p.mesh, pos, p.uneven)
-                .map_err(|e| Error::Usage(format!("argument {arg}: {e}")))
-        })
-        .collect()
+    shard::shard_with(global, &sharding(c, layout)?, &p.mesh, position, p.uneven)
+        .map_err(|e| Error::Usage(format!("argument {arg}: {e}")))
 }
 
 /// The global results from each mesh position's results (by position), checking that

@@ -18,6 +18,7 @@ use shardc::compiler::{Compiled, Options, Stage, compile};
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::testing::{Choices, gen_program_f32};
 use shardc::ir::{Literal, Module};
+use shardc::runtime::backend::RunOptions;
 use shardc::runtime::backend::mpi::rsmpi::collective::SystemOperation;
 use shardc::runtime::backend::mpi::rsmpi::environment::Universe;
 use shardc::runtime::backend::mpi::rsmpi::topology::Color;
@@ -25,7 +26,7 @@ use shardc::runtime::backend::mpi::rsmpi::traits::*;
 use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched, relaunch};
 use shardc::runtime::engine::Interpreted;
 use shardc::runtime::reference;
-use shardc::{MpiRun, run_mpi};
+use shardc::{MpiProgram, MpiRun, run_mpi};
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -78,6 +79,7 @@ fn main() -> ExitCode {
         checker.check(&name, &m, &opts, &args, want.as_deref(), abs, rel);
     }
     checker.errors();
+    checker.resident();
     // Every rank exits non-zero if a check failed on any rank.
     let mut failures = 0u64;
     world.all_reduce_into(&checker.failures, &mut failures, SystemOperation::sum());
@@ -437,6 +439,93 @@ impl Checker<'_> {
             got,
             "the program takes 2 arguments, 1 were given",
         );
+    }
+
+    /// `MpiProgram`: three calls with the state `w` kept on the ranks (`next_args` carries
+    /// it) equal three `run_mpi` calls from global values, bit for bit, whether `w` leaves
+    /// in the layout it arrives in (it stays where it is) or in another (gathered and
+    /// sharded again); a bad carry is every rank's error.
+    fn resident(&mut self) {
+        if !self.world_size.is_multiple_of(4) {
+            self.skipped
+                .push("state kept on the ranks (4 devices)".into());
+            return;
+        }
+        for out in [r#"[{"model"}, {}]"#, r#"[{}, {"model"}]"#] {
+            self.ran += 1;
+            let outcome = self.resident_case(out);
+            match outcome {
+                Ok(()) if self.rank == 0 => println!(
+                    "mpi_check: ok   state kept on the ranks, w leaving as {out}: 3 calls equal run_mpi's bit for bit"
+                ),
+                Ok(()) => {}
+                Err(e) => {
+                    self.failures += 1;
+                    eprintln!(
+                        "mpi_check: FAIL state kept on the ranks ({out}) on rank {}: {e}",
+                        self.rank
+                    );
+                }
+            }
+        }
+    }
+
+    fn resident_case(&mut self, out: &str) -> Result<(), String> {
+        let text = format!(
+            r#"
+module @stateful {{
+  sdy.mesh @mesh = <["data"=2, "model"=2]>
+  func.func @main(%w: tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}, {{}}]>}},
+                  %x: tensor<8x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}})
+      -> (tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, {out}>}},
+          tensor<8x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) {{
+    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    %half = stablehlo.constant dense<5.000000e-01> : tensor<16x32xf32>
+    %decayed = stablehlo.multiply %w, %half : tensor<16x32xf32>
+    %w2 = stablehlo.add %decayed, %half : tensor<16x32xf32>
+    return %w2, %y : tensor<16x32xf32>, tensor<8x32xf32>
+  }}
+}}"#
+        );
+        let m = shardc::ir::text::parse_module(&text).map_err(|e| e.to_string())?;
+        let c = compile(&m, &Options::default()).map_err(|e| e.to_string())?;
+        let mesh = self.mesh(4);
+        let program = MpiProgram::new(mesh, &c, &Interpreted).map_err(|e| e.to_string())?;
+        let mut global = det_inputs(&m);
+        let x0 = global[1].clone();
+        let x = |i: usize| {
+            let v: Vec<f64> = x0.to_f64_vec().iter().map(|e| e * (i + 1) as f64).collect();
+            Literal::from_f64(x0.ty.dtype, &x0.ty.shape, &v).expect("sizes match")
+        };
+        global[1] = x(0);
+        let e = |e: shardc::Error| e.to_string();
+        let mut args = program.put(&c, &global).map_err(e)?;
+        for i in 0..3 {
+            global[1] = x(i);
+            let want = run_mpi(mesh, &c, &global, &Interpreted, 0.0)
+                .map_err(e)?
+                .outputs;
+            let (results, _) = program.call(args, &RunOptions::default()).map_err(e)?;
+            for k in [1, 0] {
+                let got = program.get(&c, &results, k, 0.0).map_err(e)?;
+                if got.to_f64_vec() != want[k].to_f64_vec() {
+                    return Err(format!("result {k} of call {i} differs from run_mpi's"));
+                }
+            }
+            global[0] = want[0].clone();
+            if i == 2 {
+                let refused = program.next_args(&c, results, &[(0, 0)], &[]).err().map(e);
+                let want = "next_args: argument 1 is neither carried from a result nor given fresh";
+                if refused.as_deref() != Some(want) {
+                    return Err(format!("a bad carry gave {refused:?}, not {want:?}"));
+                }
+                break;
+            }
+            args = program
+                .next_args(&c, results, &[(0, 0)], &[(1, x(i + 1))])
+                .map_err(e)?;
+        }
+        Ok(())
     }
 
     fn expect(&mut self, what: &str, got: Option<String>, want: &str) {

@@ -305,7 +305,8 @@ fn state_stays_on_the_devices_between_calls() {
 }
 
 /// `next_args` names what is wrong with a carry: an argument given twice or not at all, a
-/// result or an argument the program does not have.
+/// result carried twice, a result or an argument the program does not have, a fresh value
+/// of the wrong type.
 #[test]
 fn next_args_refuses_a_bad_carry() {
     let c = stateful(r#"[{"model"}, {}]"#);
@@ -328,6 +329,10 @@ fn next_args_refuses_a_bad_carry() {
     assert_eq!(
         error(&[(0, 0)], vec![(0, x.clone())]),
         "next_args: argument 0 is given twice (in `carry` or `fresh`); give each argument once"
+    );
+    assert_eq!(
+        error(&[(0, 0), (0, 1)], vec![]),
+        "next_args: result 0 is carried into two arguments; carry each result once (pass a copy fresh for the other)"
     );
     assert_eq!(
         error(&[(2, 0)], vec![(1, x.clone())]),

@@ -312,6 +312,18 @@ impl Executable {
         &self.func
     }
 
+    /// The per-device type of result `k` (the same on every device), if there is one.
+    pub fn result_type(&self, k: usize) -> Option<&TensorType> {
+        self.results
+            .get(k)
+            .and_then(|v| self.value_types.get(v.index()))
+    }
+
+    /// How many results the program has.
+    pub fn result_count(&self) -> usize {
+        self.results.len()
+    }
+
     /// The prepared steps, in program order.
     pub fn steps(&self) -> &[Planned] {
         &self.steps

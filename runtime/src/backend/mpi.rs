@@ -354,6 +354,20 @@ impl<'u> MpiMesh<'u> {
         args: Vec<Literal>,
         options: &RunOptions,
     ) -> Result<RunReport, RuntimeError> {
+        let (mine, mut report) = self.run_here(exe, args, options)?;
+        report.outputs = self.gather_outputs(exe, mine);
+        Ok(report)
+    }
+
+    /// [`MpiMesh::run_with`], with this device's results left here: gives them, and the
+    /// whole mesh's report without results (its `outputs` are empty lists, one per device).
+    /// A training loop feeds them to the next run without gathering them. Collective.
+    pub fn run_here(
+        &self,
+        exe: &Executable,
+        args: Vec<Literal>,
+        options: &RunOptions,
+    ) -> Result<(Vec<Literal>, RunReport), RuntimeError> {
         self.same_program(exe)?;
         // What each rank checks on its own, agreed on before any collective of the
         // program: a rank that cannot start must not leave the others waiting.
@@ -411,7 +425,6 @@ impl<'u> MpiMesh<'u> {
             }
             Err((when, e)) => return Err(self.fail(when, e)),
         };
-        let outputs = self.gather_outputs(exe, computed.results);
         let per_step = self.gather_bytes(exe, &communicated.bytes);
         let mut spans = computed.spans;
         spans.extend(communicated.spans);
@@ -420,13 +433,14 @@ impl<'u> MpiMesh<'u> {
         let mine = longest;
         self.comm
             .all_reduce_into(&mine, &mut longest, SystemOperation::max());
-        Ok(assemble(
+        let report = assemble(
             exe,
-            outputs,
+            vec![Vec::new(); self.devices],
             spans,
             per_step,
             Duration::from_nanos(longest),
-        ))
+        );
+        Ok((computed.results, report))
     }
 
     /// Checks every rank prepared the same program (its per-device ops and argument
@@ -670,16 +684,25 @@ impl<'u> MpiMesh<'u> {
         let n = self.devices;
         let mut outputs: Vec<Vec<Literal>> = vec![Vec::with_capacity(mine.len()); n];
         for (k, l) in mine.into_iter().enumerate() {
-            let ty = exe.value_types[exe.results[k].index()].clone();
-            let all = typed!(&l.to_dense().elements, |v| all_gather(&self.comm, v));
-            for (d, piece) in split_even(&all, n).into_iter().enumerate() {
-                outputs[d].push(Literal {
-                    ty: ty.clone(),
-                    elements: piece,
-                });
+            let ty = &exe.value_types[exe.results[k].index()];
+            for (d, piece) in self.gather_piece(ty, &l).into_iter().enumerate() {
+                outputs[d].push(piece);
             }
         }
         outputs
+    }
+
+    /// Every device's piece of one value of per-device type `ty` (the same on every
+    /// device), by device, on every rank: one all-gather. Collective.
+    pub fn gather_piece(&self, ty: &TensorType, mine: &Literal) -> Vec<Literal> {
+        let all = typed!(&mine.to_dense().elements, |v| all_gather(&self.comm, v));
+        split_even(&all, self.devices)
+            .into_iter()
+            .map(|elements| Literal {
+                ty: ty.clone(),
+                elements,
+            })
+            .collect()
     }
 
     /// The bytes every device sent per step: `per_step[step][device]`.
