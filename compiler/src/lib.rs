@@ -17,6 +17,7 @@ pub mod lower;
 pub mod mask;
 pub mod memory;
 pub mod mlir;
+pub mod offset;
 pub mod partition;
 pub mod pipeline;
 pub mod propagate;

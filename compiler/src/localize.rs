@@ -3,9 +3,9 @@
 //!
 //! - [`allows`]: factor assignments the rule permits but the local op cannot honour
 //!   (a reduce whose init is not its reducer's identity would add the init once per
-//!   device; a gather whose indexed operand dimension is split needs index masking,
-//!   which shardc does not emit yet; a reshape or gather cannot cut a result dimension
-//!   its operands do not share).
+//!   device; a gather splits one collapsed, indexed operand dimension at most, whose
+//!   indices `offset.rs` offsets and masks; a reshape or gather cannot cut a result
+//!   dimension its operands do not share).
 //! - [`local_kind`]: attributes that name global sizes, rewritten for the local pieces
 //!   (a slice's limits, a gather's slice sizes, a rotation's shift along a split
 //!   dimension).
@@ -49,7 +49,7 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
                 matches!((combiner, constant), (Some(c), Some(OpKind::Constant(lit))) if !lit.elements.is_empty() && is_identity(c, lit.get(0)))
             })
         }
-        OpKind::Gather(_) => false,
+        OpKind::Gather(dims) => matches!(crate::offset::splits(dims, rule, fa), Some(Some(_))),
         _ => true,
     }
 }

@@ -344,6 +344,33 @@ impl Emitter<'_> {
                 self.ops.insert(key, outs.clone());
                 return Ok(outs);
             }
+            // A gather split along an indexed dimension looks up the rows it holds
+            // (vocabulary-parallel: `offset.rs`).
+            let indexed_split = match &o.kind {
+                OpKind::Gather(g) => g
+                    .collapsed_slice_dims
+                    .iter()
+                    .copied()
+                    .find(|&d| local_in[0].shape[d] != global_in[0].shape[d]),
+                _ => None,
+            };
+            if let Some(d) = indexed_split {
+                let in_layouts: Vec<Layout> = children.iter().map(|&c| self.layout_of(c)).collect();
+                let out = crate::offset::gather(
+                    &mut self.b,
+                    mesh,
+                    o,
+                    kind,
+                    ins,
+                    &in_layouts,
+                    &global_in,
+                    &local_out[0],
+                    d,
+                )?;
+                let outs = self.rotate_blocks(op, vec![out], &layouts)?;
+                self.ops.insert(key, outs.clone());
+                return Ok(outs);
+            }
             // Padding an op reduces over is masked with the reduction's identity first.
             let masked;
             let ins = if self.p.uneven.pads() {

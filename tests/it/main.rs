@@ -14,3 +14,4 @@ mod pipeline;
 mod strategies;
 mod trace;
 mod util;
+mod vocab;
