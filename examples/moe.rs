@@ -1,8 +1,9 @@
-//! Expert parallelism (GShard / Switch Transformer): a top-1 mixture-of-experts layer with
-//! 8 experts, 2 on each of 4 CPU devices; token groups split over the same `data` axis.
-//! Propagation sends each token to its expert's device and the output back by
-//! all-to-all; only the router's gradient is all-reduced. Trains 40 steps on the cpu
-//! backend and checks every fifth step against the single-device reference.
+//! Expert parallelism (GShard): a top-2 mixture-of-experts layer with 8 experts, 2 on each
+//! of 4 CPU devices, each taking at most 4 tokens of a group of 8 (capacity factor 2);
+//! token groups split over the same `data` axis. Propagation sends each token to its
+//! experts' devices and the outputs back by all-to-all; only the router's gradient is
+//! all-reduced. Trains 40 steps on the cpu backend and checks every fifth step against the
+//! single-device reference.
 //!
 //! Run with `cargo run --release --example moe`.
 
@@ -18,6 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         d_model: 32,
         d_ff: 128,
         experts: 8,
+        top_k: 2,
+        capacity_factor: 2.0,
         balance: 0.01,
     };
     let mesh = Mesh::new("mesh", &[("data", 4)])?;
@@ -36,10 +39,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let compiled = ts.program.compile(&ts.options())?;
     let e = compiled.explain();
     println!(
-        "{} experts on {} ({} per device); collectives per step:",
+        "{} experts on {} ({} per device), top-{} routing, {} slots per expert and group of {} tokens; collectives per step:",
         cfg.experts,
         mesh,
-        cfg.experts / mesh.num_devices()
+        cfg.experts / mesh.num_devices(),
+        cfg.top_k,
+        cfg.capacity(),
+        cfg.tokens
     );
     for c in &e.collectives {
         println!(

@@ -196,9 +196,10 @@ impl GptConfig {
     }
 }
 
-/// Sizes of a mixture-of-experts layer (Switch Transformer's top-1 routing, GShard's
-/// grouped dispatch): tokens come in `groups` groups of `tokens` each; every token goes
-/// to the one expert its router ranks first.
+/// Sizes of a mixture-of-experts layer (GShard's grouped top-k routing with a capacity
+/// per expert, Switch Transformer's for `top_k = 1`): tokens come in `groups` groups of
+/// `tokens` each; every token goes to the `top_k` experts its router ranks first, each
+/// expert taking at most [`MoeConfig::capacity`] tokens of a group.
 #[derive(Copy, Clone, Debug)]
 pub struct MoeConfig {
     pub groups: usize,
@@ -207,11 +208,24 @@ pub struct MoeConfig {
     /// Hidden size of each expert's MLP.
     pub d_ff: usize,
     pub experts: usize,
+    /// How many experts each token goes to: 1 (Switch) or 2 (GShard).
+    pub top_k: usize,
+    /// Each expert's buffer per group holds `ceil(capacity_factor * tokens * top_k /
+    /// experts)` tokens (GShard and Switch use 1.0 to 2.0); `experts / top_k` or more
+    /// never drops a token.
+    pub capacity_factor: f64,
     /// Weight of Switch's load-balancing loss (0.01 in the paper).
     pub balance: f64,
 }
 
 impl MoeConfig {
+    /// Tokens of one group each expert takes: `ceil(capacity_factor * tokens * top_k /
+    /// experts)`, at least 1 and at most `tokens`.
+    pub fn capacity(&self) -> usize {
+        let want = self.capacity_factor * (self.tokens * self.top_k) as f64 / self.experts as f64;
+        (want.ceil() as usize).clamp(1, self.tokens.max(1))
+    }
+
     /// `router [d_model, experts]`, `w_in [experts, d_model, d_ff]`,
     /// `w_out [experts, d_ff, d_model]`.
     pub fn param_names(&self) -> Vec<String> {
@@ -274,29 +288,79 @@ impl MoeConfig {
     }
 }
 
-/// A top-1 mixture-of-experts MLP with a residual connection, `x: [groups, tokens,
+/// A top-k mixture-of-experts MLP with a residual connection, `x: [groups, tokens,
 /// d_model]` -> the same shape; `p` in [`MoeConfig::param_names`] order. Returns the
 /// output and Switch's load-balancing loss (`experts * sum_e f_e * P_e`: `f_e` the
-/// fraction of tokens routed to expert `e`, `P_e` its mean router probability; 1 when
-/// balanced).
+/// fraction of tokens whose first choice is expert `e`, `P_e` its mean router
+/// probability; 1 when balanced).
 ///
-/// Dispatch is dense (GShard's one-hot einsum with a capacity of every token of the
-/// group): `dispatch[e, g, s, :]` is token `(g, s)` if it goes to expert `e`, else zeros,
-/// so no token is dropped; each expert's output is scaled by the token's router
-/// probability (the gradient that trains the router) and combined back.
+/// GShard's dispatch with capacity `C` ([`MoeConfig::capacity`]): within a group, each
+/// expert takes the tokens that chose it in token order — every first choice before any
+/// second choice — until its `C` slots are full; a token past them is dropped by that
+/// expert (it keeps the residual and its other expert). `dispatch[g, s, e, c]` is 1 where
+/// token `(g, s)` sits in slot `c` of expert `e`, so the experts compute on `[experts,
+/// groups, C, d_model]` (`top_k · capacity_factor` tokens' worth, not every token), and
+/// `combine` is `dispatch` weighted by the token's gate: its router probability for `top_k
+/// = 1` (the gradient that trains the router), the two probabilities normalized to sum
+/// to 1 for `top_k = 2`. Ties between experts go to the lower index.
 pub fn moe_layer(x: &Tensor, p: &[Tensor], cfg: &MoeConfig) -> (Tensor, Tensor) {
+    use shardc_ir::ComparisonDirection::{Eq, Ge, Gt, Lt};
     let (router, w_in, w_out) = (&p[0], &p[1], &p[2]);
+    let (g, s, e, c) = (cfg.groups, cfg.tokens, cfg.experts, cfg.capacity());
     let probs = x.einsum("gsm,me->gse", router).softmax(-1);
-    let best = probs.max(&[-1]).keep_dims(&[-1], 3);
-    let chosen = probs
-        .compare(shardc_ir::ComparisonDirection::Ge, &best)
+    let experts = x.iota(DType::F32, &[g, s, e], 2);
+    // The highest of `scores` per token, as a one-hot over the experts (the lowest index
+    // among ties).
+    let choose = |scores: &Tensor| -> Tensor {
+        let best = scores.max(&[-1]).keep_dims(&[-1], 3);
+        let at_best = scores.compare(Ge, &best);
+        let none = x.full(&[g, s, e], e as f64);
+        let index = Tensor::select(&at_best, &experts, &none);
+        let first = (-&(-&index).max(&[-1])).keep_dims(&[-1], 3);
+        experts.compare(Eq, &first).convert(DType::F32)
+    };
+    let first = choose(&probs);
+    let mut choices = vec![first.clone()];
+    if cfg.top_k >= 2 {
+        let taken = first.compare(Gt, &x.scalar(0.0));
+        let rest = Tensor::select(&taken, &x.full(&[g, s, e], -1.0), &probs);
+        choices.push(choose(&rest));
+    }
+    // Slot of each choice in its expert's buffer: the tokens before it in the group that
+    // chose the same expert (`earlier[s, t] = 1` for `t < s`), after all first choices.
+    let earlier = x
+        .iota(DType::F32, &[s, s], 1)
+        .compare(Lt, &x.iota(DType::F32, &[s, s], 0))
         .convert(DType::F32);
-    let gate = &probs * &chosen;
-    let dispatched = chosen.einsum("gse,gsm->egsm", x);
-    let hidden = dispatched.einsum("egsm,emh->egsh", w_in).relu();
-    let out = hidden.einsum("egsh,ehm->egsm", w_out);
-    let combined = out.einsum("egsm,gse->gsm", &gate);
-    let routed = chosen.mean(&[0, 1]);
+    let slots = x.iota(DType::F32, &[g, s, e, c], 3);
+    let mut before = x.full(&[g, 1, e], 0.0);
+    let gates: Vec<Tensor> = choices.iter().map(|m| (&probs * m).sum(&[-1])).collect();
+    let total = gates.iter().skip(1).fold(gates[0].clone(), |a, b| &a + b);
+    let (mut dispatch, mut combine) = (x.full(&[g, s, e, c], 0.0), x.full(&[g, s, e, c], 0.0));
+    for (chosen, gate) in choices.iter().zip(&gates) {
+        let position = &chosen.einsum("gte,st->gse", &earlier) + &before;
+        before = &before + &chosen.sum(&[1]).keep_dims(&[1], 3);
+        let fits = position
+            .compare(Lt, &x.scalar(c as f64))
+            .convert(DType::F32);
+        let kept = chosen * &fits;
+        let slot = slots
+            .compare(Eq, &position.keep_dims(&[3], 4))
+            .convert(DType::F32);
+        let placed = &slot * &kept.keep_dims(&[3], 4);
+        let weight = if cfg.top_k >= 2 {
+            gate / &total
+        } else {
+            gate.clone()
+        };
+        combine = &combine + &(&placed * &weight.keep_dims(&[2, 3], 4));
+        dispatch = &dispatch + &placed;
+    }
+    let dispatched = dispatch.einsum("gsec,gsm->egcm", x);
+    let hidden = dispatched.einsum("egcm,emh->egch", w_in).relu();
+    let out = hidden.einsum("egch,ehm->egcm", w_out);
+    let combined = out.einsum("egcm,gsec->gsm", &combine);
+    let routed = first.mean(&[0, 1]);
     let importance = probs.mean(&[0, 1]);
     let balance = (&routed * &importance).sum(&[0]) * cfg.experts as f64;
     (x + &combined, balance)

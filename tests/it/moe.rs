@@ -5,17 +5,20 @@
 //! match the single-device reference on the simulated mesh and the cpu backend.
 
 use crate::util::assert_close;
-use shardc::models::{MoeConfig, moe_loss};
+use shardc::models::{MoeConfig, moe_layer, moe_loss};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Compiled, CpuProgram, DType, Literal, Mesh, Tensor};
 
+/// GShard's top-2 with capacity factor 2: 4 slots per expert and group (of 8 tokens).
 const CFG: MoeConfig = MoeConfig {
     groups: 8,
-    tokens: 4,
+    tokens: 8,
     d_model: 16,
     d_ff: 64,
     experts: 8,
+    top_k: 2,
+    capacity_factor: 2.0,
     balance: 0.01,
 };
 
@@ -72,15 +75,16 @@ fn tokens_travel_to_their_experts_by_all_to_all() {
     let c = ts.program.compile(&ts.options()).unwrap();
     let got = collectives(&c);
 
-    // The dispatched tokens, [experts, groups, tokens, d_model] f32, one device's piece
+    // The dispatched tokens, [experts, groups, capacity, d_model] f32, one device's piece
     // (groups split, or experts split), of which (n-1)/n leaves the device.
-    let (e, g, s, m) = (
+    let (e, g, cap, m) = (
         CFG.experts as u64,
         CFG.groups as u64,
-        CFG.tokens as u64,
+        CFG.capacity() as u64,
         CFG.d_model as u64,
     );
-    let piece = e * g * s * m * 4 / n;
+    assert_eq!(cap, 4);
+    let piece = e * g * cap * m * 4 / n;
     let to_all = (n - 1) * piece / n;
     let all_reduce = |bytes: u64| 2 * (n - 1) * bytes / n;
     let a2a = ("all_to_all".to_string(), "data".to_string(), to_all);
@@ -209,4 +213,72 @@ fn experts_that_do_not_divide_over_the_axis_are_an_error() {
         .err()
         .expect("6 experts over 4 devices");
     insta::assert_snapshot!(e.to_string());
+}
+
+/// Capacity: with every token's router preferring expert 0 (then expert 1), an expert
+/// takes the first `capacity` tokens of the group that chose it, in token order, and a
+/// token past them is dropped: its output is its input (the residual) exactly. Top-1
+/// with capacity 2: tokens 0 and 1 reach expert 0, 2..7 pass through. Top-2 with capacity
+/// 2: tokens 0 and 1 reach experts 0 and 1 (first choices fill expert 0, second choices
+/// expert 1), the rest pass through. With a capacity of every token, none is dropped.
+#[test]
+fn experts_take_at_most_their_capacity_in_token_order() {
+    let (s, m, e) = (8, 4, 4);
+    for (top_k, capacity_factor, capacity, reached) in [
+        (1, 1.0, 2, 2),
+        (2, 0.5, 2, 2),
+        (1, 4.0, 8, 8),
+        (2, 2.0, 8, 8),
+    ] {
+        let cfg = MoeConfig {
+            groups: 1,
+            tokens: s,
+            d_model: m,
+            d_ff: 3,
+            experts: e,
+            top_k,
+            capacity_factor,
+            balance: 0.0,
+        };
+        assert_eq!(cfg.capacity(), capacity);
+        let f32 = |shape: &[usize], v: &dyn Fn(usize) -> f64| {
+            let n: usize = shape.iter().product();
+            Literal::from_f64(DType::F32, shape, &(0..n).map(v).collect::<Vec<_>>()).unwrap()
+        };
+        let x = f32(&[1, s, m], &|i| 1.0 + 0.01 * i as f64);
+        // Logits 5·Σx for expert 0, 2·Σx for expert 1, 0 for the others.
+        let router = f32(&[m, e], &|i| match i % e {
+            0 => 5.0,
+            1 => 2.0,
+            _ => 0.0,
+        });
+        let w_in = f32(&[e, m, 3], &|_| 0.1);
+        let w_out = f32(&[e, 3, m], &|_| 0.1);
+        let layer = shardc::jit(move |a: &[Tensor]| moe_layer(&a[0], &a[1..], &cfg).0);
+        let types: Vec<_> = [&x, &router, &w_in, &w_out]
+            .iter()
+            .map(|l| l.ty.clone())
+            .collect();
+        let y = layer
+            .lower(&types)
+            .unwrap()
+            .run_reference(&[x.clone(), router, w_in, w_out])
+            .unwrap()
+            .remove(0)
+            .to_f64_vec();
+        let x = x.to_f64_vec();
+        for t in 0..s {
+            let moved = (0..m).any(|j| y[t * m + j] != x[t * m + j]);
+            assert_eq!(
+                moved,
+                t < reached,
+                "top-{top_k}, capacity {capacity}: token {t} {}",
+                if moved {
+                    "reached an expert"
+                } else {
+                    "was dropped"
+                }
+            );
+        }
+    }
 }
