@@ -471,22 +471,9 @@ impl Checker<'_> {
     }
 
     fn resident_case(&mut self, out: &str) -> Result<(), String> {
-        let text = format!(
-            r#"
-module @stateful {{
-  sdy.mesh @mesh = <["data"=2, "model"=2]>
-  func.func @main(%w: tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}, {{}}]>}},
-                  %x: tensor<8x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}})
-      -> (tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, {out}>}},
-          tensor<8x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) {{
-    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
-    %half = stablehlo.constant dense<5.000000e-01> : tensor<16x32xf32>
-    %decayed = stablehlo.multiply %w, %half : tensor<16x32xf32>
-    %w2 = stablehlo.add %decayed, %half : tensor<16x32xf32>
-    return %w2, %y : tensor<16x32xf32>, tensor<8x32xf32>
-  }}
-}}"#
-        );
+        let text = include_str!("fixtures/stateful.mlir")
+            .replace("@MESH@", r#"["data"=2, "model"=2]"#)
+            .replace("@OUT@", out);
         let m = shardc::ir::text::parse_module(&text).map_err(|e| e.to_string())?;
         let c = compile(&m, &Options::default()).map_err(|e| e.to_string())?;
         let mesh = self.mesh(4);

@@ -5,12 +5,11 @@
 //! everything else stays split by position. The step must match the single-device
 //! reference on the simulated mesh and the cpu backend.
 
-use crate::util::assert_close;
+use crate::util::steps_match_the_reference;
 use shardc::data::CharDataset;
 use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
-use shardc::{Compiled, CpuProgram, DType, Mesh, P, PartitionSpec, Tensor, TensorType};
+use shardc::{Compiled, DType, Mesh, P, PartitionSpec, Tensor, TensorType};
 
 const CFG: GptConfig = GptConfig {
     vocab: 16,
@@ -108,25 +107,11 @@ fn context_parallel_steps_match_the_reference() {
         let cfg = GptConfig { vocab, ..CFG };
         let ts = step(&mesh, vec![P![]; cfg.param_types().len()], vocab).unwrap();
         let c = ts.program.compile(&ts.options()).unwrap();
-        let cpu = CpuProgram::new(&c, &Interpreted).unwrap();
-        let (mut params, mut state) = (cfg.init(0), ts.init_state());
-        for t in 1..=3 {
+        let batch = |t: usize| {
             let (x, y) = data.batch(t as u64, CFG.block.batch, CFG.block.seq);
-            let args = ts.args(&params, &state, t, &[x, y]);
-            let want = ts.program.run_reference(&args).unwrap();
-            let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
-            let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
-            for (backend, got) in [("simulated mesh", &sim), ("cpu backend", &on_cpu)] {
-                assert_close(
-                    got,
-                    &want,
-                    1e-5,
-                    &format!("{} step {t} on the {backend}", ts.mesh),
-                );
-            }
-            let (_, p, s) = ts.split(want);
-            (params, state) = (p, s);
-        }
+            vec![x, y]
+        };
+        steps_match_the_reference(&ts, &c, cfg.init(0), &batch, 3, 1e-5);
     }
 }
 

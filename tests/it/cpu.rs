@@ -233,22 +233,9 @@ mod random_programs {
 /// A step whose state `w` leaves in `out` (the layout of the new `w`) and comes back as the
 /// next step's argument, with a fresh `x` each step.
 fn stateful(out: &str) -> Compiled {
-    let text = format!(
-        r#"
-module @stateful {{
-  sdy.mesh @mesh = <["data"=2, "model"=4]>
-  func.func @main(%w: tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}, {{}}]>}},
-                  %x: tensor<8x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}})
-      -> (tensor<16x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, {out}>}},
-          tensor<8x32xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) {{
-    %y = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
-    %half = stablehlo.constant dense<5.000000e-01> : tensor<16x32xf32>
-    %decayed = stablehlo.multiply %w, %half : tensor<16x32xf32>
-    %w2 = stablehlo.add %decayed, %half : tensor<16x32xf32>
-    return %w2, %y : tensor<16x32xf32>, tensor<8x32xf32>
-  }}
-}}"#
-    );
+    let text = include_str!("../fixtures/stateful.mlir")
+        .replace("@MESH@", r#"["data"=2, "model"=4]"#)
+        .replace("@OUT@", out);
     let m: Module = shardc::ir::text::parse_module(&text).unwrap();
     compile(&m, &Options::default()).unwrap()
 }

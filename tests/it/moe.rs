@@ -4,7 +4,7 @@
 //! experts' gradients local, and all-reduce only the router's; the partitioned step must
 //! match the single-device reference on the simulated mesh and the cpu backend.
 
-use crate::util::assert_close;
+use crate::util::steps_match_the_reference;
 use shardc::models::{MoeConfig, moe_layer, moe_loss};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
@@ -151,21 +151,7 @@ fn expert_parallel_steps_match_the_reference() {
     let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
     let ts = step(CFG, &mesh).unwrap();
     let c = ts.program.compile(&ts.options()).unwrap();
-    let cpu = CpuProgram::new(&c, &Interpreted).unwrap();
-    let (mut params, mut state) = (CFG.init(0), ts.init_state());
-    let mut losses = Vec::new();
-    for t in 1..=5 {
-        let args = ts.args(&params, &state, t, &batch(&CFG, t));
-        let want = ts.program.run_reference(&args).unwrap();
-        let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
-        let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
-        for (backend, got) in [("simulated mesh", &sim), ("cpu backend", &on_cpu)] {
-            assert_close(got, &want, 1e-5, &format!("step {t} on the {backend}"));
-        }
-        let (loss, p, s) = ts.split(want);
-        losses.push(loss);
-        (params, state) = (p, s);
-    }
+    let losses = steps_match_the_reference(&ts, &c, CFG.init(0), &|t| batch(&CFG, t), 5, 1e-5);
     assert!(losses[4] < losses[0], "{losses:?}");
 }
 

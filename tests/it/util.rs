@@ -41,3 +41,42 @@ pub fn assert_close(got: &[Literal], want: &[Literal], tol: f64, what: &str) {
         );
     }
 }
+
+/// Runs `steps` training steps of `ts` (compiled as `c`), each from the reference's
+/// parameters and state, on the simulated mesh, on the cpu backend and on the reference:
+/// every result (loss, parameters, state) must agree within `tol` at every step. The
+/// batch of step `t` (from 1) is `batch(t)`. Gives the reference's losses.
+pub fn steps_match_the_reference(
+    ts: &shardc::train::TrainStep,
+    c: &shardc::Compiled,
+    params: Vec<Literal>,
+    batch: &dyn Fn(usize) -> Vec<Literal>,
+    steps: usize,
+    tol: f64,
+) -> Vec<f64> {
+    let cpu = shardc::CpuProgram::new(c, &shardc::runtime::engine::Interpreted).unwrap();
+    let (mut params, mut state) = (params, ts.init_state());
+    let mut losses = Vec::with_capacity(steps);
+    for t in 1..=steps {
+        let args = ts.args(&params, &state, t, &batch(t));
+        let want = ts.program.run_reference(&args).unwrap();
+        let sim = shardc::run_simulated(c, &args, 1e-5).unwrap();
+        let on_cpu = cpu.run(c, &args, 1e-5).unwrap().outputs;
+        for (backend, got) in [("simulated mesh", &sim), ("cpu backend", &on_cpu)] {
+            assert_close(
+                got,
+                &want,
+                tol,
+                &format!(
+                    "{} on {}: step {t} on the {backend}",
+                    ts.strategy.name(),
+                    ts.mesh
+                ),
+            );
+        }
+        let (loss, p, s) = ts.split(want);
+        losses.push(loss);
+        (params, state) = (p, s);
+    }
+    losses
+}

@@ -5,13 +5,12 @@
 //! logits come out split over the vocabulary. The step must match the single-device
 //! reference on the simulated mesh and the cpu backend.
 
-use crate::util::assert_close;
+use crate::util::steps_match_the_reference;
 use shardc::data::CharDataset;
 use shardc::ir::OpKind;
 use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, train_step};
-use shardc::{CpuProgram, DType, Mesh, P, Tensor, TensorType};
+use shardc::{DType, Mesh, P, Tensor, TensorType};
 
 const TEXT: &str = "the quick brown fox jumps over the lazy dog; a stitch in time saves nine. ";
 
@@ -80,23 +79,9 @@ fn vocab_parallel_embedding_looks_up_local_rows_and_matches_the_reference() {
         );
     }
 
-    let cpu = CpuProgram::new(&c, &Interpreted).unwrap();
-    let (mut params, mut state) = (cfg.init(0), ts.init_state());
-    for t in 1..=3 {
+    let batch = |t: usize| {
         let (x, y) = data.batch(t as u64, cfg.block.batch, cfg.block.seq);
-        let args = ts.args(&params, &state, t, &[x, y]);
-        let want = ts.program.run_reference(&args).unwrap();
-        let sim = shardc::run_simulated(&c, &args, 1e-5).unwrap();
-        let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
-        for (backend, got) in [("simulated mesh", &sim), ("cpu backend", &on_cpu)] {
-            assert_close(
-                got,
-                &want,
-                1e-5,
-                &format!("vocab-parallel step {t} on the {backend}"),
-            );
-        }
-        let (_, p, s) = ts.split(want);
-        (params, state) = (p, s);
-    }
+        vec![x, y]
+    };
+    steps_match_the_reference(&ts, &c, cfg.init(0), &batch, 3, 1e-5);
 }
