@@ -78,6 +78,9 @@ impl Layout {
             Reduction::Sum => CombinerKey::Sum,
             Reduction::Max => CombinerKey::Max,
             Reduction::Min => CombinerKey::Min,
+            Reduction::Product => CombinerKey::Product,
+            Reduction::And => CombinerKey::And,
+            Reduction::Or => CombinerKey::Or,
         };
         Layout {
             dims: s.dims.iter().map(|d| d.axes.clone()).collect(),
@@ -91,12 +94,15 @@ impl Layout {
     }
 
     /// The closed sharding of this layout on `mesh_name`, if the sharding model can state it
-    /// (partial products, and/or and reducer bodies cannot be).
+    /// (partial values of a reducer body cannot be).
     pub fn to_sharding(&self, mesh_name: &str) -> Option<Sharding> {
         let reduction = match self.combiner {
             CombinerKey::Sum => Reduction::Sum,
             CombinerKey::Max => Reduction::Max,
             CombinerKey::Min => Reduction::Min,
+            CombinerKey::Product => Reduction::Product,
+            CombinerKey::And => Reduction::And,
+            CombinerKey::Or => Reduction::Or,
             _ if self.unreduced.is_empty() => Reduction::Sum,
             _ => return None,
         };

@@ -616,13 +616,9 @@ impl Saturate<'_> {
                 // Whole blocks only (`rotate.rs`), never padded.
                 FactorKind::Rotation { .. } => kind.splits_into(rule.size(fid), shards),
                 _ if !rule.size(fid).is_multiple_of(shards) && !self.pads(op, rule, fid) => false,
-                // Partial values are combined by all-reduce with a one-op reducer; the
-                // sharding model states sum, max and min.
-                FactorKind::Reduction(c)
-                    if !matches!(c, Combiner::Sum | Combiner::Max | Combiner::Min) =>
-                {
-                    false
-                }
+                // Partial values are combined by all-reduce with a one-op reducer (not a
+                // reducer body the rule could not name).
+                FactorKind::Reduction(Combiner::Body) => false,
                 FactorKind::Reduction(c) => {
                     let ok = combiner.is_none_or(|x| x == c);
                     combiner = Some(c);

@@ -171,21 +171,56 @@ pub enum Reduction {
     Sum,
     Max,
     Min,
+    Product,
+    /// Logical and (of `i1` values; of nonzero-ness otherwise).
+    And,
+    /// Logical or.
+    Or,
 }
 
 impl Reduction {
+    /// Every reduction, in the order the text format lists them.
+    pub const ALL: [Reduction; 6] = [
+        Reduction::Sum,
+        Reduction::Max,
+        Reduction::Min,
+        Reduction::Product,
+        Reduction::And,
+        Reduction::Or,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Reduction::Sum => "sum",
             Reduction::Max => "max",
             Reduction::Min => "min",
+            Reduction::Product => "product",
+            Reduction::And => "and",
+            Reduction::Or => "or",
         }
     }
 
     pub fn from_name(s: &str) -> Option<Reduction> {
-        [Reduction::Sum, Reduction::Max, Reduction::Min]
-            .into_iter()
-            .find(|r| r.name() == s)
+        Reduction::ALL.into_iter().find(|r| r.name() == s)
+    }
+
+    /// Whether combining a value with itself gives it back (max, min, and, or): then every
+    /// device of an unreduced group may hold the whole value; a sum or a product needs one
+    /// device to hold it and the others the identity.
+    pub fn is_idempotent(self) -> bool {
+        !matches!(self, Reduction::Sum | Reduction::Product)
+    }
+
+    /// Combines two partial values (as `f64`; `and`/`or` on nonzero-ness, giving 0 or 1).
+    pub fn combine(self, a: f64, b: f64) -> f64 {
+        match self {
+            Reduction::Sum => a + b,
+            Reduction::Max => a.max(b),
+            Reduction::Min => a.min(b),
+            Reduction::Product => a * b,
+            Reduction::And => f64::from(u8::from(a != 0.0 && b != 0.0)),
+            Reduction::Or => f64::from(u8::from(a != 0.0 || b != 0.0)),
+        }
     }
 }
 

@@ -198,8 +198,16 @@ pub fn shard_with(
         Elements::from_bits(global.ty.dtype, &bits)
     };
     let (unreduced_index, _) = group_index(mesh, &mesh.coords(position), &sharding.unreduced)?;
-    if unreduced_index != 0 && sharding.reduction == Reduction::Sum {
-        elements = Elements::zeros(global.ty.dtype, elements.len());
+    // One device of each unreduced group holds the value; the others hold the identity
+    // of a sum or a product (a max, min, and or or may hold the value everywhere).
+    if unreduced_index != 0 {
+        match sharding.reduction {
+            Reduction::Sum => elements = Elements::zeros(global.ty.dtype, elements.len()),
+            Reduction::Product => {
+                elements = Elements::from_f64(global.ty.dtype, &vec![1.0; elements.len()])
+            }
+            _ => {}
+        }
     }
     Ok(Literal {
         ty: TensorType::new(global.ty.dtype, shape),
@@ -307,11 +315,7 @@ pub fn unshard_with(
                 continue;
             }
             for (a, b) in acc.iter_mut().zip(piece.to_f64_vec()) {
-                *a = match sharding.reduction {
-                    Reduction::Sum => *a + b,
-                    Reduction::Max => a.max(b),
-                    Reduction::Min => a.min(b),
-                };
+                *a = sharding.reduction.combine(*a, b);
             }
         }
         reduced[p] = Some(acc);
@@ -526,6 +530,45 @@ mod tests {
             })
             .collect();
         assert_eq!(unshard(&quarter, &s, &m, &x.ty, 0.0).unwrap(), x);
+    }
+
+    /// Partial products: the devices past index 0 of the group hold ones, and the pieces
+    /// multiply back; partial ands: every device may hold the value, and a single `false`
+    /// anywhere in the group makes the element false.
+    #[test]
+    fn partial_products_and_ands_reduce() {
+        let m = mesh24();
+        let x = Literal::from_f64(DType::F32, &[2, 2], &[2.0, 3.0, 0.5, -4.0]).unwrap();
+        let mut s = Sharding::split("mesh", &[&["data"], &[]]);
+        s.unreduced.push(AxisRef::new("model"));
+        s.reduction = Reduction::Product;
+        let pieces = shard_all(&x, &s, &m).unwrap();
+        assert_eq!(pieces[1].to_f64_vec(), vec![1.0, 1.0]);
+        assert_eq!(unshard(&pieces, &s, &m, &x.ty, 0.0).unwrap(), x);
+        // Each of the 4 devices of a group holding a factor: 2 = 2^(1/4)^4, etc.
+        let factors: Vec<Literal> = (0..8)
+            .map(|p| {
+                let row = if p < 4 { [2.0f64, 3.0] } else { [0.5, -4.0] };
+                let mine = if p % 4 == 0 { row } else { [1.0, 1.0] };
+                Literal::from_f64(DType::F32, &[1, 2], &mine).unwrap()
+            })
+            .collect();
+        assert_eq!(unshard(&factors, &s, &m, &x.ty, 0.0).unwrap(), x);
+
+        let t = TensorType::new(DType::I1, [2, 2]);
+        let truth = Literal::new(t.clone(), Elements::I1(vec![true, false, true, true])).unwrap();
+        s.reduction = Reduction::And;
+        let pieces = shard_all(&truth, &s, &m).unwrap();
+        assert_eq!(pieces[1].elements, pieces[0].elements, "and is idempotent");
+        assert_eq!(unshard(&pieces, &s, &m, &t, 0.0).unwrap(), truth);
+        let mut one_false = pieces.clone();
+        one_false[6] = Literal::new(
+            TensorType::new(DType::I1, [1, 2]),
+            Elements::I1(vec![false, true]),
+        )
+        .unwrap();
+        let want = Literal::new(t.clone(), Elements::I1(vec![true, false, false, true])).unwrap();
+        assert_eq!(unshard(&one_false, &s, &m, &t, 0.0).unwrap(), want);
     }
 
     #[test]

@@ -143,13 +143,16 @@ impl Combiner {
     }
 
     /// The [`Reduction`] an unreduced sharding records for this combiner, where the
-    /// sharding model has one (sum, max, min).
+    /// sharding model has one (every combiner but a reducer body).
     pub fn reduction(self) -> Option<Reduction> {
         match self {
             Combiner::Sum => Some(Reduction::Sum),
             Combiner::Max => Some(Reduction::Max),
             Combiner::Min => Some(Reduction::Min),
-            Combiner::Product | Combiner::And | Combiner::Or | Combiner::Body => None,
+            Combiner::Product => Some(Reduction::Product),
+            Combiner::And => Some(Reduction::And),
+            Combiner::Or => Some(Reduction::Or),
+            Combiner::Body => None,
         }
     }
 }

@@ -900,7 +900,7 @@ impl<'a> Parser<'a> {
                     s.unreduced = self.axis_set("unreduced")?;
                 }
                 "reduction" => {
-                    let r = self.ident("(sum, max or min)")?;
+                    let r = self.ident("(sum, max, min, product, and or or)")?;
                     let op = Reduction::from_name(r).ok_or_else(|| self.error_at(self.prev_end - r.len(), unknown_reduction(r)))?;
                     if reduction.is_some() {
                         return self.err_at(at, "the reduction is given twice");
@@ -1094,5 +1094,10 @@ fn unknown_precision(name: &str) -> String {
 }
 
 fn unknown_reduction(name: &str) -> String {
-    format!("unknown reduction `{name}`; expected sum, max or min")
+    let known = Reduction::ALL
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("unknown reduction `{name}`; expected one of {known}")
 }
