@@ -113,7 +113,7 @@ impl CpuProgram {
         k: usize,
         tolerance: f64,
     ) -> Result<Literal, Error> {
-        let count = results.pieces.first().map_or(0, Vec::len);
+        let count = self.check_results(c, results)?;
         if k >= count {
             return Err(Error::Usage(format!(
                 "result {k} asked for, but the program has {count} results (0..{count})"
@@ -146,6 +146,7 @@ impl CpuProgram {
         let p = &c.partitioned;
         let n_args = p.inputs.len();
         let sources = sources(c, carry, fresh.iter().map(|f| f.0))?;
+        self.check_results(c, &results)?;
         let mut results: Vec<Vec<Option<Literal>>> = results
             .pieces
             .into_iter()
@@ -180,6 +181,22 @@ impl CpuProgram {
             }
         }
         Ok(OnDevices { pieces })
+    }
+}
+
+impl CpuProgram {
+    /// The number of results, after checking that `results` has one list per device of
+    /// as many values as the program has results (values of another program are refused).
+    fn check_results(&self, c: &Compiled, results: &OnDevices) -> Result<usize, Error> {
+        let (devices, count) = (self.ids.len(), c.partitioned.outputs.len());
+        if results.pieces.len() != devices || results.pieces.iter().any(|d| d.len() != count) {
+            return Err(Error::Usage(format!(
+                "these values are not this program's results: it runs on {devices} devices and gives {count} results each, the values are {} devices' lists of {:?}; pass what `call` returned",
+                results.pieces.len(),
+                results.pieces.iter().map(Vec::len).collect::<Vec<_>>()
+            )));
+        }
+        Ok(count)
     }
 }
 

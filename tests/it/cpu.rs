@@ -329,6 +329,38 @@ fn next_args_refuses_a_bad_carry() {
         error(&[(0, 0)], vec![(1, x.clone()), (2, x.clone())]),
         "next_args: argument 2 named, but the program takes 2 arguments (0..2)"
     );
+    // Another program's results (one value per device, not two) are refused by name.
+    let other = {
+        let m = shardc::ir::text::parse_module(
+            &include_str!("../fixtures/stateful.mlir")
+                .replace("@MESH@", r#"["data"=2, "model"=4]"#)
+                .replace("@OUT@", r#"[{"model"}, {}]"#)
+                .replace("return %w2, %y", "return %y")
+                .replace(
+                    "-> (tensor<16x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"model\"}, {}]>},\n",
+                    "-> (",
+                )
+                .replace(": tensor<16x32xf32>, tensor<8x32xf32>\n", ": tensor<8x32xf32>\n"),
+        )
+        .unwrap();
+        compile(&m, &Options::default()).unwrap()
+    };
+    let theirs = CpuProgram::new(&other, &Interpreted).unwrap();
+    let (foreign, _) = theirs
+        .call(theirs.put(&other, &args).unwrap(), &RunOptions::default())
+        .unwrap();
+    let refused = "these values are not this program's results: it runs on 8 devices and gives 2 results each, the values are 8 devices' lists of [1, 1, 1, 1, 1, 1, 1, 1]; pass what `call` returned";
+    assert_eq!(
+        program.get(&c, &foreign, 0, 0.0).unwrap_err().to_string(),
+        refused
+    );
+    assert_eq!(
+        program
+            .next_args(&c, foreign, &[(0, 0)], &[(1, x.clone())])
+            .unwrap_err()
+            .to_string(),
+        refused
+    );
     let wrong = Literal::from_f64(x.ty.dtype, &[8, 8], &[0.0; 64]).unwrap();
     assert_eq!(
         error(&[(0, 0)], vec![(1, wrong)]),
