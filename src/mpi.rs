@@ -166,6 +166,7 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
         tolerance: f64,
     ) -> Result<Literal, Error> {
         let count = self.exe.result_count();
+        self.agreed(self.check_results(results))?;
         let piece = results.pieces.get(k).ok_or_else(|| {
             Error::Usage(format!(
                 "result {k} asked for, but the program has {count} results (0..{count})"
@@ -188,7 +189,10 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
         fresh: &[(usize, Literal)],
     ) -> Result<OnRank, Error> {
         let p = &c.partitioned;
-        let sources = self.agreed(sources(c, carry, fresh.iter().map(|f| f.0)))?;
+        let sources = self.agreed(
+            self.check_results(&results)
+                .and_then(|()| sources(c, carry, fresh.iter().map(|f| f.0))),
+        )?;
         let mut results: Vec<Option<Literal>> = results.pieces.into_iter().map(Some).collect();
         let mut pieces = Vec::with_capacity(sources.len());
         for (arg, s) in sources.into_iter().enumerate() {
@@ -211,6 +215,32 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
             pieces.push(self.agreed(local)?);
         }
         Ok(OnRank { pieces })
+    }
+
+    /// Checks that `results` are this program's: one piece per result, of its type.
+    fn check_results(&self, results: &OnRank) -> Result<(), Error> {
+        let count = self.exe.result_count();
+        let fits = results.pieces.len() == count
+            && results
+                .pieces
+                .iter()
+                .enumerate()
+                .all(|(k, p)| self.exe.result_type(k) == Some(&p.ty));
+        if fits {
+            Ok(())
+        } else {
+            Err(Error::Usage(format!(
+                "these values are not this program's results: it gives {count} results, of types {:?}, the values have types {:?}; pass what `call` returned",
+                (0..count)
+                    .filter_map(|k| self.exe.result_type(k).map(ToString::to_string))
+                    .collect::<Vec<_>>(),
+                results
+                    .pieces
+                    .iter()
+                    .map(|p| p.ty.to_string())
+                    .collect::<Vec<_>>()
+            )))
+        }
     }
 
     /// Every device's piece of result `k`, by mesh position.

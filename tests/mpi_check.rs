@@ -487,6 +487,14 @@ impl Checker<'_> {
         global[1] = x(0);
         let e = |e: shardc::Error| e.to_string();
         let mut args = program.put(&c, &global).map_err(e)?;
+        // Arguments are not results (x's pieces are not y's type): every rank refuses.
+        let refused = program.get(&c, &args, 1, 0.0).err().map(e);
+        if !refused
+            .as_deref()
+            .is_some_and(|r| r.starts_with("these values are not this program's results"))
+        {
+            return Err(format!("get on the arguments gave {refused:?}"));
+        }
         for i in 0..3 {
             global[1] = x(i);
             let want = run_mpi(mesh, &c, &global, &Interpreted, 0.0)
