@@ -163,7 +163,7 @@ impl Default for Buffers {
 
 impl Buffers {
     /// The most bytes a pool keeps by default.
-    pub const LIMIT: usize = 1 << 30;
+    pub const LIMIT: usize = 256 << 20;
 
     /// An empty pool that keeps at most `limit` bytes.
     pub fn with_limit(limit: usize) -> Buffers {
