@@ -23,6 +23,34 @@ pub const BLOCK_WEIGHTS: [&str; 10] = [
 /// One pre-layer-norm transformer block: causal multi-head self-attention, then a GELU MLP,
 /// each with a residual connection. `w` holds the block's weights in [`BLOCK_WEIGHTS`] order.
 pub fn transformer_block(x: &Tensor, w: &[Tensor], d: &TransformerDims) -> Tensor {
+    transformer_block_with(x, w, d, Attention::Full)
+}
+
+/// How a block's causal self-attention is computed; every way gives the same values
+/// (within rounding).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Attention {
+    /// Every query against every key at once: `softmax(q·kᵀ)·v`. With the sequence split
+    /// over an axis, propagation gathers the keys and values over it (all-gather context
+    /// parallelism, Llama 3's).
+    Full,
+    /// Ring attention (Liu et al.) over mesh axis `axis`: the sequence cut into `blocks`
+    /// blocks, one per device of `axis` (its size); in step `r` each query block meets the key and value block `r`
+    /// places before it, the softmax accumulated online (running maximum and sum), and the
+    /// keys and values rolled one block along (`Tensor::roll`), each rolled block pinned to
+    /// `axis` by a sharding constraint, so that every roll is a `collective_permute` to the
+    /// next device: a device holds one block of keys and values at a time, never the
+    /// whole sequence's.
+    Ring { axis: &'static str, blocks: usize },
+}
+
+/// [`transformer_block`] with the attention computed as `attention` says.
+pub fn transformer_block_with(
+    x: &Tensor,
+    w: &[Tensor],
+    d: &TransformerDims,
+    attention: Attention,
+) -> Tensor {
     let (b, t, dm, h) = (d.batch, d.seq, d.d_model, d.heads);
     let hd = dm / h;
     let ln1 = x.layer_norm(&w[0], &w[1], 1e-5);
@@ -32,17 +60,90 @@ pub fn transformer_block(x: &Tensor, w: &[Tensor], d: &TransformerDims) -> Tenso
         split(ln1.matmul(&w[3])),
         split(ln1.matmul(&w[4])),
     );
-    let scores = q.einsum("bthd,bshd->bhts", &k) / (hd as f64).sqrt();
-    let rows = x.iota(DType::I32, &[t, t], 0);
-    let cols = x.iota(DType::I32, &[t, t], 1);
-    let causal = rows.compare(shardc_ir::ComparisonDirection::Ge, &cols);
-    let masked = Tensor::select(&causal, &scores, &scores.scalar(-1e9));
-    let att = masked.softmax(-1);
-    let y = att.einsum("bhts,bshd->bthd", &v).reshape(&[b, t, dm]);
+    let y = match attention {
+        Attention::Full => full_attention(&q, &k, &v),
+        Attention::Ring { axis, blocks } => ring_attention(&q, &k, &v, axis, blocks),
+    }
+    .reshape(&[b, t, dm]);
     let x = x + &y.matmul(&w[5]);
     let ln2 = x.layer_norm(&w[6], &w[7], 1e-5);
     let hidden = ln2.matmul(&w[8]).gelu();
     &x + &hidden.matmul(&w[9])
+}
+
+/// Causal attention of `q, k, v: [batch, seq, heads, head_dim]`, every query at once.
+fn full_attention(q: &Tensor, k: &Tensor, v: &Tensor) -> Tensor {
+    let (t, hd) = (q.shape()[1], q.shape()[3]);
+    let scores = q.einsum("bthd,bshd->bhts", k) / (hd as f64).sqrt();
+    let rows = q.iota(DType::I32, &[t, t], 0);
+    let cols = q.iota(DType::I32, &[t, t], 1);
+    let causal = rows.compare(shardc_ir::ComparisonDirection::Ge, &cols);
+    let masked = Tensor::select(&causal, &scores, &scores.scalar(-1e9));
+    masked.softmax(-1).einsum("bhts,bshd->bthd", v)
+}
+
+/// Causal ring attention of `q, k, v: [batch, seq, heads, head_dim]` over mesh axis
+/// `axis` ([`Attention::Ring`]), in `n` blocks of the sequence. Blocks are a
+/// dimension of their own (`[b, n, blk, h, d]`, the block index major, so a sequence
+/// split over `axis` splits it whole); step `r` pairs query block `i` with key block
+/// `i - r` (mod `n`): `r = 0` is the diagonal block, so every query has a real maximum
+/// after it, and a later block whose keys are all in its future adds `exp(-1e9 - max) = 0`.
+#[track_caller]
+fn ring_attention(q: &Tensor, k: &Tensor, v: &Tensor, axis: &'static str, n: usize) -> Tensor {
+    use crate::spec::DimSpec;
+    use shardc_ir::ComparisonDirection::Ge;
+    let (b, t, h, hd) = (q.shape()[0], q.shape()[1], q.shape()[2], q.shape()[3]);
+    if n == 0 || !t.is_multiple_of(n) {
+        return q.user_error(
+            "ring attention",
+            std::panic::Location::caller(),
+            format!("the sequence ({t}) does not split into {n} equal blocks"),
+            "give Attention::Ring as many blocks as mesh axis `axis` has devices, a number that divides the sequence",
+        );
+    }
+    let blk = t / n;
+    // A block dimension pinned to `axis`, every other dimension left to propagation.
+    let pinned = |x: Tensor, dim: usize| {
+        let mut dims = vec![DimSpec::Unconstrained; x.rank()];
+        dims[dim] = DimSpec::axes(&[axis]);
+        x.with_sharding_constraint(PartitionSpec::new(dims))
+    };
+    let blocked = |x: &Tensor| pinned(x.reshape(&[b, n, blk, h, hd]), 1);
+    let (q, mut k, mut v) = (blocked(q), blocked(k), blocked(v));
+    // Global positions of the queries and of the keys, which travel with their block.
+    let position =
+        &(&q.iota(DType::I32, &[n, blk], 0) * blk as f64) + &q.iota(DType::I32, &[n, blk], 1);
+    let q_pos = position.reshape(&[n, blk, 1]);
+    let mut k_pos = pinned(position, 0);
+    let scale = 1.0 / (hd as f64).sqrt();
+    let mut max = q.full(&[b, h, n, blk], -1e30);
+    let mut sum = q.full(&[b, h, n, blk], 0.0);
+    let mut acc = q.full(&[b, h, n, blk, hd], 0.0);
+    for r in 0..n {
+        // The next block's hop first, so that it travels while this block is attended to.
+        let next = (r + 1 < n).then(|| {
+            (
+                pinned(k.roll(1, 1), 1),
+                pinned(v.roll(1, 1), 1),
+                pinned(k_pos.roll(1, 0), 0),
+            )
+        });
+        let scores = q.einsum("bnqhd,bnkhd->bhnqk", &k) * scale;
+        let causal = q_pos.compare(Ge, &k_pos.reshape(&[n, 1, blk]));
+        let scores = Tensor::select(&causal, &scores, &scores.scalar(-1e9));
+        let new_max = max.maximum(&scores.max(&[-1]));
+        let kept = (&max - &new_max).exp();
+        let p = (&scores - &new_max.keep_dims(&[-1], 5)).exp();
+        sum = &(&sum * &kept) + &p.sum(&[-1]);
+        acc = &(&acc * &kept.keep_dims(&[-1], 5)) + &p.einsum("bhnqk,bnkhd->bhnqd", &v);
+        max = new_max;
+        if let Some((k_next, v_next, pos_next)) = next {
+            (k, v, k_pos) = (k_next, v_next, pos_next);
+        }
+    }
+    let out = &acc / &sum.keep_dims(&[-1], 5);
+    // [b, h, n, blk, hd] -> [b, t, h, hd]
+    out.transpose(&[0, 2, 3, 1, 4]).reshape(&[b, t, h, hd])
 }
 
 /// The Megatron shardings of one block's weights: Q, K, V and W1 split by columns (heads,
@@ -154,13 +255,29 @@ impl GptConfig {
 /// position embeddings, `layers` pre-layer-norm blocks, a final layer norm, and logits
 /// from the token embedding (tied weights).
 pub fn gpt_loss(cfg: &GptConfig, tokens: &Tensor, targets: &Tensor, params: &[Tensor]) -> Tensor {
+    gpt_loss_with(cfg, tokens, targets, params, Attention::Full)
+}
+
+/// [`gpt_loss`] with every block's attention computed as `attention` says.
+pub fn gpt_loss_with(
+    cfg: &GptConfig,
+    tokens: &Tensor,
+    targets: &Tensor,
+    params: &[Tensor],
+    attention: Attention,
+) -> Tensor {
     let d = &cfg.block;
     let per_block = BLOCK_WEIGHTS.len();
     let (wte, wpe) = (&params[0], &params[1]);
     let mut x =
         &wte.take_rows(tokens) + &wpe.broadcast_in_dim(&[d.batch, d.seq, d.d_model], &[1, 2]);
     for l in 0..cfg.layers {
-        x = transformer_block(&x, &params[2 + l * per_block..2 + (l + 1) * per_block], d);
+        x = transformer_block_with(
+            &x,
+            &params[2 + l * per_block..2 + (l + 1) * per_block],
+            d,
+            attention,
+        );
     }
     let n = params.len();
     let h = x.layer_norm(&params[n - 2], &params[n - 1], 1e-5);

@@ -115,7 +115,7 @@ impl Tensor {
         }
     }
 
-    fn user_error(
+    pub(crate) fn user_error(
         &self,
         method: &'static str,
         at: &'static Location<'static>,
