@@ -17,7 +17,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
 use shardc::data::CharDataset;
 use shardc::ir::{DType, TensorType};
-use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+use shardc::models::gpt_loss;
 use shardc::runtime::backend::RunOptions;
 use shardc::train::{Optimizer, Strategy, train_step};
 use shardc::{CpuProgram, Literal, Mesh, OnDevices, Tensor};
@@ -40,17 +40,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or(150);
     let trace = flag("--trace");
     let data = CharDataset::new(CORPUS);
-    let cfg = GptConfig {
-        vocab: data.vocab.len(),
-        layers: 4,
-        block: TransformerDims {
-            batch: 16,
-            seq: 64,
-            d_model: 128,
-            heads: 4,
-            d_ff: 512,
-        },
-    };
+    // The model `shardc bench step` times beside JAX.
+    let cfg = shardc::bench::demo_config();
     let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)])?;
     println!(
         "shardc demo: a {}-layer GPT (d_model {}, {} heads, {} parameters) learning {} characters ({} symbols)",
@@ -124,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (params0, state0) = (cfg.init(0), ts.init_state());
     let carried = ts.carried();
     let mut held: Option<OnDevices> = None;
-    let params_of = |results: &OnDevices| -> Result<Vec<Literal>, shardc::Error> {
+    let global_results = |results: &OnDevices| -> Result<Vec<Literal>, shardc::Error> {
         (0..results.len())
             .map(|k| program.get(&compiled, results, k, 1e-3))
             .collect()
@@ -145,7 +136,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (_, false) => None,
             (None, true) => Some(ts.args(&params0, &state0, t, &batch)),
             (Some(results), true) => {
-                let (_, p, s) = ts.split(params_of(results)?);
+                let (_, p, s) = ts.split(global_results(results)?);
                 Some(ts.args(&p, &s, t, &batch))
             }
         };
@@ -163,7 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if let Some(args) = global {
             let t_ref = Instant::now();
             let (ref_loss, ref_params, _) = ts.split(ts.program.run_reference(&args)?);
-            let (_, p, _) = ts.split(params_of(&results)?);
+            let (_, p, _) = ts.split(global_results(&results)?);
             checking += t_ref.elapsed().as_secs_f64();
             worst_loss = worst_loss.max((loss - ref_loss).abs());
             worst_param = worst_param.max(max_difference(&p, &ref_params));

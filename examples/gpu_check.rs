@@ -812,21 +812,11 @@ mod cublas {
 /// The main demo's GPT training step on the cuda backend (see the module docs).
 fn train(ctx: &Ctx, steps: usize) -> Result<Vec<String>, String> {
     use shardc::data::CharDataset;
-    use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+    use shardc::models::gpt_loss;
     use shardc::train::{Optimizer, Strategy, train_step};
     use shardc::{Mesh, P, Tensor, TensorType};
     let data = CharDataset::new(include_str!("data/corpus.txt"));
-    let cfg = GptConfig {
-        vocab: data.vocab.len(),
-        layers: 4,
-        block: TransformerDims {
-            batch: 16,
-            seq: 64,
-            d_model: 128,
-            heads: 4,
-            d_ff: 512,
-        },
-    };
+    let cfg = shardc::bench::demo_config();
     let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
     let mut lines = Vec::new();
     for (axes, specs) in [

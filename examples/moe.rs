@@ -10,7 +10,7 @@
 use shardc::models::{MoeConfig, moe_loss};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, train_step};
-use shardc::{CpuProgram, DType, Literal, Mesh, Tensor};
+use shardc::{CpuProgram, Mesh, Tensor};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = MoeConfig {
@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut first = None;
     let mut last = 0.0;
     for t in 1..=40 {
-        let args = ts.args(&params, &state, t, &batch(&cfg, t));
+        let args = ts.args(&params, &state, t, &cfg.regression_batch(t));
         let (loss, p, s) = ts.split(program.run(&compiled, &args, 1e-5)?.outputs);
         if t % 5 == 0 {
             let (want, _, _) = ts.split(ts.program.run_reference(&args)?);
@@ -93,22 +93,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("OK: loss {first:.4} -> {last:.4}");
     Ok(())
-}
-
-/// Inputs of step `t` and targets: `tanh` of a fixed mix of each token's features.
-fn batch(cfg: &MoeConfig, t: usize) -> Vec<Literal> {
-    let (g, s, m) = (cfg.groups, cfg.tokens, cfg.d_model);
-    let x: Vec<f64> = (0..g * s * m)
-        .map(|i| ((0.61 * i as f64 + 1.7 * t as f64).sin() * 1.5) as f32 as f64)
-        .collect();
-    let y: Vec<f64> = (0..g * s * m)
-        .map(|i| {
-            let (tok, f) = (i / m, i % m);
-            (x[tok * m + (f + 3) % m] * 0.8 - x[tok * m + (f + 7) % m] * 0.5).tanh()
-        })
-        .collect();
-    [x, y]
-        .iter()
-        .map(|v| Literal::from_f64(DType::F32, &[g, s, m], v).expect("sizes match"))
-        .collect()
 }

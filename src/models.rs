@@ -375,6 +375,29 @@ impl MoeConfig {
         ]
     }
 
+    /// Batch `t` of a regression task the layer can learn (the MoE example and tests
+    /// train on it): inputs `sin(0.61 i + 1.7 t) · 1.5`, rounded to f32, and as targets
+    /// `tanh` of a fixed mix of each token's features; both `[groups, tokens, d_model]`.
+    pub fn regression_batch(&self, t: usize) -> Vec<shardc_ir::Literal> {
+        let (g, s, m) = (self.groups, self.tokens, self.d_model);
+        let x: Vec<f64> = (0..g * s * m)
+            .map(|i| ((0.61 * i as f64 + 1.7 * t as f64).sin() * 1.5) as f32 as f64)
+            .collect();
+        let y: Vec<f64> = (0..g * s * m)
+            .map(|i| {
+                let (tok, f) = (i / m, i % m);
+                (x[tok * m + (f + 3) % m] * 0.8 - x[tok * m + (f + 7) % m] * 0.5).tanh()
+            })
+            .collect();
+        [x, y]
+            .iter()
+            .map(|v| {
+                shardc_ir::Literal::from_f64(DType::F32, &[g, s, m], v)
+                    .expect("g * s * m values for a [g, s, m] tensor")
+            })
+            .collect()
+    }
+
     /// The `[groups, tokens, d_model]` type of the layer's input and of its target.
     pub fn token_type(&self) -> TensorType {
         TensorType::new(DType::F32, [self.groups, self.tokens, self.d_model])

@@ -49,7 +49,7 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
                 matches!((combiner, constant), (Some(c), Some(OpKind::Constant(lit))) if !lit.elements.is_empty() && is_identity(c, lit.get(0)))
             })
         }
-        OpKind::Gather(dims) => matches!(crate::offset::splits(dims, rule, fa), Some(Some(_))),
+        OpKind::Gather(dims) => crate::offset::allows(dims, rule, fa),
         _ => true,
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! A miss's own lookup is clamped into the block by the local gather and discarded by the
 //! select (a select, not a product, so no NaN of the table enters). One split indexed
-//! dimension per gather; [`splits`] says which, and [`crate::localize::allows`] refuses
+//! dimension per gather: [`allows`] says when, and [`crate::localize::allows`] refuses
 //! any other split of a gather's reduction factors.
 
 use crate::error::CompileError;
@@ -29,26 +29,42 @@ use shardc_ir::{
     Mesh, Op, OpKind, Scalar, TensorType, ValueId,
 };
 
-/// The operand dimension of a gather whose split `fa` asks for, if it is one this module
-/// handles: every split reduction factor of the rule is one collapsed dimension of slice
-/// size 1 that the index vector addresses. `Some(None)` when no reduction factor is split,
-/// `None` when one is split in a way the local gather cannot honour.
-pub fn splits(dims: &GatherDims, rule: &OpRule, fa: &FactorAxes) -> Option<Option<usize>> {
-    let table = rule.tensor(TensorRef::Operand(0))?;
+/// Whether a gather can run with the reduction factors `fa` splits: exactly one is split,
+/// and it is one collapsed dimension of slice size 1 that the index vector addresses.
+pub fn allows(dims: &GatherDims, rule: &OpRule, fa: &FactorAxes) -> bool {
+    let Some(table) = rule.tensor(TensorRef::Operand(0)) else {
+        return false;
+    };
     let mut split = None;
     for id in rule.factor_ids() {
         if !matches!(rule.kind(id), FactorKind::Reduction(_)) || fa.of(id).is_empty() {
             continue;
         }
-        let d = table.iter().position(|factors| factors.contains(&id))?;
+        let Some(d) = table.iter().position(|factors| factors.contains(&id)) else {
+            return false;
+        };
         let indexed = dims.collapsed_slice_dims.contains(&d)
             && dims.slice_sizes.get(d) == Some(&1)
             && dims.start_index_map.contains(&d);
         if !indexed || split.replace(d).is_some() {
-            return None;
+            return false;
         }
     }
-    Some(split)
+    split.is_some()
+}
+
+/// The operand dimension of a gather that runs split along an indexed dimension (its
+/// local table, `local[0]`, is smaller there than the global one): the op [`gather`]
+/// emits. `None` for any other op or split.
+pub fn indexed_split(kind: &OpKind, global: &[TensorType], local: &[TensorType]) -> Option<usize> {
+    let OpKind::Gather(g) = kind else {
+        return None;
+    };
+    let (global, local) = (global.first()?, local.first()?);
+    g.collapsed_slice_dims
+        .iter()
+        .copied()
+        .find(|&d| local.shape.get(d) != global.shape.get(d))
 }
 
 fn bug(what: String) -> CompileError {

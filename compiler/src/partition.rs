@@ -346,15 +346,7 @@ impl Emitter<'_> {
             }
             // A gather split along an indexed dimension looks up the rows it holds
             // (vocabulary-parallel: `offset.rs`).
-            let indexed_split = match &o.kind {
-                OpKind::Gather(g) => g
-                    .collapsed_slice_dims
-                    .iter()
-                    .copied()
-                    .find(|&d| local_in[0].shape[d] != global_in[0].shape[d]),
-                _ => None,
-            };
-            if let Some(d) = indexed_split {
+            if let Some(d) = crate::offset::indexed_split(&o.kind, &global_in, &local_in) {
                 let in_layouts: Vec<Layout> = children.iter().map(|&c| self.layout_of(c)).collect();
                 let out = crate::offset::gather(
                     &mut self.b,

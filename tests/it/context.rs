@@ -6,12 +6,12 @@
 //! keys and values instead travel around the ring one block per hop. The step must match
 //! the single-device reference on the simulated mesh and the cpu backend.
 
-use crate::util::steps_match_the_reference;
+use crate::util::{adamw, collectives, steps_match_the_reference};
 use shardc::data::CharDataset;
 use shardc::ir::OpKind;
 use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
-use shardc::{Compiled, DType, Mesh, P, PartitionSpec, Tensor, TensorType};
+use shardc::train::{Strategy, TrainStep, train_step};
+use shardc::{DType, Mesh, P, PartitionSpec, Tensor, TensorType};
 
 const CFG: GptConfig = GptConfig {
     vocab: 16,
@@ -37,22 +37,8 @@ fn step(mesh: &Mesh, specs: Vec<PartitionSpec>, vocab: usize) -> Result<TrainSte
         &[tokens.clone(), tokens],
         mesh,
         Strategy::Context(specs),
-        Optimizer::AdamW {
-            lr: 1e-2,
-            warmup: 2.0,
-            total: 10.0,
-            min_ratio: 0.1,
-            adam: Default::default(),
-        },
+        adamw(),
     )
-}
-
-fn collectives(c: &Compiled) -> Vec<(String, String, u64)> {
-    c.explain()
-        .collectives
-        .iter()
-        .map(|c| (c.kind.clone(), c.axes.join(","), c.bytes_per_device))
-        .collect()
 }
 
 #[test]
@@ -148,13 +134,7 @@ fn ring_attention_passes_keys_and_values_around_the_ring() {
             &[tokens.clone(), tokens.clone()],
             mesh,
             Strategy::Context(vec![P![]; cfg.param_types().len()]),
-            Optimizer::AdamW {
-                lr: 1e-2,
-                warmup: 2.0,
-                total: 10.0,
-                min_ratio: 0.1,
-                adam: Default::default(),
-            },
+            adamw(),
         )
         .unwrap()
     };

@@ -4,11 +4,11 @@
 //! experts' gradients local, and all-reduce only the router's; the partitioned step must
 //! match the single-device reference on the simulated mesh and the cpu backend.
 
-use crate::util::steps_match_the_reference;
+use crate::util::{collectives, steps_match_the_reference};
 use shardc::models::{MoeConfig, moe_layer, moe_loss};
 use shardc::runtime::engine::Interpreted;
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
-use shardc::{Compiled, CpuProgram, DType, Literal, Mesh, Tensor};
+use shardc::{CpuProgram, DType, Literal, Mesh, Tensor};
 
 /// GShard's top-2 with capacity factor 2: 4 slots per expert and group (of 8 tokens).
 const CFG: MoeConfig = MoeConfig {
@@ -37,34 +37,6 @@ fn step(cfg: MoeConfig, mesh: &Mesh) -> Result<TrainStep, shardc::Error> {
         Strategy::Expert(cfg.expert_specs("data")),
         SGD,
     )
-}
-
-/// Inputs of step `t` and their targets: a fixed nonlinear function of the inputs
-/// (`tanh` of a rotation of the features), which experts can learn.
-fn batch(cfg: &MoeConfig, t: usize) -> Vec<Literal> {
-    let (g, s, m) = (cfg.groups, cfg.tokens, cfg.d_model);
-    let x: Vec<f64> = (0..g * s * m)
-        .map(|i| ((0.61 * i as f64 + 1.7 * t as f64).sin() * 1.5) as f32 as f64)
-        .collect();
-    let y: Vec<f64> = (0..g * s * m)
-        .map(|i| {
-            let (tok, f) = (i / m, i % m);
-            (x[tok * m + (f + 3) % m] * 0.8 - x[tok * m + (f + 7) % m] * 0.5).tanh()
-        })
-        .collect();
-    [x, y]
-        .iter()
-        .map(|v| Literal::from_f64(DType::F32, &[g, s, m], v).unwrap())
-        .collect()
-}
-
-/// (kind, axes, bytes per device) of every collective, in program order.
-fn collectives(c: &Compiled) -> Vec<(String, String, u64)> {
-    c.explain()
-        .collectives
-        .iter()
-        .map(|c| (c.kind.clone(), c.axes.join(","), c.bytes_per_device))
-        .collect()
 }
 
 #[test]
@@ -151,7 +123,8 @@ fn expert_parallel_steps_match_the_reference() {
     let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
     let ts = step(CFG, &mesh).unwrap();
     let c = ts.program.compile(&ts.options()).unwrap();
-    let losses = steps_match_the_reference(&ts, &c, CFG.init(0), &|t| batch(&CFG, t), 5, 1e-5);
+    let losses =
+        steps_match_the_reference(&ts, &c, CFG.init(0), &|t| CFG.regression_batch(t), 5, 1e-5);
     assert!(losses[4] < losses[0], "{losses:?}");
 }
 
@@ -166,7 +139,7 @@ fn the_moe_layer_learns_on_the_cpu_backend() {
     let (mut params, mut state) = (CFG.init(0), ts.init_state());
     let mut losses = Vec::new();
     for t in 1..=40 {
-        let args = ts.args(&params, &state, t, &batch(&CFG, t));
+        let args = ts.args(&params, &state, t, &CFG.regression_batch(t));
         let (loss, p, s) = ts.split(cpu.run(&c, &args, 1e-5).unwrap().outputs);
         losses.push(loss);
         (params, state) = (p, s);
@@ -174,7 +147,7 @@ fn the_moe_layer_learns_on_the_cpu_backend() {
     assert!(losses[39] < 0.5 * losses[0], "{:?}", losses);
 
     // Which expert each token of a batch goes to, from the trained router.
-    let x = batch(&CFG, 1)[0].to_f64_vec();
+    let x = CFG.regression_batch(1)[0].to_f64_vec();
     let router = params[0].to_f64_vec();
     let (m, e) = (CFG.d_model, CFG.experts);
     let mut used = vec![0usize; e];

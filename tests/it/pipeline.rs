@@ -26,15 +26,6 @@ fn mesh(axes: &[(&str, usize)]) -> Mesh {
     Mesh::new("mesh", axes).unwrap()
 }
 
-/// (kind, axes, bytes per device) of every collective `explain` lists.
-fn collectives(c: &shardc::Compiled) -> Vec<(String, String, u64)> {
-    c.explain()
-        .collectives
-        .iter()
-        .map(|c| (c.kind.clone(), c.axes.join(","), c.bytes_per_device))
-        .collect()
-}
-
 /// The per-device ops of the partitioned program, by name.
 fn per_device_ops(c: &shardc::Compiled) -> Vec<String> {
     c.partitioned
@@ -140,7 +131,7 @@ mod rotate {
         for shift in [2, 4, -2, 6, 10] {
             let c = roll_on(&m, P!["pipe"], &[8, 3], shift);
             assert_eq!(
-                collectives(&c),
+                crate::util::collectives(&c),
                 [("collective_permute".to_string(), "pipe".to_string(), 24)],
                 "shift {shift}"
             );
@@ -156,7 +147,7 @@ mod rotate {
         assert_eq!(pairs.unwrap(), [(0, 1), (1, 2), (2, 3), (3, 0)]);
         // A shift of 8 rows moves nothing.
         let c = roll_on(&m, P!["pipe"], &[8, 3], 8);
-        assert!(collectives(&c).is_empty());
+        assert!(crate::util::collectives(&c).is_empty());
     }
 
     #[test]
@@ -164,7 +155,10 @@ mod rotate {
         let m = mesh(&[("pipe", 4)]);
         for shift in [1, -1, 3] {
             let c = roll_on(&m, P!["pipe"], &[8, 3], shift);
-            let kinds: Vec<String> = collectives(&c).into_iter().map(|c| c.0).collect();
+            let kinds: Vec<String> = crate::util::collectives(&c)
+                .into_iter()
+                .map(|c| c.0)
+                .collect();
             assert!(
                 kinds.contains(&"all_gather".to_string())
                     && !kinds.contains(&"collective_permute".to_string()),
@@ -179,7 +173,7 @@ mod rotate {
         let c = roll_on(&m, P!["pipe", "data"], &[4, 6], 1);
         // One row of 3 f32 per device.
         assert_eq!(
-            collectives(&c),
+            crate::util::collectives(&c),
             [("collective_permute".to_string(), "pipe".to_string(), 12)]
         );
         let f = c.partitioned.module.entry().unwrap();
@@ -205,7 +199,7 @@ mod rotate {
         // 2 rows moves each block two devices along (pipe, data) order.
         let c = roll_on(&m, P![("pipe", "data")], &[8, 3], 2);
         assert_eq!(
-            collectives(&c),
+            crate::util::collectives(&c),
             [(
                 "collective_permute".to_string(),
                 "pipe,data".to_string(),
@@ -227,7 +221,7 @@ mod rotate {
         .unwrap();
         let g = f.grad(&[0]).unwrap();
         let c = g.compile(&Options::default()).unwrap();
-        let kinds: Vec<(String, String, u64)> = collectives(&c);
+        let kinds: Vec<(String, String, u64)> = crate::util::collectives(&c);
         // Forward: x's rows to the next device; backward: the cotangent back (a rotation
         // by -1 = 3 blocks); the loss is not a result of `grad`.
         assert_eq!(
@@ -605,7 +599,7 @@ mod collectives {
         };
         let ts = step(schedule, &m);
         let c = ts.program.compile(&ts.options()).unwrap();
-        let got = collectives(&c);
+        let got = crate::util::collectives(&c);
         let per_tick = (BATCH / M / data * D * 4) as u64;
         let permutes: Vec<_> = got
             .iter()
@@ -958,7 +952,7 @@ mod three_d {
         for schedule in [Schedule::Gpipe, Schedule::OneFOneB] {
             let ts = step(schedule);
             let c = ts.program.compile(&ts.options()).unwrap();
-            let got = collectives(&c);
+            let got = crate::util::collectives(&c);
             let count = |kind: &str, axes: &str, bytes: u64| {
                 got.iter()
                     .filter(|(k, a, b)| k == kind && a == axes && *b == bytes)

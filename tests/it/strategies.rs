@@ -3,7 +3,7 @@
 //! theoretical volumes, and 5 steps run on the simulated mesh against the single-device
 //! reference, step by step.
 
-use crate::util::{assert_close, det};
+use crate::util::{assert_close, collectives, det};
 use shardc::ir::{DType, Literal, Mesh, TensorType};
 use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Options, P, Tensor};
@@ -115,15 +115,6 @@ fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> 
 
 fn mesh(axes: &[(&str, usize)]) -> Mesh {
     Mesh::new("mesh", axes).unwrap()
-}
-
-/// (kind, axes, bytes) of every collective of the compiled step, in program order.
-fn collectives(c: &shardc::Compiled) -> Vec<(String, String, u64)> {
-    c.explain()
-        .collectives
-        .iter()
-        .map(|c| (c.kind.clone(), c.axes.join(","), c.bytes_per_device))
-        .collect()
 }
 
 /// The all-reduce, all-gather and reduce-scatter volumes of ring algorithms over `n`

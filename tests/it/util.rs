@@ -80,3 +80,24 @@ pub fn steps_match_the_reference(
     }
     losses
 }
+
+/// (kind, axes, bytes per device) of every collective `explain` states, in program order.
+pub fn collectives(c: &shardc::Compiled) -> Vec<(String, String, u64)> {
+    c.explain()
+        .collectives
+        .iter()
+        .map(|c| (c.kind.clone(), c.axes.join(","), c.bytes_per_device))
+        .collect()
+}
+
+/// The AdamW the GPT strategy tests train with: learning rate 1e-2 after 2 warm-up steps,
+/// cosine decay over 10.
+pub fn adamw() -> shardc::train::Optimizer {
+    shardc::train::Optimizer::AdamW {
+        lr: 1e-2,
+        warmup: 2.0,
+        total: 10.0,
+        min_ratio: 0.1,
+        adam: Default::default(),
+    }
+}

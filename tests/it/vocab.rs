@@ -5,11 +5,11 @@
 //! logits come out split over the vocabulary. The step must match the single-device
 //! reference on the simulated mesh and the cpu backend.
 
-use crate::util::steps_match_the_reference;
+use crate::util::{adamw, steps_match_the_reference};
 use shardc::data::CharDataset;
 use shardc::ir::OpKind;
 use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::train::{Optimizer, Strategy, train_step};
+use shardc::train::{Strategy, train_step};
 use shardc::{DType, Mesh, P, Tensor, TensorType};
 
 const TEXT: &str = "the quick brown fox jumps over the lazy dog; a stitch in time saves nine. ";
@@ -41,13 +41,7 @@ fn vocab_parallel_embedding_looks_up_local_rows_and_matches_the_reference() {
         &[tokens.clone(), tokens],
         &mesh,
         Strategy::DpTp(specs),
-        Optimizer::AdamW {
-            lr: 1e-2,
-            warmup: 2.0,
-            total: 10.0,
-            min_ratio: 0.1,
-            adam: Default::default(),
-        },
+        adamw(),
     )
     .unwrap();
     let c = ts.program.compile(&ts.options()).unwrap();

@@ -453,16 +453,7 @@ impl CpuKernel {
     /// Runs the kernel on one literal per input (splats are expanded); gives the
     /// outputs in fresh literals.
     pub fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, LowerError> {
-        let mut outputs: Vec<Literal> = self
-            .outputs
-            .iter()
-            .map(|t| Literal {
-                ty: t.clone(),
-                elements: Elements::zeros(t.dtype, t.num_elements()),
-            })
-            .collect();
-        self.run_into(inputs, &mut outputs)?;
-        Ok(outputs)
+        self.run_refs(&inputs.iter().collect::<Vec<_>>())
     }
 
     /// Runs the kernel, writing into `outputs` (dense literals of the output types,
