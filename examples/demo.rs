@@ -15,12 +15,13 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
-use shardc::data::CharDataset;
 use shardc::ir::{DType, TensorType};
-use shardc::models::gpt_loss;
 use shardc::runtime::backend::RunOptions;
-use shardc::train::{Optimizer, Strategy, train_step};
 use shardc::{CpuProgram, Literal, Mesh, OnDevices, Tensor};
+use shardc_train::data::CharDataset;
+use shardc_train::models::gpt_loss;
+use shardc_train::step::{Optimizer, train_step};
+use shardc_train::strategy::Strategy;
 use std::time::Instant;
 
 const CORPUS: &str = include_str!("data/corpus.txt");
@@ -41,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let trace = flag("--trace");
     let data = CharDataset::new(CORPUS);
     // The model `shardc bench step` times beside JAX.
-    let cfg = shardc::bench::demo_config();
+    let cfg = shardc_train::presets::demo_config();
     let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)])?;
     println!(
         "shardc demo: a {}-layer GPT (d_model {}, {} heads, {} parameters) learning {} characters ({} symbols)",
@@ -69,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         warmup: 10.0,
         total: steps as f64,
         min_ratio: 0.1,
-        adam: shardc::optim::AdamW::default(),
+        adam: shardc_train::optim::AdamW::default(),
     };
     let ts = train_step(
         "gpt",
@@ -77,7 +78,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &cfg.param_types(),
         &[tokens.clone(), tokens],
         &mesh,
-        Strategy::DpTp(cfg.param_specs()),
+        Strategy::dp_tp(cfg.param_specs()),
         optimizer,
     )?;
     let traced = t0.elapsed();

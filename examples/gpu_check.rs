@@ -34,8 +34,8 @@
 //! to paste into `docs/runtime.md`; the exit status is 1 if a check failed, 2 if there is no
 //! GPU.
 
-use shardc::compiler::gpu_program::{PtxCompiler, program};
 use shardc::compiler::lower::gpu::Target;
+use shardc::compiler::lower::gpu_program::{PtxCompiler, program};
 use shardc::compiler::lower::whole_function;
 use shardc::compiler::{Compiled, Options, compile};
 use shardc::ir::testing::jax::excess_error;
@@ -811,12 +811,13 @@ mod cublas {
 
 /// The main demo's GPT training step on the cuda backend (see the module docs).
 fn train(ctx: &Ctx, steps: usize) -> Result<Vec<String>, String> {
-    use shardc::data::CharDataset;
-    use shardc::models::gpt_loss;
-    use shardc::train::{Optimizer, Strategy, train_step};
     use shardc::{Mesh, P, Tensor, TensorType};
+    use shardc_train::data::CharDataset;
+    use shardc_train::models::gpt_loss;
+    use shardc_train::step::{Optimizer, train_step};
+    use shardc_train::strategy::Strategy;
     let data = CharDataset::new(include_str!("data/corpus.txt"));
-    let cfg = shardc::bench::demo_config();
+    let cfg = shardc_train::presets::demo_config();
     let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
     let mut lines = Vec::new();
     for (axes, specs) in [
@@ -834,7 +835,7 @@ fn train(ctx: &Ctx, steps: usize) -> Result<Vec<String>, String> {
             &cfg.param_types(),
             &[tokens.clone(), tokens.clone()],
             &mesh,
-            Strategy::DpTp(specs),
+            Strategy::dp_tp(specs),
             Optimizer::AdamW {
                 lr: 3e-3,
                 warmup: 10.0,

@@ -7,10 +7,11 @@
 //!
 //! Run with `cargo run --release --example moe`.
 
-use shardc::models::{MoeConfig, moe_loss};
 use shardc::runtime::engine::Interpreted;
-use shardc::train::{Optimizer, Strategy, train_step};
 use shardc::{CpuProgram, Mesh, Tensor};
+use shardc_train::models::{MoeConfig, moe_loss};
+use shardc_train::step::{Optimizer, train_step};
+use shardc_train::strategy::Strategy;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = MoeConfig {
@@ -30,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &cfg.param_types(),
         &[cfg.token_type(), cfg.token_type()],
         &mesh,
-        Strategy::Expert(cfg.expert_specs("data")),
+        Strategy::expert(cfg.expert_specs("data")),
         Optimizer::Sgd {
             lr: 0.1,
             momentum: 0.9,

@@ -24,8 +24,9 @@ use shardc::ir::{DType, Literal, TensorType};
 use shardc::runtime::backend::RunOptions;
 use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
 use shardc::runtime::engine::Interpreted;
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Mesh, MpiProgram, OnRank};
+use shardc_train::step::{Optimizer, TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 
 fn f32(s: &[usize]) -> TensorType {
     TensorType::new(DType::F32, s)
@@ -69,7 +70,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &types,
         &[f32(&[BATCH, D]), f32(&[BATCH, D])],
         &mesh,
-        Strategy::DpTp(megatron_specs()),
+        Strategy::dp_tp(megatron_specs()),
         Optimizer::Sgd {
             lr: 0.05,
             momentum: 0.9,

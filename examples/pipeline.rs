@@ -11,10 +11,11 @@
 
 use shardc::Mesh;
 use shardc::Tensor;
-use shardc::compiler::memory::peak_computed_bytes;
+use shardc::compiler::passes::memory::peak_computed_bytes;
 use shardc::ir::{DType, Literal, TensorType};
-use shardc::pipeline::{Schedule, Stages, schedule_table, sequential_loss, train_step};
-use shardc::train::{Optimizer, Strategy, TrainStep};
+use shardc_train::pipelining::{Schedule, Stages, schedule_table, sequential_loss, train_step};
+use shardc_train::step::{Optimizer, TrainStep};
+use shardc_train::strategy::Strategy;
 
 const S: usize = 4;
 const M: usize = 8;
@@ -195,13 +196,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         momentum: 0.9,
     };
     // The reference: the stages one after the other on the whole batch, on one device.
-    let plain = shardc::train::train_step(
+    let plain = shardc_train::step::train_step(
         "mlp",
         sequential_loss(model(), S),
         &types,
         &[f32(&[BATCH, D]), f32(&[BATCH, D])],
         &Mesh::new("mesh", &[("data", 1)])?,
-        Strategy::Ddp,
+        Strategy::ddp(),
         optimizer,
     )?;
     let pipe = Mesh::new("mesh", &[("pipe", S)])?;

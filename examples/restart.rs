@@ -8,14 +8,15 @@
 //!
 //! `cargo run --release --example restart -- [--steps N] [--dir DIR]`
 
-use shardc::checkpoint::Checkpointer;
-use shardc::data::CharDataset;
 use shardc::ir::{DType, TensorType};
-use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::restart::{FailOnce, Supervisor, TrainLog};
 use shardc::runtime::engine::{Compute, Interpreted};
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Compiled, CpuProgram, Literal, Mesh, Tensor};
+use shardc_train::checkpoint::Checkpointer;
+use shardc_train::data::CharDataset;
+use shardc_train::models::{GptConfig, TransformerDims, gpt_loss};
+use shardc_train::restart::{FailOnce, Supervisor, TrainLog};
+use shardc_train::step::{Optimizer, TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 use std::path::Path;
 
 const CORPUS: &str = include_str!("data/corpus.txt");
@@ -67,7 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     };
     let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)])?;
-    let ts = step_on(&mesh, Strategy::DpTp(cfg.param_specs()))?;
+    let ts = step_on(&mesh, Strategy::dp_tp(cfg.param_specs()))?;
     let compiled = ts.program.compile(&ts.options())?;
     let batch = |t: usize| {
         let (x, y) = data.batch(t as u64, cfg.block.batch, cfg.block.seq);
@@ -124,7 +125,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Resharding on load: ZeRO-3 over 4 devices goes on from the last checkpoint.
     let mesh4 = Mesh::new("mesh", &[("data", 4)])?;
-    let z3 = step_on(&mesh4, Strategy::Zero3)?;
+    let z3 = step_on(&mesh4, Strategy::zero3())?;
     let c3 = z3.program.compile(&z3.options())?;
     let more = steps + 5;
     let sup3 = Supervisor::new(checkpointer(&dir), EVERY);

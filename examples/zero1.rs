@@ -5,9 +5,9 @@
 mod common;
 
 use shardc::Mesh;
-use shardc::train::Strategy;
+use shardc_train::strategy::Strategy;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mesh = Mesh::new("mesh", &[("data", 4)])?;
-    common::run(Strategy::Zero1, &mesh, 5)
+    common::run(Strategy::zero1(), &mesh, 5)
 }

@@ -20,10 +20,10 @@ if ! "$VENV/bin/python" -c "import jax, sys; sys.exit(jax.__version__ != '$JAX_V
 fi
 export XLA_FLAGS=--xla_force_host_platform_device_count=8
 mkdir -p "$OUT"
-cargo build --release --quiet
+cargo build --release --quiet -p shardc-cli
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "shardc bench step $*" >&2
-cargo run --release --quiet -- bench step --dump-init "$OUT/init" "$@" > "$OUT/shardc.json"
+cargo run --release --quiet -p shardc-cli -- bench step --dump-init "$OUT/init" "$@" > "$OUT/shardc.json"
 echo "bench/jax_gpt.py --init $OUT/init" >&2
 "$VENV/bin/python" bench/jax_gpt.py --init "$OUT/init" > "$OUT/jax.json"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -3,8 +3,8 @@
 use crate::Error;
 use crate::simulate::{shard_args, unshard_results};
 use shardc_compiler::Compiled;
-use shardc_compiler::gpu_program::PtxCompiler;
 use shardc_compiler::lower::gpu::Target;
+use shardc_compiler::lower::gpu_program::PtxCompiler;
 use shardc_ir::Literal;
 use shardc_runtime::backend::cuda::{CudaMesh, CudaOptions};
 use shardc_runtime::backend::{Executable, RunOptions, RunReport};

@@ -321,7 +321,7 @@ impl Lowered {
     /// grad_wrt[0], ...)`. Result 0 must be a scalar float loss; each gradient is laid out
     /// like its argument. See `docs/autodiff.md`.
     pub fn value_and_grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
-        let module = shardc_compiler::differentiate::value_and_grad(&self.module, wrt)
+        let module = shardc_compiler::autodiff::differentiate::value_and_grad(&self.module, wrt)
             .map_err(|e| Error::Compile(Box::new(e)))?;
         Ok(Lowered {
             module,
@@ -331,7 +331,7 @@ impl Lowered {
 
     /// JAX's `grad` with `argnums = wrt`: the gradients of the loss (result 0) only.
     pub fn grad(&self, wrt: &[usize]) -> Result<Lowered, Error> {
-        let module = shardc_compiler::differentiate::grad(&self.module, wrt)
+        let module = shardc_compiler::autodiff::differentiate::grad(&self.module, wrt)
             .map_err(|e| Error::Compile(Box::new(e)))?;
         Ok(Lowered {
             module,

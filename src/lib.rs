@@ -1,32 +1,31 @@
 //! shardc: a JAX-style sharding compiler and runtime.
 //!
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
-//! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module.
+//! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module; compile
+//! it and run it on a backend (`run_simulated`, `run_cpu`, `run_mpi`, `run_cuda`, or the
+//! stateful `CpuProgram`/`MpiProgram`).
+//!
+//! Training (strategies, optimizers, checkpoints, restart) is the `shardc-train` crate;
+//! the `shardc` command line and its benchmarks are `shardc-cli`.
 
-pub mod bench;
-pub mod checkpoint;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
-pub mod data;
 mod einsum;
+mod engine;
 mod error;
 mod jit;
-pub mod models;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod nn;
-pub mod optim;
-pub mod pipeline;
-pub mod restart;
 mod simulate;
 mod spec;
 mod trace;
-pub mod train;
 
 pub use cpu::{CpuProgram, CpuRun, OnDevices, run_cpu, run_cpu_with};
 #[cfg(feature = "cuda")]
 pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
+pub use engine::Engine;
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 #[cfg(all(feature = "mpi", feature = "cuda"))]
@@ -48,11 +47,6 @@ pub mod autodiff_guide {}
 /// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/runtime.md")]
 pub mod runtime_guide {}
-
-/// Pipeline parallelism (`docs/pipeline.md`); its Rust example is compiled and run as a
-/// doctest.
-#[doc = include_str!("../docs/pipeline.md")]
-pub mod pipeline_guide {}
 
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]

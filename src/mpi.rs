@@ -7,9 +7,9 @@ use crate::cpu::{Source, sources};
 use crate::simulate::{shard_arg_at, sharding, unshard_result, unshard_results};
 use shardc_compiler::Compiled;
 #[cfg(feature = "cuda")]
-use shardc_compiler::gpu_program::PtxCompiler;
-#[cfg(feature = "cuda")]
 use shardc_compiler::lower::gpu::Target;
+#[cfg(feature = "cuda")]
+use shardc_compiler::lower::gpu_program::PtxCompiler;
 use shardc_ir::Literal;
 #[cfg(feature = "cuda")]
 use shardc_runtime::backend::cuda::CudaMpiMesh;

@@ -2,7 +2,7 @@
 
 use crate::Error;
 use shardc_compiler::Compiled;
-use shardc_compiler::layout::Layout;
+use shardc_compiler::sharding::layout::Layout;
 use shardc_ir::{Literal, Sharding};
 use shardc_runtime::engine::{Compute, Interpreted};
 use shardc_runtime::{shard, simulate};

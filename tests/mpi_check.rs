@@ -214,9 +214,9 @@ fn programs() -> Vec<Program> {
 /// Pipelined training steps (`docs/pipeline.md`), GPipe and 1F1B, on `pipe=4` and on
 /// `data=2 x pipe=4`: the stage hand-offs are `MPI_Sendrecv`s between neighbouring ranks.
 fn pipelines() -> Vec<Program> {
-    use shardc::pipeline::{Schedule, Stages, train_step};
-    use shardc::train::Optimizer;
     use shardc::{DType, Mesh, Tensor, TensorType};
+    use shardc_train::pipelining::{Schedule, Stages, train_step};
+    use shardc_train::step::Optimizer;
     const S: usize = 4;
     const D: usize = 8;
     fn stage(w: &[Tensor], x: &Tensor) -> Tensor {

@@ -12,9 +12,17 @@ pub enum CompileError {
     #[error(transparent)]
     Rule(#[from] RuleError),
 
-    /// The module uses a feature this pass does not handle yet; says which and why.
+    /// The program uses something shardc does not handle (yet): says what, why, and what
+    /// to write instead. A user error: the fix is in the program.
     #[error("{what}: {why}")]
     Unsupported { what: String, why: String },
+
+    /// A bug in shardc, not in the program: `part` names the part of shardc that broke
+    /// an invariant, `what` what it found. Report it with the program.
+    #[error(
+        "internal error in shardc's {part}: {what}. This is a bug in shardc, not in your program; please report it with the program"
+    )]
+    Internal { part: &'static str, what: String },
 
     /// MLIR refused a module shardc handed it (a shardc bug: its printers must only emit
     /// what MLIR accepts).
@@ -41,4 +49,22 @@ pub enum CompileError {
         layout: String,
         why: String,
     },
+}
+
+impl CompileError {
+    /// A bug in `part` of shardc ([`CompileError::Internal`]).
+    pub fn internal(part: &'static str, what: impl Into<String>) -> CompileError {
+        CompileError::Internal {
+            part,
+            what: what.into(),
+        }
+    }
+
+    /// Whether the error is a bug in shardc rather than in the program.
+    pub fn is_internal(&self) -> bool {
+        matches!(
+            self,
+            CompileError::Internal { .. } | CompileError::Mlir { .. }
+        )
+    }
 }

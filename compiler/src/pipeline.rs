@@ -3,14 +3,14 @@
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
 
-use crate::bucket::{Bucket, bucket};
-use crate::constrain::constrain;
 use crate::error::CompileError;
-use crate::extract::{Extraction, extract};
-use crate::inline::inline;
-use crate::partition::{Partitioned, partition};
-use crate::propagate::{Options, Propagated, propagate};
-use crate::regather::regather;
+use crate::passes::bucket::{Bucket, bucket};
+use crate::passes::constrain::constrain;
+use crate::passes::extract::{Extraction, extract};
+use crate::passes::inline::inline;
+use crate::passes::partition::{Partitioned, partition};
+use crate::passes::propagate::{Options, Propagated, propagate};
+use crate::passes::regather::regather;
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module, verify_module_with};
 use std::time::{Duration, Instant};
@@ -103,9 +103,11 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     }
     timings
         .time("verify_partitioned", || verify_module(&partitioned.module))
-        .map_err(|e| CompileError::Unsupported {
-            what: format!("the partitioned program does not verify: {e}"),
-            why: "this is a bug in shardc's partitioner; please report it with the program".into(),
+        .map_err(|e| {
+            CompileError::internal(
+                "partitioner",
+                format!("the partitioned program does not verify: {e}"),
+            )
         })?;
     Ok(Compiled {
         input: m.clone(),

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use shardc_compiler::layout::Layout;
+use shardc_compiler::sharding::layout::Layout;
 use shardc_compiler::upstream::{self, Report, ShapeVerdict, Verdict, format_bytes};
 use shardc_compiler::{Compiled, Options, Stage, compile};
 use shardc_ir::testing::jax::excess_error;

@@ -5,8 +5,9 @@
 //! single-device reference.
 
 use shardc::ir::{DType, Literal, TensorType};
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Mesh, P, PartitionSpec, Tensor};
+use shardc_train::step::{Optimizer, TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 
 pub const BATCH: usize = 32;
 pub const D: usize = 32;

@@ -1,7 +1,9 @@
 //! `shardc bench step` on a tiny model: one JSON object with the model, and per device
 //! count the mesh, step times, throughput, collectives, bytes and compile stage times.
 
-use shardc::bench::{Engine, StepBench, step, tiny_config};
+use shardc::Engine;
+use shardc_cli::bench::{StepBench, step};
+use shardc_train::presets::tiny_config;
 
 #[test]
 fn bench_step_prints_the_fields_the_comparison_reads() {

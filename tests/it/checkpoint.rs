@@ -1,15 +1,16 @@
-//! Checkpoints (src/checkpoint.rs) and training that restarts itself after a device
-//! failure (src/restart.rs), on the cpu backend: a restarted run equals an uninterrupted
+//! Checkpoints (train/src/checkpoint.rs) and training that restarts itself after a device
+//! failure (train/src/restart.rs), on the cpu backend: a restarted run equals an uninterrupted
 //! one bit for bit; a checkpoint loads into another strategy on another mesh; bad
 //! checkpoints are clear errors.
 
 use crate::util::det;
-use shardc::checkpoint::{Checkpoint, Checkpointer, info};
 use shardc::ir::{DType, Literal, Mesh, TensorType};
-use shardc::restart::{FailOnce, Supervisor, TrainLog};
 use shardc::runtime::engine::{Compute, Interpreted};
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Compiled, CpuProgram, Error, Tensor};
+use shardc_train::checkpoint::{Checkpoint, Checkpointer, info};
+use shardc_train::restart::{FailOnce, Supervisor, TrainLog};
+use shardc_train::step::{Optimizer, TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 use std::path::PathBuf;
 
 const BATCH: usize = 8;
@@ -97,7 +98,7 @@ fn bits(ls: &[Literal]) -> Vec<Vec<u64>> {
 
 fn ddp4() -> (TrainStep, Compiled) {
     let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
-    let ts = mlp_step(Strategy::Ddp, &mesh, 16, adamw());
+    let ts = mlp_step(Strategy::ddp(), &mesh, 16, adamw());
     let c = ts.program.compile(&ts.options()).unwrap();
     (ts, c)
 }
@@ -281,7 +282,7 @@ fn a_checkpoint_loads_into_another_strategy_on_another_mesh() {
     supervised(&ddp, &c, &sup, 4, &Interpreted, &mut launches).unwrap();
 
     let mesh2 = Mesh::new("mesh", &[("data", 2)]).unwrap();
-    let z3 = mlp_step(Strategy::Zero3, &mesh2, 16, adamw());
+    let z3 = mlp_step(Strategy::zero3(), &mesh2, 16, adamw());
     let c3 = z3.program.compile(&z3.options()).unwrap();
     let log = supervised(&z3, &c3, &sup, 7, &Interpreted, &mut launches).unwrap();
     assert_eq!(log.started_from, 4);
@@ -370,7 +371,7 @@ fn bad_checkpoints_are_clear_errors() {
 
     let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
     let sgd = mlp_step(
-        Strategy::Ddp,
+        Strategy::ddp(),
         &mesh,
         16,
         Optimizer::Sgd {
@@ -384,7 +385,7 @@ fn bad_checkpoints_are_clear_errors() {
     assert_eq!(bits(&fresh.params), bits(&init(&ts)));
     assert_eq!(bits(&fresh.state), bits(&sgd.init_state()));
     assert_eq!(fresh.step, 1);
-    let narrow = mlp_step(Strategy::Ddp, &mesh, 8, adamw());
+    let narrow = mlp_step(Strategy::ddp(), &mesh, 8, adamw());
     say("another model", cp.load(&narrow, &saved).unwrap_err());
     let named = Checkpointer::new(&dir).param_names(vec!["w_in".into(), "w_out".into()]);
     say(
@@ -413,7 +414,7 @@ fn bad_checkpoints_are_clear_errors() {
         &[f32(&[D, 16]), f32(&[16, D]), f32(&[D, D])],
         &[f32(&[BATCH, D]), f32(&[BATCH, D])],
         &mesh,
-        Strategy::Ddp,
+        Strategy::ddp(),
         adamw(),
     )
     .unwrap();

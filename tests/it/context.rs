@@ -7,11 +7,12 @@
 //! the single-device reference on the simulated mesh and the cpu backend.
 
 use crate::util::{adamw, collectives, steps_match_the_reference};
-use shardc::data::CharDataset;
 use shardc::ir::OpKind;
-use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::train::{Strategy, TrainStep, train_step};
 use shardc::{DType, Mesh, P, PartitionSpec, Tensor, TensorType};
+use shardc_train::data::CharDataset;
+use shardc_train::models::{GptConfig, TransformerDims, gpt_loss};
+use shardc_train::step::{TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 
 const CFG: GptConfig = GptConfig {
     vocab: 16,
@@ -36,7 +37,7 @@ fn step(mesh: &Mesh, specs: Vec<PartitionSpec>, vocab: usize) -> Result<TrainSte
         &cfg.param_types(),
         &[tokens.clone(), tokens],
         mesh,
-        Strategy::Context(specs),
+        Strategy::context(specs),
         adamw(),
     )
 }
@@ -119,7 +120,7 @@ fn context_parallelism_needs_a_context_axis_and_a_sequence() {
 /// cpu backend, on `context = 4` and `data = 2 x context = 4`.
 #[test]
 fn ring_attention_passes_keys_and_values_around_the_ring() {
-    use shardc::models::{Attention, gpt_loss_with};
+    use shardc_train::models::{Attention, gpt_loss_with};
     let data = CharDataset::new(TEXT);
     let cfg = GptConfig {
         vocab: data.vocab.len(),
@@ -133,7 +134,7 @@ fn ring_attention_passes_keys_and_values_around_the_ring() {
             &cfg.param_types(),
             &[tokens.clone(), tokens.clone()],
             mesh,
-            Strategy::Context(vec![P![]; cfg.param_types().len()]),
+            Strategy::context(vec![P![]; cfg.param_types().len()]),
             adamw(),
         )
         .unwrap()

@@ -5,8 +5,8 @@
 //! (`scripts/gpu-check.sh`).
 
 use crate::partition::det_inputs;
-use shardc::compiler::gpu_program::PtxCompiler;
 use shardc::compiler::lower::gpu::{self, Target};
+use shardc::compiler::lower::gpu_program::PtxCompiler;
 use shardc::compiler::{Options, compile};
 use shardc::runtime::backend::cpu::CpuMesh;
 use shardc::runtime::backend::cuda::{CudaMesh, GpuKernel, probe, target};

@@ -8,8 +8,10 @@
 //! approximations a few ulp from libm).
 
 use shardc::compiler::lower::{self, cpu};
-use shardc::models::{TransformerDims, block_weight_specs, block_weight_types, transformer_block};
 use shardc::{DType, Literal, Mesh, Options, P, Tensor, TensorType, jit};
+use shardc_train::models::{
+    TransformerDims, block_weight_specs, block_weight_types, transformer_block,
+};
 
 const ABS: f64 = 1e-5;
 const REL: f64 = 1e-4;
@@ -204,7 +206,9 @@ fn padded_batch_mlp_on_a_simulated_mesh() {
 /// backend with the JIT as every device's engine: the same losses as the interpreter.
 #[test]
 fn training_step_on_the_cpu_backend_with_the_jit() {
-    use shardc::bench::{Engine, StepBench, step, tiny_config};
+    use shardc::Engine;
+    use shardc_cli::bench::{StepBench, step};
+    use shardc_train::presets::tiny_config;
     let run = |engine| {
         let b = StepBench {
             model: tiny_config(),

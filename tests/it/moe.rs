@@ -1,14 +1,15 @@
-//! Expert parallelism: a top-1 mixture-of-experts layer (src/models.rs `moe_layer`) trained
+//! Expert parallelism: a top-1 mixture-of-experts layer (train/src/models.rs `moe_layer`) trained
 //! with its experts split over `data` (`Strategy::Expert`). Propagation must move tokens
 //! to their experts and back by all-to-all (not gather the experts' weights), keep the
 //! experts' gradients local, and all-reduce only the router's; the partitioned step must
 //! match the single-device reference on the simulated mesh and the cpu backend.
 
 use crate::util::{collectives, steps_match_the_reference};
-use shardc::models::{MoeConfig, moe_layer, moe_loss};
 use shardc::runtime::engine::Interpreted;
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{CpuProgram, DType, Literal, Mesh, Tensor};
+use shardc_train::models::{MoeConfig, moe_layer, moe_loss};
+use shardc_train::step::{Optimizer, TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 
 /// GShard's top-2 with capacity factor 2: 4 slots per expert and group (of 8 tokens).
 const CFG: MoeConfig = MoeConfig {
@@ -34,7 +35,7 @@ fn step(cfg: MoeConfig, mesh: &Mesh) -> Result<TrainStep, shardc::Error> {
         &cfg.param_types(),
         &[cfg.token_type(), cfg.token_type()],
         mesh,
-        Strategy::Expert(cfg.expert_specs("data")),
+        Strategy::expert(cfg.expert_specs("data")),
         SGD,
     )
 }

@@ -196,8 +196,8 @@ fn canonical_cases() {
             let (m, opts) = parse_case(&text, path);
             let c = check_against_reference_with(&m, &opts, &det_inputs(&m), 1e-5, 1e-5);
             // The partitioned program's generic form parses and verifies in MLIR (melior).
-            let ctx = shardc::compiler::mlir::context();
-            shardc::compiler::mlir::import(&ctx, &c.partitioned.module)
+            let ctx = shardc::compiler::passes::mlir::context();
+            shardc::compiler::passes::mlir::import(&ctx, &c.partitioned.module)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let e = c.explain();
             let got: Vec<String> = e
@@ -338,37 +338,6 @@ mod padded_programs {
         );
         assert!(shardc::ir::text::parse_module(&text).is_err());
     }
-}
-
-/// `shardc compile --pad` compiles an uneven case; without `--pad` it is refused, with the
-/// position in the file and the fix.
-#[test]
-fn the_command_line_pads_on_request() {
-    let case = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/partition/padded_all_gather.mlir"
-    );
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    let padded = run(&["compile", case, "--pad", "--explain"]);
-    assert!(padded.status.success());
-    let out = String::from_utf8_lossy(&padded.stdout);
-    assert!(
-        out.contains("all_gather {model} on %0: f32[10@model(pad 2),4] -> f32[10,4], 144 B/device"),
-        "{out}"
-    );
-    let refused = run(&["compile", case]);
-    assert!(!refused.status.success());
-    let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(err.contains("padded_all_gather.mlir:8:"), "{err}");
-    assert!(
-        err.contains("ask for padding (`shardc compile --pad`"),
-        "{err}"
-    );
 }
 
 /// From Rust: an MLP on a batch of 6 over "data" (4 devices: blocks of 2, the last all

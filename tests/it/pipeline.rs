@@ -239,7 +239,7 @@ mod rotate {
 }
 
 mod schedules {
-    use shardc::pipeline::{Schedule, schedule_table};
+    use shardc_train::pipelining::{Schedule, schedule_table};
     use std::collections::HashMap;
 
     /// Every table: each stage runs each microbatch's forward once and its backward once,
@@ -314,8 +314,9 @@ mod training {
     use super::*;
     pub use crate::util::det;
     use crate::util::worst;
-    use shardc::pipeline::{PIPE, Schedule, Stages, sequential_loss, train_step};
-    use shardc::train::{Optimizer, Strategy, TrainStep};
+    use shardc_train::pipelining::{PIPE, Schedule, Stages, sequential_loss, train_step};
+    use shardc_train::step::{Optimizer, TrainStep};
+    use shardc_train::strategy::Strategy;
 
     pub const S: usize = 4;
     pub const M: usize = 8;
@@ -391,13 +392,13 @@ mod training {
     /// The same model without a pipeline, on one device: the stages one after the other on
     /// the whole batch.
     fn sequential() -> TrainStep {
-        shardc::train::train_step(
+        shardc_train::step::train_step(
             "mlp_sequential",
             sequential_loss(model(), S),
             &param_types(),
             &batch_types(),
             &mesh(&[("data", 1)]),
-            Strategy::Ddp,
+            Strategy::ddp(),
             SGD,
         )
         .unwrap()
@@ -513,13 +514,13 @@ mod training {
                 .map(|(k, t)| det(&t.shape, k, 0.3))
                 .collect();
             let b = vec![det(&[rows, D], 3, 1.0), det(&[rows, D], 4, 0.5)];
-            let plain = shardc::train::train_step(
+            let plain = shardc_train::step::train_step(
                 "mlp_sequential",
                 sequential_loss(model(), stages),
                 &types,
                 &bt,
                 &mesh(&[("data", 1)]),
-                Strategy::Ddp,
+                Strategy::ddp(),
                 SGD,
             )
             .unwrap();
@@ -576,7 +577,7 @@ mod training {
 mod collectives {
     use super::training::*;
     use super::*;
-    use shardc::pipeline::{PIPE, Schedule};
+    use shardc_train::pipelining::{PIPE, Schedule};
 
     /// Ring all-reduce volume over `n` devices of `bytes`: `2 (n - 1) / n * bytes`.
     fn all_reduce(n: u64, bytes: u64) -> u64 {
@@ -694,8 +695,8 @@ mod collectives {
 mod memory {
     use super::training::*;
     use super::*;
-    use shardc::compiler::memory::{peak_bytes, peak_computed_bytes};
-    use shardc::pipeline::{PIPE, Schedule, train_step};
+    use shardc::compiler::passes::memory::{peak_bytes, peak_computed_bytes};
+    use shardc_train::pipelining::{PIPE, Schedule, train_step};
 
     /// (computed, with arguments) peak bytes per device of the step with `micro`
     /// microbatches of `BATCH / M` rows.
@@ -719,7 +720,7 @@ mod memory {
 
     /// What a device allocates running the step on top of its arguments (parameters,
     /// optimizer state, batch): `peak_computed_bytes` of the per-device program, walked in
-    /// program order (`compiler/src/memory.rs`). For the same `S` and `M`, 1F1B's is lower
+    /// program order (`compiler/src/passes/memory.rs`). For the same `S` and `M`, 1F1B's is lower
     /// than GPipe's; and as `M` doubles from 8 to 16 (microbatches of the same size),
     /// GPipe's grows by the activation slots it keeps for the extra microbatches (`2M + S
     /// - 1` slots in all, `kept_slots`: a stage input per forward tick and a loss gradient
@@ -755,8 +756,7 @@ mod memory {
 mod errors {
     use super::training::*;
     use super::*;
-    use shardc::pipeline::{PIPE, Schedule, Stages, train_step};
-    use shardc::train::Strategy;
+    use shardc_train::pipelining::{PIPE, Schedule, Stages, train_step};
 
     fn message(
         model: Model,
@@ -874,24 +874,6 @@ mod errors {
                     M,
                 ),
             ),
-            (
-                "pipeline strategy given to train::train_step",
-                match shardc::train::train_step(
-                    "mlp",
-                    |_: &[Tensor], b: &[Tensor]| b[0].sum(&[0, 1]),
-                    &param_types(),
-                    &bt,
-                    &pipe,
-                    Strategy::Pipeline {
-                        schedule: Schedule::Gpipe,
-                        microbatches: M,
-                    },
-                    SGD,
-                ) {
-                    Ok(_) => panic!("the step was built"),
-                    Err(e) => e.to_string(),
-                },
-            ),
         ];
         let text: String = cases
             .iter()
@@ -907,8 +889,9 @@ mod three_d {
     use super::training::{SGD, model};
     use super::*;
     use crate::util::{assert_close, det};
-    use shardc::pipeline::{Schedule, sequential_loss, train_step_with_specs};
-    use shardc::train::{Strategy, TrainStep};
+    use shardc_train::pipelining::{Schedule, sequential_loss, train_step_with_specs};
+    use shardc_train::step::TrainStep;
+    use shardc_train::strategy::Strategy;
 
     const S: usize = 2;
     const M: usize = 4;
@@ -989,13 +972,13 @@ mod three_d {
     /// trained without a pipeline (the stages one after the other) on one device.
     #[test]
     fn three_d_steps_match_the_sequential_model() {
-        let plain = shardc::train::train_step(
+        let plain = shardc_train::step::train_step(
             "mlp_sequential",
             sequential_loss(model(), S),
             &param_types(),
             &batch_types(),
             &mesh(&[("data", 1)]),
-            Strategy::Ddp,
+            Strategy::ddp(),
             SGD,
         )
         .unwrap();

@@ -5,8 +5,9 @@
 
 use crate::util::{assert_close, collectives, det};
 use shardc::ir::{DType, Literal, Mesh, TensorType};
-use shardc::train::{Optimizer, Strategy, TrainStep, train_step};
 use shardc::{Options, P, Tensor};
+use shardc_train::step::{Optimizer, TrainStep, train_step};
+use shardc_train::strategy::Strategy;
 
 const BATCH: usize = 16;
 const D: usize = 16;
@@ -159,7 +160,7 @@ fn snapshot(name: &str, ts: &TrainStep, c: &shardc::Compiled) {
 
 #[test]
 fn ddp_all_reduces_every_gradient_in_one_bucket() {
-    let ts = step_of(Strategy::Ddp, &mesh(&[("data", 4)]), SGD);
+    let ts = step_of(Strategy::ddp(), &mesh(&[("data", 4)]), SGD);
     let plain = ts.program.compile(&Options::default()).unwrap();
     // Unbucketed: the loss and each of the 4 gradients all-reduced over data.
     let want: Vec<(String, String, u64)> = std::iter::once(all_reduce(4, 4))
@@ -193,9 +194,9 @@ fn ddp_with_adamw_and_a_schedule() {
         warmup: 2.0,
         total: 10.0,
         min_ratio: 0.1,
-        adam: shardc::optim::AdamW::default(),
+        adam: shardc_train::optim::AdamW::default(),
     };
-    let ts = step_of(Strategy::Ddp, &mesh(&[("data", 4)]), adam);
+    let ts = step_of(Strategy::ddp(), &mesh(&[("data", 4)]), adam);
     assert_eq!(ts.init_state().len(), 8);
     let losses = run_both(&ts, &ts.options(), 5, 1e-5);
     assert!(losses[4] < losses[0], "{losses:?}");
@@ -203,7 +204,7 @@ fn ddp_with_adamw_and_a_schedule() {
 
 #[test]
 fn zero1_all_reduces_gradients_and_gathers_updated_parameters() {
-    let ts = step_of(Strategy::Zero1, &mesh(&[("data", 4)]), SGD);
+    let ts = step_of(Strategy::zero1(), &mesh(&[("data", 4)]), SGD);
     let c = ts.program.compile(&ts.options()).unwrap();
     let got = collectives(&c);
     let count = |k: &str, b: u64| {
@@ -220,7 +221,7 @@ fn zero1_all_reduces_gradients_and_gathers_updated_parameters() {
 
 #[test]
 fn zero2_reduce_scatters_gradients() {
-    let ts = step_of(Strategy::Zero2, &mesh(&[("data", 4)]), SGD);
+    let ts = step_of(Strategy::zero2(), &mesh(&[("data", 4)]), SGD);
     let c = ts.program.compile(&ts.options()).unwrap();
     let got = collectives(&c);
     let count = |k: &str, b: u64| {
@@ -241,7 +242,7 @@ fn zero2_reduce_scatters_gradients() {
 
 #[test]
 fn zero3_gathers_parameters_for_forward_and_again_for_backward() {
-    let ts = step_of(Strategy::Zero3, &mesh(&[("data", 4)]), SGD);
+    let ts = step_of(Strategy::zero3(), &mesh(&[("data", 4)]), SGD);
     let kept = ts.program.compile(&Options::default()).unwrap();
     let c = ts.program.compile(&ts.options()).unwrap();
     let got = collectives(&c);
@@ -274,18 +275,18 @@ fn zero3_gathers_parameters_for_forward_and_again_for_backward() {
 
 #[test]
 fn zero_memory_falls_as_one_over_n() {
-    let ddp = step_of(Strategy::Ddp, &mesh(&[("data", 4)]), SGD)
+    let ddp = step_of(Strategy::ddp(), &mesh(&[("data", 4)]), SGD)
         .memory_per_device()
         .unwrap();
     for n in [2, 4, 8] {
         let m = mesh(&[("data", n)]);
-        let z1 = step_of(Strategy::Zero1, &m, SGD)
+        let z1 = step_of(Strategy::zero1(), &m, SGD)
             .memory_per_device()
             .unwrap();
-        let z2 = step_of(Strategy::Zero2, &m, SGD)
+        let z2 = step_of(Strategy::zero2(), &m, SGD)
             .memory_per_device()
             .unwrap();
-        let z3 = step_of(Strategy::Zero3, &m, SGD)
+        let z3 = step_of(Strategy::zero3(), &m, SGD)
             .memory_per_device()
             .unwrap();
         assert_eq!(z1.optimizer * n, ddp.optimizer);
@@ -297,7 +298,7 @@ fn zero_memory_falls_as_one_over_n() {
 #[test]
 fn megatron_one_all_reduce_per_block_forward_and_backward() {
     let ts = step_of(
-        Strategy::Megatron(megatron_specs()),
+        Strategy::megatron(megatron_specs()),
         &mesh(&[("model", 4)]),
         SGD,
     );
@@ -317,7 +318,7 @@ fn megatron_one_all_reduce_per_block_forward_and_backward() {
 #[test]
 fn dp_times_tp_on_a_2x4_mesh() {
     let ts = step_of(
-        Strategy::DpTp(megatron_specs()),
+        Strategy::dp_tp(megatron_specs()),
         &mesh(&[("data", 2), ("model", 4)]),
         SGD,
     );
@@ -351,7 +352,7 @@ fn dp_times_tp_on_a_2x4_mesh() {
 /// parameters, so both gradients are needed): exactly one per block each way.
 #[test]
 fn megatron_attention_block() {
-    use shardc::models::{
+    use shardc_train::models::{
         TransformerDims, block_weight_specs, block_weight_types, transformer_block,
     };
     let dims = TransformerDims {
@@ -372,7 +373,7 @@ fn megatron_attention_block() {
         &block_weight_types(&dims),
         &[f32(&[2, 8, 16])],
         &m,
-        Strategy::Megatron(block_weight_specs()),
+        Strategy::megatron(block_weight_specs()),
         SGD,
     )
     .unwrap();
@@ -416,7 +417,7 @@ fn megatron_attention_block() {
 /// seeding each rank differently, without the ranks disagreeing with one device).
 #[test]
 fn dropout_in_training_matches_one_device_and_changes_every_step() {
-    use shardc::train::train_step_with_rng;
+    use shardc_train::step::train_step_with_rng;
     let dropout_loss = |p: &[Tensor], b: &[Tensor], key: &Tensor| {
         let (x, y) = (&b[0], &b[1]);
         let h = x.matmul(&p[0]).relu().dropout(&key.fold_in(0), 0.25);
@@ -430,10 +431,10 @@ fn dropout_in_training_matches_one_device_and_changes_every_step() {
     let init: Vec<Literal> = params().into_iter().take(2).collect();
     let mut losses_by_mesh = Vec::new();
     for (axes, strategy) in [
-        (vec![("data", 4)], Strategy::Ddp),
+        (vec![("data", 4)], Strategy::ddp()),
         (
             vec![("data", 2), ("model", 2)],
-            Strategy::DpTp(vec![P![None, "model"], P!["model", None]]),
+            Strategy::dp_tp(vec![P![None, "model"], P!["model", None]]),
         ),
     ] {
         let m = mesh(&axes);
@@ -497,11 +498,88 @@ fn dropout_in_training_matches_one_device_and_changes_every_step() {
         &types,
         &batch_types,
         &mesh(&[("data", 4)]),
-        Strategy::Ddp,
+        Strategy::ddp(),
         SGD,
         -1,
     )
     .err()
     .expect("a negative seed");
     assert!(e.to_string().contains("seed -1 is outside 0..="), "{e}");
+}
+
+/// A strategy written outside the crates (as `examples/custom_strategy.rs` does): FSDP
+/// over `data` times tensor parallelism over `model`. Each weight keeps Megatron's split
+/// over `model` and adds `data` on the dimension `model` leaves free, so a device holds a
+/// quarter of every weight; the step matches the reference on the simulated mesh and the
+/// cpu backend.
+mod user_defined {
+    use super::*;
+    use shardc::{DimSpec, Error, PartitionSpec};
+    use shardc_train::strategy::{Layouts, Parallelism};
+
+    #[derive(Debug)]
+    struct FsdpTp {
+        tp: Vec<PartitionSpec>,
+    }
+
+    impl Parallelism for FsdpTp {
+        fn name(&self) -> String {
+            "fsdp_tp".into()
+        }
+
+        fn layouts(&self, params: &[TensorType], _: &Mesh) -> Result<Layouts, Error> {
+            let specs = params
+                .iter()
+                .zip(&self.tp)
+                .map(|(t, tp)| {
+                    let mut dims: Vec<DimSpec> = (0..t.rank()).map(|d| tp.0[d].clone()).collect();
+                    let free = dims.iter().position(|d| *d == DimSpec::replicated());
+                    if let Some(d) = free {
+                        dims[d] = DimSpec::axes(&["data"]);
+                    }
+                    PartitionSpec::new(dims)
+                })
+                .collect();
+            Ok(Layouts::same(specs))
+        }
+
+        fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
+            Ok(P!["data"])
+        }
+    }
+
+    #[test]
+    fn a_strategy_defined_outside_the_crates_trains_against_the_reference() {
+        let strategy = Strategy::new(FsdpTp {
+            tp: megatron_specs(),
+        });
+        let ts = step_of(strategy, &mesh(&[("data", 2), ("model", 2)]), SGD);
+        assert_eq!(ts.strategy.name(), "fsdp_tp");
+        assert!(ts.program.as_text().contains("mlp_fsdp_tp"));
+        assert_eq!(
+            ts.param_specs,
+            vec![
+                P!["data", "model"],
+                P!["model", "data"],
+                P!["data", "model"],
+                P!["model", "data"],
+            ]
+        );
+        // A quarter of every weight and of its optimizer state per device.
+        let mem = ts.memory_per_device().unwrap();
+        assert_eq!(mem.params as u64, 4 * W / 4);
+        let c = ts.program.compile(&ts.options()).unwrap();
+        // Weights are gathered over `data` for use; nothing is gathered over `model`.
+        let got = collectives(&c);
+        assert!(
+            got.iter().any(|(k, a, _)| k == "all_gather" && a == "data"),
+            "{got:?}"
+        );
+        assert!(
+            !got.iter()
+                .any(|(k, a, _)| k == "all_gather" && a == "model"),
+            "{got:?}"
+        );
+        run_both(&ts, &ts.options(), 3, 1e-5);
+    }
 }

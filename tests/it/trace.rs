@@ -280,7 +280,7 @@ mod composites {
 mod optimizers {
     use super::*;
     use shardc::Literal;
-    use shardc::optim::{AdamW, Sgd, clip_by_global_norm, warmup_cosine};
+    use shardc_train::optim::{AdamW, Sgd, clip_by_global_norm, warmup_cosine};
 
     fn scalar(v: f64) -> Literal {
         Literal::from_f64(DType::F32, &[], &[v]).unwrap()
@@ -476,7 +476,7 @@ fn lowered_programs_call_each_other() {
 /// A small GPT's loss at initialisation is about ln(vocabulary): the logits start near 0.
 #[test]
 fn gpt_loss_at_init_is_log_vocab() {
-    use shardc::models::{GptConfig, TransformerDims, gpt_loss};
+    use shardc_train::models::{GptConfig, TransformerDims, gpt_loss};
     let cfg = GptConfig {
         vocab: 32,
         layers: 2,

@@ -47,7 +47,7 @@ pub fn assert_close(got: &[Literal], want: &[Literal], tol: f64, what: &str) {
 /// every result (loss, parameters, state) must agree within `tol` at every step. The
 /// batch of step `t` (from 1) is `batch(t)`. Gives the reference's losses.
 pub fn steps_match_the_reference(
-    ts: &shardc::train::TrainStep,
+    ts: &shardc_train::step::TrainStep,
     c: &shardc::Compiled,
     params: Vec<Literal>,
     batch: &dyn Fn(usize) -> Vec<Literal>,
@@ -92,8 +92,8 @@ pub fn collectives(c: &shardc::Compiled) -> Vec<(String, String, u64)> {
 
 /// The AdamW the GPT strategy tests train with: learning rate 1e-2 after 2 warm-up steps,
 /// cosine decay over 10.
-pub fn adamw() -> shardc::train::Optimizer {
-    shardc::train::Optimizer::AdamW {
+pub fn adamw() -> shardc_train::step::Optimizer {
+    shardc_train::step::Optimizer::AdamW {
         lr: 1e-2,
         warmup: 2.0,
         total: 10.0,

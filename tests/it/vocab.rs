@@ -1,16 +1,17 @@
 //! Megatron's vocabulary-parallel embedding: the GPT step with the (tied) token embedding's
 //! rows split over `model` (`Strategy::DpTp` with `wte: P!["model", None]`). The lookup
-//! runs on each device's rows (`compiler/src/offset.rs`: indices offset into the block,
+//! runs on each device's rows (`compiler/src/local/offset.rs`: indices offset into the block,
 //! misses zeroed, partial sums all-reduced) instead of gathering the table, and the tied
 //! logits come out split over the vocabulary. The step must match the single-device
 //! reference on the simulated mesh and the cpu backend.
 
 use crate::util::{adamw, steps_match_the_reference};
-use shardc::data::CharDataset;
 use shardc::ir::OpKind;
-use shardc::models::{GptConfig, TransformerDims, gpt_loss};
-use shardc::train::{Strategy, train_step};
 use shardc::{DType, Mesh, P, Tensor, TensorType};
+use shardc_train::data::CharDataset;
+use shardc_train::models::{GptConfig, TransformerDims, gpt_loss};
+use shardc_train::step::train_step;
+use shardc_train::strategy::Strategy;
 
 const TEXT: &str = "the quick brown fox jumps over the lazy dog; a stitch in time saves nine. ";
 
@@ -40,7 +41,7 @@ fn vocab_parallel_embedding_looks_up_local_rows_and_matches_the_reference() {
         &cfg.param_types(),
         &[tokens.clone(), tokens],
         &mesh,
-        Strategy::DpTp(specs),
+        Strategy::dp_tp(specs),
         adamw(),
     )
     .unwrap();

@@ -268,7 +268,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
             return Err(e.unsupported(
                 op,
                 "func.call is not lowered to kernels",
-                "inline calls first (shardc_compiler::inline::inline)",
+                "inline calls first (shardc_compiler::passes::inline::inline)",
             ));
         }
         OpKind::AllGather { .. }

@@ -25,12 +25,13 @@ pub mod cluster;
 pub mod cpu;
 pub mod gpu;
 mod gpu_matmul;
+pub mod gpu_program;
 pub mod jit;
 mod libm;
 pub mod linalg;
 mod scalar;
 
-use crate::mlir::context;
+use crate::passes::mlir::context;
 use melior::Context;
 use melior::pass::PassManager;
 use shardc_ir::{Function, FunctionBuilder, IrError, TensorType, ValueId};
@@ -224,7 +225,7 @@ pub(crate) fn parse<'c>(
     ctx: &'c Context,
     text: &str,
 ) -> Result<melior::ir::Module<'c>, LowerError> {
-    crate::mlir::parse_and_verify(ctx, text).map_err(|e| match e {
+    crate::passes::mlir::parse_and_verify(ctx, text).map_err(|e| match e {
         crate::error::CompileError::Mlir { stage, diagnostics } => LowerError::Mlir {
             stage: stage.to_string(),
             diagnostics: format!("{diagnostics}\n--- module ---\n{text}"),

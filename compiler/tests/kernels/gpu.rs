@@ -287,7 +287,7 @@ proptest::proptest! {
     /// documented reasons: shardc.random, or an f64 math function without libdevice.
     #[test]
     fn random_modules_lower_to_ptx(m in shardc_ir::testing::arb_module()) {
-        let m = shardc_compiler::inline::inline(&m).unwrap();
+        let m = shardc_compiler::passes::inline::inline(&m).unwrap();
         let f = whole_function(m.entry().unwrap()).unwrap();
         match gpu::compile(&f, &Target::sm80()) {
             Ok(p) => {

@@ -427,7 +427,7 @@ proptest! {
             }))
         })
     ) {
-        let m = shardc_compiler::inline::inline(&m).unwrap();
+        let m = shardc_compiler::passes::inline::inline(&m).unwrap();
         let f = m.entry().unwrap();
         prop_assume!(!f.ops.iter().any(|o| matches!(o.kind, shardc_ir::OpKind::Random { .. })));
         let want = shardc_runtime::reference::run(&m, &f.name, &inputs).unwrap();

@@ -15,7 +15,7 @@ mod ops;
 mod sharded;
 
 use shardc::compiler::Options;
-use shardc::compiler::differentiate::{grad, value_and_grad};
+use shardc::compiler::autodiff::differentiate::{grad, value_and_grad};
 use shardc::compiler::error::CompileError;
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::text::{parse_module, print_module};
@@ -24,11 +24,11 @@ use shardc::ir::{
     FunctionBuilder, GatherDims, Mesh, Module, OpKind, Scalar, Sharding, UnaryOp, ValueId,
     Visibility,
 };
-use shardc::models::{
-    BLOCK_WEIGHTS, TransformerDims, block_weight_specs, block_weight_types, transformer_block,
-};
 use shardc::runtime::reference;
 use shardc::{DType, Error, Literal, P, Tensor, TensorType, jit};
+use shardc_train::models::{
+    BLOCK_WEIGHTS, TransformerDims, block_weight_specs, block_weight_types, transformer_block,
+};
 use std::collections::BTreeSet;
 
 const H: f64 = 1e-6;

@@ -287,7 +287,7 @@ pub(super) fn gpu_programs(
             .map(|k| Arc::clone(&k.0))
             .ok_or_else(|| {
                 RuntimeError::Cuda(format!(
-                    "segment {segment} ({ops}) was prepared by an engine whose kernels run on the host; prepare the executable with a GPU engine (shardc_compiler::gpu_program::PtxCompiler)"
+                    "segment {segment} ({ops}) was prepared by an engine whose kernels run on the host; prepare the executable with a GPU engine (shardc_compiler::lower::gpu_program::PtxCompiler)"
                 ))
             })?;
         let types = |vs: &[ValueId]| -> Vec<shardc_ir::TensorType> {

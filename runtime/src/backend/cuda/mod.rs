@@ -1,7 +1,7 @@
 //! The cuda backend: the same [`Executable`](super::Executable) on NVIDIA GPUs.
 //!
 //! Each compute segment is a [`GpuProgram`] — PTX from the compiler's GPU path
-//! (`shardc_compiler::gpu_program::PtxCompiler`, a [`Compute`](crate::engine::Compute)
+//! (`shardc_compiler::lower::gpu_program::PtxCompiler`, a [`Compute`](crate::engine::Compute)
 //! engine whose kernels are [`GpuKernel`]s) with its buffers and launches — and a
 //! `CudaMesh` (feature `cuda`) runs the per-device program with one host thread per logical
 //! device: device `d` on GPU `d % gpus`, its values in device memory from the first

@@ -2,7 +2,7 @@
 //! buffers the segment needs (its inputs, its outputs, temporaries), and the kernel
 //! launches in order, each with its grid, block and the exact 64-bit values of its `.param`
 //! list (pointers into buffers, or integers). Plain data: the compiler makes it
-//! (`shardc_compiler::gpu_program`), the cuda backend loads and launches it, and the tests
+//! (`shardc_compiler::lower::gpu_program`), the cuda backend loads and launches it, and the tests
 //! check it without a GPU.
 
 use crate::engine::{Buffers, EngineError, Kernel};

@@ -1,0 +1,5 @@
+//! The `shardc` command line's library half: the benchmarks that `shardc bench` runs and
+//! prints as JSON (`bench`), kept out of the `shardc` library so that a user program
+//! links none of their dependencies.
+
+pub mod bench;

@@ -1,0 +1,278 @@
+//! The `shardc` command line.
+//!
+//! ```text
+//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad]
+//! shardc bench compile [--blocks 4,16,64,256]
+//! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
+//! shardc bench kernels [--sizes 512,1024] [--chain-mb 64]
+//! ```
+
+use clap::{Parser, Subcommand};
+use shardc::compiler::{Options, Stage, compile};
+use shardc::{Mesh, ir};
+use shardc_train::models::{TransformerDims, transformer_stack};
+use shardc_train::strategy::axis::{DATA, MODEL};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+// The benchmark of the MLIR kernels (binary only).
+#[path = "bench_kernels.rs"]
+mod kernels;
+
+#[derive(Parser)]
+#[command(
+    name = "shardc",
+    about = "A JAX-style sharding compiler: propagate, partition, explain."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a StableHLO + Shardy module (as JAX prints it) and print the per-device program.
+    Compile {
+        file: PathBuf,
+        /// Print the explanation (layouts, their origins, collectives and the alternatives).
+        #[arg(long)]
+        explain: bool,
+        /// Print the explanation as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write the module after every stage into this folder (`NN-stage.mlir`).
+        #[arg(long)]
+        dump_dir: Option<PathBuf>,
+        /// Fuse all-reduces into buckets of at most this many bytes (DDP; 26214400 = 25 MiB).
+        #[arg(long)]
+        bucket_bytes: Option<usize>,
+        /// Let shardings split dimensions their axes do not divide: each shard holds
+        /// ceil(n / shards) elements, the last ones padded (GSPMD's uneven shardings).
+        #[arg(long)]
+        pad: bool,
+    },
+    /// Benchmarks that print JSON.
+    Bench {
+        #[command(subcommand)]
+        which: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// Milliseconds per compile stage and e-graph size for stacks of N transformer blocks.
+    Compile {
+        #[arg(long, value_delimiter = ',', default_values_t = vec![4, 16, 64, 256])]
+        blocks: Vec<usize>,
+    },
+    /// The demo model's training step on 1, 2, 4 and 8 cpu devices, with the time of every
+    /// compile stage (one JSON object; `scripts/bench-step.sh` runs it beside JAX).
+    Step(StepArgs),
+    /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
+    /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
+    /// times. One JSON object.
+    Kernels {
+        /// Square matmul sizes (n for n x n x n).
+        #[arg(long, value_delimiter = ',', default_values_t = vec![512, 1024])]
+        sizes: Vec<usize>,
+        /// Size of each of the chain's four f32 tensors (three inputs, one output), MiB.
+        #[arg(long, default_value_t = 64)]
+        chain_mb: usize,
+    },
+}
+
+#[derive(clap::Args)]
+struct StepArgs {
+    /// Device counts (meshes: 1 = 1x1, even n = data 2 x model n/2, odd n = n x 1).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 2, 4, 8])]
+    devices: Vec<usize>,
+    /// Timed steps per device count.
+    #[arg(long, default_value_t = 5)]
+    steps: usize,
+    /// Untimed steps first.
+    #[arg(long, default_value_t = 1)]
+    warmup: usize,
+    /// How each device computes.
+    #[arg(long, default_value = "interpreted")]
+    engine: shardc::Engine,
+    /// A 1-layer model of width 16 (for tests) instead of the demo's.
+    #[arg(long)]
+    tiny: bool,
+    #[arg(long)]
+    layers: Option<usize>,
+    #[arg(long)]
+    d_model: Option<usize>,
+    #[arg(long)]
+    heads: Option<usize>,
+    #[arg(long)]
+    d_ff: Option<usize>,
+    #[arg(long)]
+    seq: Option<usize>,
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Also time every op of one more step (interpreter), by op.
+    #[arg(long)]
+    profile: bool,
+    /// Write the initial parameters and first batch here for `bench/jax_gpt.py --init`.
+    #[arg(long)]
+    dump_init: Option<PathBuf>,
+}
+
+impl StepArgs {
+    fn bench(&self) -> shardc_cli::bench::StepBench {
+        let mut model = if self.tiny {
+            shardc_train::presets::tiny_config()
+        } else {
+            shardc_train::presets::demo_config()
+        };
+        let b = &mut model.block;
+        model.layers = self.layers.unwrap_or(model.layers);
+        b.d_model = self.d_model.unwrap_or(b.d_model);
+        b.heads = self.heads.unwrap_or(b.heads);
+        b.d_ff = self.d_ff.unwrap_or(b.d_ff);
+        b.seq = self.seq.unwrap_or(b.seq);
+        b.batch = self.batch.unwrap_or(b.batch);
+        shardc_cli::bench::StepBench {
+            model,
+            devices: self.devices.clone(),
+            steps: self.steps,
+            warmup: self.warmup,
+            engine: self.engine,
+            profile: self.profile,
+            dump_init: self.dump_init.clone(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    match cli.command {
+        Command::Compile {
+            file,
+            explain,
+            json,
+            dump_dir,
+            bucket_bytes,
+            pad,
+        } => {
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let uneven = if pad {
+                ir::Uneven::Pad
+            } else {
+                ir::Uneven::Refuse
+            };
+            let m = ir::text::parse_module_with(&text, uneven)
+                .map_err(|e| format!("{}:{e}", file.display()))?;
+            let c = compile(
+                &m,
+                &Options {
+                    bucket_bytes,
+                    pad_uneven: pad,
+                    ..Options::default()
+                },
+            )?;
+            if let Some(dir) = dump_dir {
+                std::fs::create_dir_all(&dir)?;
+                for (i, (stage, name)) in [
+                    (Stage::Input, "input"),
+                    (Stage::Inlined, "inlined"),
+                    (Stage::Partitioned, "partitioned"),
+                ]
+                .iter()
+                .enumerate()
+                {
+                    std::fs::write(dir.join(format!("{i:02}-{name}.mlir")), c.as_text(*stage))?;
+                }
+                std::fs::write(dir.join("03-explain.txt"), c.explain().to_string())?;
+            }
+            if json {
+                println!("{}", c.explain().to_json());
+            } else if explain {
+                println!("{}", c.explain());
+            } else {
+                println!("{}", c.as_text(Stage::Partitioned));
+            }
+            Ok(())
+        }
+        Command::Bench {
+            which: Bench::Compile { blocks },
+        } => bench_compile(&blocks),
+        Command::Bench {
+            which: Bench::Step(args),
+        } => {
+            println!("{:#}", shardc_cli::bench::step(&args.bench())?);
+            Ok(())
+        }
+        Command::Bench {
+            which: Bench::Kernels { sizes, chain_mb },
+        } => kernels::bench(&sizes, chain_mb),
+    }
+}
+
+/// Times each stage on stacks of transformer blocks; prints one JSON object per size.
+fn bench_compile(blocks: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
+    let mesh = Mesh::new("mesh", &[(DATA, 2), (MODEL, 4)])?;
+    let dims = TransformerDims {
+        batch: 8,
+        seq: 128,
+        d_model: 512,
+        heads: 8,
+        d_ff: 2048,
+    };
+    for &n in blocks {
+        let t0 = Instant::now();
+        let lowered = transformer_stack(n, &dims, &mesh)?;
+        let trace_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let m = lowered.module();
+        let t = Instant::now();
+        let global = shardc::compiler::passes::constrain::constrain(
+            &shardc::compiler::passes::inline::inline(m)?,
+        )?;
+        let inline_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let p = shardc::compiler::passes::propagate::propagate(&global, &Options::default())?;
+        let propagate_ms = t.elapsed().as_secs_f64() * 1e3;
+        let f = global.entry().ok_or("no entry function")?;
+        let t = Instant::now();
+        let x = shardc::compiler::passes::extract::extract(&p, f)?;
+        let extract_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let part = shardc::compiler::passes::partition::partition(&global, &p, &x)?;
+        let partition_ms = t.elapsed().as_secs_f64() * 1e3;
+        let collectives = part.module.entry().map_or(0, |g| {
+            g.ops.iter().filter(|o| o.kind.is_collective()).count()
+        });
+        let json = serde_json::json!({
+            "bench": "compile",
+            "blocks": n,
+            "ops": f.body().ops.len(),
+            "ms": {
+                "trace": round(trace_ms),
+                "inline": round(inline_ms),
+                "propagate": round(propagate_ms),
+                "extract": round(extract_ms),
+                "partition": round(partition_ms),
+                "propagate_extract_partition": round(propagate_ms + extract_ms + partition_ms),
+            },
+            "egraph": { "classes": p.report.classes, "nodes": p.report.nodes, "visits": p.report.visits, "stop": format!("{:?}", p.report.stop) },
+            "collectives": collectives,
+        });
+        println!("{json}");
+    }
+    Ok(())
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}

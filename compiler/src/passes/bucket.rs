@@ -1,0 +1,220 @@
+//! Bucketing: fuses the all-reduces of a per-device program that share replica groups,
+//! reducer and element type into buckets of at most a given size, as PyTorch's DDP buckets
+//! gradients (25 MB by default there). A bucket flattens its members' operands into one
+//! vector, all-reduces it once, and slices the members back out; it is placed where its
+//! last member was, i.e. as soon as the last value it reduces exists. Fewer, larger
+//! collectives pay the per-collective latency once.
+//!
+//! ```text
+//! %a' = all_reduce(%a)        %f = concatenate(reshape %a, reshape %b)
+//! %b' = all_reduce(%b)   =>   %r = all_reduce(%f)
+//!                             %a' = reshape(slice %r [0:|a|]); %b' = reshape(slice %r [|a|:])
+//! ```
+//!
+//! Ops that read a member's result before the bucket is placed are scheduled after it
+//! (with everything that depends on them); a value that depends on an earlier member of a
+//! bucket starts a new bucket instead (the fused all-reduce could not wait for it).
+
+use crate::error::CompileError;
+use serde::Serialize;
+use shardc_ir::{
+    DType, Function, FunctionBuilder, Module, Op, OpId, OpKind, ReplicaGroups, TensorType, ValueId,
+};
+use std::collections::HashMap;
+
+/// One fused all-reduce: which values it reduces and its size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    /// The reduced values, as the per-device program named them before bucketing.
+    pub members: Vec<String>,
+    pub bytes: usize,
+}
+
+/// What makes all-reduces fusable: the same groups, reducer op and element type.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    groups: ReplicaGroups,
+    reducer: String,
+    dtype: DType,
+}
+
+fn key(f: &Function, op: &Op) -> Option<Key> {
+    let OpKind::AllReduce { groups } = &op.kind else {
+        return None;
+    };
+    let body = f.block(*op.regions.first()?);
+    let [only] = body.ops.as_slice() else {
+        return None;
+    };
+    Some(Key {
+        groups: groups.clone(),
+        reducer: f.op(*only).kind.name(),
+        dtype: f.ty(op.operands[0]).dtype,
+    })
+}
+
+/// Fuses all-reduces into buckets of at most `bucket_bytes` bytes (a larger single
+/// all-reduce stays alone). Returns the new module and the buckets formed.
+pub fn bucket(m: &Module, bucket_bytes: usize) -> Result<(Module, Vec<Bucket>), CompileError> {
+    let Some(f) = m.entry() else {
+        return Ok((m.clone(), Vec::new()));
+    };
+    let names = f.value_names();
+    let ops: Vec<(OpId, &Op)> = f.body_ops().collect();
+    let position: HashMap<OpId, usize> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i))
+        .collect();
+    let bytes_of = |id: OpId| f.ty(f.op(id).operands[0]).size_bytes();
+    // Which all-reduce results each value depends on (transitively), to keep a member from
+    // joining a bucket it depends on.
+    let mut depends: HashMap<ValueId, std::collections::HashSet<OpId>> = HashMap::new();
+    for (id, op) in &ops {
+        let mut d: std::collections::HashSet<OpId> = op
+            .operands
+            .iter()
+            .flat_map(|v| depends.get(v).cloned().unwrap_or_default())
+            .collect();
+        if key(f, op).is_some() {
+            d.insert(*id);
+        }
+        for &r in &op.results {
+            depends.insert(r, d.clone());
+        }
+    }
+    // Greedy buckets in program order, one open bucket per key.
+    let mut open: HashMap<Key, Vec<OpId>> = HashMap::new();
+    let mut closed: Vec<Vec<OpId>> = Vec::new();
+    for (id, op) in &ops {
+        let Some(k) = key(f, op) else { continue };
+        let members = open.entry(k).or_default();
+        let size: usize = members.iter().map(|&m| bytes_of(m)).sum();
+        let needs_member = depends
+            .get(&op.operands[0])
+            .is_some_and(|d| members.iter().any(|m| d.contains(m)));
+        if !members.is_empty() && (size + bytes_of(*id) > bucket_bytes || needs_member) {
+            closed.push(std::mem::take(members));
+        }
+        members.push(*id);
+    }
+    closed.extend(open.into_values());
+    let mut buckets: Vec<Vec<OpId>> = closed.into_iter().filter(|b| b.len() > 1).collect();
+    buckets.sort_by_key(|b| b.iter().map(|o| position[o]).min());
+    if buckets.is_empty() {
+        return Ok((m.clone(), Vec::new()));
+    }
+    let mut last_of: HashMap<OpId, usize> = HashMap::new();
+    let mut member_of: HashMap<OpId, usize> = HashMap::new();
+    for (i, b) in buckets.iter().enumerate() {
+        for &o in b {
+            member_of.insert(o, i);
+        }
+        last_of.insert(
+            *b.iter()
+                .max_by_key(|o| position[o])
+                .expect("buckets are non-empty"),
+            i,
+        );
+    }
+    // Rebuild: members vanish until their bucket is placed at its last member; ops reading a
+    // value not yet available wait (in order) and run as soon as it is.
+    let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
+    b.set_visibility(f.visibility);
+    let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
+    let mut waiting: Vec<OpId> = Vec::new();
+    for (id, op) in &ops {
+        if let Some(&i) = last_of.get(id) {
+            fuse(f, &buckets[i], &mut b, &mut map)?;
+            flush(f, &mut waiting, &mut b, &mut map)?;
+        } else if member_of.contains_key(id) {
+            continue;
+        } else if op.operands.iter().all(|v| map.contains_key(v)) && waiting.is_empty() {
+            b.copy_op(f, op, &mut map)?;
+        } else {
+            waiting.push(*id);
+            flush(f, &mut waiting, &mut b, &mut map)?;
+        }
+    }
+    flush(f, &mut waiting, &mut b, &mut map)?;
+    if !waiting.is_empty() {
+        return Err(CompileError::internal(
+            "bucketing",
+            "all-reduces that depend on each other were bucketed (run without Options::bucket_bytes meanwhile)",
+        ));
+    }
+    let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
+    let mut g = b.finish(&results);
+    g.arg_attrs = f.arg_attrs.clone();
+    g.result_attrs = f.result_attrs.clone();
+    let report = buckets
+        .iter()
+        .map(|bk| Bucket {
+            members: bk
+                .iter()
+                .map(|&o| names[f.op(o).operands[0].index()].clone())
+                .collect(),
+            bytes: bk.iter().map(|&o| bytes_of(o)).sum(),
+        })
+        .collect();
+    Ok((m.with_function(g), report))
+}
+
+/// Emits the waiting ops whose operands are now available, in order, until none is.
+fn flush(
+    f: &Function,
+    waiting: &mut Vec<OpId>,
+    b: &mut FunctionBuilder,
+    map: &mut HashMap<ValueId, ValueId>,
+) -> Result<(), CompileError> {
+    loop {
+        let Some(i) = waiting
+            .iter()
+            .position(|&o| f.op(o).operands.iter().all(|v| map.contains_key(v)))
+        else {
+            return Ok(());
+        };
+        // Keep program order among ops that are ready: emit the first ready one.
+        let o = waiting.remove(i);
+        b.copy_op(f, f.op(o), map)?;
+    }
+}
+
+/// Emits one fused all-reduce for `members` and maps their results.
+fn fuse(
+    f: &Function,
+    members: &[OpId],
+    b: &mut FunctionBuilder,
+    map: &mut HashMap<ValueId, ValueId>,
+) -> Result<(), CompileError> {
+    let first = f.op(members[0]);
+    let dtype = f.ty(first.operands[0]).dtype;
+    let mut flat = Vec::with_capacity(members.len());
+    for &m in members {
+        let x = map[&f.op(m).operands[0]];
+        let n = b.ty(x).num_elements();
+        flat.push(b.push1_typed(OpKind::Reshape, &[x], TensorType::new(dtype, [n]))?);
+    }
+    let joined = b.push1(OpKind::Concatenate { dimension: 0 }, &flat)?;
+    let total = b.ty(joined).clone();
+    // The members share their reducer: copy the first one's region.
+    let mut inner = HashMap::new();
+    let region = b.copy_region(f, first.regions[0], &mut inner)?;
+    let reduced = b.push(first.kind.clone(), &[joined], Some(&[total]), vec![region])?;
+    let reduced = b.func().op(reduced).results[0];
+    let mut offset = 0;
+    for (&m, piece) in members.iter().zip(&flat) {
+        let n = b.ty(*piece).num_elements();
+        let slice = OpKind::Slice {
+            start: vec![offset],
+            limit: vec![offset + n],
+            strides: vec![1],
+        };
+        let part = b.push1(slice, &[reduced])?;
+        let out = f.op(m).results[0];
+        let back = b.push1_typed(OpKind::Reshape, &[part], f.ty(out).clone())?;
+        map.insert(out, back);
+        offset += n;
+    }
+    Ok(())
+}

@@ -1,0 +1,484 @@
+//! Explanations: what the partitioner decided and why.
+//!
+//! For every value: the layouts it is used in (JAX's notation, `f32[8@data,16]`) and where
+//! each came from (the annotation, and the ops it was carried through). For every
+//! collective: the value and the consumer that needed it, kind, axes, bytes per device,
+//! and the alternatives that lost, with their costs. [`Explanation::summary`] is the compact
+//! part users snapshot in their tests (shardings, collectives with kind, axes and bytes);
+//! the `Display` adds provenance and alternatives; everything serializes to JSON.
+
+use crate::passes::extract::{class_types, local_rotations, node_cost, program_order};
+use crate::passes::propagate::{Annotation, Origin, Report, StopReason};
+use crate::pipeline::Compiled;
+use crate::sharding::egraph::PNode;
+use crate::sharding::layout::Layout;
+use crate::sharding::reshard::CollectiveKind;
+use egg::{Id, Language};
+use serde::Serialize;
+use shardc_ir::{Function, Mesh, TensorType, ValueDef, ValueId};
+use std::collections::HashMap;
+use std::fmt::{self, Write};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Explanation {
+    /// `mesh_data2_model4 = <["data"=2, "model"=4]>`
+    pub mesh: String,
+    pub propagation: Report,
+    pub values: Vec<ValueLayout>,
+    pub collectives: Vec<Collective>,
+    /// Bytes each device sends, summed over all collectives.
+    pub bytes_per_device: u64,
+    /// The most bytes a device holds at once running the partitioned program.
+    pub peak_bytes_per_device: u64,
+    /// The cost model's estimate of the whole step, in microseconds.
+    pub cost_us: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ValueLayout {
+    /// `%3`
+    pub name: String,
+    /// `stablehlo.dot_general`, or `argument 0`.
+    pub defined_by: String,
+    /// One entry per layout the program uses the value in.
+    pub layouts: Vec<UsedLayout>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct UsedLayout {
+    /// `f32[8@data,16]`
+    pub layout: String,
+    /// How it is obtained: `argument`, `local`, or the collectives of a reshard.
+    pub how: String,
+    /// Where it came from: `annotation on argument 0 -> %0 (stablehlo.dot_general)`.
+    pub origin: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Collective {
+    /// `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all`.
+    pub kind: String,
+    pub axes: Vec<String>,
+    /// The value resharded, `%4`.
+    pub value: String,
+    pub from: String,
+    pub to: String,
+    pub bytes_per_device: u64,
+    /// The ops (or results) that read the resharded value.
+    pub needed_by: Vec<String>,
+    /// Cost of the chosen way to obtain the resharded value, in microseconds: what it adds
+    /// beyond obtaining its inputs in their cheapest layouts (the extraction's premium).
+    pub cost_us: f64,
+    /// The other ways that were considered for the same value and layout, with their costs.
+    pub alternatives: Vec<Alternative>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Alternative {
+    pub what: String,
+    pub cost_us: f64,
+}
+
+fn us(seconds: f64) -> f64 {
+    (seconds * 1e9).round() / 1e3
+}
+
+/// `f32[8@data,16]`; a padded dimension says by how much: `f32[10@model(pad 2)]`.
+fn describe(ty: &TensorType, l: &Layout, mesh: &Mesh) -> String {
+    match l.to_sharding(&mesh.name) {
+        Some(s) => s.describe_on(mesh, ty),
+        None => format!("{ty} {l}"),
+    }
+}
+
+fn annotation(a: &Annotation, names: &[String], f: &Function) -> String {
+    match a {
+        Annotation::Arg(i) => format!("annotation on argument {i}"),
+        Annotation::Result(i) => format!("annotation on result {i}"),
+        Annotation::OpResult { op, result } => format!(
+            "sdy.sharding on {}",
+            names[f.op(*op).results[*result].index()]
+        ),
+        Annotation::Constraint(op) => format!(
+            "sharding_constraint {}",
+            names[f.op(*op).results[0].index()]
+        ),
+    }
+}
+
+impl Compiled {
+    /// What the partitioner decided, and why.
+    pub fn explain(&self) -> Explanation {
+        let p = &self.propagated;
+        let x = &self.extraction;
+        let f = self
+            .global
+            .entry()
+            .expect("compiled modules have an entry function");
+        let eg = &p.graph.egraph;
+        let names = f.value_names();
+        let mesh = &p.mesh;
+        let class_of = |c: Id| eg[eg.find(c)].data;
+        let layout_text = |c: Id| {
+            let (v, l) = class_of(c);
+            describe(f.ty(v), p.graph.layout(l), mesh)
+        };
+        // Which chosen nodes read each class (and the classes they produce).
+        let mut readers: HashMap<Id, Vec<String>> = HashMap::new();
+        let mut reader_classes: HashMap<Id, Vec<Id>> = HashMap::new();
+        // In class order, so the lists read the same from run to run.
+        let mut chosen: Vec<(&Id, &PNode)> = x.choice.iter().collect();
+        chosen.sort_by_key(|(c, _)| **c);
+        for (&c, n) in chosen {
+            if let PNode::Local { op, .. } = n {
+                let (v, _) = class_of(c);
+                for &ch in n.children() {
+                    let who = format!("{} ({})", names[v.index()], f.op(*op).kind.name());
+                    let list = readers.entry(eg.find(ch)).or_default();
+                    if !list.contains(&who) {
+                        list.push(who);
+                    }
+                    reader_classes.entry(eg.find(ch)).or_default().push(c);
+                }
+            }
+        }
+        for (k, &r) in x.roots.iter().enumerate() {
+            readers
+                .entry(eg.find(r))
+                .or_default()
+                .push(format!("result {k}"));
+        }
+        // The cost of obtaining a class by one node: the node plus its children's best.
+        let total = |c: Id, n: &PNode| -> f64 {
+            node_cost(p, f, c, n)
+                + n.children()
+                    .iter()
+                    .map(|&ch| x.best.get(&eg.find(ch)).copied().unwrap_or(f64::INFINITY))
+                    .sum::<f64>()
+        };
+        let node_text = |c: Id, n: &PNode| -> String {
+            match n {
+                PNode::Arg { index, .. } => {
+                    format!("argument {index} arriving as {}", layout_text(c))
+                }
+                PNode::Local { op, children, .. } => {
+                    let ins: Vec<String> = children.iter().map(|&ch| layout_text(ch)).collect();
+                    format!("{} on {}", f.op(*op).kind.name(), ins.join(", "))
+                }
+                PNode::Reshard { plan, child, .. } => {
+                    format!("{} from {}", p.graph.plan(*plan), layout_text(child[0]))
+                }
+            }
+        };
+        let origin_text = |v: ValueId, l| -> String {
+            let mut parts = Vec::new();
+            let mut key = (v, l);
+            for _ in 0..64 {
+                match p.origin.get(&key) {
+                    Some(Origin::Annotated(a)) => {
+                        parts.push(annotation(a, &names, f));
+                        break;
+                    }
+                    Some(Origin::FreeArg) => {
+                        parts.push("unannotated argument".to_string());
+                        break;
+                    }
+                    Some(Origin::Requested { op }) => {
+                        parts.push(match op {
+                            Some(o) => format!(
+                                "asked for by {} ({})",
+                                names[f.op(*o).results[0].index()],
+                                f.op(*o).kind.name()
+                            ),
+                            None => "asked for by a result annotation".to_string(),
+                        });
+                        break;
+                    }
+                    Some(Origin::Through { op, from }) => {
+                        let also: Vec<&str> = from
+                            .iter()
+                            .skip(1)
+                            .map(|k| names[k.0.index()].as_str())
+                            .collect();
+                        let with = if also.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" with {}", also.join(", "))
+                        };
+                        parts.push(format!(
+                            "{} ({}{with})",
+                            names[key.0.index()],
+                            f.op(*op).kind.name()
+                        ));
+                        match from.first() {
+                            Some(k) if *k != key => key = *k,
+                            _ => {
+                                parts.push("unsplit".into());
+                                break;
+                            }
+                        }
+                    }
+                    None => break,
+                }
+            }
+            parts.reverse();
+            parts.join(" -> ")
+        };
+        let mut values = Vec::new();
+        let mut collectives = Vec::new();
+        for v in program_order(f) {
+            let mut layouts = Vec::new();
+            for &l in p.graph.layouts_of(v) {
+                let Some(c) = p.graph.class(v, l) else {
+                    continue;
+                };
+                let Some(n) = x.choice.get(&c) else { continue };
+                let rotations = local_rotations(p, c, n);
+                let axes_of = |axes: &[shardc_ir::AxisRef]| -> Vec<String> {
+                    axes.iter()
+                        .map(|a| a.to_string().trim_matches('"').to_string())
+                        .collect()
+                };
+                let how = match n {
+                    PNode::Arg { .. } => "argument".to_string(),
+                    PNode::Local { .. } if !rotations.is_empty() => {
+                        let moves: Vec<String> = rotations
+                            .iter()
+                            .map(|r| {
+                                format!("collective_permute {{{}}}", axes_of(&r.axes).join(","))
+                            })
+                            .collect();
+                        format!("local, then {}", moves.join(", "))
+                    }
+                    PNode::Local { .. } => "local".to_string(),
+                    PNode::Reshard { plan, .. } => p.graph.plan(*plan).to_string(),
+                };
+                layouts.push(UsedLayout {
+                    layout: layout_text(c),
+                    how,
+                    origin: origin_text(v, l),
+                });
+                // A rotation by whole blocks: the op runs locally, then its pieces move.
+                if !rotations.is_empty() {
+                    let (global, local) = class_types(p, f, c);
+                    let at = describe(&global, p.graph.layout(l), mesh);
+                    let alternatives: Vec<Alternative> = eg[c]
+                        .nodes
+                        .iter()
+                        .filter(|m| *m != n)
+                        .map(|m| Alternative {
+                            what: node_text(c, m),
+                            cost_us: us(total(c, m)),
+                        })
+                        .collect();
+                    for r in &rotations {
+                        collectives.push(Collective {
+                            kind: CollectiveKind::CollectivePermute.name().to_string(),
+                            axes: axes_of(&r.axes),
+                            value: names[v.index()].clone(),
+                            from: at.clone(),
+                            to: at.clone(),
+                            bytes_per_device: crate::local::rotate::bytes(&local),
+                            needed_by: readers.get(&c).cloned().unwrap_or_default(),
+                            cost_us: us(total(c, n)),
+                            alternatives: alternatives.clone(),
+                        });
+                    }
+                }
+                if let PNode::Reshard { plan, child, .. } = n {
+                    let (global, _) = class_types(p, f, c);
+                    let mut cur = p.graph.layout(class_of(child[0]).1).clone();
+                    // Other ways to obtain this layout of the value...
+                    let mut alternatives: Vec<Alternative> = eg[c]
+                        .nodes
+                        .iter()
+                        .filter(|m| *m != n)
+                        .map(|m| Alternative {
+                            what: node_text(c, m),
+                            cost_us: us(total(c, m)),
+                        })
+                        .collect();
+                    // ...and other layouts the consumers could have produced instead, each
+                    // by its cheapest way.
+                    let mut consumers = reader_classes.get(&c).cloned().unwrap_or_default();
+                    consumers.sort();
+                    consumers.dedup();
+                    for r in consumers {
+                        let (u, ul) = class_of(r);
+                        for &l2 in p.graph.layouts_of(u) {
+                            let Some(r2) = p.graph.class(u, l2) else {
+                                continue;
+                            };
+                            if l2 == ul || p.graph.layout(l2).is_partial() {
+                                continue;
+                            }
+                            let best = eg[r2]
+                                .nodes
+                                .iter()
+                                .map(|m| (total(r2, m), m))
+                                .min_by(|a, b| a.0.total_cmp(&b.0));
+                            if let Some((cost, m)) = best.filter(|(cost, _)| cost.is_finite()) {
+                                alternatives.push(Alternative {
+                                    what: format!(
+                                        "{} as {} by {}",
+                                        names[u.index()],
+                                        layout_text(r2),
+                                        node_text(r2, m)
+                                    ),
+                                    cost_us: us(cost),
+                                });
+                            }
+                        }
+                    }
+                    for step in &p.graph.plan(*plan).steps {
+                        let next = step.apply(&cur).unwrap_or_else(|| cur.clone());
+                        if !step.axes().is_empty() && !step.moves_nothing(&p.mesh, &cur) {
+                            collectives.push(Collective {
+                                kind: step.kind().name().to_string(),
+                                axes: step
+                                    .axes()
+                                    .iter()
+                                    .map(|a| a.to_string().trim_matches('"').to_string())
+                                    .collect(),
+                                value: names[v.index()].clone(),
+                                from: describe(&global, &cur, mesh),
+                                to: describe(&global, &next, mesh),
+                                bytes_per_device: step.bytes_per_device(&p.mesh, &global, &cur),
+                                needed_by: readers.get(&c).cloned().unwrap_or_default(),
+                                cost_us: us(total(c, n)),
+                                alternatives: alternatives.clone(),
+                            });
+                        }
+                        cur = next;
+                    }
+                }
+            }
+            if layouts.is_empty() {
+                continue;
+            }
+            let defined_by = match f.value(v).def {
+                ValueDef::BlockArg { index, .. } => format!("argument {index}"),
+                ValueDef::OpResult { op, .. } => f.op(op).kind.name(),
+            };
+            values.push(ValueLayout {
+                name: names[v.index()].clone(),
+                defined_by,
+                layouts,
+            });
+        }
+        Explanation {
+            mesh: format!("{} = {}", p.mesh.shape_name(), p.mesh),
+            propagation: p.report.clone(),
+            bytes_per_device: collectives.iter().map(|c| c.bytes_per_device).sum(),
+            peak_bytes_per_device: self
+                .partitioned
+                .module
+                .entry()
+                .map_or(0, crate::passes::memory::peak_bytes),
+            values,
+            collectives,
+            cost_us: us(x.cost),
+        }
+    }
+}
+
+impl Explanation {
+    /// The compact, stable summary users snapshot: every value's layouts, then every
+    /// collective with kind, axes and bytes per device.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "mesh {}", self.mesh);
+        if self.propagation.stop != StopReason::Saturated {
+            let _ = writeln!(
+                s,
+                "WARNING: propagation stopped early: {:?}",
+                self.propagation.stop
+            );
+        }
+        let width = self.values.iter().map(|v| v.name.len()).max().unwrap_or(0);
+        for v in &self.values {
+            let ls: Vec<&str> = v.layouts.iter().map(|l| l.layout.as_str()).collect();
+            let _ = writeln!(s, "{:width$}  {}", v.name, ls.join(" | "));
+        }
+        for c in &self.collectives {
+            let _ = writeln!(
+                s,
+                "{} {{{}}} {}: {} -> {}, {} B/device",
+                c.kind,
+                c.axes.join(","),
+                c.value,
+                c.from,
+                c.to,
+                c.bytes_per_device
+            );
+        }
+        let _ = writeln!(s, "total {} B/device", self.bytes_per_device);
+        s
+    }
+
+    /// JSON for tools.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("explanations serialize")
+    }
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "mesh {}", self.mesh)?;
+        let r = &self.propagation;
+        writeln!(
+            f,
+            "propagation: {:?} after {} op visits; {} classes, {} nodes",
+            r.stop, r.visits, r.classes, r.nodes
+        )?;
+        writeln!(f, "values:")?;
+        for v in &self.values {
+            for l in &v.layouts {
+                writeln!(
+                    f,
+                    "  {} = {} as {} [{}]; from {}",
+                    v.name, v.defined_by, l.layout, l.how, l.origin
+                )?;
+            }
+        }
+        writeln!(f, "collectives:")?;
+        for c in &self.collectives {
+            writeln!(
+                f,
+                "  {} {{{}}} on {}: {} -> {}, {} B/device, needed by {}",
+                c.kind,
+                c.axes.join(","),
+                c.value,
+                c.from,
+                c.to,
+                c.bytes_per_device,
+                c.needed_by.join(", ")
+            )?;
+            writeln!(f, "    chosen: {}", cost_text(c.cost_us))?;
+            for a in &c.alternatives {
+                writeln!(f, "    lost:   {}  {}", cost_text(a.cost_us), a.what)?;
+            }
+        }
+        writeln!(
+            f,
+            "total {} B/device sent, peak {} B/device held, estimated {}",
+            self.bytes_per_device,
+            self.peak_bytes_per_device,
+            cost_text(self.cost_us)
+        )
+    }
+}
+
+/// A cost in microseconds, with the priority penalties it includes spelled out.
+fn cost_text(us: f64) -> String {
+    let penalty_us = crate::passes::extract::PRIORITY_PENALTY * 1e6;
+    let levels = (us / penalty_us).floor();
+    if levels >= 1.0 {
+        format!(
+            "{:.3} µs + {levels} priority level(s) given up",
+            us - levels * penalty_us
+        )
+    } else {
+        format!("{us:.3} µs")
+    }
+}

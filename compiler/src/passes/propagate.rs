@@ -1,0 +1,889 @@
+//! Propagation: derive every layout the program could use, by equality saturation.
+//!
+//! Seeds are the user's annotations: argument shardings (an argument arrives in its
+//! layout), sharding constraints and per-op shardings (the value is produced in that
+//! layout), and result shardings (the value is delivered in that layout). Rewrites,
+//! all derived from the ops' factor rules, then add physical values to the e-graph:
+//!
+//! - *through an op* (forward and backward at once): every layout a neighbour of the op
+//!   has is projected onto the op's factors; projections that agree are merged, and each
+//!   merged assignment that the op can run locally adds the op, on operands in the
+//!   layouts the assignment implies, to the class of its result in the implied layout;
+//! - *resharding*: whenever a value gains a layout, collective plans connect it with the
+//!   value's other layouts, both ways (`reshard::plan`, which also adds the algebra
+//!   alternatives such as reduce-scatter versus all-reduce then slice).
+//!
+//! A layout enters the graph only when a rule derives it from a neighbour, so the graph
+//! stays proportional to the program times the few layouts the annotations imply. The node,
+//! visit and time limits are [`Options`]; hitting one stops saturation and is recorded in
+//! the [`Report`] (and shown by `explain`), never silent.
+
+use crate::error::CompileError;
+use crate::local::linear::{Linearity, linearity};
+use crate::sharding::cost::CostModel;
+use crate::sharding::egraph::{LayoutId, PGraph, PNode, PlanId, ValueOf};
+use crate::sharding::layout::{CombinerKey, FactorAxes, Layout, project_with, sole_factor};
+use crate::sharding::reshard;
+use egg::Id;
+use serde::Serialize;
+use shardc_ir::rules::{Combiner, FactorKind, OpRule, TensorRef, op_rule};
+use shardc_ir::{
+    AxisRef, Function, Mesh, Module, OpId, OpKind, Sharding, Uneven, ValueDef, ValueId,
+};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+/// Limits and the cost model. The limits can also be set with the environment variables
+/// `SHARDC_NODE_LIMIT`, `SHARDC_VISIT_LIMIT` and `SHARDC_TIME_LIMIT_MS`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Stop adding nodes past this many e-nodes.
+    pub node_limit: usize,
+    /// Stop after visiting ops this many times the number of ops.
+    pub visit_limit: usize,
+    pub time_limit: Duration,
+    pub cost: CostModel,
+    /// Fuse all-reduces into buckets of at most this many bytes after partitioning
+    /// (`bucket.rs`; PyTorch DDP uses 25 MB). `None`: no bucketing.
+    pub bucket_bytes: Option<usize>,
+    /// Gather arguments again before reads more than this many ops after the previous
+    /// read (`regather.rs`; FSDP's free-after-forward). `None`: keep gathered copies.
+    pub regather_gap: Option<usize>,
+    /// Let shardings split dimensions their axes do not divide, padding each shard to
+    /// `ceil(n / shards)` elements (`shardc compile --pad`; GSPMD's uneven shardings).
+    /// Off (the default), such a sharding is an error naming the value, dimension and axes.
+    /// See `docs/sharding.md` ("Uneven shardings") for what is masked and what moves.
+    pub pad_uneven: bool,
+}
+
+impl Options {
+    /// The [`Uneven`] policy these options ask for.
+    pub fn uneven(&self) -> Uneven {
+        if self.pad_uneven {
+            Uneven::Pad
+        } else {
+            Uneven::Refuse
+        }
+    }
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        Options {
+            node_limit: env("SHARDC_NODE_LIMIT")
+                .map(|v| v as usize)
+                .unwrap_or(1_000_000),
+            visit_limit: env("SHARDC_VISIT_LIMIT").map(|v| v as usize).unwrap_or(16),
+            time_limit: Duration::from_millis(env("SHARDC_TIME_LIMIT_MS").unwrap_or(30_000)),
+            cost: CostModel::default(),
+            bucket_bytes: None,
+            regather_gap: None,
+            pad_uneven: false,
+        }
+    }
+}
+
+/// Why saturation ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum StopReason {
+    Saturated,
+    NodeLimit(usize),
+    VisitLimit(usize),
+    TimeLimit(u128),
+}
+
+/// What saturation did.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub stop: StopReason,
+    pub visits: usize,
+    pub classes: usize,
+    pub nodes: usize,
+    pub micros: u128,
+}
+
+/// Where a user annotation is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Annotation {
+    Arg(usize),
+    Result(usize),
+    /// `sdy.sharding` on an op's result.
+    OpResult {
+        op: OpId,
+        result: usize,
+    },
+    /// `sdy.sharding_constraint`.
+    Constraint(OpId),
+}
+
+/// An annotation's demand on one value: its layout, with the dimensions propagation may
+/// still split further (open ones) and the axes that may never split it.
+#[derive(Clone, Debug)]
+pub struct Demand {
+    pub base: Layout,
+    pub open: Vec<bool>,
+    pub replicated: Vec<AxisRef>,
+    pub source: Annotation,
+}
+
+impl Demand {
+    fn of(s: &Sharding, source: Annotation) -> Demand {
+        Demand {
+            base: Layout::of_sharding(s),
+            open: s.dims.iter().map(|d| d.open).collect(),
+            replicated: s.replicated.clone(),
+            source,
+        }
+    }
+
+    /// Whether a layout meets the demand: closed dimensions exactly as annotated, open ones
+    /// extending the annotation, no forbidden axis, the same partial part.
+    pub fn allows(&self, l: &Layout) -> bool {
+        l.rank() == self.base.rank()
+            && l.unreduced == self.base.unreduced
+            && l.combiner == self.base.combiner
+            && !l
+                .axes()
+                .any(|a| self.replicated.iter().any(|r| r.overlaps(a)))
+            && (0..l.rank()).all(|d| {
+                if self.open[d] {
+                    l.dims[d].starts_with(&self.base.dims[d])
+                } else {
+                    l.dims[d] == self.base.dims[d]
+                }
+            })
+    }
+}
+
+/// How a class first came to be, for `explain`.
+#[derive(Clone, Debug, Serialize)]
+pub enum Origin {
+    /// The annotation itself.
+    Annotated(Annotation),
+    /// An argument without annotation, in a layout some consumer asked for.
+    FreeArg,
+    /// Derived through `op` from the layouts its neighbours had (the ones whose axes the
+    /// assignment merged; none for the op's default, everything unsplit).
+    Through {
+        op: OpId,
+        from: Vec<(ValueId, LayoutId)>,
+    },
+    /// Asked for by `op` and reached by resharding another layout.
+    Requested { op: Option<OpId> },
+}
+
+/// The saturated e-graph and everything extraction and partitioning need.
+pub struct Propagated {
+    pub graph: PGraph,
+    pub mesh: Mesh,
+    pub rules: Vec<Option<OpRule>>,
+    /// Demands on the layouts values are produced in (arguments, constraints, op shardings).
+    pub produce: HashMap<ValueId, Demand>,
+    /// What each function result must be delivered as: its class if annotated.
+    pub roots: Vec<Root>,
+    pub origin: HashMap<(ValueId, LayoutId), Origin>,
+    pub report: Report,
+    pub cost: CostModel,
+    /// The printed name of every value (`%3`), for messages.
+    pub names: Vec<String>,
+    /// Whether layouts may pad dimensions their axes do not divide.
+    pub uneven: Uneven,
+    /// When the module uses explicit priorities (`{"x"}p1`): for every class derived from
+    /// an annotation, the strongest priority among the annotations it derives from, and
+    /// the weakest priority in the module. `None` when no annotation has an explicit one.
+    pub priorities: Option<Priorities>,
+}
+
+/// Priorities of classes, in Shardy's meaning: `p0` is the strongest, a dimension without
+/// an explicit priority is `p0`, and a layout a stronger annotation implies is kept over
+/// one a weaker annotation implies.
+#[derive(Clone, Debug, Default)]
+pub struct Priorities {
+    pub of_class: HashMap<(ValueId, LayoutId), u32>,
+    pub weakest: u32,
+}
+
+/// The priority of an annotation: its strongest split dimension's (0 when not given), or
+/// `None` when it splits nothing; and whether any priority was written explicitly.
+fn annotation_priority(s: &Sharding) -> (Option<u32>, bool) {
+    let split = s.dims.iter().filter(|d| !d.axes.is_empty());
+    let p = split.map(|d| d.priority.unwrap_or(0)).min();
+    (p, s.dims.iter().any(|d| d.priority.is_some()))
+}
+
+/// The strongest priority each class derives from, following origins (memoized).
+fn class_priorities(
+    origin: &HashMap<Key, Origin>,
+    annotated: &HashMap<Annotation, u32>,
+) -> HashMap<Key, u32> {
+    fn visit(
+        k: Key,
+        origin: &HashMap<Key, Origin>,
+        annotated: &HashMap<Annotation, u32>,
+        memo: &mut HashMap<Key, Option<u32>>,
+        depth: usize,
+    ) -> Option<u32> {
+        if let Some(&p) = memo.get(&k) {
+            return p;
+        }
+        memo.insert(k, None);
+        let p = match origin.get(&k) {
+            Some(Origin::Annotated(a)) => annotated.get(a).copied(),
+            Some(Origin::Through { from, .. }) if depth < 4096 => from
+                .iter()
+                .filter(|&&f| f != k)
+                .filter_map(|&f| visit(f, origin, annotated, memo, depth + 1))
+                .min(),
+            _ => None,
+        };
+        memo.insert(k, p);
+        p
+    }
+    let mut memo = HashMap::new();
+    for &k in origin.keys() {
+        visit(k, origin, annotated, &mut memo, 0);
+    }
+    memo.into_iter()
+        .filter_map(|(k, p)| p.map(|p| (k, p)))
+        .collect()
+}
+
+/// One function result and what it must be delivered as.
+#[derive(Clone, Debug)]
+pub enum Root {
+    /// Annotated: exactly this class.
+    Fixed(Id),
+    /// Unannotated: any complete layout of the value.
+    Free(ValueId),
+}
+
+/// A physical value: a value in one layout.
+type Key = (ValueId, LayoutId);
+
+struct Saturate<'a> {
+    f: &'a Function,
+    mesh: &'a Mesh,
+    uneven: Uneven,
+    rules: Vec<Option<OpRule>>,
+    users: HashMap<ValueId, Vec<OpId>>,
+    produce: HashMap<ValueId, Demand>,
+    /// Layouts annotations want values in, seeding propagation backwards.
+    wanted: HashMap<ValueId, Vec<Layout>>,
+    graph: PGraph,
+    origin: HashMap<(ValueId, LayoutId), Origin>,
+    queue: VecDeque<OpId>,
+    queued: HashSet<OpId>,
+    current: Option<OpId>,
+}
+
+/// The mesh of a module: the one mesh its annotations use.
+fn module_mesh(m: &Module) -> Result<Mesh, CompileError> {
+    match m.meshes.as_slice() {
+        [] => Ok(Mesh::new("mesh", &[])?),
+        [one] => Ok(one.clone()),
+        many => Err(CompileError::Unsupported {
+            what: format!(
+                "a module with {} meshes ({})",
+                many.len(),
+                many.iter()
+                    .map(|m| format!("@{}", m.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            why: "propagation partitions over one mesh; split the program per mesh".into(),
+        }),
+    }
+}
+
+/// Saturates the e-graph of the module's entry function (calls must be inlined first).
+pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileError> {
+    let f = module.entry().ok_or_else(|| CompileError::Unsupported {
+        what: "a module without functions".into(),
+        why: "there is nothing to propagate".into(),
+    })?;
+    let mesh = module_mesh(module)?;
+    let start = Instant::now();
+    // Rules of every body op; ops with no rule are an error naming the op.
+    let mut rules = vec![None; f.ops.len()];
+    for (id, op) in f.body_ops() {
+        rules[id.index()] = Some(op_rule(f, op)?);
+    }
+    let mut users: HashMap<ValueId, Vec<OpId>> = HashMap::new();
+    for (id, op) in f.body_ops() {
+        for &v in &op.operands {
+            users.entry(v).or_default().push(id);
+        }
+    }
+    // Annotations.
+    let mut produce = HashMap::new();
+    let mut wanted: HashMap<ValueId, Vec<Layout>> = HashMap::new();
+    for (i, (&v, a)) in f.args().iter().zip(&f.arg_attrs).enumerate() {
+        if let Some(s) = &a.sharding {
+            produce.insert(v, Demand::of(s, Annotation::Arg(i)));
+        }
+    }
+    for (id, op) in f.body_ops() {
+        if let OpKind::ShardingConstraint(s) = &op.kind {
+            produce.insert(op.results[0], Demand::of(s, Annotation::Constraint(id)));
+        }
+    }
+    for (v, d) in &produce {
+        wanted.entry(*v).or_default().push(d.base.clone());
+    }
+    for (&v, a) in f.results().iter().zip(&f.result_attrs) {
+        if let Some(s) = &a.sharding {
+            wanted.entry(v).or_default().push(Layout::of_sharding(s));
+        }
+    }
+    let analysis = ValueOf {
+        args: f.args().to_vec(),
+        results: f.ops.iter().map(|o| o.results.clone()).collect(),
+    };
+    let mut s = Saturate {
+        f,
+        mesh: &mesh,
+        uneven: opts.uneven(),
+        rules,
+        users,
+        produce,
+        wanted,
+        graph: PGraph::new(analysis),
+        origin: HashMap::new(),
+        queue: VecDeque::new(),
+        queued: HashSet::new(),
+        current: None,
+    };
+    // Arguments enter in their annotated layout, or replicated when unannotated.
+    for (i, &v) in f.args().iter().enumerate() {
+        let (layout, origin) = match s.produce.get(&v) {
+            Some(d) => (d.base.clone(), Origin::Annotated(d.source.clone())),
+            None => (Layout::replicated(f.ty(v).rank()), Origin::FreeArg),
+        };
+        let lid = s.graph.layout_id(&layout);
+        s.add_class(
+            PNode::Arg {
+                index: i as u32,
+                layout: lid,
+            },
+            v,
+            lid,
+            origin,
+        );
+    }
+    for (id, _) in f.body_ops() {
+        s.enqueue(id);
+    }
+    let limit_visits = opts.visit_limit.saturating_mul(f.body().ops.len().max(1));
+    let mut visits = 0;
+    let mut stop = StopReason::Saturated;
+    while let Some(o) = s.queue.pop_front() {
+        s.queued.remove(&o);
+        s.visit(o);
+        visits += 1;
+        if s.graph.num_nodes() > opts.node_limit {
+            stop = StopReason::NodeLimit(opts.node_limit);
+            break;
+        }
+        if visits >= limit_visits {
+            stop = StopReason::VisitLimit(limit_visits);
+            break;
+        }
+        if start.elapsed() > opts.time_limit {
+            stop = StopReason::TimeLimit(opts.time_limit.as_millis());
+            break;
+        }
+    }
+    // Results: annotated ones must exist in their layout, by resharding if need be.
+    s.current = None;
+    let mut roots = Vec::new();
+    let names = f.value_names();
+    for (i, (&v, a)) in f.results().iter().zip(&f.result_attrs).enumerate() {
+        match &a.sharding {
+            Some(sh) => {
+                let layout = Layout::of_sharding(sh);
+                let lid = s.graph.layout_id(&layout);
+                let id = s.request(v, lid).ok_or_else(|| CompileError::Unreachable {
+                    value: format!("result {i} ({})", names[v.index()]),
+                    layout: layout.to_string(),
+                    why: "no layout of the value reshards to it (a value cannot become partial by communication)".into(),
+                })?;
+                s.origin
+                    .entry((v, lid))
+                    .or_insert(Origin::Annotated(Annotation::Result(i)));
+                roots.push(Root::Fixed(id));
+            }
+            None => roots.push(Root::Free(v)),
+        }
+    }
+    s.graph.egraph.rebuild();
+    // Priorities, if any annotation states one.
+    let mut annotated: HashMap<Annotation, u32> = HashMap::new();
+    let mut explicit = false;
+    let mut note = |a: Annotation, sh: &Sharding| {
+        let (p, e) = annotation_priority(sh);
+        explicit |= e;
+        if let Some(p) = p {
+            annotated.insert(a, p);
+        }
+    };
+    for (i, a) in f.arg_attrs.iter().enumerate() {
+        if let Some(sh) = &a.sharding {
+            note(Annotation::Arg(i), sh);
+        }
+    }
+    for (i, a) in f.result_attrs.iter().enumerate() {
+        if let Some(sh) = &a.sharding {
+            note(Annotation::Result(i), sh);
+        }
+    }
+    for (id, op) in f.body_ops() {
+        if let OpKind::ShardingConstraint(sh) = &op.kind {
+            note(Annotation::Constraint(id), sh);
+        }
+    }
+    let priorities = explicit.then(|| Priorities {
+        weakest: annotated.values().copied().max().unwrap_or(0),
+        of_class: class_priorities(&s.origin, &annotated),
+    });
+    let report = Report {
+        stop,
+        visits,
+        classes: s.graph.num_classes(),
+        nodes: s.graph.num_nodes(),
+        micros: start.elapsed().as_micros(),
+    };
+    Ok(Propagated {
+        graph: s.graph,
+        mesh: mesh.clone(),
+        rules: s.rules,
+        produce: s.produce,
+        roots,
+        origin: s.origin,
+        report,
+        cost: opts.cost.clone(),
+        names,
+        uneven: opts.uneven(),
+        priorities,
+    })
+}
+
+impl Saturate<'_> {
+    fn enqueue(&mut self, o: OpId) {
+        if self.rules[o.index()].is_some() && self.queued.insert(o) {
+            self.queue.push_back(o);
+        }
+    }
+
+    /// Adds a node; when it founds a new class, records its origin, connects the class to
+    /// the value's other layouts by resharding, and revisits the value's neighbours.
+    fn add_class(&mut self, node: PNode, v: ValueId, lid: LayoutId, origin: Origin) -> Id {
+        let (id, new) = self.graph.add(node);
+        if new {
+            self.origin.insert((v, lid), origin);
+            self.connect(v, lid);
+            self.touch(v);
+        }
+        id
+    }
+
+    /// Reshard edges between a new layout of `v` and every older one, both ways.
+    fn connect(&mut self, v: ValueId, new: LayoutId) {
+        let others: Vec<LayoutId> = self
+            .graph
+            .layouts_of(v)
+            .iter()
+            .copied()
+            .filter(|&l| l != new)
+            .collect();
+        let ty = self.f.ty(v);
+        for old in others {
+            for (from, to) in [(old, new), (new, old)] {
+                let plans = reshard::plan_for(
+                    self.graph.layout(from),
+                    self.graph.layout(to),
+                    self.mesh,
+                    ty,
+                );
+                let Some(child) = self.graph.class(v, from) else {
+                    continue;
+                };
+                for p in plans {
+                    let plan = PlanId(self.graph.plans.intern(&p));
+                    self.graph.add(PNode::Reshard {
+                        plan,
+                        layout: to,
+                        child: [child],
+                    });
+                }
+            }
+        }
+    }
+
+    /// Revisits the ops next to a value that gained a layout.
+    fn touch(&mut self, v: ValueId) {
+        let users = self.users.get(&v).cloned().unwrap_or_default();
+        for o in users {
+            self.enqueue(o);
+        }
+        if let ValueDef::OpResult { op, .. } = self.f.value(v).def {
+            self.enqueue(op);
+        }
+    }
+
+    /// The class of `v` in layout `lid`, made if need be: an argument may arrive in it if
+    /// its annotation allows; otherwise it is resharded from the value's existing layouts.
+    fn request(&mut self, v: ValueId, lid: LayoutId) -> Option<Id> {
+        if let Some(id) = self.graph.class(v, lid) {
+            return Some(id);
+        }
+        let layout = self.graph.layout(lid).clone();
+        if !layout.fits(self.mesh, self.f.ty(v), self.uneven) {
+            return None;
+        }
+        if let ValueDef::BlockArg { index, .. } = self.f.value(v).def {
+            let free = match self.produce.get(&v) {
+                Some(d) => d.allows(&layout),
+                None => !layout.is_partial(),
+            };
+            if free {
+                let origin = if self.produce.contains_key(&v) {
+                    Origin::Requested { op: self.current }
+                } else {
+                    Origin::FreeArg
+                };
+                return Some(self.add_class(
+                    PNode::Arg {
+                        index: index as u32,
+                        layout: lid,
+                    },
+                    v,
+                    lid,
+                    origin,
+                ));
+            }
+        }
+        let sources: Vec<LayoutId> = self.graph.layouts_of(v).to_vec();
+        // The first plan founds the class (recording its origin and connecting it to the
+        // value's other layouts); the rest join it.
+        let mut nodes = Vec::new();
+        for src in sources {
+            let Some(child) = self.graph.class(v, src) else {
+                continue;
+            };
+            for p in reshard::plan_for(self.graph.layout(src), &layout, self.mesh, self.f.ty(v)) {
+                let plan = PlanId(self.graph.plans.intern(&p));
+                nodes.push(PNode::Reshard {
+                    plan,
+                    layout: lid,
+                    child: [child],
+                });
+            }
+        }
+        let mut nodes = nodes.into_iter();
+        let id = self.add_class(
+            nodes.next()?,
+            v,
+            lid,
+            Origin::Requested { op: self.current },
+        );
+        for n in nodes {
+            self.graph.add(n);
+        }
+        Some(id)
+    }
+
+    /// Removes from an assignment what the op cannot run locally: axes on need-replication
+    /// and permutation factors, on rotation factors whose shift is not a multiple of the
+    /// block they would cut, axes that do not divide their factor (unless padding was
+    /// asked for and the factor may be padded: [`Saturate::pads`]), and reduction factors
+    /// whose combiner differs from the first sharded one.
+    fn sanitize(&self, op: &shardc_ir::Op, rule: &OpRule, mut fa: FactorAxes) -> FactorAxes {
+        let mut combiner = None;
+        for fid in rule.factor_ids() {
+            let axes = &mut fa.0[fid.index()];
+            if axes.is_empty() {
+                continue;
+            }
+            let kind = rule.kind(fid);
+            let shards: usize = axes
+                .iter()
+                .map(|a| a.size(self.mesh).unwrap_or(0))
+                .product();
+            let keep = match kind {
+                FactorKind::NeedReplication | FactorKind::Permutation => false,
+                _ if shards == 0 => false,
+                // Whole blocks only (`rotate.rs`), never padded.
+                FactorKind::Rotation { .. } => kind.splits_into(rule.size(fid), shards),
+                _ if !rule.size(fid).is_multiple_of(shards) && !self.pads(op, rule, fid) => false,
+                // Partial values are combined by all-reduce with a one-op reducer (not a
+                // reducer body the rule could not name).
+                FactorKind::Reduction(Combiner::Body) => false,
+                FactorKind::Reduction(c) => {
+                    let ok = combiner.is_none_or(|x| x == c);
+                    combiner = Some(c);
+                    ok
+                }
+                FactorKind::PassThrough => true,
+            };
+            if !keep {
+                axes.clear();
+            }
+        }
+        // A compound dimension can only be split minor-factor-wise once its more major
+        // factors are split completely: `[ij]` split over axes on `j` alone would be a
+        // tensor sharding that cuts `i` instead. Drop such axes.
+        // Clearing a factor can break a dimension already checked: repeat to a fixpoint.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for (_, mapping) in rule.tensors() {
+                for factors in mapping {
+                    let mut major_full = true;
+                    for &fid in factors {
+                        let axes = &mut fa.0[fid.index()];
+                        if !major_full {
+                            changed |= !axes.is_empty();
+                            axes.clear();
+                            continue;
+                        }
+                        let shards: usize = axes
+                            .iter()
+                            .map(|a| a.size(self.mesh).unwrap_or(0))
+                            .product();
+                        major_full = shards == rule.size(fid);
+                    }
+                }
+            }
+        }
+
+        fa
+    }
+
+    /// Whether a factor its axes do not divide may be split anyway, padded: only with
+    /// padding asked for; only when it is the one factor (larger than 1) of every
+    /// dimension it appears in, so each such dimension is padded exactly as the factor
+    /// is; a reduction factor only where `mask.rs` knows how to fill the padding with the
+    /// reduction's identity before the op reads it; any other factor only if it reaches a
+    /// result, so that padding only ever lands in padding (an operand-only factor of size
+    /// 1, as a broadcast's expanded dimension, would read its padding as data).
+    fn pads(&self, op: &shardc_ir::Op, rule: &OpRule, fid: shardc_ir::rules::FactorId) -> bool {
+        if !self.uneven.pads() {
+            return false;
+        }
+        let mut alone = true;
+        let mut in_result = false;
+        for (t, mapping) in rule.tensors() {
+            for factors in mapping.iter().filter(|factors| factors.contains(&fid)) {
+                alone &= sole_factor(rule, factors) == Some(fid);
+                in_result |= matches!(t, TensorRef::Result(_));
+            }
+        }
+        alone
+            && if rule.kind(fid).is_reduction() {
+                crate::local::mask::masks(&op.kind)
+            } else {
+                in_result
+            }
+    }
+
+    fn visit(&mut self, o: OpId) {
+        let Some(rule) = self.rules[o.index()].clone() else {
+            return;
+        };
+        self.current = Some(o);
+        let op = self.f.op(o);
+        let tensors: Vec<(TensorRef, ValueId)> = op
+            .operands
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| (TensorRef::Operand(k), v))
+            .chain(
+                op.results
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| (TensorRef::Result(k), v)),
+            )
+            .collect();
+        // Seeds: every layout of every tensor of the op, projected onto its factors.
+        let mut seeds: Vec<(usize, FactorAxes, Key)> = Vec::new();
+        for (ti, &(t, v)) in tensors.iter().enumerate() {
+            let mut layouts: Vec<Layout> = self
+                .graph
+                .layouts_of(v)
+                .iter()
+                .map(|&l| self.graph.layout(l).clone())
+                .collect();
+            if matches!(t, TensorRef::Result(_)) {
+                layouts.extend(self.wanted.get(&v).into_iter().flatten().cloned());
+            }
+            for l in layouts {
+                if let Some(fa) = project_with(&rule, t, &l, self.mesh, self.uneven)
+                    && !fa.is_empty()
+                {
+                    let lid = self.graph.layout_id(&l);
+                    seeds.push((ti, fa, (v, lid)));
+                }
+            }
+        }
+        // Candidates: nothing split; each seed; each seed merged with the others that agree
+        // (with the seeds that contributed, for `explain`).
+        let mut candidates: Vec<(FactorAxes, Vec<Key>)> =
+            vec![(FactorAxes::empty(&rule), Vec::new())];
+        for (i, (ti, fa, from)) in seeds.iter().enumerate() {
+            candidates.push((fa.clone(), vec![*from]));
+            let mut merged = fa.clone();
+            let mut contributors = vec![*from];
+            for (j, (tj, other, key)) in seeds.iter().enumerate() {
+                if i != j
+                    && ti != tj
+                    && let Some(m) = merged.merge(other)
+                {
+                    if m != merged {
+                        contributors.push(*key);
+                    }
+                    merged = m;
+                }
+            }
+            candidates.push((merged, contributors));
+        }
+        let mut seen = HashSet::new();
+        for (fa, from) in candidates {
+            let fa = self.sanitize(self.f.op(o), &rule, fa);
+            if !crate::local::localize::allows(self.f, self.f.op(o), &rule, &fa) {
+                continue;
+            }
+            if seen.insert(fa.clone()) {
+                self.apply(o, &rule, &fa, from, None);
+            }
+        }
+        self.visit_linear(o, &rule);
+    }
+
+    /// The collective-algebra rewrites of `linear.rs`: a linear op runs on partial-sum
+    /// operands and gives a partial-sum result, so one reduction can serve where several
+    /// would (`all_reduce(x) + all_reduce(y) = all_reduce(x + y)`).
+    fn visit_linear(&mut self, o: OpId, rule: &OpRule) {
+        let op = self.f.op(o);
+        let (carriers, joint) = match linearity(op) {
+            Linearity::None => return,
+            Linearity::Each(ks) => (ks, false),
+            Linearity::Joint => ((0..op.operands.len()).collect(), true),
+        };
+        let mut seen = HashSet::new();
+        for &k in &carriers {
+            let v = op.operands[k];
+            let partial: Vec<LayoutId> = self
+                .graph
+                .layouts_of(v)
+                .iter()
+                .copied()
+                .filter(|&l| {
+                    let l = self.graph.layout(l);
+                    l.is_partial() && l.combiner == CombinerKey::Sum
+                })
+                .collect();
+            for lid in partial {
+                let layout = self.graph.layout(lid).clone();
+                let Some(fa) = project_with(
+                    rule,
+                    TensorRef::Operand(k),
+                    &layout.reduced(),
+                    self.mesh,
+                    self.uneven,
+                ) else {
+                    continue;
+                };
+                let fa = self.sanitize(self.f.op(o), rule, fa);
+                let partial_operands: Vec<usize> = if joint { carriers.clone() } else { vec![k] };
+                if seen.insert((
+                    fa.clone(),
+                    layout.unreduced.clone(),
+                    partial_operands.clone(),
+                )) {
+                    self.apply(
+                        o,
+                        rule,
+                        &fa,
+                        vec![(v, lid)],
+                        Some((&layout.unreduced, &partial_operands)),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Adds the op, run locally under one factor assignment, to its results' classes.
+    /// `carry` says which operands are partial sums over which axes (a linear op carries
+    /// the partial sum to its results).
+    fn apply(
+        &mut self,
+        o: OpId,
+        rule: &OpRule,
+        fa: &FactorAxes,
+        from: Vec<Key>,
+        carry: Option<(&[AxisRef], &[usize])>,
+    ) {
+        let op = self.f.op(o);
+        let with_partial = |mut l: Layout| -> Option<Layout> {
+            if let Some((axes, _)) = carry {
+                if l.axes().any(|a| axes.iter().any(|b| b.overlaps(a)))
+                    || (l.is_partial() && l.combiner != CombinerKey::Sum)
+                {
+                    return None;
+                }
+                l.unreduced.extend(axes.iter().cloned());
+                l.combiner = CombinerKey::Sum;
+            }
+            Some(l)
+        };
+        let mut results = Vec::with_capacity(op.results.len());
+        for (k, &v) in op.results.iter().enumerate() {
+            let Some(l) = fa
+                .layout_of(rule, TensorRef::Result(k))
+                .and_then(with_partial)
+            else {
+                return;
+            };
+            if self.produce.get(&v).is_some_and(|d| !d.allows(&l))
+                || !l.fits(self.mesh, self.f.ty(v), self.uneven)
+            {
+                return;
+            }
+            results.push((v, self.graph.layout_id(&l)));
+        }
+        let mut children = Vec::with_capacity(op.operands.len());
+        for (k, &v) in op.operands.iter().enumerate() {
+            let l = fa.layout_of(rule, TensorRef::Operand(k));
+            let l = match carry {
+                Some((_, partial)) if partial.contains(&k) => l.and_then(with_partial),
+                _ => l,
+            };
+            let Some(l) = l else {
+                return;
+            };
+            let lid = self.graph.layout_id(&l);
+            match self.request(v, lid) {
+                Some(id) => children.push(id),
+                None => return,
+            }
+        }
+        for (k, (v, lid)) in results.into_iter().enumerate() {
+            let node = PNode::Local {
+                op: o,
+                result: k as u32,
+                layout: lid,
+                children: children.clone(),
+            };
+            self.add_class(
+                node,
+                v,
+                lid,
+                Origin::Through {
+                    op: o,
+                    from: from.clone(),
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! Checkpoints of a training run: parameters, optimizer state and the step count, saved as
+//! one safetensors file per checkpoint (the format PyTorch, JAX and Hugging Face tools
+//! read), and loaded back into any training step of the same model and optimizer — on
+//! any mesh and strategy, since the tensors are global (`docs/checkpoint.md`).
+//!
+//! A checkpoint directory holds `step-00000040.safetensors` files. A file is written
+//! under a temporary name, flushed to disk and renamed into place, so a crash while
+//! saving leaves the previous checkpoints as they were and never a half-written file
+//! under a checkpoint's name. The newest `keep` checkpoints are kept.
+//!
+//! In a file, tensor `param.NAME` is parameter `NAME` and `SLOT.NAME` its optimizer
+//! state (`momentum` for SGD; `adam_m`, `adam_v` for AdamW); names are the parameters'
+//! indices unless given ([`Checkpointer::param_names`]). The header's metadata records
+//! the format, the step, the optimizer, and the strategy and mesh that wrote it.
+
+use crate::step::TrainStep;
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
+use shardc::Error;
+use shardc_ir::{DType, Literal, TensorType};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The `format` metadata of a shardc checkpoint.
+pub const FORMAT: &str = "shardc-checkpoint/1";
+
+/// A training run's state after `step` steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// Steps completed: the next step to run is `step + 1`.
+    pub step: usize,
+    /// Global parameters, in the training step's order.
+    pub params: Vec<Literal>,
+    /// Global optimizer state, in the training step's order (slot by slot).
+    pub state: Vec<Literal>,
+}
+
+/// What a checkpoint file says about the run that wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointInfo {
+    pub step: usize,
+    pub optimizer: String,
+    /// The strategy that wrote it (loading into another is resharding, and allowed).
+    pub strategy: String,
+    /// The mesh that wrote it, as `name=size` per axis.
+    pub mesh: String,
+}
+
+/// Saves and finds the checkpoints of one run in a directory.
+#[derive(Clone, Debug)]
+pub struct Checkpointer {
+    dir: PathBuf,
+    keep: usize,
+    names: Option<Vec<String>>,
+}
+
+impl Checkpointer {
+    /// Checkpoints in `dir` (made when the first one is saved), the newest 3 kept.
+    pub fn new(dir: impl Into<PathBuf>) -> Checkpointer {
+        Checkpointer {
+            dir: dir.into(),
+            keep: 3,
+            names: None,
+        }
+    }
+
+    /// Keep the newest `n` checkpoints (at least 1), deleting older ones after a save.
+    pub fn keep(mut self, n: usize) -> Checkpointer {
+        self.keep = n.max(1);
+        self
+    }
+
+    /// Names the parameters in the files (`param.wte`, `adam_m.wte`, ...) instead of by
+    /// index; one name per parameter, in order (e.g. `GptConfig::param_names`).
+    pub fn param_names(mut self, names: Vec<String>) -> Checkpointer {
+        self.names = Some(names);
+        self
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of the checkpoint after `step` steps.
+    pub fn path_of(&self, step: usize) -> PathBuf {
+        self.dir.join(format!("step-{step:08}.safetensors"))
+    }
+
+    /// Writes `ck` (atomically: a temporary file renamed into place), then deletes all
+    /// but the newest `keep` checkpoints. Returns the file written.
+    pub fn save(&self, ts: &TrainStep, ck: &Checkpoint) -> Result<PathBuf, Error> {
+        let path = self.path_of(ck.step);
+        let problem = |problem: String| Error::Checkpoint {
+            path: path.clone(),
+            problem,
+        };
+        let layout = self.layout(ts)?;
+        let values: Vec<&Literal> = ck.params.iter().chain(&ck.state).collect();
+        if values.len() != layout.len() {
+            return Err(problem(format!(
+                "{} parameters and {} optimizer-state tensors given, but the training step has {} and {}",
+                ck.params.len(),
+                ck.state.len(),
+                ts.param_types.len(),
+                layout.len() - ts.param_types.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(values.len());
+        for ((name, ty), value) in layout.iter().zip(&values) {
+            if &value.ty != ty {
+                return Err(problem(format!(
+                    "tensor `{name}` is {}, but the training step's is {ty}",
+                    value.ty
+                )));
+            }
+            bytes.push(value.to_le_bytes());
+        }
+        let mut views = Vec::with_capacity(values.len());
+        for ((name, ty), data) in layout.iter().zip(&bytes) {
+            let view = TensorView::new(dtype_to_st(ty.dtype), ty.shape.clone(), data)
+                .map_err(|e| problem(format!("tensor `{name}`: {e}")))?;
+            views.push((name.clone(), view));
+        }
+        let metadata = HashMap::from([
+            ("format".to_string(), FORMAT.to_string()),
+            ("step".to_string(), ck.step.to_string()),
+            ("optimizer".to_string(), ts.optimizer.name().to_string()),
+            ("strategy".to_string(), ts.strategy.name().to_string()),
+            ("mesh".to_string(), mesh_text(ts)),
+        ]);
+        let file = safetensors::serialize(views, Some(metadata))
+            .map_err(|e| problem(format!("cannot serialize: {e}")))?;
+        std::fs::create_dir_all(&self.dir).map_err(|source| Error::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let tmp = self
+            .dir
+            .join(format!(".step-{:08}.safetensors.tmp", ck.step));
+        write_durably(&tmp, &file)?;
+        std::fs::rename(&tmp, &path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        // Make the rename itself durable (best effort: not every file system can sync a
+        // directory).
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        let all = self.list()?;
+        for (_, old) in all.iter().take(all.len().saturating_sub(self.keep)) {
+            std::fs::remove_file(old).map_err(|source| Error::Io {
+                path: old.clone(),
+                source,
+            })?;
+        }
+        Ok(path)
+    }
+
+    /// The checkpoints in the directory, oldest first (none if it does not exist).
+    /// Temporary files of interrupted saves are not checkpoints and are skipped.
+    pub fn list(&self) -> Result<Vec<(usize, PathBuf)>, Error> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(Error::Io {
+                    path: self.dir.clone(),
+                    source,
+                });
+            }
+        };
+        let mut found = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|source| Error::Io {
+                path: self.dir.clone(),
+                source,
+            })?;
+            let name = entry.file_name();
+            let Some(step) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("step-"))
+                .and_then(|n| n.strip_suffix(".safetensors"))
+                .and_then(|n| n.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            found.push((step, entry.path()));
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// The newest checkpoint, loaded for `ts`; `None` if the directory has none. A newest
+    /// file that cannot be loaded is an error (not skipped: a run must not silently go
+    /// back to an older state).
+    pub fn load_latest(&self, ts: &TrainStep) -> Result<Option<Checkpoint>, Error> {
+        match self.list()?.pop() {
+            Some((_, path)) => self.load(ts, &path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Loads the checkpoint at `path` for `ts`: every tensor the training step needs must
+    /// be there with its type, and nothing else; the optimizer must be the step's. The
+    /// strategy and mesh may differ (the tensors are global; the step shards them).
+    pub fn load(&self, ts: &TrainStep, path: &Path) -> Result<Checkpoint, Error> {
+        self.read(ts, path, true)
+    }
+
+    /// The parameters and step of the checkpoint at `path`, with the optimizer state of
+    /// `ts` started afresh ([`TrainStep::init_state`]): to go on with another optimizer
+    /// (fine-tuning), whichever optimizer wrote the checkpoint.
+    pub fn load_params(&self, ts: &TrainStep, path: &Path) -> Result<Checkpoint, Error> {
+        self.read(ts, path, false)
+    }
+
+    fn read(&self, ts: &TrainStep, path: &Path, with_state: bool) -> Result<Checkpoint, Error> {
+        let problem = |problem: String| Error::Checkpoint {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let file = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let info = read_info(&file).map_err(problem)?;
+        if with_state && info.optimizer != ts.optimizer.name() {
+            return Err(problem(format!(
+                "written with optimizer {}, but the training step uses {}: the optimizer state does not carry over (to keep the parameters and start {} afresh, use `Checkpointer::load_params`)",
+                info.optimizer,
+                ts.optimizer.name(),
+                ts.optimizer.name()
+            )));
+        }
+        let st = SafeTensors::deserialize(&file)
+            .map_err(|e| problem(format!("not a valid safetensors file: {e}")))?;
+        let mut layout = self.layout(ts)?;
+        if !with_state {
+            layout.truncate(ts.param_types.len());
+        }
+        let mut values = Vec::with_capacity(layout.len());
+        for (name, ty) in &layout {
+            let view = st.tensor(name).map_err(|_| {
+                problem(format!(
+                    "has no tensor `{name}` (the training step needs {} tensors: {}, ...); was it written for another model, or with other parameter names?",
+                    layout.len(),
+                    layout.iter().take(3).map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            })?;
+            let got = TensorType::new(
+                dtype_from_st(view.dtype()).ok_or_else(|| {
+                    problem(format!(
+                        "tensor `{name}` has dtype {:?}, which shardc does not have",
+                        view.dtype()
+                    ))
+                })?,
+                view.shape(),
+            );
+            if &got != ty {
+                return Err(problem(format!(
+                    "tensor `{name}` is {got}, but the training step's is {ty}: the checkpoint is of another model"
+                )));
+            }
+            values.push(
+                Literal::from_le_bytes(ty, view.data())
+                    .map_err(|e| problem(format!("tensor `{name}`: {e}")))?,
+            );
+        }
+        if with_state && st.len() != layout.len() {
+            let wanted: std::collections::HashSet<&str> =
+                layout.iter().map(|(n, _)| n.as_str()).collect();
+            let mut extra: Vec<&str> = st
+                .names()
+                .into_iter()
+                .filter(|n| !wanted.contains(n))
+                .collect();
+            extra.sort_unstable();
+            return Err(problem(format!(
+                "has tensors the training step does not ({}): was it written for a larger model?",
+                extra.join(", ")
+            )));
+        }
+        let state = if with_state {
+            values.split_off(ts.param_types.len())
+        } else {
+            ts.init_state()
+        };
+        Ok(Checkpoint {
+            step: info.step,
+            params: values,
+            state,
+        })
+    }
+
+    /// The tensors of a checkpoint of `ts`: names and types, parameters then state.
+    fn layout(&self, ts: &TrainStep) -> Result<Vec<(String, TensorType)>, Error> {
+        let n = ts.param_types.len();
+        let names: Vec<String> = match &self.names {
+            Some(names) if names.len() != n => {
+                return Err(Error::Usage(format!(
+                    "{} parameter names given to the checkpointer, but the training step has {n} parameters",
+                    names.len()
+                )));
+            }
+            Some(names) => names.clone(),
+            None => (0..n).map(|i| i.to_string()).collect(),
+        };
+        let slots = ts.optimizer.slot_names();
+        let mut layout: Vec<(String, TensorType)> = names
+            .iter()
+            .zip(&ts.param_types)
+            .map(|(name, ty)| (format!("param.{name}"), ty.clone()))
+            .collect();
+        for slot in slots {
+            layout.extend(
+                names
+                    .iter()
+                    .zip(&ts.param_types)
+                    .map(|(name, ty)| (format!("{slot}.{name}"), ty.clone())),
+            );
+        }
+        Ok(layout)
+    }
+}
+
+/// Reads only the metadata of a checkpoint file.
+pub fn info(path: &Path) -> Result<CheckpointInfo, Error> {
+    let file = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_info(&file).map_err(|problem| Error::Checkpoint {
+        path: path.to_path_buf(),
+        problem,
+    })
+}
+
+fn read_info(file: &[u8]) -> Result<CheckpointInfo, String> {
+    let (_, metadata) = SafeTensors::read_metadata(file)
+        .map_err(|e| format!("not a valid safetensors file: {e}"))?;
+    let meta = metadata.metadata().clone().unwrap_or_default();
+    match meta.get("format") {
+        Some(f) if f == FORMAT => {}
+        Some(f) => {
+            return Err(format!(
+                "is format {f}, but this shardc reads {FORMAT}: written by another version"
+            ));
+        }
+        None => {
+            return Err(format!(
+                "is a safetensors file but not a shardc checkpoint (no `format` = {FORMAT} in its metadata)"
+            ));
+        }
+    }
+    let field = |key: &str| {
+        meta.get(key)
+            .cloned()
+            .ok_or_else(|| format!("has no `{key}` in its metadata"))
+    };
+    let step = field("step")?;
+    Ok(CheckpointInfo {
+        step: step
+            .parse()
+            .map_err(|_| format!("has step `{step}` in its metadata, not a number"))?,
+        optimizer: field("optimizer")?,
+        strategy: field("strategy")?,
+        mesh: field("mesh")?,
+    })
+}
+
+fn mesh_text(ts: &TrainStep) -> String {
+    ts.mesh
+        .axes
+        .iter()
+        .map(|a| format!("{}={}", a.name, a.size))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Writes `bytes` to `path` and flushes them to the disk.
+fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut f = std::fs::File::create(path).map_err(io)?;
+    f.write_all(bytes).map_err(io)?;
+    f.sync_all().map_err(io)
+}
+
+fn dtype_to_st(d: DType) -> Dtype {
+    match d {
+        DType::F32 => Dtype::F32,
+        DType::F64 => Dtype::F64,
+        DType::BF16 => Dtype::BF16,
+        DType::F16 => Dtype::F16,
+        DType::I32 => Dtype::I32,
+        DType::I64 => Dtype::I64,
+        DType::I1 => Dtype::BOOL,
+    }
+}
+
+fn dtype_from_st(d: Dtype) -> Option<DType> {
+    Some(match d {
+        Dtype::F32 => DType::F32,
+        Dtype::F64 => DType::F64,
+        Dtype::BF16 => DType::BF16,
+        Dtype::F16 => DType::F16,
+        Dtype::I32 => DType::I32,
+        Dtype::I64 => DType::I64,
+        Dtype::BOOL => DType::I1,
+        _ => return None,
+    })
+}

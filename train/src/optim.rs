@@ -1,0 +1,120 @@
+//! Optimizers as IR programs: every update is traced ops, so it is propagated and
+//! partitioned with the rest of the training step (a ZeRO optimizer is an optimizer whose
+//! state is annotated as split over `data`).
+//!
+//! Formulas follow PyTorch's `torch.optim` (SGD with momentum, AdamW with bias correction
+//! and decoupled weight decay) and `torch.nn.utils.clip_grad_norm_`.
+
+use shardc::Tensor;
+use shardc_ir::{ComparisonDirection, UnaryOp};
+
+/// SGD with momentum (PyTorch, no dampening, no Nesterov):
+/// `v' = momentum * v + g`, `p' = p - lr * v'`.
+#[derive(Copy, Clone, Debug)]
+pub struct Sgd {
+    pub momentum: f64,
+}
+
+impl Sgd {
+    /// One step on every parameter; returns the new parameters and velocities.
+    pub fn step(
+        &self,
+        lr: &Tensor,
+        params: &[Tensor],
+        grads: &[Tensor],
+        velocity: &[Tensor],
+    ) -> (Vec<Tensor>, Vec<Tensor>) {
+        let mut new_params = Vec::with_capacity(params.len());
+        let mut new_velocity = Vec::with_capacity(params.len());
+        for ((p, g), v) in params.iter().zip(grads).zip(velocity) {
+            let v2 = v * self.momentum + g;
+            new_params.push(p - &(&v2 * lr));
+            new_velocity.push(v2);
+        }
+        (new_params, new_velocity)
+    }
+}
+
+/// AdamW (Loshchilov & Hutter; PyTorch's `AdamW`): with step `t` (counting from 1),
+/// `m' = b1 m + (1-b1) g`, `v' = b2 v + (1-b2) g²`, `m̂ = m'/(1-b1^t)`, `v̂ = v'/(1-b2^t)`,
+/// `p' = p - lr (m̂ / (sqrt(v̂) + eps) + weight_decay p)`.
+#[derive(Copy, Clone, Debug)]
+pub struct AdamW {
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+}
+
+impl Default for AdamW {
+    fn default() -> AdamW {
+        AdamW {
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+            weight_decay: 0.01,
+        }
+    }
+}
+
+impl AdamW {
+    /// One step; `t` is the step number (from 1) as a float scalar. Returns the new
+    /// parameters, first moments and second moments.
+    pub fn step(
+        &self,
+        t: &Tensor,
+        lr: &Tensor,
+        params: &[Tensor],
+        grads: &[Tensor],
+        m: &[Tensor],
+        v: &[Tensor],
+    ) -> (Vec<Tensor>, Vec<Tensor>, Vec<Tensor>) {
+        let correction = |beta: f64| -> Tensor { t.scalar(1.0) - t.scalar(beta).pow(t) };
+        let (c1, c2) = (correction(self.beta1), correction(self.beta2));
+        let (mut ps, mut ms, mut vs) = (Vec::new(), Vec::new(), Vec::new());
+        for (((p, g), m), v) in params.iter().zip(grads).zip(m).zip(v) {
+            let m2 = m * self.beta1 + &(g * (1.0 - self.beta1));
+            let v2 = v * self.beta2 + &(&(g * g) * (1.0 - self.beta2));
+            let m_hat = &m2 / &c1;
+            let v_hat = &v2 / &c2;
+            let update = &m_hat / &(v_hat.sqrt() + self.eps) + &(p * self.weight_decay);
+            ps.push(p - &(&update * lr));
+            ms.push(m2);
+            vs.push(v2);
+        }
+        (ps, ms, vs)
+    }
+}
+
+/// Scales gradients so their global L2 norm is at most `max_norm` (PyTorch's
+/// `clip_grad_norm_`: `g * min(1, max_norm / (norm + 1e-6))`). Returns the clipped
+/// gradients and the norm before clipping. With split gradients the norm is a
+/// cross-shard reduction, which partitioning turns into an all-reduce.
+pub fn clip_by_global_norm(grads: &[Tensor], max_norm: f64) -> (Vec<Tensor>, Tensor) {
+    let squares: Vec<Tensor> = grads
+        .iter()
+        .map(|g| {
+            let all: Vec<isize> = (0..g.rank() as isize).collect();
+            (g * g).sum(&all)
+        })
+        .collect();
+    let total = squares[1..]
+        .iter()
+        .fold(squares[0].clone(), |acc, s| acc + s);
+    let norm = total.sqrt();
+    let scale = (norm.scalar(max_norm) / (&norm + 1e-6)).minimum(&norm.scalar(1.0));
+    (grads.iter().map(|g| g * &scale).collect(), norm)
+}
+
+/// Learning rate with linear warm-up then cosine decay, at step `step` (a float scalar):
+/// `base * step / warmup` before `warmup`, then
+/// `min + (base - min) * (1 + cos(pi * (step - warmup) / (total - warmup))) / 2`,
+/// and `min` after `total`.
+pub fn warmup_cosine(step: &Tensor, base: f64, warmup: f64, total: f64, min: f64) -> Tensor {
+    let warm = step * (base / warmup.max(1.0));
+    let progress = ((step - warmup) / (total - warmup).max(1.0)).minimum(&step.scalar(1.0));
+    let cosine = (progress * std::f64::consts::PI).unary(UnaryOp::Cosine);
+    let decayed = (cosine + 1.0) * (0.5 * (base - min)) + min;
+    let in_warmup = step.compare(ComparisonDirection::Lt, &step.scalar(warmup));
+    Tensor::select(&in_warmup, &warm, &decayed)
+}

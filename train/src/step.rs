@@ -1,0 +1,472 @@
+//! Training steps: a loss, its gradients (reverse-mode autodiff), an optimizer update and
+//! a parallelism strategy, traced into one program `(params, optimizer state, step, batch)
+//! -> (loss, params', optimizer state')` that shardc propagates, partitions and runs.
+//!
+//! Every strategy is annotations alone: which axis splits the batch, the parameters, the
+//! gradients and the optimizer state (`crate::strategy`, one file per strategy). The
+//! collectives follow from propagation. The pipeline strategy needs the model as stages:
+//! [`crate::pipelining::train_step`] builds it (`docs/pipeline.md`), through the same
+//! [`step_around`] as every other strategy.
+
+use crate::optim::{AdamW, Sgd, warmup_cosine};
+use crate::strategy::{Layouts, Strategy};
+use shardc::PartitionSpec;
+use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
+use shardc_ir::Literal;
+use std::time::{Duration, Instant};
+
+/// The optimizer and its learning rate.
+#[derive(Clone, Copy, Debug)]
+pub enum Optimizer {
+    Sgd {
+        lr: f64,
+        momentum: f64,
+    },
+    /// AdamW with linear warm-up to `lr` then cosine decay to `lr * min_ratio` at `total`.
+    AdamW {
+        lr: f64,
+        warmup: f64,
+        total: f64,
+        min_ratio: f64,
+        adam: AdamW,
+    },
+}
+
+impl Optimizer {
+    /// Optimizer-state tensors per parameter (velocity; or first and second moments).
+    pub fn slots(&self) -> usize {
+        self.slot_names().len()
+    }
+
+    /// The name of each optimizer-state slot, in the state's order (checkpoints name
+    /// tensors by them).
+    pub fn slot_names(&self) -> &'static [&'static str] {
+        match self {
+            Optimizer::Sgd { .. } => &["momentum"],
+            Optimizer::AdamW { .. } => &["adam_m", "adam_v"],
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Optimizer::Sgd { .. } => "sgd",
+            Optimizer::AdamW { .. } => "adamw",
+        }
+    }
+
+    /// One update; `t` is the step number from 1 (a float scalar).
+    fn update(
+        &self,
+        t: &Tensor,
+        params: &[Tensor],
+        grads: &[Tensor],
+        state: &[Tensor],
+    ) -> (Vec<Tensor>, Vec<Tensor>) {
+        match self {
+            Optimizer::Sgd { lr, momentum } => Sgd {
+                momentum: *momentum,
+            }
+            .step(&t.scalar(*lr), params, grads, state),
+            Optimizer::AdamW {
+                lr,
+                warmup,
+                total,
+                min_ratio,
+                adam,
+            } => {
+                let rate = warmup_cosine(t, *lr, *warmup, *total, lr * min_ratio);
+                let n = params.len();
+                let (p, m, v) = adam.step(t, &rate, params, grads, &state[..n], &state[n..]);
+                (p, m.into_iter().chain(v).collect())
+            }
+        }
+    }
+}
+
+/// A traced training step and how its arguments are laid out.
+pub struct TrainStep {
+    /// `(params..., state..., step, batch...) -> (loss, params'..., state'...)`.
+    pub program: Lowered,
+    pub strategy: Strategy,
+    pub optimizer: Optimizer,
+    pub param_types: Vec<TensorType>,
+    pub param_specs: Vec<PartitionSpec>,
+    pub grad_specs: Vec<PartitionSpec>,
+    pub state_specs: Vec<PartitionSpec>,
+    pub mesh: Mesh,
+    /// How long building the program took, by phase.
+    pub timings: TraceTimings,
+}
+
+/// Wall time of each phase of [`train_step`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceTimings {
+    /// Tracing the loss into a program.
+    pub trace_loss: Duration,
+    /// Differentiating it (`value_and_grad`).
+    pub autodiff: Duration,
+    /// Tracing the step around it: the gradient call, their layouts, the optimizer update.
+    pub trace_step: Duration,
+}
+
+impl TraceTimings {
+    pub fn total(&self) -> Duration {
+        self.trace_loss + self.autodiff + self.trace_step
+    }
+}
+
+/// Traces a training step of `loss(params, batch) -> scalar` under a strategy.
+pub fn train_step<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
+{
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b),
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        None,
+    )
+}
+
+/// The largest seed [`train_step_with_rng`] takes (the step's key is `seed * 2^24 + t`,
+/// exact in the `f64` a constant is made from).
+pub const MAX_SEED: i64 = (1 << 29) - 1;
+
+/// [`train_step`] for a loss that draws random numbers (dropout): the loss also gets a
+/// key, an `i64` scalar, new at every step — `seed * 2^24 + t` for step `t` — to pass to
+/// [`Tensor::dropout`] or [`Tensor::random`], deriving one per use with
+/// [`Tensor::fold_in`]. The random op is counter-based over global positions, so where
+/// PyTorch seeds every rank differently (`seed + rank`) to give data-parallel replicas
+/// different masks, here each device draws the part of the one global mask that covers
+/// its shard: replicas differ, and the partitioned step equals the single-device one bit
+/// for bit on any mesh. `seed` is in `0..=MAX_SEED`.
+#[allow(clippy::too_many_arguments)]
+pub fn train_step_with_rng<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    seed: i64,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor], &Tensor) -> Tensor + Clone + 'static,
+{
+    if !(0..=MAX_SEED).contains(&seed) {
+        return Err(Error::Usage(format!(
+            "train_step_with_rng({name}): seed {seed} is outside 0..={MAX_SEED} (the step's key is seed * 2^24 + step); take a seed in that range"
+        )));
+    }
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], key: Option<&Tensor>| match key {
+            Some(k) => loss(p, b, k),
+            None => unreachable!("a step with a seed passes a key"),
+        },
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        Some(seed),
+    )
+}
+
+/// The step of [`train_step`], with a key argument to the loss when `seed` is given.
+#[allow(clippy::too_many_arguments)]
+fn build<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    seed: Option<i64>,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static,
+{
+    let n = param_types.len();
+    let Layouts {
+        params: param_specs,
+        grads: grad_specs,
+        state: state_specs,
+    } = strategy.layouts(param_types, mesh)?;
+    let batch_specs: Vec<PartitionSpec> = batch_types
+        .iter()
+        .map(|t| strategy.batch_spec(t, mesh))
+        .collect::<Result<_, _>>()?;
+    // The loss and its gradients.
+    let mut types: Vec<TensorType> = param_types.to_vec();
+    types.extend_from_slice(batch_types);
+    let nb = batch_types.len();
+    let mut loss_specs: Vec<PartitionSpec> =
+        param_specs.iter().chain(&batch_specs).cloned().collect();
+    if seed.is_some() {
+        types.push(TensorType::scalar(DType::I64));
+        loss_specs.push(P![]);
+    }
+    let f = loss.clone();
+    let start = Instant::now();
+    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..n + nb], a.get(n + nb)))
+        .name(&format!("{name}_loss"))
+        .mesh(mesh)
+        .in_shardings(loss_specs)
+        .lower(&types)?;
+    let trace_loss = start.elapsed();
+    // Gradients take their layouts from the strategy below, not from their parameters.
+    let start = Instant::now();
+    let grads = loss_program
+        .value_and_grad(&(0..n).collect::<Vec<_>>())?
+        .without_result_shardings();
+    let autodiff = start.elapsed();
+    let gradients = move |params: &[Tensor], batch: &[Tensor], t: &Tensor| {
+        let mut inputs: Vec<Tensor> = params.iter().chain(batch).cloned().collect();
+        if let Some(seed) = seed {
+            // The step's key: seed * 2^24 + t (exact: seed < 2^29, t < 2^24).
+            let step = t.convert(DType::I64);
+            inputs.push(&step + &step.scalar((seed << 24) as f64));
+        }
+        let outs = grads.call(&inputs);
+        (outs[0].clone(), outs[1..].to_vec())
+    };
+    let layout = StepLayout {
+        param_specs,
+        grad_specs,
+        state_specs,
+        batch_specs,
+    };
+    step_around(
+        name,
+        gradients,
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        layout,
+        (trace_loss, autodiff),
+    )
+}
+
+/// How a training step lays out its arguments and gradients.
+pub(crate) struct StepLayout {
+    pub param_specs: Vec<PartitionSpec>,
+    pub grad_specs: Vec<PartitionSpec>,
+    pub state_specs: Vec<PartitionSpec>,
+    pub batch_specs: Vec<PartitionSpec>,
+}
+
+/// Traces the step around a gradient function `(params, batch, t) -> (loss, grads)`: the
+/// gradients laid out as `layout` says, then the optimizer update. `timings` are the
+/// phases already spent building the gradient function (tracing the loss, autodiff).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn step_around<G>(
+    name: &str,
+    gradients: G,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    layout: StepLayout,
+    timings: (Duration, Duration),
+) -> Result<TrainStep, Error>
+where
+    G: Fn(&[Tensor], &[Tensor], &Tensor) -> (Tensor, Vec<Tensor>),
+{
+    let StepLayout {
+        param_specs,
+        grad_specs,
+        state_specs,
+        batch_specs,
+    } = layout;
+    let n = param_types.len();
+    let (trace_loss, autodiff) = timings;
+    let start = Instant::now();
+    // The step: gradients, laid out as the strategy says, then the update.
+    let slots = optimizer.slots();
+    let state_specs_all: Vec<PartitionSpec> = (0..slots)
+        .flat_map(|_| state_specs.iter().cloned())
+        .collect();
+    let mut step_types: Vec<TensorType> = param_types.to_vec();
+    for _ in 0..slots {
+        step_types.extend_from_slice(param_types);
+    }
+    step_types.push(TensorType::scalar(DType::F32));
+    step_types.extend_from_slice(batch_types);
+    let gspecs = grad_specs.clone();
+    let ns = n * slots;
+    let program = jit(move |a: &[Tensor]| {
+        let (params, state) = (&a[..n], &a[n..n + ns]);
+        let t = &a[n + ns];
+        let batch = &a[n + ns + 1..];
+        let (loss, grads) = gradients(params, batch, t);
+        let g: Vec<Tensor> = grads
+            .iter()
+            .zip(&gspecs)
+            .map(|(g, s)| g.with_sharding_constraint(s.clone()))
+            .collect();
+        let (new_params, new_state) = optimizer.update(t, params, &g, state);
+        let mut results = vec![loss];
+        results.extend(new_params);
+        results.extend(new_state);
+        results
+    })
+    .name(&format!("{name}_{}", strategy.name()))
+    .mesh(mesh)
+    .in_shardings(
+        param_specs
+            .iter()
+            .chain(&state_specs_all)
+            .cloned()
+            .chain([P![]])
+            .chain(batch_specs.iter().cloned()),
+    )
+    .out_shardings(
+        [P![]]
+            .into_iter()
+            .chain(param_specs.iter().cloned())
+            .chain(state_specs_all.iter().cloned()),
+    )
+    .lower(&step_types)?;
+    let timings = TraceTimings {
+        trace_loss,
+        autodiff,
+        trace_step: start.elapsed(),
+    };
+    Ok(TrainStep {
+        program,
+        strategy,
+        optimizer,
+        param_types: param_types.to_vec(),
+        param_specs,
+        grad_specs,
+        state_specs,
+        mesh: mesh.clone(),
+        timings,
+    })
+}
+
+impl TrainStep {
+    /// Compile options the strategy implies ([`crate::strategy::Parallelism::options`]):
+    /// DDP buckets gradient all-reduces (25 MiB, as PyTorch); ZeRO-3 regathers parameters
+    /// for the backward pass instead of keeping the gathered copies alive (as FSDP).
+    pub fn options(&self) -> shardc_compiler::Options {
+        let mut o = shardc_compiler::Options::default();
+        self.strategy.options(&mut o);
+        o
+    }
+
+    /// The initial optimizer state: zeros.
+    pub fn init_state(&self) -> Vec<Literal> {
+        (0..self.optimizer.slots())
+            .flat_map(|_| {
+                self.param_types
+                    .iter()
+                    .map(|t| Literal::splat(t.clone(), shardc_ir::Scalar::Float(0.0)).to_dense())
+            })
+            .collect()
+    }
+
+    /// The arguments of step `t` (from 1).
+    pub fn args(
+        &self,
+        params: &[Literal],
+        state: &[Literal],
+        t: usize,
+        batch: &[Literal],
+    ) -> Vec<Literal> {
+        let mut a: Vec<Literal> = params.to_vec();
+        a.extend_from_slice(state);
+        a.push(Literal::scalar(
+            DType::F32,
+            shardc_ir::Scalar::Float(t as f64),
+        ));
+        a.extend_from_slice(batch);
+        a
+    }
+
+    /// The (result, argument) pairs one step hands to the next: its new parameters and
+    /// optimizer state, for [`crate::CpuProgram::next_args`].
+    pub fn carried(&self) -> Vec<(usize, usize)> {
+        let held = self.param_types.len() * (1 + self.optimizer.slots());
+        (0..held).map(|i| (1 + i, i)).collect()
+    }
+
+    /// The arguments of step `t` (from 1) that are not carried from the previous step: the
+    /// step number and the batch, by argument index, for [`crate::CpuProgram::next_args`].
+    pub fn fresh(&self, t: usize, batch: &[Literal]) -> Vec<(usize, Literal)> {
+        let held = self.param_types.len() * (1 + self.optimizer.slots());
+        let step = Literal::scalar(DType::F32, shardc_ir::Scalar::Float(t as f64));
+        std::iter::once(step)
+            .chain(batch.iter().cloned())
+            .enumerate()
+            .map(|(i, l)| (held + i, l))
+            .collect()
+    }
+
+    /// Splits a step's results into (loss, params, state).
+    pub fn split(&self, results: Vec<Literal>) -> (f64, Vec<Literal>, Vec<Literal>) {
+        let n = self.param_types.len();
+        let mut it = results.into_iter();
+        let loss = it.next().map(|l| l.to_f64_vec()[0]).unwrap_or(f64::NAN);
+        let params: Vec<Literal> = it.by_ref().take(n).collect();
+        (loss, params, it.collect())
+    }
+
+    /// Bytes one device holds for parameters, gradients and optimizer state, from the
+    /// layouts the strategy gives them.
+    pub fn memory_per_device(&self) -> Result<StateMemory, Error> {
+        let local = |spec: &PartitionSpec, ty: &TensorType| -> Result<usize, Error> {
+            let s = spec
+                .to_sharding(&self.mesh.name, ty.rank())
+                .map_err(Error::Usage)?;
+            Ok(s.local_shape(&self.mesh, &ty.shape)
+                .iter()
+                .product::<usize>()
+                * ty.dtype.size_bytes())
+        };
+        let sum = |specs: &[PartitionSpec]| -> Result<usize, Error> {
+            specs
+                .iter()
+                .zip(&self.param_types)
+                .map(|(s, t)| local(s, t))
+                .sum()
+        };
+        Ok(StateMemory {
+            params: sum(&self.param_specs)?,
+            grads: sum(&self.grad_specs)?,
+            optimizer: sum(&self.state_specs)? * self.optimizer.slots(),
+        })
+    }
+}
+
+/// Per-device bytes of the training state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateMemory {
+    pub params: usize,
+    pub grads: usize,
+    pub optimizer: usize,
+}
+
+impl StateMemory {
+    pub fn total(&self) -> usize {
+        self.params + self.grads + self.optimizer
+    }
+}

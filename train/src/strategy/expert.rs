@@ -1,0 +1,37 @@
+//! Expert parallelism (GShard): the batch split over the data axis, the experts' weights
+//! split by expert with the given specs (e.g. `MoeConfig::expert_specs(axis::DATA)`), so
+//! tokens travel to their experts and back by all-to-all.
+
+use super::{Layouts, Parallelism, axis, one_per_parameter};
+use shardc::{DimSpec, Error, Mesh, PartitionSpec, TensorType};
+
+/// The batch over `data`, parameters (experts split by expert) with `specs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expert {
+    pub data: &'static str,
+    pub specs: Vec<PartitionSpec>,
+}
+
+impl Expert {
+    /// Over [`axis::DATA`].
+    pub fn new(specs: Vec<PartitionSpec>) -> Expert {
+        Expert {
+            data: axis::DATA,
+            specs,
+        }
+    }
+}
+
+impl Parallelism for Expert {
+    fn name(&self) -> String {
+        "expert".into()
+    }
+
+    fn layouts(&self, params: &[TensorType], _: &Mesh) -> Result<Layouts, Error> {
+        one_per_parameter("expert", &self.specs, params)
+    }
+
+    fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
+        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+    }
+}

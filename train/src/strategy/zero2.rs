@@ -1,0 +1,38 @@
+//! ZeRO stage 2: gradients and optimizer state split over the data axis (gradients reduce-scattered); parameters replicated.
+
+use super::{Layouts, Parallelism, axis, split_over};
+use shardc::{DimSpec, Error, Mesh, P, PartitionSpec, TensorType};
+
+/// ZeRO-2 over `data`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zero2 {
+    pub data: &'static str,
+}
+
+impl Default for Zero2 {
+    fn default() -> Zero2 {
+        Zero2 { data: axis::DATA }
+    }
+}
+
+impl Parallelism for Zero2 {
+    fn name(&self) -> String {
+        "zero2".into()
+    }
+
+    fn layouts(&self, params: &[TensorType], mesh: &Mesh) -> Result<Layouts, Error> {
+        let shards: Vec<PartitionSpec> = params
+            .iter()
+            .map(|t| split_over(t, self.data, mesh))
+            .collect();
+        Ok(Layouts {
+            params: vec![P![]; params.len()],
+            grads: shards.clone(),
+            state: shards.clone(),
+        })
+    }
+
+    fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
+        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+    }
+}

@@ -1,0 +1,38 @@
+//! ZeRO stage 3, which is what PyTorch's FSDP does: parameters, gradients and optimizer state split over the data axis; parameters gathered for use and gathered again for the backward pass instead of keeping the gathered copies alive.
+
+use super::{Layouts, Parallelism, axis, split_over};
+use shardc::{DimSpec, Error, Mesh, Options, PartitionSpec, TensorType};
+
+/// ZeRO-3 over `data`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zero3 {
+    pub data: &'static str,
+}
+
+impl Default for Zero3 {
+    fn default() -> Zero3 {
+        Zero3 { data: axis::DATA }
+    }
+}
+
+impl Parallelism for Zero3 {
+    fn name(&self) -> String {
+        "zero3".into()
+    }
+
+    fn layouts(&self, params: &[TensorType], mesh: &Mesh) -> Result<Layouts, Error> {
+        let shards: Vec<PartitionSpec> = params
+            .iter()
+            .map(|t| split_over(t, self.data, mesh))
+            .collect();
+        Ok(Layouts::same(shards))
+    }
+
+    fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
+        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+    }
+
+    fn options(&self, options: &mut Options) {
+        options.regather_gap = Some(4);
+    }
+}
