@@ -160,6 +160,32 @@ impl FunctionBuilder {
         Ok(op)
     }
 
+    /// Takes back the op added last, if `op` is it: for a reader that computed a value
+    /// and adds its op again under the names the text gives it (`None` otherwise; nothing
+    /// can use the op's results yet, since nothing was added after it).
+    pub fn take_last_op(&mut self, op: OpId) -> Option<Op> {
+        let block = *self.stack.last()?;
+        if op.index() + 1 != self.func.ops.len()
+            || self.func.blocks[block.index()].ops.last() != Some(&op)
+        {
+            return None;
+        }
+        let taken = self.func.ops.pop()?;
+        let first = self.func.values.len() - taken.results.len();
+        if taken
+            .results
+            .iter()
+            .enumerate()
+            .any(|(i, r)| r.index() != first + i)
+        {
+            self.func.ops.push(taken);
+            return None;
+        }
+        self.func.blocks[block.index()].ops.pop();
+        self.func.values.truncate(first);
+        Some(taken)
+    }
+
     /// Adds a one-result op whose type is derived from its operands.
     pub fn push1(&mut self, kind: OpKind, operands: &[ValueId]) -> Result<ValueId, IrError> {
         let op = self.push(kind, operands, None, Vec::new())?;

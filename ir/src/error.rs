@@ -118,4 +118,14 @@ pub enum IrError {
 
     #[error("{at}: {rule}")]
     InvalidFunction { at: String, rule: String },
+
+    /// An attribute shardc does not read, which would change the program's meaning if it
+    /// were ignored (GSPMD's `mhlo.sharding`), or that contradicts the module
+    /// (`mhlo.num_partitions` against the mesh).
+    #[error("{at}: {what}; {fix}")]
+    Attribute {
+        at: String,
+        what: String,
+        fix: String,
+    },
 }

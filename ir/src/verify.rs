@@ -32,6 +32,7 @@ pub fn verify_module_with(m: &Module, uneven: Uneven) -> Result<(), IrError> {
         }
         mesh.validate()?;
     }
+    check_num_partitions(m)?;
     let mut names = HashSet::new();
     for f in &m.functions {
         if !names.insert(f.name.as_str()) {
@@ -43,6 +44,49 @@ pub fn verify_module_with(m: &Module, uneven: Uneven) -> Result<(), IrError> {
     }
     for f in &m.functions {
         verify_function_with(m, f, uneven)?;
+    }
+    Ok(())
+}
+
+/// `mhlo.num_partitions`, where a module states it, is the device count of its mesh
+/// (the largest, where it has several): JAX writes the number of devices it lowered for,
+/// and a program lowered for 8 devices is not silently run on 4.
+fn check_num_partitions(m: &Module) -> Result<(), IrError> {
+    let Some((_, value)) = m.attrs.iter().find(|(k, _)| k == "mhlo.num_partitions") else {
+        return Ok(());
+    };
+    let Some(devices) = m.meshes.iter().map(|mesh| mesh.num_devices()).max() else {
+        return Ok(());
+    };
+    let n: Option<usize> = value.split(':').next().and_then(|s| s.trim().parse().ok());
+    match n {
+        Some(n) if n == devices => Ok(()),
+        _ => Err(IrError::Attribute {
+            at: match &m.name {
+                Some(n) => format!("module @{n}"),
+                None => "the module".to_string(),
+            },
+            what: format!(
+                "`mhlo.num_partitions = {value}` says the program was lowered for another number of devices than its mesh has ({devices})"
+            ),
+            fix: format!(
+                "lower the program for a mesh of {devices} devices, or give the mesh as many devices as the program was lowered for (or remove the attribute)"
+            ),
+        }),
+    }
+}
+
+/// GSPMD's `mhlo.sharding` (JAX with Shardy off, older exports) is not read: a sharding
+/// in it other than `{replicated}` is refused, never ignored.
+fn refuse_gspmd(attrs: &[(String, String)], at: &str) -> Result<(), IrError> {
+    for (k, v) in attrs {
+        if k == "mhlo.sharding" && v.trim() != "\"{replicated}\"" {
+            return Err(IrError::Attribute {
+                at: at.to_string(),
+                what: format!("the GSPMD sharding `mhlo.sharding = {v}` is not read (shardc reads Shardy's `sdy.sharding`)"),
+                fix: "export with Shardy, JAX's default since 0.7 (`jax.config.update('jax_use_shardy_partitioner', True)`), or write the sharding as `sdy.sharding = #sdy.sharding<@mesh, [...]>`".into(),
+            });
+        }
     }
     Ok(())
 }
@@ -64,6 +108,20 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
             at: format!("@{}", f.name),
             rule: "argument/result attributes do not match the signature".into(),
         });
+    }
+    for (i, a) in f.arg_attrs.iter().enumerate() {
+        refuse_gspmd(&a.attrs, &format!("argument {i} of @{}", f.name))?;
+    }
+    for (i, a) in f.result_attrs.iter().enumerate() {
+        refuse_gspmd(&a.attrs, &format!("result {i} of @{}", f.name))?;
+    }
+    for op in &f.ops {
+        let here = op
+            .results
+            .first()
+            .map(|&r| at(r))
+            .unwrap_or_else(|| format!("an op in @{}", f.name));
+        refuse_gspmd(&op.attrs, &format!("{} defining {here}", op.kind.name()))?;
     }
     for (i, (&v, a)) in f.args().iter().zip(&f.arg_attrs).enumerate() {
         if let Some(s) = &a.sharding {

@@ -55,7 +55,11 @@ mod fixtures {
     #[test]
     fn jax_fixtures_parse_verify_and_round_trip() {
         let paths = files(FIXTURES, "mlir");
-        assert_eq!(paths.len(), 4, "the four JAX fixtures");
+        assert!(
+            paths.len() >= 26,
+            "the four seed fixtures and the corpus, found {}",
+            paths.len()
+        );
         for p in paths {
             let m = parse_module(&read(&p)).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
             verify_module(&m).unwrap();
@@ -64,6 +68,44 @@ mod fixtures {
             let main = m.entry().expect("an entry function");
             assert!(main.to_string().starts_with("func.func public @main("));
         }
+    }
+
+    /// `chlo` ops are decomposed into StableHLO as they are read: the printed program has
+    /// no `chlo` op, marks each op of a decomposition with the op it came from, and prints
+    /// back and re-parses (pretty and generic) to the same module.
+    #[test]
+    fn chlo_is_decomposed_at_the_door_and_says_so() {
+        let text = r#"
+func.func @main(%x: tensor<4xf32>, %h: tensor<4xbf16>, %d: tensor<4xf64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xbf16>, tensor<4xf64>, tensor<4xi1>) {
+  %0 = chlo.square %x : tensor<4xf32> -> tensor<4xf32>
+  %1 = "chlo.erf"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = chlo.erf_inv %h : tensor<4xbf16> -> tensor<4xbf16>
+  %3 = chlo.erfc %d : tensor<4xf64> -> tensor<4xf64>
+  %4 = chlo.is_inf %x : tensor<4xf32> -> tensor<4xi1>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xbf16>, tensor<4xf64>, tensor<4xi1>
+}"#;
+        let m = parse_module(text).unwrap();
+        let printed = print_module(&m);
+        let without_marks = printed.replace("shardc.from = \"chlo.", "");
+        assert!(!without_marks.contains("chlo."), "{printed}");
+        for op in ["square", "erf", "erf_inv", "erfc", "is_inf"] {
+            assert!(
+                printed.contains(&format!("shardc.from = \"chlo.{op}\"")),
+                "chlo.{op}:\n{printed}"
+            );
+        }
+        // The square is one multiply of the operand by itself.
+        assert!(
+            printed.contains(
+                "%0 = stablehlo.multiply %arg0, %arg0 {shardc.from = \"chlo.square\"} : tensor<4xf32>"
+            ),
+            "{printed}"
+        );
+        // The bf16 erf_inv is computed in f32 and rounded back.
+        let f = m.entry().unwrap();
+        let converts = f.ops.iter().filter(|o| o.kind == OpKind::Convert).count();
+        assert_eq!(converts, 2, "{printed}");
+        assert_round_trips(&m, "chlo");
     }
 
     /// The inputs and outputs JAX recorded have the shapes of `main`'s signature.

@@ -1693,3 +1693,89 @@ fn error_value_read_before_it_is_defined() {
     let err = reference::run(&module_of(vec![f]), "main", &[f32s(&[2], &[1.0, 2.0])]).unwrap_err();
     insta::assert_snapshot!(err, @"stablehlo.negate defining %0 in @main reads %1 in @main, which has no value at this point; define values before their uses (a region may read only values defined before its op)");
 }
+
+// ---------------------------------------------------------------------------------------
+// chlo, decomposed at the door
+
+/// Each `chlo` function JAX emits, decomposed into StableHLO by the parser, against an
+/// independent implementation (libm's erf/erfc, std's hyperbolic and inverse functions)
+/// over its domain, in f32 and f64: f32 within a few ulp, f64 within 1e-14 relative.
+#[test]
+fn chlo_decompositions_match_independent_implementations() {
+    fn check(name: &str, dtype: &str, xs: &[f64], want: fn(f64) -> f64, tol: f64) {
+        let n = xs.len();
+        let t = format!("tensor<{n}x{dtype}>");
+        let text = format!(
+            "func.func @main(%x: {t}) -> {t} {{\n  %0 = chlo.{name} %x : {t} -> {t}\n  return %0 : {t}\n}}"
+        );
+        let m = shardc_ir::text::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let arg = if dtype == "f32" {
+            f32s(&[n], &xs.iter().map(|&x| x as f32).collect::<Vec<_>>())
+        } else {
+            f64s(&[n], xs)
+        };
+        let got = reference::run(&m, "main", &[arg])
+            .unwrap()
+            .remove(0)
+            .to_f64_vec();
+        for (&x, &g) in xs.iter().zip(&got) {
+            let x = if dtype == "f32" { x as f32 as f64 } else { x };
+            let w = want(x);
+            if w.is_infinite() {
+                assert_eq!(g, w, "chlo.{name}({x}) in {dtype}");
+                continue;
+            }
+            let err = (g - w).abs()
+                / w.abs()
+                    .max(1e-30)
+                    .max(if name == "erf_inv" { 1e-3 } else { 0.0 });
+            assert!(
+                err <= tol || (g - w).abs() <= tol,
+                "chlo.{name}({x}) in {dtype}: {g} vs {w} (error {err:e})"
+            );
+        }
+    }
+    let grid = |lo: f64, hi: f64, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
+            .collect()
+    };
+    let wide = grid(-6.0, 6.0, 241);
+    let unit = grid(-0.999, 0.999, 201);
+    for (dtype, tol) in [("f32", 2e-6), ("f64", 1e-14)] {
+        check("erf", dtype, &wide, libm::erf, tol);
+        check(
+            "erfc",
+            dtype,
+            &wide,
+            libm::erfc,
+            if dtype == "f32" { 4e-6 } else { 1e-13 },
+        );
+        check("sinh", dtype, &grid(-10.0, 10.0, 201), f64::sinh, tol * 2.0);
+        check("cosh", dtype, &grid(-10.0, 10.0, 201), f64::cosh, tol * 2.0);
+        check("asin", dtype, &unit, f64::asin, tol * 2.0);
+        check("acos", dtype, &unit, f64::acos, tol * 2.0);
+        check("atan", dtype, &wide, f64::atan, tol);
+        check("asinh", dtype, &wide, f64::asinh, tol * 2.0);
+        check("acosh", dtype, &grid(1.0, 50.0, 99), f64::acosh, tol * 2.0);
+        check("atanh", dtype, &unit, f64::atanh, tol * 4.0);
+        check("square", dtype, &wide, |x| x * x, tol);
+    }
+    // erf_inv (f32 only): the inverse of libm's erf to the polynomial's accuracy, and
+    // infinite at +-1.
+    check(
+        "erf_inv",
+        "f32",
+        &unit,
+        |y| {
+            // Newton on erf from a good start: the independent inverse.
+            let mut x = y;
+            for _ in 0..60 {
+                x -= (libm::erf(x) - y) / (2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp());
+            }
+            x
+        },
+        2e-5,
+    );
+    check("erf_inv", "f32", &[1.0, -1.0], |y| y * f64::INFINITY, 0.0);
+}

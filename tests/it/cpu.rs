@@ -106,6 +106,20 @@ fn jax_fixtures_match_jax_on_the_cpu_backend() {
     }
 }
 
+/// The same with every device's segments compiled by the MLIR JIT (the engine the demo
+/// and the benchmarks run): JAX's programs, Flax's and optax's among them, match JAX.
+#[test]
+fn jax_fixtures_match_jax_on_the_cpu_backend_with_the_jit() {
+    let jit = shardc::compiler::lower::cpu::JitCompute::new(
+        shardc::compiler::lower::cpu::CpuOptions::default(),
+    );
+    for fx in jax_fixtures().unwrap() {
+        let c = compile(&fx.module, &Options::default()).unwrap();
+        let run = run_cpu(&c, &fx.inputs, &jit, 0.0).unwrap_or_else(|e| panic!("{}: {e}", fx.name));
+        check(&c, &run.outputs, &fx.outputs, fx.abs, fx.rel);
+    }
+}
+
 /// A global program's result on the cpu backend through the facade, global in and out.
 #[test]
 fn run_cpu_goes_from_global_to_global() {

@@ -233,6 +233,45 @@ fn jax_fixture_decisions() {
             ],
         ),
         ("mlp_megatron_fwd", &["all_reduce {model}"]),
+        // The corpus (corpus.py): data-parallel steps all-reduce the loss and every
+        // parameter's gradient (an MLP has 4 leaves, the Flax block 16); Megatron adds
+        // one all-reduce over model for the row-parallel layer's output; FSDP gathers
+        // each kernel and reduce-scatters its gradient (biases stay replicated); the
+        // vocabulary-split table (2 KB) is gathered, cheaper than all-reducing the 4 KB
+        // lookup; `x[0:1, 0:1]` of the batch-split operand needs the first row gathered.
+        ("flax_block_adamw_step", &["all_reduce {data}"; 17]),
+        ("flax_embed_vocab_parallel_fwd", &["all_gather {model}"]),
+        ("flax_mlp_adam_step", &["all_reduce {data}"; 5]),
+        ("flax_mlp_adamw_clip_step", &["all_reduce {data}"; 5]),
+        (
+            "flax_mlp_adamw_megatron_step",
+            &[
+                "all_reduce {model}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        ("flax_mlp_adamw_step", &["all_reduce {data}"; 5]),
+        ("flax_mlp_momentum_step", &["all_reduce {data}"; 5]),
+        (
+            "flax_mlp_sgd_fsdp_step",
+            &[
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "reduce_scatter {data}",
+                "all_reduce {data}",
+                "reduce_scatter {data}",
+            ],
+        ),
+        ("flax_mlp_sgd_step", &["all_reduce {data}"; 5]),
+        ("flax_rmsnorm_swiglu_adamw_step", &["all_reduce {data}"; 5]),
+        ("jnp_unary_fwd", &["all_gather {data}"]),
+        ("optax_xent_onehot_fwd", &["all_reduce {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

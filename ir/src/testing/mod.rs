@@ -1078,7 +1078,7 @@ pub fn gen_module(c: &mut Choices) -> Module {
         functions,
     };
     if c.one_in(2) {
-        let n: usize = m.meshes.first().map_or(1, Mesh::num_devices);
+        let n: usize = m.meshes.iter().map(Mesh::num_devices).max().unwrap_or(1);
         m.attrs
             .push(("mhlo.num_partitions".to_string(), format!("{n} : i32")));
         m.attrs

@@ -64,6 +64,7 @@
 //! 2^32 devices per mesh) so that no size computation overflows.
 
 mod attr;
+mod chlo;
 mod format;
 mod generic;
 mod lexer;

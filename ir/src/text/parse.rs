@@ -8,6 +8,7 @@
 //! position where the sharding or call was written.
 
 use super::attr::Entry;
+use super::chlo;
 use super::lexer::{Lexer, Tok, Token, error_at};
 use super::ops::{self, OpSyntax};
 use crate::builder::FunctionBuilder;
@@ -1245,6 +1246,16 @@ impl<'a> Parser<'a> {
         let groups = self.result_groups(f)?;
         let name_offset = self.tok.start;
         let (syntax, parsed) = match self.tok.tok.clone() {
+            Tok::Str(name) if chlo::is_chlo(&name) => {
+                self.bump()?;
+                let parsed = chlo::parse(self, f, &name, name_offset, true)?;
+                (self.lookup_op(&parsed.kind.name(), name_offset)?, parsed)
+            }
+            Tok::Ident(name) if chlo::is_chlo(name) => {
+                self.bump()?;
+                let parsed = chlo::parse(self, f, name, name_offset, false)?;
+                (self.lookup_op(&parsed.kind.name(), name_offset)?, parsed)
+            }
             Tok::Str(name) => {
                 let syntax = self.lookup_op(&name, name_offset)?;
                 self.bump()?;

@@ -1,0 +1,747 @@
+//! CHLO, decomposed into StableHLO at the door (as JAX's own `chlo-legalize-to-stablehlo`
+//! does): the rest of shardc never sees a `chlo` op. Each op of a decomposition carries
+//! `shardc.from = "chlo.<name>"`, so the printed program says what every `chlo` op
+//! became, and prints back and re-parses to the same module.
+//!
+//! The table [`DECOMPOSITIONS`] lists every `chlo` op read, with its decomposition; the
+//! numerics follow XLA's (the f32 `erf` and `erf_inv` are the polynomials XLA's CPU and GPU
+//! backends evaluate; f64 `erf` is Cephes'). Half-precision operands are computed in f32
+//! and rounded back, as XLA does. A `chlo` op not in the table is an error naming it.
+
+// The coefficients are written as their sources (Cephes, XLA) give them.
+#![allow(clippy::excessive_precision)]
+
+use super::lexer::Tok;
+use super::parse::{FuncState, PResult, Parsed, Parser, Use};
+use crate::builder::FunctionBuilder;
+use crate::dtype::{DType, TensorType};
+use crate::error::IrError;
+use crate::literal::{Literal, Scalar};
+use crate::module::ValueId;
+use crate::op::{BinaryOp, ComparisonDirection, ComparisonType, OpKind, UnaryOp};
+
+/// What a decomposition builds: the ops before the last through the emitter, and the last
+/// op (kind and operands), which the parser adds and names as it does any op.
+type Last = (OpKind, Vec<ValueId>);
+
+/// A decomposition of one `chlo` op with one operand, over floats of the operand's type.
+type Decompose = fn(&mut Emit<'_>, ValueId) -> Result<Last, IrError>;
+
+/// Every `chlo` op shardc reads: its name (after `chlo.`), the dtypes it takes, and its
+/// decomposition into StableHLO.
+const DECOMPOSITIONS: &[(&str, Operands, Decompose)] = &[
+    ("square", Operands::Numbers, square),
+    ("erf", Operands::Floats, erf),
+    ("erfc", Operands::Floats, erfc),
+    ("erf_inv", Operands::F32OrHalf, erf_inv),
+    ("tan", Operands::Floats, tan),
+    ("sinh", Operands::Floats, sinh),
+    ("cosh", Operands::Floats, cosh),
+    ("asin", Operands::Floats, asin),
+    ("acos", Operands::Floats, acos),
+    ("atan", Operands::Floats, atan),
+    ("asinh", Operands::Floats, asinh),
+    ("acosh", Operands::Floats, acosh),
+    ("atanh", Operands::Floats, atanh),
+    ("is_inf", Operands::Floats, is_inf),
+    ("is_pos_inf", Operands::Floats, is_pos_inf),
+    ("is_neg_inf", Operands::Floats, is_neg_inf),
+];
+
+/// The element types a decomposition is defined for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Operands {
+    /// Any float or integer type.
+    Numbers,
+    /// f16, bf16, f32, f64.
+    Floats,
+    /// f16, bf16, f32 (XLA's f64 polynomial is not built).
+    F32OrHalf,
+}
+
+impl Operands {
+    fn allows(self, d: DType) -> bool {
+        match self {
+            Operands::Numbers => d != DType::I1,
+            Operands::Floats => d.is_float(),
+            Operands::F32OrHalf => d.is_float() && d != DType::F64,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Operands::Numbers => "a float or integer tensor",
+            Operands::Floats => "a float tensor (f16, bf16, f32 or f64)",
+            Operands::F32OrHalf => {
+                "an f16, bf16 or f32 tensor (f64 is not supported: convert to f32 around it)"
+            }
+        }
+    }
+}
+
+/// Whether `name` is a `chlo` op (supported or not: the parser reports unsupported ones).
+pub(super) fn is_chlo(name: &str) -> bool {
+    name.starts_with("chlo.")
+}
+
+/// Reads a `chlo` op in pretty (`chlo.erf %x : tensor<4xf32> -> tensor<4xf32>`) or
+/// generic (`"chlo.erf"(%x) : (tensor<4xf32>) -> tensor<4xf32>`) form, adds the ops of its
+/// decomposition but the last, and gives the last for the parser to add.
+pub(super) fn parse(
+    p: &mut Parser<'_>,
+    f: &mut FuncState,
+    name: &str,
+    offset: usize,
+    generic: bool,
+) -> PResult<Parsed> {
+    let short = &name["chlo.".len()..];
+    let Some(&(_, operands, decompose)) = DECOMPOSITIONS.iter().find(|(n, ..)| *n == short) else {
+        let known: Vec<String> = DECOMPOSITIONS
+            .iter()
+            .map(|(n, ..)| format!("chlo.{n}"))
+            .collect();
+        return p.err_at(
+            offset,
+            format!(
+                "unsupported op `{name}`; shardc decomposes these chlo ops into StableHLO as it reads them: {}. Rewrite `{name}` with StableHLO ops, or lower the program with chlo legalized (`mlir-hlo-opt --chlo-legalize-to-stablehlo`)",
+                known.join(", ")
+            ),
+        );
+    };
+    let x: Use = if generic {
+        let xs = p.operand_parens(f)?;
+        if xs.len() != 1 {
+            return p.err_at(
+                offset,
+                format!("{name} takes one operand, but {} were given", xs.len()),
+            );
+        }
+        xs.into_iter().next().expect("one operand")
+    } else {
+        p.operand(f)?
+    };
+    if p.is(&Tok::LBrace) {
+        // Attributes of the chlo op itself (none that shardc reads) are dropped with it.
+        p.op_attrs()?;
+    }
+    p.expect(Tok::Colon, &format!("before the type of {name}"))?;
+    let (ins, outs) = if p.is(&Tok::LParen) {
+        p.function_type("(the op's type)")?
+    } else {
+        let t = p.tensor_type("after ':'")?;
+        if p.eat(Tok::Arrow)? {
+            let r = p.tensor_type("after '->'")?;
+            (vec![t], vec![r])
+        } else {
+            (vec![t.clone()], vec![t])
+        }
+    };
+    let ty = f.b.ty(x.id).clone();
+    let result = if short.starts_with("is_") {
+        TensorType::new(DType::I1, ty.shape.clone())
+    } else {
+        ty.clone()
+    };
+    if ins.len() != 1 || ins[0] != ty || outs.len() != 1 || outs[0] != result {
+        return p.err_at(
+            x.offset,
+            format!(
+                "{name}'s type signature does not match its operand: {} is {ty}, so {name} gives {result}; write `: {ty} -> {result}`",
+                x.name
+            ),
+        );
+    }
+    if !operands.allows(ty.dtype) {
+        return p.err_at(
+            x.offset,
+            format!(
+                "{name} takes {}, but {} is {ty}",
+                operands.describe(),
+                x.name
+            ),
+        );
+    }
+    let from = format!("\"{name}\"");
+    let mut e = Emit {
+        b: &mut f.b,
+        from: from.clone(),
+    };
+    let (kind, args) =
+        decompose(&mut e, x.id).map_err(|err| p.error_at(offset, err.to_string()))?;
+    let operand_types: Vec<TensorType> = args.iter().map(|&a| f.b.ty(a).clone()).collect();
+    let uses = args
+        .into_iter()
+        .map(|id| Use {
+            id,
+            offset: x.offset,
+            name: format!("(a value of {name}'s decomposition)"),
+        })
+        .collect();
+    let mut parsed = Parsed::new(kind, uses, (operand_types, outs));
+    parsed.attrs = vec![(FROM.to_string(), from)];
+    Ok(parsed)
+}
+
+/// The attribute naming the `chlo` op an op came from.
+const FROM: &str = "shardc.from";
+
+/// Adds the ops of a decomposition, each marked with the `chlo` op it came from.
+struct Emit<'a> {
+    b: &'a mut FunctionBuilder,
+    from: String,
+}
+
+impl Emit<'_> {
+    fn mark(&mut self, v: ValueId) -> ValueId {
+        if let Some(op) = self.b.func().defining_op(v) {
+            self.b
+                .op_mut(op)
+                .attrs
+                .push((FROM.to_string(), self.from.clone()));
+        }
+        v
+    }
+
+    fn push(&mut self, kind: OpKind, xs: &[ValueId]) -> Result<ValueId, IrError> {
+        let v = self.b.push1(kind, xs)?;
+        Ok(self.mark(v))
+    }
+
+    /// A splat of `value` shaped and typed as `like`.
+    fn c(&mut self, like: ValueId, value: f64) -> ValueId {
+        let ty = self.b.ty(like).clone();
+        let s = if ty.dtype.is_float() {
+            Scalar::Float(value)
+        } else {
+            Scalar::Int(value as i64)
+        };
+        let v = self.b.constant(Literal::splat(ty, s));
+        self.mark(v)
+    }
+
+    fn bin(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.push(OpKind::Binary(op), &[x, y])
+    }
+
+    fn un(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
+        self.push(OpKind::Unary(op), &[x])
+    }
+
+    fn add(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.bin(BinaryOp::Add, x, y)
+    }
+
+    fn sub(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.bin(BinaryOp::Subtract, x, y)
+    }
+
+    fn mul(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.bin(BinaryOp::Multiply, x, y)
+    }
+
+    fn div(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.bin(BinaryOp::Divide, x, y)
+    }
+
+    fn cmp(
+        &mut self,
+        direction: ComparisonDirection,
+        x: ValueId,
+        y: ValueId,
+    ) -> Result<ValueId, IrError> {
+        self.push(
+            OpKind::Compare {
+                direction,
+                compare_type: Some(ComparisonType::Float),
+            },
+            &[x, y],
+        )
+    }
+
+    fn select(&mut self, p: ValueId, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+        self.push(OpKind::Select, &[p, x, y])
+    }
+
+    /// `c[0] * x^(n-1) + ... + c[n-1]` by Horner's rule.
+    fn poly(&mut self, x: ValueId, c: &[f64]) -> Result<ValueId, IrError> {
+        let mut acc = self.c(x, c[0]);
+        for &k in &c[1..] {
+            let m = self.mul(acc, x)?;
+            let k = self.c(x, k);
+            acc = self.add(m, k)?;
+        }
+        Ok(acc)
+    }
+
+    fn convert(&mut self, x: ValueId, to: DType) -> Result<ValueId, IrError> {
+        let shape = self.b.ty(x).shape.clone();
+        let v = self
+            .b
+            .push1_typed(OpKind::Convert, &[x], TensorType::new(to, shape))?;
+        Ok(self.mark(v))
+    }
+
+    /// `f` computed in f32 for a half-precision `x` (rounded back to `x`'s type by the
+    /// last op), in `x`'s own type otherwise.
+    fn in_f32(
+        &mut self,
+        x: ValueId,
+        f: impl FnOnce(&mut Self, ValueId) -> Result<ValueId, IrError>,
+    ) -> Result<Last, IrError> {
+        let d = self.b.ty(x).dtype;
+        if matches!(d, DType::BF16 | DType::F16) {
+            let wide = self.convert(x, DType::F32)?;
+            let y = f(self, wide)?;
+            return Ok((OpKind::Convert, vec![y]));
+        }
+        let y = f(self, x)?;
+        Ok(last(self, y))
+    }
+}
+
+/// Ends a decomposition whose result is already computed: the parser's last op is that
+/// value's own op, removed from the builder and handed back.
+fn last(e: &mut Emit<'_>, y: ValueId) -> Last {
+    // Re-adding the final op through the parser keeps the result names and the parser's
+    // checks in one place: its kind and operands are what the parser adds.
+    let taken =
+        e.b.func()
+            .defining_op(y)
+            .and_then(|op| e.b.take_last_op(op))
+            .expect("a decomposition's result is the op it added last");
+    (taken.kind, taken.operands)
+}
+
+// ----- the decompositions -----
+
+/// `x * x`.
+fn square(_: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    Ok((OpKind::Binary(BinaryOp::Multiply), vec![x, x]))
+}
+
+/// `sin x / cos x`: StableHLO's own `tan`.
+fn tan(_: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    Ok((OpKind::Unary(UnaryOp::Tan), vec![x]))
+}
+
+/// XLA's f32 `erf`: `x * p(x^2) / q(x^2)` on `x` clamped to `[-4, 4]` (rational
+/// approximation, a few ulp); f64: Cephes' `erf` for `|x| < 1` and `1 - erfc` beyond.
+fn erf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    if e.b.ty(x).dtype == DType::F64 {
+        let y = erf_f64(e, x)?;
+        return Ok(last(e, y));
+    }
+    e.in_f32(x, erf_f32)
+}
+
+/// XLA's f32 `erf` (see [`erf`]).
+fn erf_f32(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    let (lo, hi) = (e.c(x, -4.0), e.c(x, 4.0));
+    let a = e.push(OpKind::Clamp, &[lo, x, hi])?;
+    let a2 = e.mul(a, a)?;
+    let p = e.poly(
+        a2,
+        &[
+            -2.72614225801306e-10,
+            2.77068142495902e-08,
+            -2.10102402082508e-06,
+            -5.69250639462346e-05,
+            -7.34990630326855e-04,
+            -2.95459980854025e-03,
+            -1.60960333262415e-02,
+        ],
+    )?;
+    let p = e.mul(a, p)?;
+    let q = e.poly(
+        a2,
+        &[
+            -1.45660718464996e-05,
+            -2.13374055278905e-04,
+            -1.68282697438203e-03,
+            -7.37332916720468e-03,
+            -1.42647390514189e-02,
+        ],
+    )?;
+    e.div(p, q)
+}
+
+/// `erfc`: `1 - erf x` for `|x| < 1`; beyond, Cephes' `erfcf` in f32
+/// (`exp(-x^2) / |x| * p(1 / x^2)`, 0 where `exp` underflows) and Cephes' `erfc` in f64;
+/// `2 - erfc |x|` for negative `x`.
+fn erfc(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    if e.b.ty(x).dtype == DType::F64 {
+        let small = erf_f64(e, x)?;
+        let one = e.c(x, 1.0);
+        let small = e.sub(one, small)?;
+        let ax = e.un(UnaryOp::Abs, x)?;
+        let big = erfc_f64_beyond_one(e, ax)?;
+        let y = negative_side(e, x, big)?;
+        let below1 = e.cmp(ComparisonDirection::Lt, ax, one)?;
+        let r = e.select(below1, small, y)?;
+        return Ok(last(e, r));
+    }
+    e.in_f32(x, |e, x| {
+        let small = erf_f32(e, x)?;
+        let one = e.c(x, 1.0);
+        let small = e.sub(one, small)?;
+        let ax = e.un(UnaryOp::Abs, x)?;
+        let x2 = e.mul(x, x)?;
+        let z = e.un(UnaryOp::Negate, x2)?;
+        let q = e.div(one, ax)?;
+        let y = e.mul(q, q)?;
+        let p_near = e.poly(
+            y,
+            &[
+                2.326819970068386e-2,
+                -1.387039388740657e-1,
+                3.687424674597105e-1,
+                -5.824733027278666e-1,
+                6.210004621745983e-1,
+                -4.944515323274145e-1,
+                3.404879937665872e-1,
+                -2.741127028184656e-1,
+                5.638259427386472e-1,
+            ],
+        )?;
+        let p_far = e.poly(
+            y,
+            &[
+                -1.047766399936249e1,
+                1.297719955372516e1,
+                -7.495518717768503e0,
+                2.921019019210786e0,
+                -1.015265279202700e0,
+                4.218463358204948e-1,
+                -2.820767439740514e-1,
+                5.641895067754075e-1,
+            ],
+        )?;
+        let two = e.c(x, 2.0);
+        let below2 = e.cmp(ComparisonDirection::Lt, ax, two)?;
+        let p = e.select(below2, p_near, p_far)?;
+        let ez = e.un(UnaryOp::Exponential, z)?;
+        let big = e.mul(ez, q)?;
+        let big = e.mul(big, p)?;
+        let maxlog = e.c(x, -88.72283905206835);
+        let under = e.cmp(ComparisonDirection::Lt, z, maxlog)?;
+        let zero = e.c(x, 0.0);
+        let big = e.select(under, zero, big)?;
+        let y = negative_side(e, x, big)?;
+        let below1 = e.cmp(ComparisonDirection::Lt, ax, one)?;
+        e.select(below1, small, y)
+    })
+}
+
+/// `erfc x` from `erfc |x|`: itself for `x >= 0`, `2 - erfc |x|` below.
+fn negative_side(e: &mut Emit<'_>, x: ValueId, of_abs: ValueId) -> Result<ValueId, IrError> {
+    let zero = e.c(x, 0.0);
+    let neg = e.cmp(ComparisonDirection::Lt, x, zero)?;
+    let two = e.c(x, 2.0);
+    let flipped = e.sub(two, of_abs)?;
+    e.select(neg, flipped, of_abs)
+}
+
+/// Cephes' `erf` on `|x| < 1`: numerator and denominator in `x^2`.
+const T: &[f64] = &[
+    9.60497373987051638749e0,
+    9.00260197203842689217e1,
+    2.23200534594684319226e3,
+    7.00332514112805075473e3,
+    5.55923013010394962768e4,
+];
+const U: &[f64] = &[
+    1.0,
+    3.35617141647503099647e1,
+    5.21357949780152679795e2,
+    4.59432382970980127987e3,
+    2.26290000613890934246e4,
+    4.92673942608635921086e4,
+];
+/// Cephes' `erfc` on `1 <= z < 8`.
+const P: &[f64] = &[
+    2.46196981473530512524e-10,
+    5.64189564831068821977e-1,
+    7.46321056442269912687e0,
+    4.86371970985681366614e1,
+    1.96520832956077098242e2,
+    5.26445194995477358631e2,
+    9.34528527171957607540e2,
+    1.02755188689515710272e3,
+    5.57535335369399327526e2,
+];
+const Q: &[f64] = &[
+    1.0,
+    1.32281951154744992508e1,
+    8.67072140885989742329e1,
+    3.54937778887819891062e2,
+    9.75708501743205489753e2,
+    1.82390916687909736289e3,
+    2.24633760818710981792e3,
+    1.65666309194161350182e3,
+    5.57535340817727675546e2,
+];
+/// Cephes' `erfc` on `z >= 8`.
+const R: &[f64] = &[
+    5.64189583547755073984e-1,
+    1.27536670759978104416e0,
+    5.01905042251180477414e0,
+    6.16021097993053585195e0,
+    7.40974269950448939160e0,
+    2.97886665372100240670e0,
+];
+const S: &[f64] = &[
+    1.0,
+    2.26052863220117276590e0,
+    9.39603524938001434673e0,
+    1.20489539808096656605e1,
+    1.70814450747565897222e1,
+    9.60896809063285878198e0,
+    3.36907645100081516050e0,
+];
+
+/// Cephes' double-precision `erf`: `x T(x^2) / U(x^2)` for `|x| < 1`, else
+/// `sign(x) (1 - erfc |x|)` with `erfc z = exp(-z^2) P(z) / Q(z)` below 8 and
+/// `exp(-z^2) R(z) / S(z)` above.
+fn erf_f64(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    // |x| < 1
+    let x2 = e.mul(x, x)?;
+    let t = e.poly(x2, T)?;
+    let u = e.poly(x2, U)?;
+    let xt = e.mul(x, t)?;
+    let small = e.div(xt, u)?;
+    // |x| >= 1: 1 - erfc(|x|), signed
+    let z = e.un(UnaryOp::Abs, x)?;
+    let erfc = erfc_f64_beyond_one(e, z)?;
+    let one = e.c(x, 1.0);
+    let big = e.sub(one, erfc)?;
+    let sign = e.un(UnaryOp::Sign, x)?;
+    let big = e.mul(sign, big)?;
+    let below1 = e.cmp(ComparisonDirection::Lt, z, one)?;
+    e.select(below1, small, big)
+}
+
+/// Cephes' double-precision `erfc z` for `z >= 1`: `exp(-z^2) P(z) / Q(z)` below 8,
+/// `exp(-z^2) R(z) / S(z)` above.
+fn erfc_f64_beyond_one(e: &mut Emit<'_>, z: ValueId) -> Result<ValueId, IrError> {
+    let z2 = e.mul(z, z)?;
+    let nz2 = e.un(UnaryOp::Negate, z2)?;
+    let ex = e.un(UnaryOp::Exponential, nz2)?;
+    let p = e.poly(z, P)?;
+    let q = e.poly(z, Q)?;
+    let r = e.poly(z, R)?;
+    let s = e.poly(z, S)?;
+    let pq = e.div(p, q)?;
+    let rs = e.div(r, s)?;
+    let eight = e.c(z, 8.0);
+    let below8 = e.cmp(ComparisonDirection::Lt, z, eight)?;
+    let ratio = e.select(below8, pq, rs)?;
+    e.mul(ex, ratio)
+}
+
+/// XLA's f32 `erf_inv` (M. Giles, "Approximating the erfinv function"): with
+/// `w = -log((1 - x)(1 + x))`, `x p(w - 2.5)` for `w < 5`, `x q(sqrt w - 3)` beyond;
+/// `±inf` at `x = ±1`.
+fn erf_inv(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let one = e.c(x, 1.0);
+        let a = e.sub(one, x)?;
+        let b = e.add(one, x)?;
+        let ab = e.mul(a, b)?;
+        let l = e.un(UnaryOp::Log, ab)?;
+        let w = e.un(UnaryOp::Negate, l)?;
+        let k = e.c(x, 2.5);
+        let small_w = e.sub(w, k)?;
+        let p_small = e.poly(
+            small_w,
+            &[
+                2.81022636e-08,
+                3.43273939e-07,
+                -3.5233877e-06,
+                -4.39150654e-06,
+                0.00021858087,
+                -0.00125372503,
+                -0.00417768164,
+                0.246640727,
+                1.50140941,
+            ],
+        )?;
+        let sw = e.un(UnaryOp::Sqrt, w)?;
+        let k3 = e.c(x, 3.0);
+        let big_w = e.sub(sw, k3)?;
+        let p_big = e.poly(
+            big_w,
+            &[
+                -0.000200214257,
+                0.000100950558,
+                0.00134934322,
+                -0.00367342844,
+                0.00573950773,
+                -0.0076224613,
+                0.00943887047,
+                1.00167406,
+                2.83297682,
+            ],
+        )?;
+        let five = e.c(x, 5.0);
+        let is_small = e.cmp(ComparisonDirection::Lt, w, five)?;
+        let p = e.select(is_small, p_small, p_big)?;
+        let y = e.mul(p, x)?;
+        // x = ±1: ±inf (the polynomial gives a finite value there).
+        let ax = e.un(UnaryOp::Abs, x)?;
+        let at_one = e.cmp(ComparisonDirection::Eq, ax, one)?;
+        let inf = e.c(x, f64::INFINITY);
+        let signed_inf = e.mul(x, inf)?;
+        e.select(at_one, signed_inf, y)
+    })
+}
+
+/// `(expm1 x - expm1 -x) / 2`: exact near 0, where `exp x - exp -x` cancels.
+fn sinh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let a = e.un(UnaryOp::ExponentialMinusOne, x)?;
+        let n = e.un(UnaryOp::Negate, x)?;
+        let b = e.un(UnaryOp::ExponentialMinusOne, n)?;
+        let d = e.sub(a, b)?;
+        let half = e.c(x, 0.5);
+        e.mul(d, half)
+    })
+}
+
+/// `exp(x + log 1/2) + exp(-x + log 1/2)`: no overflow before `cosh` itself overflows.
+fn cosh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let lh = e.c(x, 0.5f64.ln());
+        let a = e.add(x, lh)?;
+        let a = e.un(UnaryOp::Exponential, a)?;
+        let n = e.un(UnaryOp::Negate, x)?;
+        let b = e.add(n, lh)?;
+        let b = e.un(UnaryOp::Exponential, b)?;
+        e.add(a, b)
+    })
+}
+
+/// `sqrt(1 - x^2)`, computed as `sqrt((1 - x)(1 + x))`.
+fn cos_of_asin(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    let one = e.c(x, 1.0);
+    let a = e.sub(one, x)?;
+    let b = e.add(one, x)?;
+    let ab = e.mul(a, b)?;
+    e.un(UnaryOp::Sqrt, ab)
+}
+
+/// `2 atan2(x, 1 + sqrt(1 - x^2))`.
+fn asin(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let c = cos_of_asin(e, x)?;
+        let one = e.c(x, 1.0);
+        let d = e.add(one, c)?;
+        let t = e.bin(BinaryOp::Atan2, x, d)?;
+        let two = e.c(x, 2.0);
+        e.mul(two, t)
+    })
+}
+
+/// `2 atan2(sqrt(1 - x^2), 1 + x)`, and `pi` at `x = -1`.
+fn acos(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let c = cos_of_asin(e, x)?;
+        let one = e.c(x, 1.0);
+        let d = e.add(one, x)?;
+        let t = e.bin(BinaryOp::Atan2, c, d)?;
+        let two = e.c(x, 2.0);
+        let y = e.mul(two, t)?;
+        let m1 = e.c(x, -1.0);
+        let at = e.cmp(ComparisonDirection::Eq, x, m1)?;
+        let pi = e.c(x, std::f64::consts::PI);
+        e.select(at, pi, y)
+    })
+}
+
+/// `atan2(x, 1)`.
+fn atan(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let one = e.c(x, 1.0);
+        e.bin(BinaryOp::Atan2, x, one)
+    })
+}
+
+/// `sign(x) log(|x| + sqrt(x^2 + 1))`, and `sign(x) (log |x| + log 2)` for `|x|` past
+/// `sqrt(max)` (where `x^2` overflows).
+fn asinh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let big = if e.b.ty(x).dtype == DType::F64 {
+            1e150
+        } else {
+            1e18
+        };
+        let ax = e.un(UnaryOp::Abs, x)?;
+        let sign = e.un(UnaryOp::Sign, x)?;
+        let one = e.c(x, 1.0);
+        let x2 = e.mul(ax, ax)?;
+        let s = e.add(x2, one)?;
+        let s = e.un(UnaryOp::Sqrt, s)?;
+        let s = e.add(ax, s)?;
+        let near = e.un(UnaryOp::Log, s)?;
+        let l = e.un(UnaryOp::Log, ax)?;
+        let ln2 = e.c(x, std::f64::consts::LN_2);
+        let far = e.add(l, ln2)?;
+        let limit = e.c(x, big);
+        let is_far = e.cmp(ComparisonDirection::Gt, ax, limit)?;
+        let y = e.select(is_far, far, near)?;
+        e.mul(sign, y)
+    })
+}
+
+/// `log(x + sqrt((x + 1)(x - 1)))` (NaN below 1).
+fn acosh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let one = e.c(x, 1.0);
+        let a = e.add(x, one)?;
+        let b = e.sub(x, one)?;
+        let ab = e.mul(a, b)?;
+        let s = e.un(UnaryOp::Sqrt, ab)?;
+        let s = e.add(x, s)?;
+        e.un(UnaryOp::Log, s)
+    })
+}
+
+/// `(log1p x - log1p -x) / 2`.
+fn atanh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, |e, x| {
+        let a = e.un(UnaryOp::LogPlusOne, x)?;
+        let n = e.un(UnaryOp::Negate, x)?;
+        let b = e.un(UnaryOp::LogPlusOne, n)?;
+        let d = e.sub(a, b)?;
+        let half = e.c(x, 0.5);
+        e.mul(d, half)
+    })
+}
+
+/// `|x| == inf`.
+fn is_inf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    let ax = e.un(UnaryOp::Abs, x)?;
+    let inf = e.c(x, f64::INFINITY);
+    Ok(compare_last(ComparisonDirection::Eq, ax, inf))
+}
+
+/// `x == inf`.
+fn is_pos_inf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    let inf = e.c(x, f64::INFINITY);
+    Ok(compare_last(ComparisonDirection::Eq, x, inf))
+}
+
+/// `x == -inf`.
+fn is_neg_inf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    let inf = e.c(x, f64::NEG_INFINITY);
+    Ok(compare_last(ComparisonDirection::Eq, x, inf))
+}
+
+fn compare_last(direction: ComparisonDirection, x: ValueId, y: ValueId) -> Last {
+    (
+        OpKind::Compare {
+            direction,
+            compare_type: Some(ComparisonType::Float),
+        },
+        vec![x, y],
+    )
+}
