@@ -64,7 +64,7 @@ impl CpuProgram {
             }
         }
         Ok(CpuProgram {
-            exe: Executable::new(&c.partitioned.module, "main", engine)?,
+            exe: Executable::new(&c.partitioned.module, c.entry_name(), engine)?,
             mesh: CpuMesh::new(n)?,
             ids,
         })

@@ -61,7 +61,7 @@ impl CudaProgram {
         let cuda = CudaMesh::with_options(n, options)?;
         let compiler = PtxCompiler::new(target_of(&cuda)?);
         Ok(CudaProgram {
-            exe: Executable::new(&c.partitioned.module, "main", &compiler)?,
+            exe: Executable::new(&c.partitioned.module, c.entry_name(), &compiler)?,
             mesh: cuda,
             compiler,
             ids,

@@ -114,7 +114,7 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
     ) -> Result<MpiProgram<'m, 'u>, Error> {
         let ids = device_ids(c, mesh.devices())?;
         let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
-        let local = Executable::new(&c.partitioned.module, "main", engine).map_err(|e| {
+        let local = Executable::new(&c.partitioned.module, c.entry_name(), engine).map_err(|e| {
             RuntimeError::Remote {
                 device: mesh.device(),
                 message: e.to_string(),
@@ -359,6 +359,6 @@ fn prepare(
                 .map_err(|e| Error::Usage(e.to_string()))
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let exe = Executable::new(&p.module, "main", engine)?;
+    let exe = Executable::new(&p.module, c.entry_name(), engine)?;
     Ok((exe, mine))
 }

@@ -32,8 +32,14 @@ pub fn run_simulated_with(
         .map(|pos| mesh.device_at(pos))
         .collect();
     let per_device = shard_args(c, args)?;
-    let outs = simulate::run_with(engine, &c.partitioned.module, "main", &devices, &per_device)
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    let outs = simulate::run_with(
+        engine,
+        &c.partitioned.module,
+        c.entry_name(),
+        &devices,
+        &per_device,
+    )
+    .map_err(|e| Error::Usage(e.to_string()))?;
     unshard_results(c, outs, tolerance)
 }
 

@@ -30,3 +30,18 @@ fn the_command_line_pads_on_request() {
         "{err}"
     );
 }
+
+/// A file that is not UTF-8 is refused at the line and column of its first bad byte.
+#[test]
+fn a_file_that_is_not_utf8_is_refused_where_it_breaks() {
+    let path = std::env::temp_dir().join(format!("shardc-utf8-{}.mlir", std::process::id()));
+    std::fs::write(&path, b"func.func @main() {\n  \xff return\n}\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args(["compile", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).ok();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":2:3: byte 0xff is not UTF-8"), "{err}");
+}

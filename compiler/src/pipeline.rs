@@ -122,6 +122,15 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
 }
 
 impl Compiled {
+    /// The name of the per-device program's function (the entry function's name in
+    /// the input: `main` for what JAX and `jit` lower): what runners run.
+    pub fn entry_name(&self) -> &str {
+        self.partitioned
+            .module
+            .entry()
+            .map_or("main", |f| f.name.as_str())
+    }
+
     pub fn module(&self, stage: Stage) -> &Module {
         match stage {
             Stage::Input => &self.input,

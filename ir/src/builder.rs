@@ -227,6 +227,28 @@ impl FunctionBuilder {
 
     /// `reduce` of one input with a reducer that applies one binary op, as
     /// `stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [...]`.
+    /// `stablehlo.reduce_window` of `x` from `init` with one binary reducer.
+    pub fn reduce_window(
+        &mut self,
+        x: ValueId,
+        init: ValueId,
+        window: crate::op::WindowDims,
+        reducer: BinaryOp,
+    ) -> Result<ValueId, IrError> {
+        let scalar = TensorType::scalar(self.ty(x).dtype);
+        let acc = self.begin_block(&[scalar.clone(), scalar]);
+        let r = match self.binary(reducer, acc[0], acc[1]) {
+            Ok(r) => r,
+            Err(e) => {
+                self.end_block(&[]);
+                return Err(e);
+            }
+        };
+        let body = self.end_block(&[r]);
+        let op = self.push(OpKind::ReduceWindow(window), &[x, init], None, vec![body])?;
+        Ok(self.func.ops[op.index()].results[0])
+    }
+
     pub fn reduce(
         &mut self,
         x: ValueId,

@@ -55,9 +55,7 @@ pub enum IrError {
         known: String,
     },
 
-    #[error(
-        "the sharding of {at} uses axis \"{axis}\", which mesh @{mesh} does not have; use one of its axes: {known}"
-    )]
+    #[error("the sharding of {at} uses axis \"{axis}\", which mesh @{mesh} does not have; {known}")]
     UnknownAxis {
         at: String,
         axis: String,

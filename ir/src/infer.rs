@@ -5,7 +5,7 @@
 //! operands (iota, reshape, broadcast_in_dim, convert, random, call) take it as declared.
 
 use crate::dtype::{DType, TensorType};
-use crate::op::{BinaryOp, OpKind, ReplicaGroups, UnaryOp};
+use crate::op::{BinaryOp, OpKind, ReplicaGroups, UnaryOp, WindowDims};
 
 /// A broken typing rule and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,6 +19,60 @@ fn fail<T>(rule: impl Into<String>, fix: impl Into<String>) -> Result<T, Violati
         rule: rule.into(),
         fix: fix.into(),
     })
+}
+
+/// The result of `reduce_window` over `x`: per dimension, the padded, dilated size
+/// `(n - 1) * base_dilation + 1 + low + high`, less the dilated window
+/// `(w - 1) * window_dilation + 1`, in steps of the stride, plus one.
+pub fn window_type(w: &WindowDims, x: &TensorType) -> Result<TensorType, Violation> {
+    let r = x.rank();
+    for (what, len) in [
+        ("window_dimensions", w.window.len()),
+        ("window_strides", w.strides.len()),
+        ("base_dilations", w.base_dilations.len()),
+        ("window_dilations", w.window_dilations.len()),
+        ("padding", w.padding.len()),
+    ] {
+        if len != r {
+            return fail(
+                format!("{what} has {len} entries for an operand of rank {r}"),
+                "give one entry per operand dimension",
+            );
+        }
+    }
+    let mut shape = Vec::with_capacity(r);
+    for d in 0..r {
+        let (win, stride, bd, wd) = (
+            w.window[d],
+            w.strides[d],
+            w.base_dilations[d],
+            w.window_dilations[d],
+        );
+        if win == 0 || stride == 0 || bd == 0 || wd == 0 {
+            return fail(
+                format!(
+                    "dimension {d} has a window of {win}, stride {stride}, base dilation {bd}, window dilation {wd}; each must be at least 1"
+                ),
+                "give positive window sizes, strides and dilations",
+            );
+        }
+        let n = x.shape[d] as i64;
+        let (lo, hi) = w.padding[d];
+        let padded = if n == 0 { 0 } else { (n - 1) * bd as i64 + 1 } + lo + hi;
+        let span = (win as i64 - 1) * wd as i64 + 1;
+        if padded < 0 {
+            return fail(
+                format!("dimension {d} ({n}) padded by ({lo}, {hi}) has negative size"),
+                "pad by less",
+            );
+        }
+        shape.push(if padded < span {
+            0
+        } else {
+            ((padded - span) / stride as i64 + 1) as usize
+        });
+    }
+    Ok(TensorType::new(x.dtype, shape))
 }
 
 fn expect_operands(ops: &[TensorType], n: usize) -> Result<(), Violation> {
@@ -522,6 +576,24 @@ fn derive(
         OpKind::Gather(g) => {
             expect_operands(ops, 2)?;
             gather_type(g, &ops[0], &ops[1]).map(|t| vec![t])
+        }
+        OpKind::ReduceWindow(w) => {
+            if ops.len() != 2 {
+                return fail(
+                    format!(
+                        "takes one input and its init value, but was given {} operands (variadic reduce_window is not supported)",
+                        ops.len()
+                    ),
+                    "reduce one input per reduce_window",
+                );
+            }
+            if ops[1] != TensorType::scalar(ops[0].dtype) {
+                return fail(
+                    format!("init value {} must be tensor<{}>", ops[1], ops[0].dtype),
+                    "pass a scalar init of the input's element type",
+                );
+            }
+            window_type(w, &ops[0]).map(|t| vec![t])
         }
         OpKind::Random { .. } => {
             expect_operands(ops, 1)?;

@@ -51,6 +51,10 @@ impl Mesh {
     }
 
     /// Checks axis names, sizes and the device order.
+    /// The most devices a mesh may have (2^24): far past today's largest machines (about
+    /// 10^5 accelerators), small enough that per-device tables stay in memory.
+    pub const MAX_DEVICES: usize = 1 << 24;
+
     pub fn validate(&self) -> Result<(), IrError> {
         let bad = |rule: String, fix: &str| IrError::InvalidMesh {
             mesh: self.name.clone(),
@@ -76,6 +80,26 @@ impl Mesh {
                     "give each axis a distinct name",
                 ));
             }
+        }
+        let devices = self
+            .axes
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.size))
+            .filter(|&n| n <= Mesh::MAX_DEVICES);
+        if devices.is_none() {
+            let sizes: Vec<String> = self
+                .axes
+                .iter()
+                .map(|a| format!("{}={}", a.name, a.size))
+                .collect();
+            return Err(bad(
+                format!(
+                    "its axes ({}) hold more than {} devices, shardc's limit",
+                    sizes.join(", "),
+                    Mesh::MAX_DEVICES
+                ),
+                "use a mesh of at most 2^24 devices (the largest machines have about 10^5)",
+            ));
         }
         if let Some(ids) = &self.device_ids {
             let n = self.num_devices();
@@ -177,6 +201,8 @@ impl Mesh {
         // (group key, [(index in group, device id)])
         type Group = (Vec<usize>, Vec<(usize, usize)>);
         let mut groups: Vec<Group> = Vec::new();
+        // Where each key's group is in `groups` (first seen first, as device order has it).
+        let mut at: std::collections::HashMap<Vec<usize>, usize> = std::collections::HashMap::new();
         for p in 0..self.num_devices() {
             let coords = self.coords(p);
             let (index, _) = self.group_index(&coords, axes)?;
@@ -191,9 +217,12 @@ impl Mesh {
                 };
                 key[i] -= digit * stride;
             }
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, members)) => members.push((index, self.device_at(p))),
-                None => groups.push((key, vec![(index, self.device_at(p))])),
+            match at.get(&key) {
+                Some(&g) => groups[g].1.push((index, self.device_at(p))),
+                None => {
+                    at.insert(key.clone(), groups.len());
+                    groups.push((key, vec![(index, self.device_at(p))]));
+                }
             }
         }
         Some(crate::ReplicaGroups(
@@ -254,6 +283,20 @@ mod tests {
         assert_eq!(m.position(&[1, 2]), 6);
         assert_eq!(m.to_string(), r#"<["data"=2, "model"=4]>"#);
         assert_eq!(m.shape_name(), "mesh_data2_model4");
+    }
+
+    #[test]
+    fn huge_meshes_are_refused_and_large_ones_are_grouped_quickly() {
+        let msg = Mesh::new("mesh", &[("x", 1 << 16), ("y", 1 << 16)])
+            .expect_err("2^32 devices are refused")
+            .to_string();
+        assert!(msg.contains("shardc's limit"), "{msg}");
+        // 65,536 x 4: one pass over the devices (this took 36 s with a linear search).
+        let m = Mesh::new("mesh", &[("data", 1 << 16), ("model", 4)]).unwrap();
+        let g = m.replica_groups(&[crate::AxisRef::new("data")]).unwrap().0;
+        assert_eq!(g.len(), 4);
+        assert_eq!(g[1][..3], [1, 5, 9]);
+        assert_eq!(g[3].len(), 1 << 16);
     }
 
     #[test]

@@ -133,6 +133,29 @@ pub struct DotDims {
     pub precision: Vec<Precision>,
 }
 
+/// The window of `stablehlo.reduce_window`, one entry per operand dimension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct WindowDims {
+    pub window: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub base_dilations: Vec<usize>,
+    pub window_dilations: Vec<usize>,
+    /// `(low, high)` padding per dimension.
+    pub padding: Vec<(i64, i64)>,
+}
+
+impl WindowDims {
+    /// Whether dimension `d` is untouched: a window of 1, stride 1, no dilation or padding
+    /// (every element is its own window: the dimension passes through).
+    pub fn passes_through(&self, d: usize) -> bool {
+        self.window[d] == 1
+            && self.strides[d] == 1
+            && self.base_dilations[d] == 1
+            && self.window_dilations[d] == 1
+            && self.padding[d] == (0, 0)
+    }
+}
+
 /// Dimension numbers and slice sizes of `stablehlo.gather`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct GatherDims {
@@ -238,6 +261,12 @@ pub enum OpKind {
     },
     /// Operands `(operand, start_indices)`.
     Gather(GatherDims),
+    /// `stablehlo.reduce_window`: one operand and its scalar init; the one region is the
+    /// reducer `(acc, x) -> acc`. Each result element reduces a window of the operand
+    /// (dilated by `base_dilations`, padded by `padding` with the init value): the
+    /// window's shape is `window`, spread by `window_dilations`, moved by `strides`.
+    /// `jnp.cumsum` is a window over the whole dimension padded below by its size - 1.
+    ReduceWindow(WindowDims),
     /// shardc's counter-based random op (`shardc.random`): operand is a scalar `i64` seed;
     /// element `i` (flat row-major global index) is a pure function of `(seed, i)`, so the
     /// global tensor is the same however it is sharded.
@@ -329,6 +358,7 @@ impl OpKind {
             OpKind::DotGeneral(_) => "stablehlo.dot_general",
             OpKind::Reduce { .. } => "stablehlo.reduce",
             OpKind::Gather(_) => "stablehlo.gather",
+            OpKind::ReduceWindow(_) => "stablehlo.reduce_window",
             OpKind::Random { .. } => "shardc.random",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",

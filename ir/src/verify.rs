@@ -160,7 +160,7 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
         infer::result_types(&op.kind, &operand_types, Some(&result_types))
             .map_err(|v| invalid(v.rule, &v.fix))?;
         match &op.kind {
-            OpKind::Reduce { .. } => {
+            OpKind::Reduce { .. } | OpKind::ReduceWindow(_) => {
                 let [body] = op.regions.as_slice() else {
                     return Err(invalid(
                         format!("needs exactly one reducer region, has {}", op.regions.len()),
@@ -247,10 +247,17 @@ fn check_reducer(f: &Function, body: BlockId, operands: &[TensorType]) -> Result
         .map(|t| TensorType::scalar(t.dtype))
         .collect();
     let args: Vec<TensorType> = b.args.iter().map(|&v| f.ty(v).clone()).collect();
+    let show = |ts: &[TensorType]| {
+        ts.iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if args != want {
         return Err(format!(
-            "reducer arguments are {args:?}, expected {} scalars matching the inputs",
-            2 * n
+            "the reducer takes ({}), but the inputs need ({})",
+            show(&args),
+            show(&want)
         ));
     }
     let results: Vec<TensorType> = b.results.iter().map(|&v| f.ty(v).clone()).collect();
@@ -324,6 +331,8 @@ pub fn check_sharding_on_mesh_with(
             rank: ty.rank(),
             scalar_hint: if ty.rank() == 0 {
                 " (a scalar's sharding is `[]`)"
+            } else if s.rank() == 0 && mesh.axes.is_empty() {
+                " (`[]` on a mesh without axes is Shardy's maximal sharding, a value kept on one device, which shardc does not read: write `{}` for each dimension to replicate it)"
             } else {
                 ""
             },
@@ -336,12 +345,18 @@ pub fn check_sharding_on_mesh_with(
                 at: at.to_string(),
                 axis: a.name.clone(),
                 mesh: mesh.name.clone(),
-                known: mesh
-                    .axes
-                    .iter()
-                    .map(|x| format!("\"{}\"", x.name))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                known: if mesh.axes.is_empty() {
+                    "it has none (a maximal mesh: its values are on one device), so shard over a mesh with axes or write `{}` for every dimension".to_string()
+                } else {
+                    format!(
+                        "use one of its axes: {}",
+                        mesh.axes
+                            .iter()
+                            .map(|x| format!("\"{}\"", x.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                },
             });
         };
         if let Some(sub) = a.sub

@@ -7,7 +7,7 @@ use shardc_ir::rules::{
 use shardc_ir::{
     BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, Function,
     FunctionBuilder, GatherDims, IrError, Literal, Op, OpId, OpKind, Scalar, Sharding, TensorType,
-    UnaryOp, ValueId,
+    UnaryOp, ValueId, WindowDims,
 };
 use std::collections::{BTreeSet, HashSet};
 
@@ -451,6 +451,31 @@ fn cases() -> Vec<Case> {
     cases.push(case(&["4x8xf32"], |b, a| argmax(b, a[0])));
     cases.push(case(&["4x8xf32"], |b, a| reduce_subtract(b, a[0])));
 
+    // reduce_window: a cumsum along dimension 1 (window over all of it, padded below),
+    // 2x2 max pooling with stride 2 on the last two dimensions of an NHW tensor.
+    cases.push(case(&["4x8xf32"], |b, a| {
+        let init = zero(b, DType::F32);
+        let w = WindowDims {
+            window: vec![1, 8],
+            strides: vec![1, 1],
+            base_dilations: vec![1, 1],
+            window_dilations: vec![1, 1],
+            padding: vec![(0, 0), (7, 0)],
+        };
+        b.reduce_window(a[0], init, w, BinaryOp::Add)
+    }));
+    cases.push(case(&["2x8x8xf32"], |b, a| {
+        let init = zero(b, DType::F32);
+        let w = WindowDims {
+            window: vec![1, 2, 2],
+            strides: vec![1, 2, 2],
+            base_dilations: vec![1, 1, 1],
+            window_dilations: vec![1, 1, 1],
+            padding: vec![(0, 0); 3],
+        };
+        b.reduce_window(a[0], init, w, BinaryOp::Maximum)
+    }));
+
     // reshape: split, merge, one dimension into two, split and merge at once, no common
     // digit, swapped digits, size-1 dimensions, to a scalar, an empty tensor.
     for (from, to) in [
@@ -517,6 +542,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::DotGeneral(_) => "dot_general",
         OpKind::Reduce { .. } => "reduce",
         OpKind::Gather(_) => "gather",
+        OpKind::ReduceWindow(_) => "reduce_window",
         OpKind::Random { .. } => "random",
         OpKind::Rotate { .. } => "rotate",
         OpKind::Call { .. } => "call",
@@ -531,7 +557,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 28] = [
+const FAMILIES: [&str; 29] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -556,6 +582,7 @@ const FAMILIES: [&str; 28] = [
     "dot_general",
     "reduce",
     "gather",
+    "reduce_window",
     "random",
     "rotate",
     "call",
@@ -637,6 +664,17 @@ fn attributes(f: &Function, op: &Op) -> String {
             let body = f.block(op.regions[0]);
             let ops: Vec<String> = body.ops.iter().map(|&id| f.op(id).kind.name()).collect();
             format!(" dims = {} body {{{}}}", list(dimensions), ops.join("; "))
+        }
+        OpKind::ReduceWindow(w) => {
+            let body = f.block(op.regions[0]);
+            let ops: Vec<String> = body.ops.iter().map(|&id| f.op(id).kind.name()).collect();
+            format!(
+                " window = {}, strides = {}, padding = {} body {{{}}}",
+                list(&w.window),
+                list(&w.strides),
+                list(&w.padding),
+                ops.join("; ")
+            )
         }
         OpKind::Gather(g) => format!(
             " offset_dims = {}, collapsed_slice_dims = {}, operand_batching_dims = {}, start_indices_batching_dims = {}, start_index_map = {}, index_vector_dim = {}, slice_sizes = {}",

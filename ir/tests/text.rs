@@ -725,6 +725,18 @@ mod robustness {
         assert!(e.contains("nested deeper than"), "{e}");
     }
 
+    /// A megabyte-long name is quoted by its start and its length, not whole.
+    #[test]
+    fn long_names_are_cut_in_messages() {
+        let name = "a".repeat(1 << 20);
+        let text = format!(
+            "func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {{\n  return %{name} : tensor<8xf32>\n}}"
+        );
+        let e = parse_module(&text).unwrap_err().to_string();
+        assert!(e.len() < 1000, "{} bytes", e.len());
+        assert!(e.contains(" characters)"), "{e}");
+    }
+
     /// Huge sizes are errors, not overflows.
     #[test]
     fn huge_sizes_are_errors() {

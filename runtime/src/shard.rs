@@ -329,7 +329,11 @@ pub fn unshard_with(
             match values[flat] {
                 None => values[flat] = Some((v, p)),
                 Some((w, first)) => {
-                    let same = (v.is_nan() && w.is_nan()) || (v - w).abs() <= tol * (1.0 + w.abs());
+                    // Equal values (infinities of one sign included: inf - inf is NaN),
+                    // both NaN, or within the tolerance.
+                    let same = v == w
+                        || (v.is_nan() && w.is_nan())
+                        || (v - w).abs() <= tol * (1.0 + w.abs());
                     if !same {
                         let index = unflatten(flat, &global.shape);
                         return Err(ShardError::ReplicasDisagree {
@@ -487,6 +491,35 @@ mod tests {
         assert!(unshard(&pieces, &s, &mesh, &fty, 1e-5).is_ok());
         let err = unshard(&pieces, &s, &mesh, &fty, 1e-9).unwrap_err();
         assert!(matches!(err, ShardError::ReplicasDisagree { .. }), "{err}");
+    }
+
+    /// Replicas holding infinities next to NaNs agree: inf - inf is NaN, which must not
+    /// make two equal infinities "disagree".
+    #[test]
+    fn replicas_of_infinities_and_nans_agree() {
+        let mesh = mesh24();
+        let s = Sharding::split("mesh", &[&["data"], &[]]);
+        let ty = TensorType::new(DType::F32, [4, 2]);
+        let v = [
+            f64::INFINITY,
+            f64::NAN,
+            f64::NEG_INFINITY,
+            1.0,
+            2.0,
+            f64::INFINITY,
+            0.0,
+            f64::NAN,
+        ];
+        let g = Literal::from_f64(DType::F32, &[4, 2], &v).unwrap();
+        let pieces: Vec<Literal> = (0..8).map(|p| shard(&g, &s, &mesh, p).unwrap()).collect();
+        let back = unshard(&pieces, &s, &mesh, &ty, 1e-5).unwrap().to_f64_vec();
+        for (b, w) in back.iter().zip(v) {
+            assert!(b == &w || (b.is_nan() && w.is_nan()), "{back:?}");
+        }
+        // An infinity against a finite value still disagrees.
+        let mut other = pieces.clone();
+        other[1] = Literal::from_f64(DType::F32, &[2, 2], &[1.0, 1.0, 1.0, 1.0]).unwrap();
+        assert!(unshard(&other, &s, &mesh, &ty, 1e-5).is_err());
     }
 
     #[test]

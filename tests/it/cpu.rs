@@ -120,6 +120,29 @@ fn jax_fixtures_match_jax_on_the_cpu_backend_with_the_jit() {
     }
 }
 
+/// A module whose one function is not `@main` (JAX names its entry `main`; a hand-written
+/// or other exporter's module may not) runs under its own name on every runner.
+#[test]
+fn an_entry_function_not_named_main_runs() {
+    let text = r#"
+module @m {
+  sdy.mesh @mesh = <["data"=2]>
+  func.func @forward(%x: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}]>}) -> tensor<4xf32> {
+    %0 = stablehlo.negate %x : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}"#;
+    let m: Module = shardc::ir::text::parse_module(text).unwrap();
+    let c = compile(&m, &Options::default()).unwrap();
+    assert_eq!(c.entry_name(), "forward");
+    let args = det_inputs(&m);
+    let want = reference::run(&m, "forward", &args).unwrap();
+    let run = on_cpu(&c, &args);
+    check(&c, &run.outputs, &want, 0.0, 0.0);
+    let sim = shardc::run_simulated(&c, &args, 0.0).unwrap();
+    check(&c, &sim, &want, 0.0, 0.0);
+}
+
 /// A global program's result on the cpu backend through the facade, global in and out.
 #[test]
 fn run_cpu_goes_from_global_to_global() {

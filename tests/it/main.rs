@@ -10,6 +10,7 @@ mod grad;
 mod kernels;
 mod moe;
 mod partition;
+mod peer;
 mod pipeline;
 mod strategies;
 mod trace;

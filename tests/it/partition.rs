@@ -271,6 +271,9 @@ fn jax_fixture_decisions() {
         ("flax_mlp_sgd_step", &["all_reduce {data}"; 5]),
         ("flax_rmsnorm_swiglu_adamw_step", &["all_reduce {data}"; 5]),
         ("jnp_unary_fwd", &["all_gather {data}"]),
+        // A cumsum along the split dimension reads every earlier row: the operand is
+        // gathered (the window's dimension runs replicated) and each device keeps its rows.
+        ("jnp_cumsum_split_fwd", &["all_gather {data}"]),
         ("optax_xent_onehot_fwd", &["all_reduce {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {

@@ -15,7 +15,7 @@
 use shardc_ir::{
     BinaryOp, BlockId, ComparisonDirection, ComparisonType, DType, DotDims, Function,
     FunctionBuilder, GatherDims, IrError, Literal, Op, OpKind, Scalar, TensorType, UnaryOp,
-    ValueId,
+    ValueId, WindowDims,
 };
 use std::collections::HashMap;
 
@@ -92,6 +92,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         // The seed is an integer: the numbers do not vary with anything differentiable.
         OpKind::Random { .. } => Ok(vec![None; n]),
         OpKind::Reduce { dimensions } => reduce(e, p, dimensions),
+        OpKind::ReduceWindow(w) => reduce_window(e, p, w),
         // rotate(g) back: by -shift (as n - shift mod n, which cannot overflow).
         OpKind::Rotate { dimension, shift } => {
             let n = i64::try_from(e.ty(p.operands[0]).shape[*dimension]).unwrap_or(i64::MAX);
@@ -667,6 +668,73 @@ fn reduce(e: &mut Emitter, p: &Primal, dimensions: &[usize]) -> Result<Cotangent
             )
         }
     }
+}
+
+/// `reduce_window` with an add reducer (sums over windows: `jnp.cumsum`, sum and average
+/// pooling). Each padded position `j` gets the sum of `g` over the windows that read it:
+/// `g` spread by the stride (interior padding `s - 1`), then summed over windows of the
+/// same shape and dilation, padded below by the window's span so that window `k` of
+/// output `o` lands back at `o s + k d`; the operand's own padding is then cut off
+/// (or, where it was negative, zeros put back). Max/min pooling (`select_and_scatter`)
+/// and base dilations have no rule here.
+fn reduce_window(e: &mut Emitter, p: &Primal, w: &WindowDims) -> Result<Cotangents, VjpError> {
+    let body = p.op.regions.first().copied();
+    let reducer = body.and_then(|b| single_op_reducer(p.src, b));
+    if reducer != Some(BinaryOp::Add) {
+        return no_rule(
+            "only a reduce_window that sums (add reducer) has a VJP here; max/min pooling's gradient is a select_and_scatter",
+            "write the window reduction as a sum, or keep this value out of the loss",
+        );
+    }
+    if w.base_dilations.iter().any(|&b| b != 1) {
+        return no_rule(
+            "a reduce_window with base dilations (a transposed pooling) has no VJP here",
+            "keep this value out of the loss",
+        );
+    }
+    if p.needs[1] {
+        return no_rule(
+            "its init value is differentiated; the padding a window reads is the init, whose gradient is not built",
+            "pass a constant init (0 for a sum)",
+        );
+    }
+    let (x, g) = (p.operands[0], g(p)?);
+    if !p.needs[0] {
+        return Ok(vec![None, None]);
+    }
+    let xs = e.ty(x).shape;
+    let gs = e.ty(g).shape;
+    let rank = xs.len();
+    let interior: Vec<i64> = w.strides.iter().map(|&s| s as i64 - 1).collect();
+    let spread = e.pad(g, &vec![0; rank], &vec![0; rank], &interior)?;
+    let mut padding = Vec::with_capacity(rank);
+    for d in 0..rank {
+        let padded = xs[d] as i64 + w.padding[d].0 + w.padding[d].1;
+        let spread_len = if gs[d] == 0 {
+            0
+        } else {
+            (gs[d] as i64 - 1) * w.strides[d] as i64 + 1
+        };
+        let span_below = (w.window[d] as i64 - 1) * w.window_dilations[d] as i64;
+        padding.push((span_below, padded - spread_len));
+    }
+    let zero = e.splat(&TensorType::scalar(e.ty(x).dtype), 0.0);
+    let summed = e.b.reduce_window(
+        spread,
+        zero,
+        WindowDims {
+            window: w.window.clone(),
+            strides: vec![1; rank],
+            base_dilations: vec![1; rank],
+            window_dilations: w.window_dilations.clone(),
+            padding,
+        },
+        BinaryOp::Add,
+    )?;
+    let low: Vec<i64> = w.padding.iter().map(|&(lo, _)| -lo).collect();
+    let high: Vec<i64> = w.padding.iter().map(|&(_, hi)| -hi).collect();
+    let gx = e.pad(summed, &low, &high, &vec![0; rank])?;
+    Ok(vec![Some(gx), None])
 }
 
 /// `gather` in the row-lookup form (`Tensor::take_rows`, `table[indices]`): the table

@@ -49,6 +49,7 @@ pub fn role(kind: &OpKind) -> Role {
         OpKind::DotGeneral(_)
         | OpKind::Reduce { .. }
         | OpKind::Gather(_)
+        | OpKind::ReduceWindow(_)
         | OpKind::Concatenate { .. }
         | OpKind::Pad { .. }
         | OpKind::Rotate { .. } => Role::Root,

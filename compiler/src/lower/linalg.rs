@@ -27,7 +27,7 @@ use super::scalar::{self, Body, Mode};
 use super::{Flavour, KERNEL, LowerError, Lowered, Math, Matmul, gpu_matmul};
 use shardc_ir::{
     BlockId, DType, DotDims, Elements, Function, GatherDims, Literal, Op, OpKind, TensorType,
-    ValueId,
+    ValueId, WindowDims,
 };
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -223,6 +223,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         OpKind::Pad { low, interior, .. } => pad(e, &x(0), &ty(0), &x(1), low, interior, &out(0))?,
         OpKind::DotGeneral(dims) => dot_general(e, &x(0), &ty(0), &x(1), &ty(1), dims, &out(0))?,
         OpKind::Reduce { dimensions } => return reduce(e, op, dimensions),
+        OpKind::ReduceWindow(w) => return reduce_window(e, op, w),
         OpKind::Gather(dims) => gather(e, &x(0), &ty(0), &x(1), &ty(1), dims, &out(0))?,
         OpKind::ShardingConstraint(_) => x(0),
         // A roll: the operand's last `s` positions along the dimension, then the rest.
@@ -1164,6 +1165,88 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
         // The reducer takes (accumulators..., elements...).
         let args: Vec<String> = acc.iter().chain(x).cloned().collect();
         region_body(b, mode, f, region, &args, &at)
+    })
+}
+
+/// `reduce_window`: the operand padded with the init (its `padding`, `base_dilations - 1`
+/// between elements; as `pad` lowers), then one `linalg.generic` over the output's
+/// dimensions (parallel) and the window's (reduction), reading the padded operand at
+/// `o * stride + k * window_dilation` (the window's shape comes from an empty tensor of
+/// that shape, as linalg's pooling ops take it), folding from the init.
+fn reduce_window(e: &mut Emitter, op: &Op, w: &WindowDims) -> Result<Vec<String>, LowerError> {
+    let x_ty = e.f.ty(op.operands[0]).clone();
+    let out_ty = e.f.ty(op.results[0]).clone();
+    let rank = x_ty.rank();
+    let (xv, init) = (
+        e.ssa[&op.operands[0]].clone(),
+        e.ssa[&op.operands[1]].clone(),
+    );
+    let padded_shape: Vec<usize> = (0..rank)
+        .map(|d| {
+            let n = x_ty.shape[d] as i64;
+            let dilated = if n == 0 {
+                0
+            } else {
+                (n - 1) * w.base_dilations[d] as i64 + 1
+            };
+            (dilated + w.padding[d].0 + w.padding[d].1).max(0) as usize
+        })
+        .collect();
+    let padded_ty = TensorType::new(x_ty.dtype, padded_shape);
+    let padded = if padded_ty == x_ty && w.base_dilations.iter().all(|&b| b == 1) {
+        xv
+    } else {
+        let low: Vec<i64> = w.padding.iter().map(|&(lo, _)| lo).collect();
+        let interior: Vec<i64> = w.base_dilations.iter().map(|&b| b as i64 - 1).collect();
+        pad(e, &xv, &x_ty, &init, &low, &interior, &padded_ty)?
+    };
+    let window_ty = TensorType::new(x_ty.dtype, w.window.clone());
+    let window = e.op(format!("tensor.empty() : {}", tt(&window_ty)));
+    let init_in = In {
+        ssa: init,
+        ty: TensorType::scalar(x_ty.dtype),
+        map: Vec::new(),
+    };
+    let filled = e.map(&[init_in], &out_ty, |_, a| Ok(a[0].clone()))?;
+    let iters: Vec<Iter> = (0..2 * rank)
+        .map(|i| {
+            if i < rank {
+                Iter::Parallel
+            } else {
+                Iter::Reduction
+            }
+        })
+        .collect();
+    let reads: Vec<String> = (0..rank)
+        .map(|d| {
+            format!(
+                "d{d} * {} + d{} * {}",
+                w.strides[d],
+                rank + d,
+                w.window_dilations[d]
+            )
+        })
+        .collect();
+    let ins = [
+        In {
+            ssa: padded,
+            ty: padded_ty,
+            map: reads,
+        },
+        In {
+            ssa: window,
+            ty: window_ty,
+            map: (rank..2 * rank).map(|d| format!("d{d}")).collect(),
+        },
+    ];
+    let outs = [Out {
+        init: Some(filled),
+        ty: out_ty,
+        map: dims(rank),
+    }];
+    let (f, region, at, mode) = (e.f, op.regions[0], e.at(op), e.mode);
+    e.generic(&iters, &ins, &outs, |b, x, acc| {
+        region_body(b, mode, f, region, &[acc[0].clone(), x[0].clone()], &at)
     })
 }
 

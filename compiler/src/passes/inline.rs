@@ -7,8 +7,9 @@ use crate::error::CompileError;
 use shardc_ir::{Function, FunctionBuilder, Module, OpKind, ValueId};
 use std::collections::HashMap;
 
-/// Calls nested deeper than this are taken for recursion, which StableHLO forbids.
-const MAX_DEPTH: usize = 64;
+/// Calls nested deeper than this are refused (a limit on the program, not recursion:
+/// a cycle of calls is found and named whatever its depth).
+const MAX_DEPTH: usize = 1024;
 
 /// The module with its entry function's calls inlined and the callees dropped.
 pub fn inline(m: &Module) -> Result<Module, CompileError> {
@@ -25,7 +26,7 @@ pub fn inline(m: &Module) -> Result<Module, CompileError> {
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
-    copy_body(m, f, &mut b, &mut map, 0)?;
+    copy_body(m, f, &mut b, &mut map, &mut vec![f.name.clone()])?;
     let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
     let mut g = b.finish(&results);
     g.arg_attrs = f.arg_attrs.clone();
@@ -41,7 +42,7 @@ fn copy_body(
     f: &Function,
     b: &mut FunctionBuilder,
     map: &mut HashMap<ValueId, ValueId>,
-    depth: usize,
+    stack: &mut Vec<String>,
 ) -> Result<(), CompileError> {
     for (_, op) in f.body_ops() {
         let OpKind::Call { callee } = &op.kind else {
@@ -54,17 +55,37 @@ fn copy_body(
                 what: format!("a call of @{callee}"),
                 why: "the module does not define it".into(),
             })?;
-        if depth >= MAX_DEPTH {
+        if let Some(start) = stack.iter().position(|s| s == callee) {
+            let cycle: Vec<String> = stack[start..]
+                .iter()
+                .chain([callee])
+                .map(|s| format!("@{s}"))
+                .collect();
             return Err(CompileError::Unsupported {
-                what: format!("calls nested {MAX_DEPTH} deep (at @{callee})"),
-                why: "recursion is not allowed in StableHLO".into(),
+                what: format!("a recursive call: {}", cycle.join(" calls ")),
+                why: "StableHLO has no recursion; write the repetition as a loop or unroll it"
+                    .into(),
+            });
+        }
+        if stack.len() >= MAX_DEPTH {
+            return Err(CompileError::Unsupported {
+                what: format!(
+                    "calls nested {} deep (from @{} down to @{callee})",
+                    stack.len(),
+                    stack[0]
+                ),
+                why: format!(
+                    "shardc inlines calls nested at most {MAX_DEPTH} deep; flatten the call chain"
+                ),
             });
         }
         let mut inner: HashMap<ValueId, ValueId> = HashMap::new();
         for ((&a, attrs), v) in g.args().iter().zip(&g.arg_attrs).zip(&op.operands) {
             inner.insert(a, constrained(b, map[v], attrs.sharding.as_ref())?);
         }
-        copy_body(m, g, b, &mut inner, depth + 1)?;
+        stack.push(callee.clone());
+        copy_body(m, g, b, &mut inner, stack)?;
+        stack.pop();
         for ((r, gr), attrs) in op.results.iter().zip(g.results()).zip(&g.result_attrs) {
             map.insert(*r, constrained(b, inner[gr], attrs.sharding.as_ref())?);
         }
@@ -81,5 +102,49 @@ fn constrained(
     match sharding {
         Some(s) => Ok(b.push1(OpKind::ShardingConstraint(s.clone()), &[x])?),
         None => Ok(x),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::text::parse_module;
+
+    /// `@f0` calls `@f1` ... calls `@f{n-1}`, which negates; `last` names what the last
+    /// one calls instead (a cycle), if anything.
+    fn chain(n: usize, last: Option<&str>) -> String {
+        let t = "tensor<4xf32>";
+        let mut s = String::new();
+        for i in 0..n {
+            let vis = if i == 0 { "" } else { "private " };
+            let body = match (i + 1 < n, last) {
+                (true, _) => format!("%0 = func.call @f{}(%x) : ({t}) -> {t}", i + 1),
+                (false, Some(c)) => format!("%0 = func.call @{c}(%x) : ({t}) -> {t}"),
+                (false, None) => format!("%0 = stablehlo.negate %x : {t}"),
+            };
+            s.push_str(&format!(
+                "func.func {vis}@f{i}(%x: {t}) -> {t} {{\n  {body}\n  return %0 : {t}\n}}\n"
+            ));
+        }
+        s
+    }
+
+    #[test]
+    fn a_deep_call_chain_inlines() {
+        let m = parse_module(&chain(70, None)).unwrap();
+        let out = inline(&m).unwrap();
+        assert_eq!(out.functions.len(), 1);
+        assert_eq!(out.functions[0].ops.len(), 1);
+    }
+
+    #[test]
+    fn a_cycle_of_calls_is_named() {
+        let m = parse_module(&chain(3, Some("f1")));
+        // The verifier may refuse the cycle first; either way the cycle is named.
+        let msg = match m {
+            Err(e) => e.to_string(),
+            Ok(m) => inline(&m).unwrap_err().to_string(),
+        };
+        assert!(msg.contains("@f1 calls @f2 calls @f1"), "{msg}");
     }
 }

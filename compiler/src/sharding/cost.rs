@@ -119,6 +119,8 @@ pub fn op_flops(kind: &OpKind, operands: &[TensorType], results: &[TensorType]) 
             .take(operands.len() / 2)
             .map(|t| t.num_elements() as u64)
             .sum(),
+        // One reducer application per window element of every result element.
+        OpKind::ReduceWindow(w) => out * w.window.iter().map(|&k| k as u64).product::<u64>(),
         OpKind::Unary(
             UnaryOp::Exponential
             | UnaryOp::ExponentialMinusOne

@@ -11,7 +11,7 @@ use super::{Combiner, FactorKind, OpRule, RuleError};
 use crate::dtype::TensorType;
 use crate::infer;
 use crate::module::{Function, ValueId};
-use crate::op::{DotDims, GatherDims, Op, OpKind};
+use crate::op::{DotDims, GatherDims, Op, OpKind, WindowDims};
 
 use FactorKind::{NeedReplication, PassThrough, Permutation};
 
@@ -84,6 +84,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         // through; the scalar seed maps to no factor.
         OpKind::Random { .. } => pointwise(&x),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
+        OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::Reshape => reshape(&x),
         OpKind::Rotate { dimension, shift } => rotate(&x, *dimension, *shift),
         // The value, unchanged: an identity, as in Shardy.
@@ -414,6 +415,23 @@ fn reduce(x: &Instance, dimensions: &[usize]) -> Result<RuleBuilder, RuleError> 
         }
     }
     Ok(b)
+}
+
+/// A dimension the window leaves alone (window 1, stride 1, no dilation or padding)
+/// passes through; a windowed one is a permutation factor, as a slice's or pad's moved
+/// dimension is (a window reads its neighbours), run replicated along it. The scalar
+/// init maps to no factor. (Shardy's rule is the same.)
+fn reduce_window(x: &Instance, w: &WindowDims) -> RuleBuilder {
+    let mut b = x.builder();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let kind = if w.passes_through(d) {
+            PassThrough
+        } else {
+            Permutation
+        };
+        b.factor(n, kind, &[Some(d), None], &[Some(d)]);
+    }
+    b
 }
 
 /// How the partial results of a reduce combine: a body of one input whose only op is an

@@ -64,6 +64,17 @@ impl<'a> Parser<'a> {
     }
 
     fn tensor_body(&self, body: &str, body_offset: usize) -> PResult<TensorType> {
+        if let Some(i) = body.find("complex") {
+            let known = DType::ALL
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return self.err_at(
+                body_offset + i,
+                format!("complex element types (`{}`) are not supported; shardc supports {known}: carry the real and imaginary parts as two float tensors", &body[i..]),
+            );
+        }
         let mut shape = Vec::new();
         let mut elements: usize = 1;
         let mut part_start = 0;
@@ -527,13 +538,18 @@ impl<'a> Parser<'a> {
             .collect();
         let size = ty.dtype.size_bytes();
         let n = bytes.len() / size;
-        if n != ty.num_elements() && n != 1 {
+        if bytes.len() != ty.num_elements() * size && bytes.len() != size {
             return self.err_at(
                 at,
                 format!(
-                    "the hex string holds {} bytes, {n} {} elements, but {ty} holds {}; give {} bytes (or {size} for a splat)",
+                    "the hex string holds {} bytes ({n} whole {} element(s){}), but {ty} holds {}; give {} bytes (or {size} for a splat)",
                     bytes.len(),
                     ty.dtype,
+                    if bytes.len().is_multiple_of(size) {
+                        String::new()
+                    } else {
+                        format!(" and {} byte(s) over", bytes.len() % size)
+                    },
                     ty.num_elements(),
                     ty.num_elements() * size
                 ),

@@ -425,7 +425,35 @@ fn floor_char_boundary(src: &str, offset: usize) -> usize {
 const SNIPPET_WIDTH: usize = 100;
 
 /// A parse error at a byte offset, with the source line and a caret under the column.
+/// The longest word a message quotes whole; longer ones (a megabyte-long name) are cut.
+const MAX_WORD: usize = 80;
+
+/// `message` with every word longer than [`MAX_WORD`] cut to its start and its length.
+fn shorten(message: String) -> String {
+    if message
+        .split_whitespace()
+        .all(|w| w.chars().count() <= MAX_WORD)
+    {
+        return message;
+    }
+    let mut out = String::with_capacity(message.len().min(1024));
+    for (i, word) in message.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let n = word.chars().count();
+        if n > MAX_WORD {
+            out.extend(word.chars().take(MAX_WORD / 2));
+            out.push_str(&format!("... ({n} characters)"));
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
+}
+
 pub(super) fn error_at(src: &str, offset: usize, message: impl Into<String>) -> ParseError {
+    let message = shorten(message.into());
     let pos = position(src, offset);
     let offset = floor_char_boundary(src, offset);
     let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
@@ -451,7 +479,7 @@ pub(super) fn error_at(src: &str, offset: usize, message: impl Into<String>) -> 
     }
     ParseError {
         pos,
-        message: message.into(),
+        message,
         snippet: format!("{shown}\n{}^", " ".repeat(pad)),
     }
 }

@@ -41,7 +41,7 @@ pub(super) struct OpSyntax {
 }
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, gather), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, reduce_window, gather), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -236,6 +236,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_gather,
         props_gather,
         from_gather
+    ),
+    syntax!(
+        &["stablehlo.reduce_window"],
+        None,
+        1,
+        parse_reduce_window,
+        print_generic_only,
+        props_reduce_window,
+        from_reduce_window
     ),
     syntax!(
         &["shardc.random"],
@@ -1447,6 +1456,83 @@ fn from_gather(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Gather(dims))
 }
 
+// ----- reduce_window -----
+
+fn parse_reduce_window(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        "stablehlo.reduce_window has no pretty form (JAX prints it generic); write it generic: \"stablehlo.reduce_window\"(%x, %init) <{window_dimensions = array<i64: ...>, ...}> ({ reducer }) : (...) -> ...",
+    )
+}
+
+fn props_reduce_window(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let OpKind::ReduceWindow(w) = kind else {
+        return Vec::new();
+    };
+    let usizes = |v: &[usize]| i64_array(&v.iter().map(|&x| x as i64).collect::<Vec<_>>());
+    let rows: Vec<String> = w
+        .padding
+        .iter()
+        .map(|(lo, hi)| format!("[{lo}, {hi}]"))
+        .collect();
+    vec![
+        ("base_dilations", usizes(&w.base_dilations)),
+        (
+            "padding",
+            format!(
+                "dense<[{}]> : tensor<{}x2xi64>",
+                rows.join(", "),
+                w.padding.len()
+            ),
+        ),
+        ("window_dilations", usizes(&w.window_dilations)),
+        ("window_dimensions", usizes(&w.window)),
+        ("window_strides", usizes(&w.strides)),
+    ]
+}
+
+fn from_reduce_window(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let window = p.required_prop(g, "window_dimensions", "array<i64: ...>", |p| {
+        p.usize_array("window dimensions")
+    })?;
+    let r = window.len();
+    let ones = |p: &mut Parser<'_>, g: &mut GenericAttrs, key: &str| -> PResult<Vec<usize>> {
+        Ok(p.prop(g, key, |p| p.usize_array(key))?
+            .unwrap_or_else(|| vec![1; r]))
+    };
+    let strides = ones(p, g, "window_strides")?;
+    let base_dilations = ones(p, g, "base_dilations")?;
+    let window_dilations = ones(p, g, "window_dilations")?;
+    let padding = match p.prop(g, "padding", |p| p.dense_literal())? {
+        None => vec![(0, 0); r],
+        Some(lit) => {
+            let shape_ok = matches!(lit.ty.shape[..], [n, 2] if n == r)
+                || (r == 0 && lit.ty.num_elements() == 0);
+            if !shape_ok {
+                return Err(p.error_at(
+                    at,
+                    format!(
+                        "padding must be a {r}x2 matrix (low, high per dimension), but is {}",
+                        lit.ty
+                    ),
+                ));
+            }
+            let v = lit.to_dense();
+            (0..r)
+                .map(|d| (v.get(2 * d).as_i64(), v.get(2 * d + 1).as_i64()))
+                .collect()
+        }
+    };
+    Ok(OpKind::ReduceWindow(crate::op::WindowDims {
+        window,
+        strides,
+        base_dilations,
+        window_dilations,
+        padding,
+    }))
+}
+
 // ----- random, call, sharding constraint -----
 
 /// `shardc.random %seed, distribution = UNIFORM : (tensor<i64>) -> t`
@@ -1893,6 +1979,7 @@ mod tests {
             OpKind::DotGeneral(DotDims::default()),
             OpKind::Reduce { dimensions: vec![] },
             OpKind::Gather(GatherDims::default()),
+            OpKind::ReduceWindow(crate::op::WindowDims::default()),
             OpKind::Random {
                 distribution: Distribution::Uniform,
             },

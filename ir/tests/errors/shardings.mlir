@@ -137,3 +137,19 @@ sdy.mesh @mesh = <["data"=2]>
 func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{data}]>}) -> tensor<8xf32> {
   return %arg0 : tensor<8xf32>
 }
+
+// -----
+
+// an axis of a mesh that has none
+sdy.mesh @mesh = <[]>
+func.func @main(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}]>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// Shardy's maximal sharding of a tensor
+sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+func.func @main(%x: tensor<8xf32> {sdy.sharding = #sdy.sharding<@maximal_mesh_0, []>}) -> tensor<8xf32> {
+  return %x : tensor<8xf32>
+}

@@ -183,3 +183,18 @@ func.func @main(%a: tensor<f32>) -> tensor<f32> {
   }
   return %0 : tensor<f32>
 }
+
+// -----
+
+// hex dense string one byte short of two f32s (not a splat and a stray byte)
+func.func @main() -> tensor<2xf32> {
+  %0 = stablehlo.constant dense<"0x0000803F112233"> : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// a complex element type
+func.func @main(%x: tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> {
+  return %x : tensor<8xcomplex<f32>>
+}

@@ -112,7 +112,7 @@ pub(crate) fn check_op(m: &Module, f: &Function, op: &Op) -> Result<(), InterpEr
     infer::result_types(&op.kind, &operand_types, Some(&result_types))
         .map_err(|v| site.invalid(v.rule, v.fix))?;
     match &op.kind {
-        OpKind::Reduce { .. } => {
+        OpKind::Reduce { .. } | OpKind::ReduceWindow(_) => {
             let [body] = op.regions.as_slice() else {
                 return Err(site.invalid(
                     format!("needs exactly one reducer region, has {}", op.regions.len()),

@@ -368,6 +368,9 @@ impl<'m> Interp<'m> {
                 return reduce::reduce(self, &site, x, dimensions, env);
             }
             OpKind::Gather(dims) => gather::gather(&site, x[0], x[1], dims, out(0))?,
+            OpKind::ReduceWindow(w) => {
+                return reduce::reduce_window(self, &site, x[0], x[1], w, env);
+            }
             OpKind::Random { distribution } => {
                 random::random_op(&site, *distribution, x[0], out(0))?
             }

@@ -196,3 +196,72 @@ fn general(
 fn stack(ty: &TensorType, scalars: &[Rc<Literal>]) -> Elements {
     with_native!(ty.dtype, T => T::wrap(scalars.iter().map(|s| slice_of::<T>(&s.elements)[0]).collect()))
 }
+
+/// `stablehlo.reduce_window` as StableHLO defines it: the input padded with the init
+/// value (`padding`, and `base_dilations - 1` between elements), then every window of
+/// the padded input reduced as `reduce` folds (the window's positions in row-major
+/// order, from the init). It gathers each output's window into a row (padding reads the
+/// init) and folds the rows.
+pub(crate) fn reduce_window(
+    interp: &mut Interp,
+    site: &Site,
+    x: &Literal,
+    init: &Literal,
+    w: &shardc_ir::WindowDims,
+    env: &mut Env,
+) -> Result<Vec<Literal>, InterpError> {
+    let out_ty = site.f.ty(site.op.results[0]).clone();
+    let shape = &x.ty.shape;
+    let strides = x.ty.strides();
+    let outputs = out_ty.num_elements();
+    let reduced: usize = w.window.iter().product();
+    let pad_index = x.ty.num_elements();
+    let mut indices = Vec::with_capacity(outputs * reduced);
+    let out_strides = out_ty.strides();
+    let win_ty = TensorType::new(x.ty.dtype, w.window.clone());
+    let win_strides = win_ty.strides();
+    for o in 0..outputs {
+        for k in 0..reduced {
+            let mut flat = 0usize;
+            let mut inside = true;
+            for d in 0..shape.len() {
+                let od = (o / out_strides[d]) % out_ty.shape[d].max(1);
+                let kd = (k / win_strides[d]) % w.window[d];
+                let p = (od * w.strides[d] + kd * w.window_dilations[d]) as i64 - w.padding[d].0;
+                let bd = w.base_dilations[d] as i64;
+                let extent = (shape[d] as i64 - 1) * bd + 1;
+                if p < 0 || p >= extent || p % bd != 0 {
+                    inside = false;
+                    break;
+                }
+                flat += (p / bd) as usize * strides[d];
+            }
+            indices.push(if inside { flat } else { pad_index });
+        }
+    }
+    let rows = with_native!(x.ty.dtype, T => {
+        let mut v = slice_of::<T>(&x.elements).to_vec();
+        v.push(slice_of::<T>(&init.to_dense().elements)[0]);
+        T::wrap(indices.iter().map(|&i| v[i]).collect())
+    });
+    let gathered = Literal {
+        ty: TensorType::new(x.ty.dtype, vec![outputs, reduced]),
+        elements: rows,
+    };
+    let plan = Plan {
+        layout: Layout::Rows,
+        outputs,
+        reduced,
+    };
+    let body = site.op.regions[0];
+    if let Some((op, swapped)) = single_binary(site.f, body) {
+        let elements = with_native!(x.ty.dtype, T => {
+            fold::<T>(site, op, swapped, &gathered.elements, init, &plan)?
+        });
+        return Ok(vec![Literal {
+            ty: out_ty,
+            elements,
+        }]);
+    }
+    general(interp, site, &[&gathered], &[init], &plan, &[out_ty], env)
+}

@@ -22,7 +22,7 @@ use shardc::ir::text::{parse_module, print_module};
 use shardc::ir::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, Elements,
     FunctionBuilder, GatherDims, Mesh, Module, OpKind, Scalar, Sharding, UnaryOp, ValueId,
-    Visibility,
+    Visibility, WindowDims,
 };
 use shardc::runtime::reference;
 use shardc::{DType, Error, Literal, P, Tensor, TensorType, jit};

@@ -313,6 +313,35 @@ fn family_cases() -> Vec<Case> {
         }));
     }
 
+    // reduce_window with an add reducer: a cumsum along dimension 1 (the window spans the
+    // dimension, padded below), and sum pooling with a 3-wide window, stride 2, window
+    // dilation 2 and padding (1, 2) along dimension 0 (windows overlap, skip and read
+    // padding), a 2-wide one with stride 1 along dimension 1.
+    let x = random_lit(r, &[3, 5], -1.0, 1.0);
+    cases.push(case("reduce_window_cumsum", vec![x], &[0], |b, a| {
+        let zero = b.constant(Literal::scalar(DType::F64, Scalar::Float(0.0)));
+        let w = WindowDims {
+            window: vec![1, 5],
+            strides: vec![1, 1],
+            base_dilations: vec![1, 1],
+            window_dilations: vec![1, 1],
+            padding: vec![(0, 0), (4, 0)],
+        };
+        b.reduce_window(a[0], zero, w, BinaryOp::Add).unwrap()
+    }));
+    let x = random_lit(r, &[7, 4], -1.0, 1.0);
+    cases.push(case("reduce_window_pool", vec![x], &[0], |b, a| {
+        let zero = b.constant(Literal::scalar(DType::F64, Scalar::Float(0.0)));
+        let w = WindowDims {
+            window: vec![3, 2],
+            strides: vec![2, 1],
+            base_dilations: vec![1, 1],
+            window_dilations: vec![2, 1],
+            padding: vec![(1, 2), (0, 0)],
+        };
+        b.reduce_window(a[0], zero, w, BinaryOp::Add).unwrap()
+    }));
+
     // gather (row lookup), repeated and out-of-range indices (clamped as gather does),
     // implicit and explicit index vector; iota and constant feeding the loss.
     let table = random_lit(r, &[5, 3], -1.0, 1.0);
