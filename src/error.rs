@@ -49,6 +49,15 @@ pub enum Error {
         problem: String,
     },
 
+    /// A checkpoint file is damaged: truncated, not a checkpoint's layout, or a tensor
+    /// that does not match the checksum it was saved with. Resuming skips it for the
+    /// previous checkpoint.
+    #[error("checkpoint {} is damaged: {problem}", path.display())]
+    CheckpointDamaged {
+        path: std::path::PathBuf,
+        problem: String,
+    },
+
     /// Training failed more often than it may restart.
     #[error("training gave up after {restarts} restarts; the last failure, at step {step}: {last}")]
     GaveUp {

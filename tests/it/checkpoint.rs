@@ -167,11 +167,14 @@ fn only_the_newest_checkpoints_are_kept_and_temporaries_are_ignored() {
         };
         cp.save(&ts, &ck).unwrap();
     }
-    // What an interrupted save leaves behind is not a checkpoint.
-    std::fs::write(dir.join(".step-00000004.safetensors.tmp"), b"half").unwrap();
+    // What an interrupted save leaves behind is not a checkpoint, and is removed.
+    let stale = dir.join(".step-00000004.safetensors.tmp");
+    std::fs::write(&stale, b"half").unwrap();
     let steps: Vec<usize> = cp.list().unwrap().into_iter().map(|(s, _)| s).collect();
     assert_eq!(steps, [2, 3]);
     assert_eq!(cp.load_latest(&ts).unwrap().unwrap().step, 3);
+    assert_eq!(cp.remove_stale().unwrap(), vec![stale.clone()]);
+    assert!(!stale.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -424,4 +427,86 @@ fn bad_checkpoints_are_clear_errors() {
     say("a larger model", cp.load(&ts, &deep_file).unwrap_err());
     insta::assert_snapshot!(messages.join("\n"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every kind of damage to the newest checkpoint is refused naming the file (and the
+/// tensor, where one is damaged), and resuming goes back to the previous checkpoint,
+/// saying which it skipped: a flipped byte in a tensor, a NaN or zeros written over one,
+/// two tensors' data swapped, garbage mesh metadata, a truncated file.
+#[test]
+fn damaged_checkpoints_are_refused_and_resuming_falls_back() {
+    let (ts, _) = ddp4();
+    let dir = scratch("damaged");
+    let cp = Checkpointer::new(&dir);
+    let ck = |step: usize| Checkpoint {
+        step,
+        params: init(&ts)
+            .into_iter()
+            .map(|p| scale(&p, step as f64))
+            .collect(),
+        state: ts.init_state(),
+    };
+    cp.save(&ts, &ck(1)).unwrap();
+    let newest = cp.save(&ts, &ck(2)).unwrap();
+    let good = std::fs::read(&newest).unwrap();
+    // Where param.0's data is in the file: after the 8-byte length and the header.
+    let header = u64::from_le_bytes(good[..8].try_into().unwrap()) as usize;
+    let (_, meta) = safetensors::SafeTensors::read_metadata(&good).unwrap();
+    let range = |name: &str| {
+        let (start, end) = meta.info(name).unwrap().data_offsets;
+        (8 + header + start, 8 + header + end)
+    };
+    let (a0, a1) = range("param.0");
+    let (b0, _) = range("param.1");
+    let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut flip = good.clone();
+    flip[a0 + 5] ^= 0x10;
+    cases.push(("a flipped byte", flip));
+    let mut nan = good.clone();
+    nan[a0..a0 + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    cases.push(("a NaN written over an element", nan));
+    let mut zeros = good.clone();
+    zeros[a0..a1].fill(0);
+    cases.push(("zeros written over a tensor", zeros));
+    let mut swapped = good.clone();
+    let n = 64.min(a1 - a0);
+    let (x, y) = (good[a0..a0 + n].to_vec(), good[b0..b0 + n].to_vec());
+    swapped[a0..a0 + n].copy_from_slice(&y);
+    swapped[b0..b0 + n].copy_from_slice(&x);
+    cases.push(("two tensors' data swapped", swapped));
+    let text = String::from_utf8_lossy(&good[8..8 + header]).to_string();
+    let garbage = text.replace("\"data=4\"", "\"data=x\"");
+    assert_ne!(garbage, text, "the mesh is in the header");
+    let mut bad_meta = good[..8].to_vec();
+    bad_meta.extend_from_slice(garbage.as_bytes());
+    bad_meta.extend_from_slice(&good[8 + header..]);
+    cases.push(("garbage mesh metadata", bad_meta));
+    cases.push(("a truncated file", good[..good.len() / 2].to_vec()));
+    let mut messages = Vec::new();
+    for (what, bytes) in cases {
+        std::fs::write(&newest, &bytes).unwrap();
+        let e = cp.load(&ts, &newest).unwrap_err();
+        assert!(matches!(e, Error::CheckpointDamaged { .. }), "{what}: {e}");
+        messages.push(format!(
+            "{what}:\n  {}",
+            e.to_string().replace(dir.to_str().unwrap(), "<dir>")
+        ));
+        let r = cp.resume(&ts).unwrap();
+        assert_eq!(r.checkpoint.unwrap().step, 1, "{what}");
+        assert_eq!(r.skipped.len(), 1, "{what}");
+        assert_eq!(r.skipped[0].0, newest, "{what}");
+    }
+    // A whole file loads again, bit for bit.
+    std::fs::write(&newest, &good).unwrap();
+    assert_eq!(
+        bits(&cp.load(&ts, &newest).unwrap().params),
+        bits(&ck(2).params)
+    );
+    insta::assert_snapshot!(messages.join("\n"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn scale(x: &Literal, k: f64) -> Literal {
+    let v: Vec<f64> = x.to_f64_vec().iter().map(|a| a * k).collect();
+    Literal::from_f64(x.ty.dtype, &x.ty.shape, &v).unwrap()
 }

@@ -11,7 +11,11 @@
 //! In a file, tensor `param.NAME` is parameter `NAME` and `SLOT.NAME` its optimizer
 //! state (`momentum` for SGD; `adam_m`, `adam_v` for AdamW); names are the parameters'
 //! indices unless given ([`Checkpointer::param_names`]). The header's metadata records
-//! the format, the step, the optimizer, and the strategy and mesh that wrote it.
+//! the format, the step, the optimizer, the strategy and mesh that wrote it, and a CRC-32
+//! of every tensor's bytes (`crc32.NAME`), checked on load: a damaged file (a flipped
+//! byte, tensors' data swapped, a truncated write, garbage metadata) is refused naming
+//! the file and the tensor ([`Error::CheckpointDamaged`]), and resuming
+//! ([`Checkpointer::resume`]) goes back to the newest checkpoint that is whole.
 
 use crate::step::TrainStep;
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
@@ -21,7 +25,24 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The `format` metadata of a shardc checkpoint.
-pub const FORMAT: &str = "shardc-checkpoint/1";
+pub const FORMAT: &str = "shardc-checkpoint/2";
+
+/// The metadata key of a tensor's checksum.
+fn checksum_key(name: &str) -> String {
+    format!("crc32.{name}")
+}
+
+fn checksum(bytes: &[u8]) -> String {
+    format!("{:08x}", crc32fast::hash(bytes))
+}
+
+/// What [`Checkpointer::resume`] found: the newest whole checkpoint, and the newer ones
+/// it skipped because they are damaged (each with why).
+#[derive(Debug)]
+pub struct Resume {
+    pub checkpoint: Option<Checkpoint>,
+    pub skipped: Vec<(PathBuf, String)>,
+}
 
 /// A training run's state after `step` steps.
 #[derive(Clone, Debug, PartialEq)]
@@ -120,13 +141,16 @@ impl Checkpointer {
                 .map_err(|e| problem(format!("tensor `{name}`: {e}")))?;
             views.push((name.clone(), view));
         }
-        let metadata = HashMap::from([
+        let mut metadata = HashMap::from([
             ("format".to_string(), FORMAT.to_string()),
             ("step".to_string(), ck.step.to_string()),
             ("optimizer".to_string(), ts.optimizer.name().to_string()),
             ("strategy".to_string(), ts.strategy.name().to_string()),
             ("mesh".to_string(), mesh_text(ts)),
         ]);
+        for ((name, _), data) in layout.iter().zip(&bytes) {
+            metadata.insert(checksum_key(name), checksum(data));
+        }
         let file = safetensors::serialize(views, Some(metadata))
             .map_err(|e| problem(format!("cannot serialize: {e}")))?;
         std::fs::create_dir_all(&self.dir).map_err(|source| Error::Io {
@@ -190,14 +214,73 @@ impl Checkpointer {
         Ok(found)
     }
 
-    /// The newest checkpoint, loaded for `ts`; `None` if the directory has none. A newest
-    /// file that cannot be loaded is an error (not skipped: a run must not silently go
-    /// back to an older state).
+    /// The newest whole checkpoint, loaded for `ts` ([`Checkpointer::resume`]); each
+    /// damaged newer one it skips is said on standard error. `None` if the directory has
+    /// none.
     pub fn load_latest(&self, ts: &TrainStep) -> Result<Option<Checkpoint>, Error> {
-        match self.list()?.pop() {
-            Some((_, path)) => self.load(ts, &path).map(Some),
-            None => Ok(None),
+        let r = self.resume(ts)?;
+        for (path, why) in &r.skipped {
+            eprintln!(
+                "shardc: skipped damaged checkpoint {}: {why}; resuming from the previous one",
+                path.display()
+            );
         }
+        Ok(r.checkpoint)
+    }
+
+    /// The newest checkpoint that loads for `ts`, newest first: a damaged one
+    /// ([`Error::CheckpointDamaged`]) is skipped and reported, so a crash while saving
+    /// or a corrupted file sends the run back to the previous good state; any other
+    /// error (another model, another optimizer) is returned, never skipped.
+    pub fn resume(&self, ts: &TrainStep) -> Result<Resume, Error> {
+        let mut skipped = Vec::new();
+        for (_, path) in self.list()?.into_iter().rev() {
+            match self.load(ts, &path) {
+                Ok(ck) => {
+                    return Ok(Resume {
+                        checkpoint: Some(ck),
+                        skipped,
+                    });
+                }
+                Err(Error::CheckpointDamaged { path, problem }) => skipped.push((path, problem)),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Resume {
+            checkpoint: None,
+            skipped,
+        })
+    }
+
+    /// Removes what interrupted saves left (`.step-*.safetensors.tmp`, up to a
+    /// checkpoint's size each); returns the files removed. Training calls it at start.
+    pub fn remove_stale(&self) -> Result<Vec<PathBuf>, Error> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(Error::Io {
+                    path: self.dir.clone(),
+                    source,
+                });
+            }
+        };
+        let mut removed = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let stale = name
+                .to_str()
+                .is_some_and(|n| n.starts_with(".step-") && n.ends_with(".safetensors.tmp"));
+            if stale {
+                let path = entry.path();
+                std::fs::remove_file(&path).map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                removed.push(path);
+            }
+        }
+        Ok(removed)
     }
 
     /// Loads the checkpoint at `path` for `ts`: every tensor the training step needs must
@@ -219,11 +302,20 @@ impl Checkpointer {
             path: path.to_path_buf(),
             problem,
         };
+        let damaged = |problem: String| Error::CheckpointDamaged {
+            path: path.to_path_buf(),
+            problem,
+        };
         let file = std::fs::read(path).map_err(|source| Error::Io {
             path: path.to_path_buf(),
             source,
         })?;
-        let info = read_info(&file).map_err(problem)?;
+        let (info, sums) =
+            read_header(&file).map_err(
+                |(e, is_damage)| {
+                    if is_damage { damaged(e) } else { problem(e) }
+                },
+            )?;
         if with_state && info.optimizer != ts.optimizer.name() {
             return Err(problem(format!(
                 "written with optimizer {}, but the training step uses {}: the optimizer state does not carry over (to keep the parameters and start {} afresh, use `Checkpointer::load_params`)",
@@ -233,7 +325,7 @@ impl Checkpointer {
             )));
         }
         let st = SafeTensors::deserialize(&file)
-            .map_err(|e| problem(format!("not a valid safetensors file: {e}")))?;
+            .map_err(|e| damaged(format!("not a whole safetensors file: {e}")))?;
         let mut layout = self.layout(ts)?;
         if !with_state {
             layout.truncate(ts.param_types.len());
@@ -259,6 +351,18 @@ impl Checkpointer {
             if &got != ty {
                 return Err(problem(format!(
                     "tensor `{name}` is {got}, but the training step's is {ty}: the checkpoint is of another model"
+                )));
+            }
+            let want = sums.get(name).ok_or_else(|| {
+                damaged(format!(
+                    "tensor `{name}` has no checksum (`{}`) in the metadata",
+                    checksum_key(name)
+                ))
+            })?;
+            let got_sum = checksum(view.data());
+            if &got_sum != want {
+                return Err(damaged(format!(
+                    "tensor `{name}` does not match its checksum (saved {want}, read {got_sum}): its bytes changed after it was written"
                 )));
             }
             values.push(
@@ -329,43 +433,78 @@ pub fn info(path: &Path) -> Result<CheckpointInfo, Error> {
         path: path.to_path_buf(),
         source,
     })?;
-    read_info(&file).map_err(|problem| Error::Checkpoint {
-        path: path.to_path_buf(),
-        problem,
-    })
+    read_header(&file)
+        .map(|(info, _)| info)
+        .map_err(|(problem, damage)| {
+            let path = path.to_path_buf();
+            if damage {
+                Error::CheckpointDamaged { path, problem }
+            } else {
+                Error::Checkpoint { path, problem }
+            }
+        })
 }
 
-fn read_info(file: &[u8]) -> Result<CheckpointInfo, String> {
+/// The metadata of a checkpoint file and its tensors' checksums (by tensor name). An
+/// error says whether the file is damaged (`true`: truncated, garbage metadata) or
+/// whole but not one this shardc reads (`false`: another format or someone else's file).
+fn read_header(file: &[u8]) -> Result<(CheckpointInfo, HashMap<String, String>), (String, bool)> {
     let (_, metadata) = SafeTensors::read_metadata(file)
-        .map_err(|e| format!("not a valid safetensors file: {e}"))?;
+        .map_err(|e| (format!("not a whole safetensors file: {e}"), true))?;
     let meta = metadata.metadata().clone().unwrap_or_default();
     match meta.get("format") {
         Some(f) if f == FORMAT => {}
         Some(f) => {
-            return Err(format!(
-                "is format {f}, but this shardc reads {FORMAT}: written by another version"
+            return Err((
+                format!(
+                    "is format {f}, but this shardc reads {FORMAT}: written by another version"
+                ),
+                false,
             ));
         }
         None => {
-            return Err(format!(
-                "is a safetensors file but not a shardc checkpoint (no `format` = {FORMAT} in its metadata)"
+            return Err((
+                format!(
+                    "is a safetensors file but not a shardc checkpoint (no `format` = {FORMAT} in its metadata)"
+                ),
+                false,
             ));
         }
     }
     let field = |key: &str| {
         meta.get(key)
             .cloned()
-            .ok_or_else(|| format!("has no `{key}` in its metadata"))
+            .ok_or_else(|| (format!("has no `{key}` in its metadata"), true))
     };
     let step = field("step")?;
-    Ok(CheckpointInfo {
-        step: step
-            .parse()
-            .map_err(|_| format!("has step `{step}` in its metadata, not a number"))?,
+    let mesh = field("mesh")?;
+    let axis_ok = |a: &str| {
+        a.split_once('=').is_some_and(|(name, size)| {
+            !name.is_empty() && size.parse::<usize>().is_ok_and(|n| n > 0)
+        })
+    };
+    if !mesh.is_empty() && !mesh.split(',').all(axis_ok) {
+        return Err((
+            format!("has mesh `{mesh}` in its metadata, which is not `axis=size,...`"),
+            true,
+        ));
+    }
+    let sums = meta
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("crc32.")?.to_string(), v.clone())))
+        .collect();
+    let info = CheckpointInfo {
+        step: step.parse().map_err(|_| {
+            (
+                format!("has step `{step}` in its metadata, not a number"),
+                true,
+            )
+        })?,
         optimizer: field("optimizer")?,
         strategy: field("strategy")?,
-        mesh: field("mesh")?,
-    })
+        mesh,
+    };
+    Ok((info, sums))
 }
 
 fn mesh_text(ts: &TrainStep) -> String {

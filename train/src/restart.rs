@@ -98,6 +98,7 @@ impl Supervisor {
     {
         let mut checkpoint_time = Duration::ZERO;
         let t0 = Instant::now();
+        self.checkpoints.remove_stale()?;
         let start = match self.checkpoints.load_latest(ts)? {
             Some(ck) => ck,
             None => Checkpoint {
