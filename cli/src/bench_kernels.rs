@@ -259,6 +259,6 @@ pub fn bench(sizes: &[usize], chain_mb: usize) -> Result<(), Box<dyn std::error:
         "matmul_f32": matmuls,
         "elementwise_chain_f32": chains,
     });
-    println!("{}", serde_json::to_string_pretty(&json)?);
+    super::emit(&serde_json::to_string_pretty(&json)?);
     Ok(())
 }

@@ -145,6 +145,21 @@ impl StepArgs {
     }
 }
 
+/// Writes a result to standard output; a reader that stopped reading (`shardc ... | head`)
+/// ends the command quietly, as Unix tools do, instead of a panic.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = writeln!(out, "{text}").and_then(|_| out.flush());
+    if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -196,11 +211,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 std::fs::write(dir.join("03-explain.txt"), c.explain().to_string())?;
             }
             if json {
-                println!("{}", c.explain().to_json());
+                emit(&c.explain().to_json().to_string());
             } else if explain {
-                println!("{}", c.explain());
+                emit(&c.explain().to_string());
             } else {
-                println!("{}", c.as_text(Stage::Partitioned));
+                emit(&c.as_text(Stage::Partitioned));
             }
             Ok(())
         }
@@ -210,7 +225,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Bench {
             which: Bench::Step(args),
         } => {
-            println!("{:#}", shardc_cli::bench::step(&args.bench())?);
+            emit(&format!("{:#}", shardc_cli::bench::step(&args.bench())?));
             Ok(())
         }
         Command::Bench {
@@ -282,7 +297,7 @@ fn bench_compile(blocks: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
             "egraph": { "classes": p.report.classes, "nodes": p.report.nodes, "visits": p.report.visits, "stop": format!("{:?}", p.report.stop) },
             "collectives": collectives,
         });
-        println!("{json}");
+        emit(&json.to_string());
     }
     Ok(())
 }

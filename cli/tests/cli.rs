@@ -45,3 +45,28 @@ fn a_file_that_is_not_utf8_is_refused_where_it_breaks() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(":2:3: byte 0xff is not UTF-8"), "{err}");
 }
+
+/// A reader that stops early (`shardc compile --json | head`) ends the command quietly,
+/// not with a panic on the broken pipe.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let case = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/peer/transformer_stack_16.mlir"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args(["compile", case, "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(!err.contains("panicked"), "{err}");
+}
