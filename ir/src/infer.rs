@@ -21,6 +21,28 @@ fn fail<T>(rule: impl Into<String>, fix: impl Into<String>) -> Result<T, Violati
     })
 }
 
+/// A dynamic slice's start indices: one integer scalar per dimension, all of one type.
+fn starts(ops: &[TensorType], rank: usize) -> Result<(), Violation> {
+    if ops.len() != rank {
+        return fail(
+            format!(
+                "takes one start index per operand dimension ({rank}), but was given {}",
+                ops.len()
+            ),
+            "pass one scalar start index per dimension",
+        );
+    }
+    if let Some((i, t)) = ops.iter().enumerate().find(|(_, t)| {
+        t.rank() != 0 || !matches!(t.dtype, DType::I32 | DType::I64) || t.dtype != ops[0].dtype
+    }) {
+        return fail(
+            format!("start index {i} is {t}; the start indices are integer scalars of one type"),
+            "pass tensor<i32> (or tensor<i64>) start indices",
+        );
+    }
+    Ok(())
+}
+
 /// The result of `reduce_window` over `x`: per dimension, the padded, dilated size
 /// `(n - 1) * base_dilation + 1 + low + high`, less the dilated window
 /// `(w - 1) * window_dilation + 1`, in steps of the stride, plus one.
@@ -576,6 +598,54 @@ fn derive(
         OpKind::Gather(g) => {
             expect_operands(ops, 2)?;
             gather_type(g, &ops[0], &ops[1]).map(|t| vec![t])
+        }
+        OpKind::DynamicSlice { sizes } => {
+            let Some(x) = ops.first() else {
+                return fail(
+                    "takes an operand and its start indices, but was given none",
+                    "pass the operand and one start index per dimension",
+                );
+            };
+            starts(&ops[1..], x.rank())?;
+            if sizes.len() != x.rank() {
+                return fail(
+                    format!(
+                        "slice_sizes has {} entries for an operand of rank {}",
+                        sizes.len(),
+                        x.rank()
+                    ),
+                    "give one size per operand dimension",
+                );
+            }
+            if let Some(d) = (0..x.rank()).find(|&d| sizes[d] > x.shape[d]) {
+                return fail(
+                    format!(
+                        "slice size {} of dimension {d} exceeds the operand's {}",
+                        sizes[d], x.shape[d]
+                    ),
+                    "take a slice no larger than the operand",
+                );
+            }
+            one(TensorType::new(x.dtype, sizes.clone()))
+        }
+        OpKind::DynamicUpdateSlice => {
+            let (Some(x), Some(u)) = (ops.first(), ops.get(1)) else {
+                return fail(
+                    "takes an operand, an update and the start indices",
+                    "pass them in that order",
+                );
+            };
+            starts(&ops[2..], x.rank())?;
+            if u.dtype != x.dtype
+                || u.rank() != x.rank()
+                || (0..x.rank()).any(|d| u.shape[d] > x.shape[d])
+            {
+                return fail(
+                    format!("the update {u} does not fit in the operand {x}"),
+                    "give an update of the operand's element type and rank, no larger in any dimension",
+                );
+            }
+            one(x.clone())
         }
         OpKind::ReduceWindow(w) => {
             if ops.len() != 2 {

@@ -267,6 +267,15 @@ pub enum OpKind {
     /// window's shape is `window`, spread by `window_dilations`, moved by `strides`.
     /// `jnp.cumsum` is a window over the whole dimension padded below by its size - 1.
     ReduceWindow(WindowDims),
+    /// `stablehlo.dynamic_slice`: operands `(x, start_0, ..., start_{r-1})`, the starts
+    /// integer scalars, each clamped into `[0, dim - size]`; the result is the block of
+    /// `sizes` at the starts.
+    DynamicSlice {
+        sizes: Vec<usize>,
+    },
+    /// `stablehlo.dynamic_update_slice`: operands `(x, update, start_0, ...)`; `x` with the
+    /// block at the (clamped) starts replaced by `update`.
+    DynamicUpdateSlice,
     /// shardc's counter-based random op (`shardc.random`): operand is a scalar `i64` seed;
     /// element `i` (flat row-major global index) is a pure function of `(seed, i)`, so the
     /// global tensor is the same however it is sharded.
@@ -359,6 +368,8 @@ impl OpKind {
             OpKind::Reduce { .. } => "stablehlo.reduce",
             OpKind::Gather(_) => "stablehlo.gather",
             OpKind::ReduceWindow(_) => "stablehlo.reduce_window",
+            OpKind::DynamicSlice { .. } => "stablehlo.dynamic_slice",
+            OpKind::DynamicUpdateSlice => "stablehlo.dynamic_update_slice",
             OpKind::Random { .. } => "shardc.random",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",

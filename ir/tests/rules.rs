@@ -451,6 +451,20 @@ fn cases() -> Vec<Case> {
     cases.push(case(&["4x8xf32"], |b, a| argmax(b, a[0])));
     cases.push(case(&["4x8xf32"], |b, a| reduce_subtract(b, a[0])));
 
+    // dynamic_slice of one row of a [4, 16, 16] stack (a scan's layer), and a
+    // dynamic_update_slice writing two rows of a [16, 16] cache.
+    cases.push(case(&["4x16x16xf32", "i32", "i32", "i32"], |b, a| {
+        b.push1(
+            OpKind::DynamicSlice {
+                sizes: vec![1, 16, 16],
+            },
+            &[a[0], a[1], a[2], a[3]],
+        )
+    }));
+    cases.push(case(&["16x16xf32", "2x16xf32", "i32", "i32"], |b, a| {
+        b.push1(OpKind::DynamicUpdateSlice, &[a[0], a[1], a[2], a[3]])
+    }));
+
     // reduce_window: a cumsum along dimension 1 (window over all of it, padded below),
     // 2x2 max pooling with stride 2 on the last two dimensions of an NHW tensor.
     cases.push(case(&["4x8xf32"], |b, a| {
@@ -543,6 +557,8 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Reduce { .. } => "reduce",
         OpKind::Gather(_) => "gather",
         OpKind::ReduceWindow(_) => "reduce_window",
+        OpKind::DynamicSlice { .. } => "dynamic_slice",
+        OpKind::DynamicUpdateSlice => "dynamic_update_slice",
         OpKind::Random { .. } => "random",
         OpKind::Rotate { .. } => "rotate",
         OpKind::Call { .. } => "call",
@@ -557,7 +573,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 29] = [
+const FAMILIES: [&str; 31] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -583,6 +599,8 @@ const FAMILIES: [&str; 29] = [
     "reduce",
     "gather",
     "reduce_window",
+    "dynamic_slice",
+    "dynamic_update_slice",
     "random",
     "rotate",
     "call",
@@ -665,6 +683,8 @@ fn attributes(f: &Function, op: &Op) -> String {
             let ops: Vec<String> = body.ops.iter().map(|&id| f.op(id).kind.name()).collect();
             format!(" dims = {} body {{{}}}", list(dimensions), ops.join("; "))
         }
+        OpKind::DynamicSlice { sizes } => format!(" sizes = {}", list(sizes)),
+        OpKind::DynamicUpdateSlice => String::new(),
         OpKind::ReduceWindow(w) => {
             let body = f.block(op.regions[0]);
             let ops: Vec<String> = body.ops.iter().map(|&id| f.op(id).kind.name()).collect();

@@ -274,6 +274,9 @@ fn jax_fixture_decisions() {
         // A cumsum along the split dimension reads every earlier row: the operand is
         // gathered (the window's dimension runs replicated) and each device keeps its rows.
         ("jnp_cumsum_split_fwd", &["all_gather {data}"]),
+        // A dynamic slice along the unsplit dimension runs on each device's rows (its
+        // sizes made local); along the split one the operand is gathered first.
+        ("lax_dynamic_slice_fwd", &["all_gather {data}"]),
         ("optax_xent_onehot_fwd", &["all_reduce {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {

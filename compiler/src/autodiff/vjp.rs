@@ -93,6 +93,8 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         OpKind::Random { .. } => Ok(vec![None; n]),
         OpKind::Reduce { dimensions } => reduce(e, p, dimensions),
         OpKind::ReduceWindow(w) => reduce_window(e, p, w),
+        OpKind::DynamicSlice { .. } => dynamic_slice(e, p),
+        OpKind::DynamicUpdateSlice => dynamic_update_slice(e, p),
         // rotate(g) back: by -shift (as n - shift mod n, which cannot overflow).
         OpKind::Rotate { dimension, shift } => {
             let n = i64::try_from(e.ty(p.operands[0]).shape[*dimension]).unwrap_or(i64::MAX);
@@ -668,6 +670,41 @@ fn reduce(e: &mut Emitter, p: &Primal, dimensions: &[usize]) -> Result<Cotangent
             )
         }
     }
+}
+
+/// `dynamic_slice`: the cotangent is `g` written into zeros at the same (clamped) starts;
+/// the integer starts get none.
+fn dynamic_slice(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
+    let (x, g) = (p.operands[0], g(p)?);
+    let mut out = vec![None; p.operands.len()];
+    if p.needs[0] {
+        let zeros = e.zeros_like(x);
+        let mut operands = vec![zeros, g];
+        operands.extend_from_slice(&p.operands[1..]);
+        out[0] = Some(e.b.push1(OpKind::DynamicUpdateSlice, &operands)?);
+    }
+    Ok(out)
+}
+
+/// `dynamic_update_slice`: the operand gets `g` with the updated block zeroed, the update
+/// the block of `g` at the (clamped) starts; the starts get none.
+fn dynamic_update_slice(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
+    let (u, g) = (p.operands[1], g(p)?);
+    let starts = &p.operands[2..];
+    let mut out = vec![None; p.operands.len()];
+    if p.needs[0] {
+        let zeros = e.zeros_like(u);
+        let mut operands = vec![g, zeros];
+        operands.extend_from_slice(starts);
+        out[0] = Some(e.b.push1(OpKind::DynamicUpdateSlice, &operands)?);
+    }
+    if p.needs[1] {
+        let mut operands = vec![g];
+        operands.extend_from_slice(starts);
+        let sizes = e.ty(u).shape;
+        out[1] = Some(e.b.push1(OpKind::DynamicSlice { sizes }, &operands)?);
+    }
+    Ok(out)
 }
 
 /// `reduce_window` with an add reducer (sums over windows: `jnp.cumsum`, sum and average

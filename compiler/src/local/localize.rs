@@ -129,6 +129,16 @@ pub fn local_kind(kind: &OpKind, global: &[TensorType], local: &[TensorType]) ->
             }
             OpKind::Gather(g)
         }
+        OpKind::DynamicSlice { sizes } => {
+            // Only dimensions taken whole can be split (the rule): those are whole locally.
+            let mut sizes = sizes.clone();
+            for (d, s) in sizes.iter_mut().enumerate() {
+                if local[0].shape[d] != global[0].shape[d] {
+                    *s = local[0].shape[d];
+                }
+            }
+            OpKind::DynamicSlice { sizes }
+        }
         OpKind::Rotate { dimension, shift } => {
             // A split rotated dimension is rotated by whole blocks (the rule allows no
             // other split), which move between devices: nothing moves within a piece.

@@ -50,6 +50,8 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::Reduce { .. }
         | OpKind::Gather(_)
         | OpKind::ReduceWindow(_)
+        | OpKind::DynamicSlice { .. }
+        | OpKind::DynamicUpdateSlice
         | OpKind::Concatenate { .. }
         | OpKind::Pad { .. }
         | OpKind::Rotate { .. } => Role::Root,

@@ -224,6 +224,32 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         OpKind::DotGeneral(dims) => dot_general(e, &x(0), &ty(0), &x(1), &ty(1), dims, &out(0))?,
         OpKind::Reduce { dimensions } => return reduce(e, op, dimensions),
         OpKind::ReduceWindow(w) => return reduce_window(e, op, w),
+        OpKind::DynamicSlice { sizes } => {
+            let at = clamped_starts(e, &op.operands[1..], &ty(0).shape, sizes);
+            let ones = list(&vec![1; sizes.len()]);
+            e.op(format!(
+                "tensor.extract_slice {}[{}] [{}] [{ones}] : {} to {}",
+                x(0),
+                at.join(", "),
+                list(sizes),
+                tt(&ty(0)),
+                tt(&out(0))
+            ))
+        }
+        OpKind::DynamicUpdateSlice => {
+            let sizes = ty(1).shape.clone();
+            let at = clamped_starts(e, &op.operands[2..], &ty(0).shape, &sizes);
+            let ones = list(&vec![1; sizes.len()]);
+            e.op(format!(
+                "tensor.insert_slice {} into {}[{}] [{}] [{ones}] : {} into {}",
+                x(1),
+                x(0),
+                at.join(", "),
+                list(&sizes),
+                tt(&ty(1)),
+                tt(&ty(0))
+            ))
+        }
         OpKind::Gather(dims) => gather(e, &x(0), &ty(0), &x(1), &ty(1), dims, &out(0))?,
         OpKind::ShardingConstraint(_) => x(0),
         // A roll: the operand's last `s` positions along the dimension, then the rest.
@@ -1166,6 +1192,33 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
         let args: Vec<String> = acc.iter().chain(x).cloned().collect();
         region_body(b, mode, f, region, &args, &at)
     })
+}
+
+/// The start indices of a dynamic slice as `index` values, clamped into `[0, n - k]` per
+/// dimension (StableHLO's semantics).
+fn clamped_starts(
+    e: &mut Emitter,
+    starts: &[ValueId],
+    shape: &[usize],
+    sizes: &[usize],
+) -> Vec<String> {
+    let zero = e.op("arith.constant 0 : index");
+    starts
+        .iter()
+        .enumerate()
+        .map(|(d, s)| {
+            let t = e.f.ty(*s).clone();
+            let it = match t.dtype {
+                DType::I64 => "i64",
+                _ => "i32",
+            };
+            let v = e.op(format!("tensor.extract {}[] : {}", e.ssa[s], tt(&t)));
+            let i = e.op(format!("arith.index_cast {v} : {it} to index"));
+            let hi = e.op(format!("arith.constant {} : index", shape[d] - sizes[d]));
+            let lo = e.op(format!("arith.maxsi {i}, {zero} : index"));
+            e.op(format!("arith.minsi {lo}, {hi} : index"))
+        })
+        .collect()
 }
 
 /// `reduce_window`: the operand padded with the init (its `padding`, `base_dilations - 1`

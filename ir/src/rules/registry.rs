@@ -85,6 +85,8 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         OpKind::Random { .. } => pointwise(&x),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
+        OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
+        OpKind::DynamicUpdateSlice => dynamic_update_slice(&x),
         OpKind::Reshape => reshape(&x),
         OpKind::Rotate { dimension, shift } => rotate(&x, *dimension, *shift),
         // The value, unchanged: an identity, as in Shardy.
@@ -415,6 +417,45 @@ fn reduce(x: &Instance, dimensions: &[usize]) -> Result<RuleBuilder, RuleError> 
         }
     }
     Ok(b)
+}
+
+/// A dimension taken whole (size = the operand's: its start clamps to 0) passes through;
+/// a sliced one moves data by a start known only at run time, a permutation factor run
+/// replicated along it (as Shardy's rule). The start indices map to no factor.
+fn dynamic_slice(x: &Instance, sizes: &[usize]) -> RuleBuilder {
+    let mut b = x.builder();
+    let r = sizes.len();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let kind = if sizes[d] == n {
+            PassThrough
+        } else {
+            Permutation
+        };
+        let mut operands = vec![None; 1 + r];
+        operands[0] = Some(d);
+        b.factor(n, kind, &operands, &[Some(d)]);
+    }
+    b
+}
+
+/// As [`dynamic_slice`]: a dimension the update covers whole passes through operand,
+/// update and result; a partly updated one is a permutation factor of all three.
+fn dynamic_update_slice(x: &Instance) -> RuleBuilder {
+    let mut b = x.builder();
+    let r = x.operand_shape(0).len();
+    let update = x.operand_shape(1).to_vec();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let kind = if update[d] == n {
+            PassThrough
+        } else {
+            Permutation
+        };
+        let mut operands = vec![None; 2 + r];
+        operands[0] = Some(d);
+        operands[1] = Some(d);
+        b.factor(n, kind, &operands, &[Some(d)]);
+    }
+    b
 }
 
 /// A dimension the window leaves alone (window 1, stride 1, no dilation or padding)

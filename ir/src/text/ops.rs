@@ -41,7 +41,7 @@ pub(super) struct OpSyntax {
 }
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dot_general, reduce, reduce_window, gather), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -236,6 +236,24 @@ static SYNTAX: &[OpSyntax] = &[
         print_gather,
         props_gather,
         from_gather
+    ),
+    syntax!(
+        &["stablehlo.dynamic_slice"],
+        None,
+        0,
+        parse_dynamic_slice,
+        print_dynamic_slice,
+        props_dynamic_slice,
+        from_dynamic_slice
+    ),
+    syntax!(
+        &["stablehlo.dynamic_update_slice"],
+        None,
+        0,
+        parse_dynamic_update_slice,
+        print_dynamic_update_slice,
+        no_props,
+        from_dynamic_update_slice
     ),
     syntax!(
         &["stablehlo.reduce_window"],
@@ -1456,6 +1474,81 @@ fn from_gather(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Gather(dims))
 }
 
+// ----- dynamic_slice, dynamic_update_slice -----
+
+/// `stablehlo.dynamic_slice %x, %i, %j, sizes = [1, 16] : (t, ti, ti) -> r`
+fn parse_dynamic_slice(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let mut xs = Vec::new();
+    while matches!(p.tok.tok, Tok::Value { .. }) {
+        xs.push(p.operand(f)?);
+        comma(
+            p,
+            "after an operand of stablehlo.dynamic_slice (stablehlo.dynamic_slice %x, %i, %j, sizes = [...])",
+        )?;
+    }
+    key(
+        p,
+        "sizes",
+        "(stablehlo.dynamic_slice %x, %i, %j, sizes = [...])",
+    )?;
+    let sizes = p.usize_list("slice sizes")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::DynamicSlice { sizes }, xs, functional(p)?).with_attrs(attrs))
+}
+
+fn print_dynamic_slice(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::DynamicSlice { sizes } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.dynamic_slice {}, sizes = {}{} : {}",
+        pp.uses(&op.operands),
+        int_list(sizes),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_dynamic_slice(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::DynamicSlice { sizes } => vec![(
+            "slice_sizes",
+            i64_array(&sizes.iter().map(|&s| s as i64).collect::<Vec<_>>()),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+fn from_dynamic_slice(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let sizes = p.required_prop(g, "slice_sizes", "array<i64: ...>", |p| {
+        p.usize_array("slice sizes")
+    })?;
+    Ok(OpKind::DynamicSlice { sizes })
+}
+
+/// `stablehlo.dynamic_update_slice %x, %u, %i, %j : (t, tu, ti, ti) -> t`
+fn parse_dynamic_update_slice(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let mut xs = vec![p.operand(f)?];
+    while p.eat(Tok::Comma)? {
+        xs.push(p.operand(f)?);
+    }
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::DynamicUpdateSlice, xs, functional(p)?).with_attrs(attrs))
+}
+
+fn print_dynamic_update_slice(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    format!(
+        "stablehlo.dynamic_update_slice {}{} : {}",
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn from_dynamic_update_slice(_: &mut Parser<'_>, _: &mut GenericAttrs) -> PResult<OpKind> {
+    Ok(OpKind::DynamicUpdateSlice)
+}
+
 // ----- reduce_window -----
 
 fn parse_reduce_window(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
@@ -1980,6 +2073,8 @@ mod tests {
             OpKind::Reduce { dimensions: vec![] },
             OpKind::Gather(GatherDims::default()),
             OpKind::ReduceWindow(crate::op::WindowDims::default()),
+            OpKind::DynamicSlice { sizes: vec![] },
+            OpKind::DynamicUpdateSlice,
             OpKind::Random {
                 distribution: Distribution::Uniform,
             },

@@ -250,3 +250,35 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x7xf32> {
   }) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x7xf32>
   return %0 : tensor<4x7xf32>
 }
+
+// -----
+
+// dynamic_slice with one start index for a rank-2 operand
+func.func @main(%x: tensor<16x16xf32>, %i: tensor<i32>) -> tensor<2x16xf32> {
+  %0 = stablehlo.dynamic_slice %x, %i, sizes = [2, 16] : (tensor<16x16xf32>, tensor<i32>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+// dynamic_slice with a float start index
+func.func @main(%x: tensor<16xf32>, %i: tensor<f32>) -> tensor<2xf32> {
+  %0 = stablehlo.dynamic_slice %x, %i, sizes = [2] : (tensor<16xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// dynamic_slice larger than its operand
+func.func @main(%x: tensor<16xf32>, %i: tensor<i32>) -> tensor<20xf32> {
+  %0 = stablehlo.dynamic_slice %x, %i, sizes = [20] : (tensor<16xf32>, tensor<i32>) -> tensor<20xf32>
+  return %0 : tensor<20xf32>
+}
+
+// -----
+
+// dynamic_update_slice whose update does not fit
+func.func @main(%x: tensor<4xf32>, %u: tensor<8xf32>, %i: tensor<i32>) -> tensor<4xf32> {
+  %0 = stablehlo.dynamic_update_slice %x, %u, %i : (tensor<4xf32>, tensor<8xf32>, tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

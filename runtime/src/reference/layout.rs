@@ -111,6 +111,46 @@ pub(crate) fn slice(x: &Literal, start: &[usize], steps: &[usize], out: &TensorT
     }
 }
 
+/// The start indices of a dynamic slice of `sizes` in `shape`: each scalar read as an
+/// integer and clamped into `[0, dim - size]`, as StableHLO defines it.
+pub(crate) fn clamped_starts(starts: &[&Literal], shape: &[usize], sizes: &[usize]) -> Vec<usize> {
+    starts
+        .iter()
+        .zip(shape.iter().zip(sizes))
+        .map(|(s, (&n, &k))| {
+            let i = s.elements.get(0).as_i64();
+            i.clamp(0, (n - k) as i64) as usize
+        })
+        .collect()
+}
+
+/// `dynamic_slice`: the block of `out`'s shape at the clamped starts.
+pub(crate) fn dynamic_slice(x: &Literal, starts: &[&Literal], out: &TensorType) -> Literal {
+    let at = clamped_starts(starts, &x.ty.shape, &out.shape);
+    slice(x, &at, &vec![1; at.len()], out)
+}
+
+/// `dynamic_update_slice`: `x` with the block at the clamped starts replaced by `u`.
+pub(crate) fn dynamic_update_slice(x: &Literal, u: &Literal, starts: &[&Literal]) -> Literal {
+    let at = clamped_starts(starts, &x.ty.shape, &u.ty.shape);
+    let x_strides = x.ty.strides();
+    let targets = strided_indices(&u.ty.shape, &x_strides, flat_index(&at, &x_strides));
+    let dense = x.to_dense();
+    let update = u.to_dense();
+    let elements = with_native!(x.ty.dtype, T => {
+        let mut v = slice_of::<T>(&dense.elements).to_vec();
+        let w = slice_of::<T>(&update.elements);
+        for (k, &i) in targets.iter().enumerate() {
+            v[i] = w[k];
+        }
+        T::wrap(v)
+    });
+    Literal {
+        ty: x.ty.clone(),
+        elements,
+    }
+}
+
 /// `concatenate` along `dimension`.
 pub(crate) fn concatenate(xs: &[&Literal], dimension: usize, out: &TensorType) -> Literal {
     let outer: usize = out.shape[..dimension].iter().product();

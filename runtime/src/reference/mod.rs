@@ -368,6 +368,8 @@ impl<'m> Interp<'m> {
                 return reduce::reduce(self, &site, x, dimensions, env);
             }
             OpKind::Gather(dims) => gather::gather(&site, x[0], x[1], dims, out(0))?,
+            OpKind::DynamicSlice { .. } => layout::dynamic_slice(x[0], &x[1..], out(0)),
+            OpKind::DynamicUpdateSlice => layout::dynamic_update_slice(x[0], x[1], &x[2..]),
             OpKind::ReduceWindow(w) => {
                 return reduce::reduce_window(self, &site, x[0], x[1], w, env);
             }

@@ -342,6 +342,31 @@ fn family_cases() -> Vec<Case> {
         b.reduce_window(a[0], zero, w, BinaryOp::Add).unwrap()
     }));
 
+    // dynamic_slice of a 2x2 block at (1, 3) of a 4x5 operand (the start 3 clamps to 3;
+    // 9 would clamp too), and dynamic_update_slice writing a 2x3 update at (2, 9) (the
+    // column start clamps to 2): both operands of the update differentiated.
+    let x = random_lit(r, &[4, 5], -1.0, 1.0);
+    cases.push(case("dynamic_slice", vec![x], &[0], |b, a| {
+        let i = b.constant(Literal::scalar(DType::I32, Scalar::Int(1)));
+        let j = b.constant(Literal::scalar(DType::I32, Scalar::Int(3)));
+        let s = b
+            .push1(OpKind::DynamicSlice { sizes: vec![2, 2] }, &[a[0], i, j])
+            .unwrap();
+        b.binary(BinaryOp::Multiply, s, s).unwrap()
+    }));
+    let (x, u) = (
+        random_lit(r, &[4, 5], -1.0, 1.0),
+        random_lit(r, &[2, 3], -1.0, 1.0),
+    );
+    cases.push(case("dynamic_update_slice", vec![x, u], &[0, 1], |b, a| {
+        let i = b.constant(Literal::scalar(DType::I32, Scalar::Int(2)));
+        let j = b.constant(Literal::scalar(DType::I32, Scalar::Int(9)));
+        let w = b
+            .push1(OpKind::DynamicUpdateSlice, &[a[0], a[1], i, j])
+            .unwrap();
+        b.binary(BinaryOp::Multiply, w, w).unwrap()
+    }));
+
     // gather (row lookup), repeated and out-of-range indices (clamped as gather does),
     // implicit and explicit index vector; iota and constant feeding the loss.
     let table = random_lit(r, &[5, 3], -1.0, 1.0);
