@@ -180,25 +180,24 @@ impl Checkpointer {
         Ok(path)
     }
 
+    /// The directory's entries (none if it does not exist).
+    fn entries(&self) -> Result<Vec<std::fs::DirEntry>, Error> {
+        let io = |source| Error::Io {
+            path: self.dir.clone(),
+            source,
+        };
+        match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries.collect::<Result<_, _>>().map_err(io),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(source) => Err(io(source)),
+        }
+    }
+
     /// The checkpoints in the directory, oldest first (none if it does not exist).
     /// Temporary files of interrupted saves are not checkpoints and are skipped.
     pub fn list(&self) -> Result<Vec<(usize, PathBuf)>, Error> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(Error::Io {
-                    path: self.dir.clone(),
-                    source,
-                });
-            }
-        };
         let mut found = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|source| Error::Io {
-                path: self.dir.clone(),
-                source,
-            })?;
+        for entry in self.entries()? {
             let name = entry.file_name();
             let Some(step) = name
                 .to_str()
@@ -255,18 +254,8 @@ impl Checkpointer {
     /// Removes what interrupted saves left (`.step-*.safetensors.tmp`, up to a
     /// checkpoint's size each); returns the files removed. Training calls it at start.
     pub fn remove_stale(&self) -> Result<Vec<PathBuf>, Error> {
-        let entries = match std::fs::read_dir(&self.dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(Error::Io {
-                    path: self.dir.clone(),
-                    source,
-                });
-            }
-        };
         let mut removed = Vec::new();
-        for entry in entries.flatten() {
+        for entry in self.entries()? {
             let name = entry.file_name();
             let stale = name
                 .to_str()

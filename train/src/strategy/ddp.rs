@@ -2,8 +2,8 @@
 //! parameters, gradients and optimizer state replicated; the gradients' all-reduces
 //! fused into 25 MiB buckets, as PyTorch does.
 
-use super::{Layouts, Parallelism, axis};
-use shardc::{DimSpec, Error, Mesh, Options, P, PartitionSpec, TensorType};
+use super::{Layouts, Parallelism, axis, batch_over};
+use shardc::{Error, Mesh, Options, P, PartitionSpec, TensorType};
 
 /// DDP over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +27,7 @@ impl Parallelism for Ddp {
     }
 
     fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
-        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+        Ok(batch_over(self.data))
     }
 
     fn options(&self, options: &mut Options) {

@@ -1,8 +1,8 @@
 //! Data parallelism times tensor parallelism: the batch over the data axis, parameters
 //! with the model's tensor-parallel specs (over `model` in the presets).
 
-use super::{Layouts, Parallelism, axis, one_per_parameter};
-use shardc::{DimSpec, Error, Mesh, PartitionSpec, TensorType};
+use super::{Layouts, Parallelism, axis, batch_over, one_per_parameter};
+use shardc::{Error, Mesh, PartitionSpec, TensorType};
 
 /// The batch over `data`, parameters with `specs`.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +31,6 @@ impl Parallelism for DpTp {
     }
 
     fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
-        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+        Ok(batch_over(self.data))
     }
 }

@@ -2,8 +2,8 @@
 //! split by expert with the given specs (e.g. `MoeConfig::expert_specs(axis::DATA)`), so
 //! tokens travel to their experts and back by all-to-all.
 
-use super::{Layouts, Parallelism, axis, one_per_parameter};
-use shardc::{DimSpec, Error, Mesh, PartitionSpec, TensorType};
+use super::{Layouts, Parallelism, axis, batch_over, one_per_parameter};
+use shardc::{Error, Mesh, PartitionSpec, TensorType};
 
 /// The batch over `data`, parameters (experts split by expert) with `specs`.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +32,6 @@ impl Parallelism for Expert {
     }
 
     fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
-        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+        Ok(batch_over(self.data))
     }
 }

@@ -180,3 +180,25 @@ pub(crate) fn one_per_parameter(
     }
     Ok(Layouts::same(specs.to_vec()))
 }
+
+/// ZeRO's layouts at `stage` (1, 2 or 3): the optimizer state split over `data` (on the
+/// first dimension it divides, [`split_over`]) from stage 1, the gradients from stage 2,
+/// the parameters at stage 3; the rest replicated.
+pub(crate) fn zero_layouts(stage: u8, data: &str, params: &[TensorType], mesh: &Mesh) -> Layouts {
+    let shards: Vec<PartitionSpec> = params.iter().map(|t| split_over(t, data, mesh)).collect();
+    let whole = vec![P![]; params.len()];
+    Layouts {
+        params: if stage >= 3 {
+            shards.clone()
+        } else {
+            whole.clone()
+        },
+        grads: if stage >= 2 { shards.clone() } else { whole },
+        state: shards,
+    }
+}
+
+/// Every batch tensor split over `data` on its first dimension.
+pub(crate) fn batch_over(data: &str) -> PartitionSpec {
+    PartitionSpec::new(vec![DimSpec::axes(&[data])])
+}

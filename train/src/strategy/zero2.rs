@@ -1,7 +1,7 @@
 //! ZeRO stage 2: gradients and optimizer state split over the data axis (gradients reduce-scattered); parameters replicated.
 
-use super::{Layouts, Parallelism, axis, split_over};
-use shardc::{DimSpec, Error, Mesh, P, PartitionSpec, TensorType};
+use super::{Layouts, Parallelism, axis, batch_over, zero_layouts};
+use shardc::{Error, Mesh, PartitionSpec, TensorType};
 
 /// ZeRO-2 over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,18 +21,10 @@ impl Parallelism for Zero2 {
     }
 
     fn layouts(&self, params: &[TensorType], mesh: &Mesh) -> Result<Layouts, Error> {
-        let shards: Vec<PartitionSpec> = params
-            .iter()
-            .map(|t| split_over(t, self.data, mesh))
-            .collect();
-        Ok(Layouts {
-            params: vec![P![]; params.len()],
-            grads: shards.clone(),
-            state: shards.clone(),
-        })
+        Ok(zero_layouts(2, self.data, params, mesh))
     }
 
     fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
-        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+        Ok(batch_over(self.data))
     }
 }

@@ -1,7 +1,7 @@
 //! ZeRO stage 3, which is what PyTorch's FSDP does: parameters, gradients and optimizer state split over the data axis; parameters gathered for use and gathered again for the backward pass instead of keeping the gathered copies alive.
 
-use super::{Layouts, Parallelism, axis, split_over};
-use shardc::{DimSpec, Error, Mesh, Options, PartitionSpec, TensorType};
+use super::{Layouts, Parallelism, axis, batch_over, zero_layouts};
+use shardc::{Error, Mesh, Options, PartitionSpec, TensorType};
 
 /// ZeRO-3 over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,15 +21,11 @@ impl Parallelism for Zero3 {
     }
 
     fn layouts(&self, params: &[TensorType], mesh: &Mesh) -> Result<Layouts, Error> {
-        let shards: Vec<PartitionSpec> = params
-            .iter()
-            .map(|t| split_over(t, self.data, mesh))
-            .collect();
-        Ok(Layouts::same(shards))
+        Ok(zero_layouts(3, self.data, params, mesh))
     }
 
     fn batch_spec(&self, _: &TensorType, _: &Mesh) -> Result<PartitionSpec, Error> {
-        Ok(PartitionSpec::new(vec![DimSpec::axes(&[self.data])]))
+        Ok(batch_over(self.data))
     }
 
     fn options(&self, options: &mut Options) {
