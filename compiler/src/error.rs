@@ -59,12 +59,4 @@ impl CompileError {
             what: what.into(),
         }
     }
-
-    /// Whether the error is a bug in shardc rather than in the program.
-    pub fn is_internal(&self) -> bool {
-        matches!(
-            self,
-            CompileError::Internal { .. } | CompileError::Mlir { .. }
-        )
-    }
 }

@@ -78,11 +78,11 @@ fn check_num_partitions(m: &Module) -> Result<(), IrError> {
 
 /// GSPMD's `mhlo.sharding` (JAX with Shardy off, older exports) is not read: a sharding
 /// in it other than `{replicated}` is refused, never ignored.
-fn refuse_gspmd(attrs: &[(String, String)], at: &str) -> Result<(), IrError> {
+fn refuse_gspmd(attrs: &[(String, String)], at: impl FnOnce() -> String) -> Result<(), IrError> {
     for (k, v) in attrs {
         if k == "mhlo.sharding" && v.trim() != "\"{replicated}\"" {
             return Err(IrError::Attribute {
-                at: at.to_string(),
+                at: at(),
                 what: format!("the GSPMD sharding `mhlo.sharding = {v}` is not read (shardc reads Shardy's `sdy.sharding`)"),
                 fix: "export with Shardy, JAX's default since 0.7 (`jax.config.update('jax_use_shardy_partitioner', True)`), or write the sharding as `sdy.sharding = #sdy.sharding<@mesh, [...]>`".into(),
             });
@@ -109,21 +109,8 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
             rule: "argument/result attributes do not match the signature".into(),
         });
     }
-    for (i, a) in f.arg_attrs.iter().enumerate() {
-        refuse_gspmd(&a.attrs, &format!("argument {i} of @{}", f.name))?;
-    }
-    for (i, a) in f.result_attrs.iter().enumerate() {
-        refuse_gspmd(&a.attrs, &format!("result {i} of @{}", f.name))?;
-    }
-    for op in &f.ops {
-        let here = op
-            .results
-            .first()
-            .map(|&r| at(r))
-            .unwrap_or_else(|| format!("an op in @{}", f.name));
-        refuse_gspmd(&op.attrs, &format!("{} defining {here}", op.kind.name()))?;
-    }
     for (i, (&v, a)) in f.args().iter().zip(&f.arg_attrs).enumerate() {
+        refuse_gspmd(&a.attrs, || format!("argument {i} of @{}", f.name))?;
         if let Some(s) = &a.sharding {
             check_sharding(
                 m,
@@ -134,6 +121,7 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
         }
     }
     for (i, (&v, a)) in f.results().iter().zip(&f.result_attrs).enumerate() {
+        refuse_gspmd(&a.attrs, || format!("result {i} of @{}", f.name))?;
         if let Some(s) = &a.sharding {
             check_sharding(
                 m,
@@ -151,6 +139,7 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
             .first()
             .map(|&r| at(r))
             .unwrap_or_else(|| format!("an op in @{}", f.name));
+        refuse_gspmd(&op.attrs, || format!("{} defining {here}", op.kind.name()))?;
         let invalid = |rule: String, fix: &str| IrError::InvalidOp {
             at: here.clone(),
             op: op.kind.name(),

@@ -337,31 +337,17 @@ where
         specs: param_specs,
         data: shape.data,
     };
-    let Layouts {
-        params: param_specs,
-        grads: grad_specs,
-        state: state_specs,
-    } = pipeline.layouts(param_types, mesh)?;
-    let batch_specs: Vec<PartitionSpec> = batch_types
-        .iter()
-        .map(|t| pipeline.batch_spec(t, mesh))
-        .collect::<Result<_, _>>()?;
+    let layout = StepLayout::of(&pipeline, param_types, batch_types, mesh)?;
     let strategy = Strategy::new(pipeline);
     let start = Instant::now();
     // The stage alone (its output type is checked here, where the error can say so), its
     // VJP and the last stage's loss with its gradient: the ticks call them.
-    let parts = Parts::trace(name, &model, param_types, &param_specs, &shape, mesh)?;
+    let parts = Parts::trace(name, &model, param_types, &layout.param_specs, &shape, mesh)?;
     let autodiff = parts.autodiff;
     let trace_loss = start.elapsed().saturating_sub(autodiff);
     let (m, sh) = (model.clone(), shape.clone());
     let gradients = move |params: &[Tensor], batch: &[Tensor], _: &Tensor| {
         run_ticks(&m, &parts, schedule, params, &batch[0], &batch[1], &sh)
-    };
-    let layout = StepLayout {
-        param_specs,
-        grad_specs,
-        state_specs,
-        batch_specs,
     };
     step_around(
         name,

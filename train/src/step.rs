@@ -9,7 +9,7 @@
 //! [`step_around`] as every other strategy.
 
 use crate::optim::{AdamW, Sgd, warmup_cosine};
-use crate::strategy::{Layouts, Strategy};
+use crate::strategy::{Layouts, Parallelism, Strategy};
 use shardc::PartitionSpec;
 use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
 use shardc_ir::Literal;
@@ -202,21 +202,17 @@ where
     F: Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static,
 {
     let n = param_types.len();
-    let Layouts {
-        params: param_specs,
-        grads: grad_specs,
-        state: state_specs,
-    } = strategy.layouts(param_types, mesh)?;
-    let batch_specs: Vec<PartitionSpec> = batch_types
-        .iter()
-        .map(|t| strategy.batch_spec(t, mesh))
-        .collect::<Result<_, _>>()?;
+    let layout = StepLayout::of(&*strategy, param_types, batch_types, mesh)?;
     // The loss and its gradients.
     let mut types: Vec<TensorType> = param_types.to_vec();
     types.extend_from_slice(batch_types);
     let nb = batch_types.len();
-    let mut loss_specs: Vec<PartitionSpec> =
-        param_specs.iter().chain(&batch_specs).cloned().collect();
+    let mut loss_specs: Vec<PartitionSpec> = layout
+        .param_specs
+        .iter()
+        .chain(&layout.batch_specs)
+        .cloned()
+        .collect();
     if seed.is_some() {
         types.push(TensorType::scalar(DType::I64));
         loss_specs.push(P![]);
@@ -245,12 +241,6 @@ where
         let outs = grads.call(&inputs);
         (outs[0].clone(), outs[1..].to_vec())
     };
-    let layout = StepLayout {
-        param_specs,
-        grad_specs,
-        state_specs,
-        batch_specs,
-    };
     step_around(
         name,
         gradients,
@@ -270,6 +260,32 @@ pub(crate) struct StepLayout {
     pub grad_specs: Vec<PartitionSpec>,
     pub state_specs: Vec<PartitionSpec>,
     pub batch_specs: Vec<PartitionSpec>,
+}
+
+impl StepLayout {
+    /// What `strategy` lays out where, for these parameters and batch on `mesh`.
+    pub(crate) fn of(
+        strategy: &dyn Parallelism,
+        param_types: &[TensorType],
+        batch_types: &[TensorType],
+        mesh: &Mesh,
+    ) -> Result<StepLayout, Error> {
+        let Layouts {
+            params,
+            grads,
+            state,
+        } = strategy.layouts(param_types, mesh)?;
+        let batch_specs = batch_types
+            .iter()
+            .map(|t| strategy.batch_spec(t, mesh))
+            .collect::<Result<_, _>>()?;
+        Ok(StepLayout {
+            param_specs: params,
+            grad_specs: grads,
+            state_specs: state,
+            batch_specs,
+        })
+    }
 }
 
 /// Traces the step around a gradient function `(params, batch, t) -> (loss, grads)`: the

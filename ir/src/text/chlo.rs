@@ -109,14 +109,17 @@ pub(super) fn parse(
         );
     };
     let x: Use = if generic {
-        let xs = p.operand_parens(f)?;
-        if xs.len() != 1 {
-            return p.err_at(
-                offset,
-                format!("{name} takes one operand, but {} were given", xs.len()),
-            );
+        let mut xs = p.operand_parens(f)?;
+        let n = xs.len();
+        match xs.pop() {
+            Some(x) if n == 1 => x,
+            _ => {
+                return p.err_at(
+                    offset,
+                    format!("{name} takes one operand, but {n} were given"),
+                );
+            }
         }
-        xs.into_iter().next().expect("one operand")
     } else {
         p.operand(f)?
     };
@@ -295,21 +298,26 @@ impl Emit<'_> {
             return Ok((OpKind::Convert, vec![y]));
         }
         let y = f(self, x)?;
-        Ok(last(self, y))
+        last(self, y)
     }
 }
 
 /// Ends a decomposition whose result is already computed: the parser's last op is that
 /// value's own op, removed from the builder and handed back.
-fn last(e: &mut Emit<'_>, y: ValueId) -> Last {
-    // Re-adding the final op through the parser keeps the result names and the parser's
-    // checks in one place: its kind and operands are what the parser adds.
+fn last(e: &mut Emit<'_>, y: ValueId) -> Result<Last, IrError> {
     let taken =
         e.b.func()
             .defining_op(y)
-            .and_then(|op| e.b.take_last_op(op))
-            .expect("a decomposition's result is the op it added last");
-    (taken.kind, taken.operands)
+            .and_then(|op| e.b.take_last_op(op));
+    match taken {
+        Some(op) => Ok((op.kind, op.operands)),
+        None => Err(IrError::InvalidOp {
+            at: "a chlo decomposition".into(),
+            op: e.from.clone(),
+            rule: "its result is not the op it added last (a bug in shardc's chlo table)".into(),
+            fix: "report it with the program".into(),
+        }),
+    }
 }
 
 // ----- the decompositions -----
@@ -329,7 +337,7 @@ fn tan(_: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
 fn erf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     if e.b.ty(x).dtype == DType::F64 {
         let y = erf_f64(e, x)?;
-        return Ok(last(e, y));
+        return last(e, y);
     }
     e.in_f32(x, erf_f32)
 }
@@ -378,7 +386,7 @@ fn erfc(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
         let y = negative_side(e, x, big)?;
         let below1 = e.cmp(ComparisonDirection::Lt, ax, one)?;
         let r = e.select(below1, small, y)?;
-        return Ok(last(e, r));
+        return last(e, r);
     }
     e.in_f32(x, |e, x| {
         let small = erf_f32(e, x)?;
