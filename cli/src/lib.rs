@@ -3,3 +3,5 @@
 //! links none of their dependencies.
 
 pub mod bench;
+pub mod calibrate;
+pub mod peer;

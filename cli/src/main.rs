@@ -2,13 +2,16 @@
 //!
 //! ```text
 //! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad]
+//!                [--cost-profile FILE | --gpu-cluster]
+//! shardc calibrate [--mesh data=2,model=4] [--out FILE]
+//! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile]
 //! shardc bench compile [--blocks 4,16,64,256]
 //! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
 //! shardc bench kernels [--sizes 512,1024] [--chain-mb 64]
 //! ```
 
 use clap::{Parser, Subcommand};
-use shardc::compiler::{Options, Stage, compile};
+use shardc::compiler::{CostModel, Options, Stage, compile};
 use shardc::{Mesh, ir};
 use shardc_train::models::{TransformerDims, transformer_stack};
 use shardc_train::strategy::axis::{DATA, MODEL};
@@ -51,12 +54,54 @@ enum Command {
         /// ceil(n / shards) elements, the last ones padded (GSPMD's uneven shardings).
         #[arg(long)]
         pad: bool,
+        #[command(flatten)]
+        cost: CostArgs,
+    },
+    /// Measure the cpu backend on this host with a mesh (matmul and elementwise rates per
+    /// device while all compute, all-reduce latency and bandwidth per axis) and write the
+    /// cost profile compilation then optimises (`--cost-profile FILE`, `SHARDC_COST_PROFILE`).
+    Calibrate {
+        /// Mesh axes, `data=2,model=4` (what the programs' `sdy.mesh` declares).
+        #[arg(long, value_delimiter = ',', default_value = "data=8")]
+        mesh: Vec<String>,
+        /// Write the profile here (JSON); printed when absent.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, default_value = "jit")]
+        engine: shardc::Engine,
+        /// Timed runs per figure (the median is kept).
+        #[arg(long, default_value_t = 5)]
+        repeats: usize,
     },
     /// Benchmarks that print JSON.
     Bench {
         #[command(subcommand)]
         which: Bench,
     },
+}
+
+/// Which machine the plan is optimised for.
+#[derive(clap::Args)]
+struct CostArgs {
+    /// A cost profile `shardc calibrate` wrote (also `SHARDC_COST_PROFILE`); without one,
+    /// the cpu backend's built-in figures for this host's cores.
+    #[arg(long)]
+    cost_profile: Option<PathBuf>,
+    /// Optimise for a GPU cluster's figures instead (100 TFLOP/s, 100 GB/s links).
+    #[arg(long, conflicts_with = "cost_profile")]
+    gpu_cluster: bool,
+}
+
+impl CostArgs {
+    fn model(&self) -> Result<CostModel, String> {
+        if self.gpu_cluster {
+            return Ok(CostModel::gpu_cluster());
+        }
+        match &self.cost_profile {
+            Some(p) => CostModel::load(p),
+            None => Ok(CostModel::from_env()?.unwrap_or_else(CostModel::host)),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -69,6 +114,27 @@ enum Bench {
     /// The demo model's training step on 1, 2, 4 and 8 cpu devices, with the time of every
     /// compile stage (one JSON object; `scripts/bench-step.sh` runs it beside JAX).
     Step(StepArgs),
+    /// The JAX/XLA peer benchmark's programs (`export_cases.py` output) compiled and
+    /// stepped on the cpu backend: time to first step and median step time per program,
+    /// bytes sent per device (one JSON object; `scripts/bench-peer.sh` runs it beside XLA).
+    Peer {
+        /// The folder of `NAME.mlir` programs.
+        #[arg(long, default_value = "tests/fixtures/peer")]
+        dir: PathBuf,
+        /// Cases to run (all of the folder's by default).
+        #[arg(long, value_delimiter = ',')]
+        cases: Vec<String>,
+        /// Timed steps per case, after one untimed.
+        #[arg(long, default_value_t = 10)]
+        steps: usize,
+        #[arg(long, default_value = "jit")]
+        engine: shardc::Engine,
+        #[command(flatten)]
+        cost: CostArgs,
+        /// Also time every kernel of one more step, by kernel.
+        #[arg(long)]
+        profile: bool,
+    },
     /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
     /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
     /// times. One JSON object.
@@ -179,6 +245,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             dump_dir,
             bucket_bytes,
             pad,
+            cost,
         } => {
             let text = read_text(&file)?;
             let uneven = if pad {
@@ -193,6 +260,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 &Options {
                     bucket_bytes,
                     pad_uneven: pad,
+                    cost: cost.model()?,
                     ..Options::default()
                 },
             )?;
@@ -219,6 +287,41 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             }
             Ok(())
         }
+        Command::Calibrate {
+            mesh,
+            out,
+            engine,
+            repeats,
+        } => {
+            let axes = mesh
+                .iter()
+                .map(|a| {
+                    let (name, size) = a.split_once('=').ok_or_else(|| {
+                        format!("--mesh {a:?}: write each axis as NAME=SIZE, e.g. data=2,model=4")
+                    })?;
+                    let size: usize = size.parse().map_err(|_| {
+                        format!("--mesh {a:?}: the size {size:?} is not a positive whole number")
+                    })?;
+                    Ok((name.to_string(), size))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            let c = shardc_cli::calibrate::Calibrate {
+                axes,
+                engine,
+                repeats: repeats.max(1),
+            };
+            let (model, raw) = shardc_cli::calibrate::calibrate(&c)?;
+            eprintln!("{raw:#}");
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, model.to_json())
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    eprintln!("wrote {}", path.display());
+                }
+                None => emit(&model.to_json()),
+            }
+            Ok(())
+        }
         Command::Bench {
             which: Bench::Compile { blocks },
         } => bench_compile(&blocks),
@@ -226,6 +329,28 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             which: Bench::Step(args),
         } => {
             emit(&format!("{:#}", shardc_cli::bench::step(&args.bench())?));
+            Ok(())
+        }
+        Command::Bench {
+            which:
+                Bench::Peer {
+                    dir,
+                    cases,
+                    steps,
+                    engine,
+                    cost,
+                    profile,
+                },
+        } => {
+            let b = shardc_cli::peer::PeerBench {
+                dir,
+                cases,
+                steps,
+                engine,
+                cost: Some(cost.model()?),
+                profile,
+            };
+            emit(&format!("{:#}", shardc_cli::peer::peer(&b)?));
             Ok(())
         }
         Command::Bench {

@@ -6,6 +6,7 @@
 //! autodiff::differentiate   value_and_grad / grad as a module transform (on request)
 //! passes::inline            calls inlined
 //! passes::constrain         per-op result shardings become sharding constraints
+//! passes::fold              transposes of dot results folded into the dot (operands swapped)
 //! passes::propagate         equality saturation over physical values (egg)
 //! passes::extract           the cheapest DAG of layouts (the cost model: sharding::cost)
 //! passes::partition         the per-device program with explicit collectives
@@ -31,6 +32,7 @@ pub mod passes {
     pub mod constrain;
     pub mod explain;
     pub mod extract;
+    pub mod fold;
     pub mod inline;
     pub mod memory;
     pub mod mlir;
@@ -69,3 +71,4 @@ pub mod upstream;
 
 pub use passes::propagate::Options;
 pub use pipeline::{Compiled, Stage, Timings, compile};
+pub use sharding::cost::CostModel;

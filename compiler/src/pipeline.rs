@@ -1,4 +1,4 @@
-//! The pipeline, in order: verify, inline, constrain, propagate, extract, partition,
+//! The pipeline, in order: verify, inline, constrain, fold, propagate, extract, partition,
 //! bucket and regather (when asked), verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
@@ -7,6 +7,7 @@ use crate::error::CompileError;
 use crate::passes::bucket::{Bucket, bucket};
 use crate::passes::constrain::constrain;
 use crate::passes::extract::{Extraction, extract};
+use crate::passes::fold::fold;
 use crate::passes::inline::inline;
 use crate::passes::partition::{Partitioned, partition};
 use crate::passes::propagate::{Options, Propagated, propagate};
@@ -37,11 +38,13 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
+    /// Transposes folded into the dot they read (`fold.rs`).
+    pub folded: usize,
     /// How long each stage took, in pipeline order.
     pub timings: Timings,
 }
 
-/// Wall time of each stage [`compile`] ran, in order: `verify`, `inline`, `constrain`,
+/// Wall time of each stage [`compile`] ran, in order: `verify`, `inline`, `constrain`, `fold`,
 /// `propagate`, `extract`, `partition`, then `bucket` and `regather` when asked, then
 /// `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
 #[derive(Clone, Debug, Default)]
@@ -80,7 +83,8 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     let mut timings = Timings::default();
     timings.time("verify", || verify_module_with(m, opts.uneven()))?;
     let inlined = timings.time("inline", || inline(m))?;
-    let global = timings.time("constrain", || constrain(&inlined))?;
+    let constrained = timings.time("constrain", || constrain(&inlined))?;
+    let (global, folded) = timings.time("fold", || fold(&constrained))?;
     let propagated = timings.time("propagate", || propagate(&global, opts))?;
     let f = global.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),
@@ -117,6 +121,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         partitioned,
         buckets,
         regathered,
+        folded,
         timings,
     })
 }

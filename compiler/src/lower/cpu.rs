@@ -26,6 +26,7 @@
 //! element, bf16/f16 two bytes, as both Rust and LLVM store them.
 
 pub use super::Math;
+pub use super::cache::DiskCache;
 use super::{Flavour, KERNEL, LowerError, Matmul, kernel_context, parse, run_pipeline};
 use melior::ir::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike};
@@ -42,6 +43,9 @@ pub struct CpuOptions {
     pub math: Math,
     /// Tile and vectorize f32/f64 matmuls (off: plain loops, for comparison).
     pub vectorize_matmuls: bool,
+    /// Where compiled kernels are kept between processes (`cache.rs`); `None`: compile
+    /// every kernel in every process. Default: [`DiskCache::from_env`].
+    pub cache: Option<DiskCache>,
 }
 
 impl Default for CpuOptions {
@@ -50,6 +54,7 @@ impl Default for CpuOptions {
             opt_level: 3,
             math: Math::Approximate,
             vectorize_matmuls: true,
+            cache: DiskCache::from_env(),
         }
     }
 }
@@ -254,6 +259,14 @@ impl Stages {
 /// from any thread; it is destroyed once.
 struct Engine(mlir_sys::MlirExecutionEngine);
 
+/// What owns a kernel's code: the execution engine that compiled it, or the library it
+/// was loaded from out of the disk cache. Held only to be dropped with the kernel.
+#[allow(deadcode)]
+enum Code {
+    Jit(Engine),
+    Cached(libloading::Library),
+}
+
 // SAFETY: see the type's docs: the engine is immutable after creation and its code is
 // reentrant; `Drop` runs once.
 unsafe impl Send for Engine {}
@@ -272,7 +285,7 @@ type Entry = unsafe extern "C" fn(*mut *mut c_void);
 /// A compiled segment: runs on literals of its input types.
 pub struct CpuKernel {
     /// Owns the code `entry` points into.
-    _engine: Engine,
+    code: Code,
     entry: Entry,
     inputs: Vec<TensorType>,
     outputs: Vec<TensorType>,
@@ -316,6 +329,7 @@ pub(crate) fn compile_lowered(
     mut stages: Option<&mut Stages>,
     start: Instant,
 ) -> Result<CpuKernel, LowerError> {
+    let keeping = stages.is_some();
     let mut keep = |stage: &'static str, m: &melior::ir::Module| {
         if let Some(s) = stages.as_deref_mut() {
             s.texts.push((stage, m.as_operation().to_string()));
@@ -327,13 +341,32 @@ pub(crate) fn compile_lowered(
         lowered.ops,
         script(&lowered.matmuls, options.vectorize_matmuls)
     );
+    let fusion = super::fusion_pipeline(options.math == Math::Approximate);
+    let llvm = llvm_pipeline();
+    let name = format!("_mlir_ciface_{KERNEL}");
+    // The disk cache, unless the stages are being kept (they would not be produced).
+    let cache = options.cache.as_ref().filter(|_| !keeping);
+    let key = cache.map(|_| {
+        DiskCache::key(
+            &text,
+            &format!("{fusion} | {llvm} | O{}", options.opt_level),
+        )
+    });
+    if let (Some(c), Some(k)) = (cache, &key)
+        && let Some(loaded) = c.load(k, &format!("_mlir_{name}"))
+    {
+        // SAFETY: the packed wrapper MLIR generates for every function has this signature.
+        let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(loaded.entry) };
+        return Ok(CpuKernel {
+            code: Code::Cached(loaded.library),
+            entry,
+            inputs: lowered.inputs.clone(),
+            outputs: lowered.outputs.clone(),
+            compile_time: start.elapsed(),
+        });
+    }
     let mut m = parse(&ctx, &text)?;
-    run_pipeline(
-        &ctx,
-        &mut m,
-        &super::fusion_pipeline(options.math == Math::Approximate),
-        "fuse",
-    )?;
+    run_pipeline(&ctx, &mut m, &fusion, "fuse")?;
     keep("fuse", &m);
     run_pipeline(
         &ctx,
@@ -343,10 +376,9 @@ pub(crate) fn compile_lowered(
     )?;
     remove_transform_script(&mut m);
     keep("tile", &m);
-    run_pipeline(&ctx, &mut m, &llvm_pipeline(), "llvm")?;
+    run_pipeline(&ctx, &mut m, &llvm, "llvm")?;
     keep("llvm", &m);
-    let engine = create_engine(&ctx, &m, options.opt_level)?;
-    let name = format!("_mlir_ciface_{KERNEL}");
+    let engine = create_engine(&ctx, &m, options.opt_level, key.is_some())?;
     // SAFETY: the engine is valid; the name is a NUL-free string borrowed for the call.
     let ptr = unsafe {
         mlir_sys::mlirExecutionEngineLookupPacked(
@@ -362,15 +394,52 @@ pub(crate) fn compile_lowered(
             "the compiled module has no packed entry point for {name}"
         )));
     }
+    if let (Some(c), Some(k)) = (cache, &key) {
+        store(c, k, &engine);
+    }
     // SAFETY: the packed wrapper MLIR generates for every function has this signature.
     let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(ptr) };
     Ok(CpuKernel {
-        _engine: engine,
+        code: Code::Jit(engine),
         entry,
         inputs: lowered.inputs.clone(),
         outputs: lowered.outputs.clone(),
         compile_time: start.elapsed(),
     })
+}
+
+/// Stores a compiled kernel in the disk cache. A cache that cannot store (no C compiler, a
+/// folder that cannot be written) says so once per process, on standard error, and the
+/// kernels still run: compilation never fails for the cache's sake.
+fn store(cache: &DiskCache, key: &str, engine: &Engine) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    let id = format!("{:?}", std::thread::current().id());
+    let digits: String = id.chars().filter(char::is_ascii_digit).collect();
+    let object =
+        std::env::temp_dir().join(format!("shardc-kernel-{}-{digits}.o", std::process::id()));
+    let path = object.to_string_lossy().into_owned();
+    // SAFETY: an engine created with object dumping on; the path is borrowed for the call.
+    unsafe {
+        mlir_sys::mlirExecutionEngineDumpToObjectFile(
+            engine.0,
+            mlir_sys::MlirStringRef {
+                data: path.as_ptr() as *const _,
+                length: path.len(),
+            },
+        );
+    }
+    let stored = cache.store(key, &object);
+    let _ = std::fs::remove_file(&object);
+    if let Err(why) = stored.as_ref()
+        && !why.starts_with("the kernel calls")
+    {
+        WARNED.call_once(|| {
+            eprintln!(
+                "shardc: the kernel cache in {} stores nothing: {why} (kernels are compiled in every process; SHARDC_KERNEL_CACHE=off turns the cache off)",
+                cache.dir().display()
+            )
+        });
+    }
 }
 
 /// Deletes the transform script (and its module attribute) once it has run.
@@ -393,10 +462,13 @@ pub(crate) fn remove_transform_script(m: &mut melior::ir::Module) {
         .remove_attribute("transform.with_named_sequence");
 }
 
+/// An execution engine for the module; `for_cache`: position-independent code, kept so
+/// that it can be written to an object file ([`store`]).
 fn create_engine(
     ctx: &melior::Context,
     m: &melior::ir::Module,
     opt_level: usize,
+    for_cache: bool,
 ) -> Result<Engine, LowerError> {
     let ((raw, _), diagnostics) = super::with_diagnostics(ctx, || {
         // SAFETY: the module is valid and in the LLVM dialect; the engine copies what it
@@ -407,8 +479,8 @@ fn create_engine(
                 opt_level.min(3) as i32,
                 0,
                 std::ptr::null(),
-                false,
-                false,
+                for_cache,
+                for_cache,
             )
         };
         (raw, ())
@@ -446,6 +518,11 @@ impl CpuKernel {
     }
 
     /// Time spent lowering and compiling (MLIR passes and LLVM).
+    /// Whether the kernel was loaded from the disk cache rather than compiled.
+    pub fn loaded_from_disk(&self) -> bool {
+        matches!(self.code, Code::Cached(_))
+    }
+
     pub fn compile_time(&self) -> Duration {
         self.compile_time
     }

@@ -56,6 +56,9 @@ pub struct JitStats {
     pub modules: usize,
     /// Time spent compiling modules, summed over the threads that compiled them.
     pub compile_seconds: f64,
+    /// Modules loaded from the disk cache (`cache.rs`) instead of compiled; counted in
+    /// `modules` too.
+    pub loaded: usize,
 }
 
 /// One kernel's share of the time [`JitCompute::with_profiling`] measured.
@@ -233,6 +236,7 @@ impl JitCompute {
             match r {
                 Ok(k) => {
                     stats.modules += 1;
+                    stats.loaded += usize::from(k.loaded_from_disk());
                     stats.compile_seconds += k.compile_time().as_secs_f64();
                     cache.insert(key, Arc::new(k));
                 }

@@ -861,6 +861,35 @@ fn dot_general(
     d: &DotDims,
     out: &TensorType,
 ) -> Result<String, LowerError> {
+    // CPU: a right operand laid out [n, k] (as in `dy w^T`) would be transposed into a
+    // copy of all its elements. When that copy is larger than transposing the left
+    // operand and the result, compute the product with the operands swapped (`w dy^T`,
+    // whose right operand is the small one) and transpose its result back.
+    if e.flavour == Flavour::Cpu && lty.dtype != DType::I1 && d.lhs_batch.is_empty() {
+        let swapped = DotDims {
+            lhs_batch: Vec::new(),
+            rhs_batch: Vec::new(),
+            lhs_contracting: d.rhs_contracting.clone(),
+            rhs_contracting: d.lhs_contracting.clone(),
+            precision: d.precision.iter().rev().cloned().collect(),
+        };
+        let copied = copied_elements(lty, rty, d);
+        if copied_elements(rty, lty, &swapped) + out.num_elements() < copied {
+            let nl = lty.rank() - d.lhs_contracting.len();
+            let nr = rty.rank() - d.rhs_contracting.len();
+            let t_out = TensorType::new(
+                out.dtype,
+                out.shape[nl..]
+                    .iter()
+                    .chain(&out.shape[..nl])
+                    .copied()
+                    .collect::<Vec<_>>(),
+            );
+            let t = dot_general(e, rhs, rty, lhs, lty, &swapped, &t_out)?;
+            let back: Vec<usize> = (nr..nr + nl).chain(0..nr).collect();
+            return e.transpose(&t, &t_out, &back);
+        }
+    }
     let free = |rank: usize, batch: &[usize], contracting: &[usize]| -> Vec<usize> {
         (0..rank)
             .filter(|i| !batch.contains(i) && !contracting.contains(i))
@@ -964,6 +993,31 @@ fn dot_general(
         }
     };
     Ok(e.reshape(&product, &c_ty, out))
+}
+
+/// The elements the CPU lowering of an unbatched dot copies to bring its operands into
+/// matmul order: the left operand unless it is `[m, k]` or `[k, m]` (read through a
+/// transposed map), the right unless it is `[k, n]`.
+fn copied_elements(lty: &TensorType, rty: &TensorType, d: &DotDims) -> usize {
+    let free = |rank: usize, contracting: &[usize]| -> Vec<usize> {
+        (0..rank).filter(|i| !contracting.contains(i)).collect()
+    };
+    let order = |a: &[usize], b: &[usize]| a.iter().chain(b).copied().eq(0..a.len() + b.len());
+    let (lf, rf) = (
+        free(lty.rank(), &d.lhs_contracting),
+        free(rty.rank(), &d.rhs_contracting),
+    );
+    let lhs = if order(&lf, &d.lhs_contracting) || order(&d.lhs_contracting, &lf) {
+        0
+    } else {
+        lty.num_elements()
+    };
+    let rhs = if order(&d.rhs_contracting, &rf) {
+        0
+    } else {
+        rty.num_elements()
+    };
+    lhs + rhs
 }
 
 /// `linalg.matmul` into a zero-filled accumulator (a batch: an `scf.for` over matmuls

@@ -21,6 +21,7 @@
 //! are in `docs/kernels.md`.
 
 mod approx;
+pub mod cache;
 pub mod cluster;
 pub mod cpu;
 pub mod gpu;

@@ -32,6 +32,8 @@ pub struct Explanation {
     pub peak_bytes_per_device: u64,
     /// The cost model's estimate of the whole step, in microseconds.
     pub cost_us: f64,
+    /// Where the cost model's figures come from ([`crate::sharding::cost::CostModel::source`]).
+    pub cost_model: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -378,6 +380,13 @@ impl Compiled {
             values,
             collectives,
             cost_us: us(x.cost),
+            cost_model: match p.cost.shared_host {
+                Some(h) => format!(
+                    "{}: {} devices sharing {} cores",
+                    p.cost.source, h.devices, h.cores
+                ),
+                None => p.cost.source.clone(),
+            },
         }
     }
 }
@@ -461,10 +470,11 @@ impl fmt::Display for Explanation {
         }
         writeln!(
             f,
-            "total {} B/device sent, peak {} B/device held, estimated {}",
+            "total {} B/device sent, peak {} B/device held, estimated {} by the cost model {}",
             self.bytes_per_device,
             self.peak_bytes_per_device,
-            cost_text(self.cost_us)
+            cost_text(self.cost_us),
+            self.cost_model
         )
     }
 }

@@ -461,7 +461,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         roots,
         origin: s.origin,
         report,
-        cost: opts.cost.clone(),
+        cost: opts.cost.for_devices(mesh.num_devices()),
         names,
         uneven: opts.uneven(),
         priorities,

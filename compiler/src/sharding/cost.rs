@@ -8,38 +8,173 @@
 
 use crate::sharding::layout::Layout;
 use crate::sharding::reshard::{Plan, Step};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shardc_ir::{Mesh, OpKind, TensorType, UnaryOp};
 use std::collections::BTreeMap;
+use std::path::Path;
 
-/// Machine parameters. Axis bandwidths are per mesh axis name (bytes per second); an axis
-/// not listed uses `default_bandwidth`.
-#[derive(Clone, Debug, Serialize)]
+/// Machine parameters: what a device computes and moves per second. Axis bandwidths are
+/// per mesh axis name (bytes per second); an axis not listed uses `default_bandwidth`.
+///
+/// A model describes one backend and device count. [`CostModel::default`] is the cpu
+/// backend's built-in figures on the reference host (two cores); `shardc calibrate`
+/// measures the host a program will run on and writes a [`CostModel`] as JSON
+/// ([`CostModel::load`]); [`CostModel::gpu_cluster`] is the figures of a GPU cluster.
+/// `explain` prints [`CostModel::source`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CostModel {
+    /// The profile format; [`CostModel::VERSION`].
+    pub version: u32,
+    /// Where these figures come from: `built-in cpu (2 cores)`, `calibrated on ...`.
+    pub source: String,
     pub axis_bandwidth: BTreeMap<String, f64>,
     pub default_bandwidth: f64,
     /// Seconds per collective, whatever its size.
     pub latency: f64,
-    /// FLOP/s per device.
+    /// FLOP/s per device in contractions (`dot_general`).
     pub flops: f64,
+    /// FLOP/s per device in every other op that computes (elementwise, reductions).
+    pub vector_flops: f64,
     /// Seconds charged per byte a device holds (a tie-breaker towards smaller pieces).
     pub memory_weight: f64,
+    /// When the devices are threads of one host that share its cores (the cpu backend),
+    /// the host, and how many devices the figures above were measured with: a mesh of
+    /// another size divides the same cores among its devices ([`CostModel::for_devices`]).
+    /// Compute replicated over the devices is then charged as what it is, every device
+    /// doing it on a share of the cores.
+    pub shared_host: Option<SharedHost>,
+}
+
+/// The cores the devices of a mesh share, and the device count a profile was measured at.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SharedHost {
+    pub cores: usize,
+    pub devices: usize,
+}
+
+impl SharedHost {
+    /// The share of one core each device gets when `devices` run at once (1 at most).
+    fn share(&self, devices: usize) -> f64 {
+        (self.cores as f64 / devices.max(1) as f64).min(1.0)
+    }
 }
 
 impl Default for CostModel {
-    /// A GPU-cluster-like default: 100 GB/s links, 5 µs latency, 100 TFLOP/s devices.
+    /// The cpu backend on the reference host ([`CostModel::cpu`] of two cores).
     fn default() -> CostModel {
-        CostModel {
-            axis_bandwidth: BTreeMap::new(),
-            default_bandwidth: 100e9,
-            latency: 5e-6,
-            flops: 100e12,
-            memory_weight: 1e-15,
-        }
+        CostModel::cpu(2)
     }
 }
 
 impl CostModel {
+    /// The version of the JSON profile [`CostModel::save`] writes.
+    pub const VERSION: u32 = 1;
+
+    /// The cpu backend's built-in figures for a host of `cores` cores, per core as
+    /// `shardc bench kernels` measured them on the reference machine (`docs/kernels.md`):
+    /// 100 GFLOP/s in JIT matmuls, about 4 GFLOP/s in fused elementwise code (17 GB/s of
+    /// memory traffic at 12 bytes per element), collectives as copies between threads at
+    /// 4 GB/s with 30 µs to wake and join the group. One device per core; more devices
+    /// than cores share them.
+    pub fn cpu(cores: usize) -> CostModel {
+        CostModel {
+            version: CostModel::VERSION,
+            source: format!("built-in cpu ({cores} cores)"),
+            axis_bandwidth: BTreeMap::new(),
+            default_bandwidth: 4e9,
+            latency: 30e-6,
+            flops: 100e9,
+            vector_flops: 4e9,
+            memory_weight: 1e-15,
+            shared_host: Some(SharedHost { cores, devices: 1 }),
+        }
+    }
+
+    /// The cpu backend on this host: its core count ([`CostModel::cpu`]).
+    pub fn host() -> CostModel {
+        CostModel::cpu(std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    /// A GPU cluster's figures: 100 GB/s links, 5 µs latency, 100 TFLOP/s in
+    /// contractions and 10 TFLOP/s elsewhere, each device its own chip.
+    pub fn gpu_cluster() -> CostModel {
+        CostModel {
+            version: CostModel::VERSION,
+            source: "built-in gpu cluster".into(),
+            axis_bandwidth: BTreeMap::new(),
+            default_bandwidth: 100e9,
+            latency: 5e-6,
+            flops: 100e12,
+            vector_flops: 10e12,
+            memory_weight: 1e-15,
+            shared_host: None,
+        }
+    }
+
+    /// The figures for a mesh of `devices` devices: on a shared host, each device's share
+    /// of the cores scales its compute and copy rates and its latency; otherwise as is.
+    pub fn for_devices(&self, devices: usize) -> CostModel {
+        let Some(host) = self.shared_host else {
+            return self.clone();
+        };
+        let factor = host.share(devices) / host.share(host.devices);
+        let mut m = self.clone();
+        m.flops *= factor;
+        m.vector_flops *= factor;
+        m.default_bandwidth *= factor;
+        m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
+        m.latency /= factor;
+        m.shared_host = Some(SharedHost { devices, ..host });
+        m
+    }
+
+    /// Reads a profile `shardc calibrate` wrote.
+    pub fn load(path: &Path) -> Result<CostModel, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the cost profile {}: {e}", path.display()))?;
+        let m: CostModel = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "{} is not a cost profile: {e}; write one with `shardc calibrate --out {}`",
+                path.display(),
+                path.display()
+            )
+        })?;
+        if m.version != CostModel::VERSION {
+            return Err(format!(
+                "the cost profile {} is version {}, this shardc reads version {}; measure again with `shardc calibrate --out {}`",
+                path.display(),
+                m.version,
+                CostModel::VERSION,
+                path.display()
+            ));
+        }
+        let rates = [m.default_bandwidth, m.latency, m.flops, m.vector_flops];
+        if rates
+            .iter()
+            .chain(m.axis_bandwidth.values())
+            .any(|r| !(r.is_finite() && *r > 0.0))
+        {
+            return Err(format!(
+                "the cost profile {} has a rate that is not a positive number; measure again with `shardc calibrate`",
+                path.display()
+            ));
+        }
+        Ok(m)
+    }
+
+    /// The profile as JSON, as [`CostModel::load`] reads it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The model `SHARDC_COST_PROFILE` names, if set.
+    pub fn from_env() -> Result<Option<CostModel>, String> {
+        match std::env::var_os("SHARDC_COST_PROFILE") {
+            Some(p) if !p.is_empty() => CostModel::load(Path::new(&p)).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// Sets the bandwidth of one mesh axis.
     pub fn with_axis_bandwidth(mut self, axis: &str, bytes_per_second: f64) -> CostModel {
         self.axis_bandwidth
@@ -91,7 +226,12 @@ impl CostModel {
 
     /// Seconds of compute of one op on local pieces of the given types.
     pub fn op_time(&self, kind: &OpKind, operands: &[TensorType], results: &[TensorType]) -> f64 {
-        op_flops(kind, operands, results) as f64 / self.flops
+        let rate = if matches!(kind, OpKind::DotGeneral(_)) {
+            self.flops
+        } else {
+            self.vector_flops
+        };
+        op_flops(kind, operands, results) as f64 / rate
     }
 
     /// The memory tie-breaker of holding a piece.

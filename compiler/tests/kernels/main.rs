@@ -3,7 +3,8 @@
 //! - `ops`: every lowered op, JIT against the reference interpreter;
 //! - `programs`: random f32 programs and random modules of every op and dtype
 //!   (bit for bit with libm and unvectorized matmuls), fusion, the cache, errors;
-//! - `gpu`: PTX for sm_80 / sm_90, target validation, snapshots.
+//! - `gpu`: PTX for sm_80 / sm_90, target validation, snapshots;
+//! - `cache`: kernels kept on disk and loaded by a later compile; damaged entries.
 //!
 //! Tolerance (stated once, here): integer and boolean results are exact; f32 results
 //! are within `abs 1e-5 + rel 1e-5` of the reference (MLIR's polynomial
@@ -12,6 +13,7 @@
 //! 64 within `rel 1e-4`; f64 within `1e-12`; bf16 and f16 within one unit in their
 //! last place (an approximation's last-bit difference in f32 can round either way).
 
+mod cache;
 mod gpu;
 mod ops;
 mod programs;

@@ -382,6 +382,10 @@ fn dot_general_layouts_and_types() {
         (&[8, 16], &[16, 32], dims(&[], &[], &[1], &[0])),
         (&[16, 8], &[16, 32], dims(&[], &[], &[0], &[0])),
         (&[8, 16], &[32, 16], dims(&[], &[], &[1], &[1])),
+        // A right operand laid out [n, k] larger than the left: computed with the operands
+        // swapped and the result transposed back (one and two free dimensions each side).
+        (&[2, 3, 16], &[40, 16], dims(&[], &[], &[2], &[1])),
+        (&[2, 3, 16], &[5, 8, 16], dims(&[], &[], &[2], &[2])),
         (&[16], &[16], dims(&[], &[], &[0], &[0])),
         (&[16, 5], &[16], dims(&[], &[], &[0], &[0])),
         (&[3], &[7], dims(&[], &[], &[], &[])),

@@ -1,0 +1,201 @@
+//! `shardc bench peer`: the programs of the JAX/XLA peer benchmark
+//! (`../shared/bench/peer/export_cases.py` writes them: JAX's own lowering of textbook
+//! training steps), compiled by shardc and stepped on the cpu backend, timed as
+//! `jax_peer.py` times XLA: the time to the first step from the program text (parse,
+//! compile, kernel preparation, first call) and the median of the steps after it, the
+//! parameters staying on the devices from step to step as JAX's sharded arrays do.
+//!
+//! `scripts/bench-peer.sh` runs this beside `jax_peer.py` in one invocation and writes the
+//! side-by-side table to `docs/bench/`.
+
+use serde_json::{Value, json};
+use shardc::compiler::{CostModel, Options, compile};
+use shardc::{CpuProgram, Engine, Error, Literal};
+use shardc_runtime::backend::RunOptions;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What `shardc bench peer` runs.
+pub struct PeerBench {
+    /// A folder of `NAME.mlir` programs (with `NAME.meta.json` beside them, optional).
+    pub dir: PathBuf,
+    /// Case names to run; all of the folder's when empty.
+    pub cases: Vec<String>,
+    /// Timed steps per case (after one untimed step).
+    pub steps: usize,
+    pub engine: Engine,
+    /// The cost model compilation optimises; `None`: the backend's own.
+    pub cost: Option<CostModel>,
+    /// Also time every kernel of two more steps (the JIT, compiled again), by kernel.
+    pub profile: bool,
+}
+
+/// The cases of a folder, sorted by name.
+pub fn cases(dir: &Path) -> Result<Vec<String>, Error> {
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| Error::Usage(format!("cannot read the folder {}: {e}", dir.display())))?;
+    let mut out: Vec<String> = read
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            Some(name.strip_suffix(".mlir")?.to_string())
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// One JSON object: `{"cases": [...]}`, one entry per program.
+pub fn peer(b: &PeerBench) -> Result<Value, Error> {
+    let names = if b.cases.is_empty() {
+        cases(&b.dir)?
+    } else {
+        b.cases.clone()
+    };
+    let mut out = Vec::new();
+    for name in names {
+        out.push(one_case(b, &name)?);
+    }
+    Ok(json!({ "engine": format!("{:?}", b.engine), "cases": out }))
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Deterministic inputs of the program's argument types (values in [-0.5, 0.5]).
+pub fn inputs(types: &[shardc::TensorType]) -> Result<Vec<Literal>, Error> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let v: Vec<f64> = (0..t.num_elements())
+                .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
+                .collect();
+            Ok(Literal::from_f64(t.dtype, &t.shape, &v)?)
+        })
+        .collect()
+}
+
+fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
+    let path = b.dir.join(format!("{name}.mlir"));
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    let start = Instant::now();
+    let m = shardc::ir::text::parse_module(&text)
+        .map_err(|e| Error::Usage(format!("{}:{e}", path.display())))?;
+    let parsed = start.elapsed();
+    let mesh_devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
+    let options = Options {
+        cost: b.cost.clone().unwrap_or_else(CostModel::host),
+        ..Options::default()
+    };
+    let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;
+    let compiled = start.elapsed();
+    let engine = b.engine.compute();
+    let program = CpuProgram::new(&c, engine.as_ref())?;
+    let prepared = start.elapsed();
+
+    let f = m
+        .entry()
+        .ok_or_else(|| Error::Usage(format!("{name}: no entry function")))?;
+    let arg_types = f.arg_types();
+    // The inputs, made and placed on the devices outside the time to the first step (as
+    // jax_peer.py's arguments are device_put before it lowers and compiles).
+    let made = Instant::now();
+    let globals = inputs(&arg_types)?;
+    // A step's outputs that are its parameters' new values (same position, same type)
+    // are carried to the next step on the devices; the other arguments (the batch) are
+    // given again.
+    let result_types = f.result_types();
+    let carry: Vec<(usize, usize)> = (0..result_types.len().min(arg_types.len()))
+        .filter(|&k| result_types[k] == arg_types[k])
+        .map(|k| (k, k))
+        .collect();
+    let fresh: Vec<(usize, Literal)> = (0..arg_types.len())
+        .filter(|a| !carry.iter().any(|c| c.1 == *a))
+        .map(|a| (a, globals[a].clone()))
+        .collect();
+    let mut args = program.put(&c, &globals)?;
+    let placing = made.elapsed();
+    let mut times = Vec::new();
+    let mut first = None;
+    let mut bytes = 0;
+    let mut last = None;
+    for step in 0..=b.steps {
+        let t = Instant::now();
+        let (results, report) = program.call(args, &RunOptions::default())?;
+        let elapsed = t.elapsed();
+        if step == 0 {
+            first = Some(start.elapsed() - placing);
+        } else {
+            times.push(elapsed);
+        }
+        bytes = report
+            .stats
+            .devices
+            .iter()
+            .map(|d| d.bytes_sent)
+            .max()
+            .unwrap_or(0);
+        args = program.next_args(&c, results, &carry, &fresh)?;
+        last = Some(report);
+    }
+    times.sort();
+    let profile = if b.profile {
+        profile(&c, &globals)?
+    } else {
+        Value::Null
+    };
+    let per_device = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
+        let devs = last.as_ref().map_or(&[][..], |r| &r.stats.devices[..]);
+        ms(devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32)
+    };
+    let e = c.explain();
+    Ok(json!({
+        "case": name,
+        "devices": mesh_devices,
+        "step_ms": ms(times[times.len() / 2]),
+        "steps": times.len(),
+        "first_step_ms": ms(first.unwrap_or_default()),
+        "time_to_first_step_ms": {
+            "parse": ms(parsed),
+            "compile": ms(compiled - parsed),
+            "prepare_kernels": ms(prepared - compiled),
+            "first_call": ms(first.unwrap_or_default() - prepared),
+        },
+        "inputs_made_and_placed_ms": ms(placing),
+        "bytes_sent_per_device": bytes,
+        "last_step_per_device_ms": {
+            "compute": per_device(&|d| d.compute),
+            "communication": per_device(&|d| d.communication),
+            "waiting": per_device(&|d| d.waiting),
+        },
+        "collectives": e.collectives.len(),
+        "planned_bytes_per_device": e.bytes_per_device,
+        "predicted_ms": e.cost_us / 1e3,
+        "cost_model": e.cost_model,
+        "profile": profile,
+    }))
+}
+
+/// Two more steps with the JIT timing every kernel of the second, by kernel, summed over
+/// the devices (the top 12).
+fn profile(c: &shardc::Compiled, globals: &[Literal]) -> Result<Value, Error> {
+    use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
+    let engine = JitCompute::new(CpuOptions::default()).with_profiling();
+    let program = CpuProgram::new(c, &engine)?;
+    program.run(c, globals, f64::INFINITY)?;
+    engine.clear_profile();
+    program.run(c, globals, f64::INFINITY)?;
+    let mut rows = engine.profile();
+    rows.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    let total: f64 = rows.iter().map(|r| r.seconds).sum();
+    Ok(json!({
+        "total_ms": (total * 1e6).round() / 1e3,
+        "by_kernel": rows
+            .iter()
+            .take(12)
+            .map(|r| json!({"kernel": r.kernel, "calls": r.calls, "ms": (r.seconds * 1e6).round() / 1e3}))
+            .collect::<Vec<_>>(),
+    }))
+}

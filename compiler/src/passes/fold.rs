@@ -1,0 +1,187 @@
+//! Folding: a transpose that only swaps a `dot_general`'s two groups of free dimensions
+//! becomes the `dot_general` of the operands swapped, as XLA's transpose folding does.
+//!
+//! A dot's result dimensions are its batch dimensions, then the left operand's free
+//! dimensions, then the right's. Swapping the operands (and their batch and contracting
+//! dimensions) gives the batch, the right's free, the left's free: exactly the transpose
+//! that exchanges the two free groups. JAX's backward pass writes the weight gradient of
+//! every `x @ w` as `transpose(dot(dy, x))`; folded, the per-device program computes the
+//! gradient in the layout it is used in, without a copy through memory (on the cpu
+//! backend, the transpose of a 512x2048 f32 gradient cost more than the matmul making it).
+//!
+//! Only a dot whose one reader is the transpose is folded (otherwise both layouts are
+//! needed); the folded dot takes the transpose's place in the program, where its operands
+//! already exist.
+//!
+//! ```text
+//! %d = dot_general %a, %b, contracting_dims = [0] x [0] : (32x512, 32x2048) -> 512x2048
+//! %t = transpose %d, dims = [1, 0]                     =>   %t = dot_general %b, %a,
+//!                                                            contracting_dims = [0] x [0]
+//!                                                            : (32x2048, 32x512) -> 2048x512
+//! ```
+
+use crate::error::CompileError;
+use shardc_ir::{DotDims, Function, FunctionBuilder, Module, Op, OpId, OpKind, ValueId};
+use std::collections::HashMap;
+
+/// The module with every foldable transpose of its entry function folded into the dot it
+/// reads; gives the number folded.
+pub fn fold(m: &Module) -> Result<(Module, usize), CompileError> {
+    let Some(f) = m.entry() else {
+        return Ok((m.clone(), 0));
+    };
+    // The transposes to fold, by the dot they read.
+    let readers = readers(f);
+    let folds: HashMap<OpId, OpId> = f
+        .body_ops()
+        .filter_map(|(t, op)| {
+            let dot = f.defining_op(*op.operands.first()?)?;
+            (readers[op.operands[0].index()] == 1 && swapped(f, f.op(dot), op).is_some())
+                .then_some((dot, t))
+        })
+        .collect();
+    if folds.is_empty() {
+        return Ok((m.clone(), 0));
+    }
+    let into: HashMap<OpId, OpId> = folds.iter().map(|(&d, &t)| (t, d)).collect();
+    let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
+    b.set_visibility(f.visibility);
+    let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
+    for (id, op) in f.body_ops() {
+        if folds.contains_key(&id) {
+            continue;
+        }
+        let Some(&dot) = into.get(&id) else {
+            b.copy_op(f, op, &mut map)?;
+            continue;
+        };
+        let d = f.op(dot);
+        let dims = swapped(f, d, op)
+            .ok_or_else(|| CompileError::internal("fold", "a chosen fold no longer applies"))?;
+        let operands = [map[&d.operands[1]], map[&d.operands[0]]];
+        let ty = f.ty(op.results[0]).clone();
+        let new = b.push(OpKind::DotGeneral(dims), &operands, Some(&[ty]), Vec::new())?;
+        b.op_mut(new).attrs = d.attrs.clone();
+        let result = b.func().op(new).results[0];
+        map.insert(op.results[0], result);
+    }
+    let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
+    let mut g = b.finish(&results);
+    g.arg_attrs = f.arg_attrs.clone();
+    g.result_attrs = f.result_attrs.clone();
+    Ok((m.with_function(g), folds.len()))
+}
+
+/// How many times each value is read (by ops, in any block, and by the results).
+fn readers(f: &Function) -> Vec<usize> {
+    let mut n = vec![0; f.values.len()];
+    for op in &f.ops {
+        for v in &op.operands {
+            n[v.index()] += 1;
+        }
+    }
+    for block in &f.blocks {
+        for v in &block.results {
+            n[v.index()] += 1;
+        }
+    }
+    n
+}
+
+/// The dimensions of `dot` with its operands swapped, when `transpose` (reading `dot`'s
+/// result) exchanges its two nonempty groups of free dimensions and nothing else.
+fn swapped(f: &Function, dot: &Op, transpose: &Op) -> Option<DotDims> {
+    let (OpKind::DotGeneral(d), OpKind::Transpose { permutation }) = (&dot.kind, &transpose.kind)
+    else {
+        return None;
+    };
+    if !dot.regions.is_empty() || dot.shardings.is_some() || transpose.shardings.is_some() {
+        return None;
+    }
+    let free = |v: ValueId, batch: &[usize], contracting: &[usize]| {
+        f.ty(v).rank() - batch.len() - contracting.len()
+    };
+    let nb = d.lhs_batch.len();
+    let nl = free(dot.operands[0], &d.lhs_batch, &d.lhs_contracting);
+    let nr = free(dot.operands[1], &d.rhs_batch, &d.rhs_contracting);
+    let want: Vec<usize> = (0..nb)
+        .chain(nb + nl..nb + nl + nr)
+        .chain(nb..nb + nl)
+        .collect();
+    (nl > 0 && nr > 0 && *permutation == want).then(|| DotDims {
+        lhs_batch: d.rhs_batch.clone(),
+        rhs_batch: d.lhs_batch.clone(),
+        lhs_contracting: d.rhs_contracting.clone(),
+        rhs_contracting: d.lhs_contracting.clone(),
+        precision: d.precision.iter().rev().cloned().collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::text::{parse_module, print_module};
+
+    fn folded(text: &str) -> (String, usize) {
+        let m = parse_module(text).unwrap();
+        let (g, n) = fold(&m).unwrap();
+        shardc_ir::verify_module(&g).unwrap();
+        (print_module(&g), n)
+    }
+
+    #[test]
+    fn a_weight_gradient_transpose_becomes_the_swapped_dot() {
+        let (text, n) = folded(
+            "func.func @main(%a: tensor<32x512xf32>, %b: tensor<32x2048xf32>) -> tensor<2048x512xf32> {
+               %d = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<32x512xf32>, tensor<32x2048xf32>) -> tensor<512x2048xf32>
+               %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<512x2048xf32>) -> tensor<2048x512xf32>
+               return %t : tensor<2048x512xf32>
+             }",
+        );
+        assert_eq!(n, 1);
+        assert!(!text.contains("transpose"), "{text}");
+        assert!(
+            text.contains("stablehlo.dot_general %arg1, %arg0, contracting_dims = [0] x [0]"),
+            "{text}"
+        );
+        assert!(text.contains("-> tensor<2048x512xf32>"), "{text}");
+    }
+
+    #[test]
+    fn batch_dimensions_stay_first() {
+        let (text, n) = folded(
+            "func.func @main(%a: tensor<4x8x3xf32>, %b: tensor<4x3x5xf32>) -> tensor<4x5x8xf32> {
+               %d = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x8x3xf32>, tensor<4x3x5xf32>) -> tensor<4x8x5xf32>
+               %t = stablehlo.transpose %d, dims = [0, 2, 1] : (tensor<4x8x5xf32>) -> tensor<4x5x8xf32>
+               return %t : tensor<4x5x8xf32>
+             }",
+        );
+        assert_eq!(n, 1, "{text}");
+        assert!(
+            text.contains("batching_dims = [0] x [0], contracting_dims = [1] x [2]"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn other_transposes_and_shared_dots_are_kept() {
+        // The dot is also returned: both layouts are needed.
+        let (_, shared) = folded(
+            "func.func @main(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) -> (tensor<3x5xf32>, tensor<5x3xf32>) {
+               %d = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+               %t = stablehlo.transpose %d, dims = [1, 0] : (tensor<3x5xf32>) -> tensor<5x3xf32>
+               return %d, %t : tensor<3x5xf32>, tensor<5x3xf32>
+             }",
+        );
+        assert_eq!(shared, 0);
+        // A transpose that moves a batch dimension is not the operand swap.
+        let (_, batch) = folded(
+            "func.func @main(%a: tensor<4x8x3xf32>, %b: tensor<4x3x5xf32>) -> tensor<8x4x5xf32> {
+               %d = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<4x8x3xf32>, tensor<4x3x5xf32>) -> tensor<4x8x5xf32>
+               %t = stablehlo.transpose %d, dims = [1, 0, 2] : (tensor<4x8x5xf32>) -> tensor<8x4x5xf32>
+               return %t : tensor<8x4x5xf32>
+             }",
+        );
+        assert_eq!(batch, 0);
+    }
+}
