@@ -261,7 +261,7 @@ struct Engine(mlir_sys::MlirExecutionEngine);
 
 /// What owns a kernel's code: the execution engine that compiled it, or the library it
 /// was loaded from out of the disk cache. Held only to be dropped with the kernel.
-#[allow(deadcode)]
+#[allow(dead_code)]
 enum Code {
     Jit(Engine),
     Cached(libloading::Library),
