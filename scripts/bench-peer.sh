@@ -21,16 +21,17 @@ stacks="$(tr ',' '\n' <<<"$cases" | sed -n 's/^transformer_stack_//p' | paste -s
 for c in ${cases//,/ }; do
   XLA_FLAGS=--xla_force_host_platform_device_count=8 "$py" ../shared/bench/peer/jax_peer.py \
     --cases "$c" --stack-sizes "${stacks:-4}" --repeats 3 --iters 10 --hlo-dir '' \
-    --out "$tmp/jax.jsonl" >/dev/null
+    --out "$tmp/jax-$c.jsonl" >/dev/null
   target/release/shardc bench peer --cases "$c" --steps 10 >"$tmp/shardc-$c.json"
 done
 python3 - "$tmp" "$out" "$cases" <<'EOF'
 import json, sys, subprocess
 tmp, out, cases = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 xla = {}
-for line in open(f"{tmp}/jax.jsonl"):
-    d = json.loads(line)
-    xla[d["case"]] = d
+for c in cases:
+    for line in open(f"{tmp}/jax-{c}.jsonl"):
+        d = json.loads(line)
+        xla[d["case"]] = d
 rows = []
 for c in cases:
     s = json.load(open(f"{tmp}/shardc-{c}.json"))["cases"][0]
@@ -48,6 +49,7 @@ for c in cases:
         "shardc_time_to_first_step_parts_ms": s["time_to_first_step_ms"],
         "xla_lower_compile_ms": round(x_first, 2),
         "first_step_ratio": round(s["first_step_ms"] / x_first, 3),
+        "shardc_peak_bytes_per_device": s["peak_bytes_per_device"],
         "shardc_collectives": s["collectives"],
         "xla_collectives": x["collective_counts"],
         "shardc_predicted_ms": round(s["predicted_ms"], 3),

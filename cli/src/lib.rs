@@ -5,3 +5,4 @@
 pub mod bench;
 pub mod calibrate;
 pub mod peer;
+pub mod plans;

@@ -5,6 +5,7 @@
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
 //! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile]
+//! shardc bench plans FILE.mlir... [--steps 5] [--cost-profile FILE]
 //! shardc bench compile [--blocks 4,16,64,256]
 //! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
 //! shardc bench kernels [--sizes 512,1024] [--chain-mb 64]
@@ -134,6 +135,22 @@ enum Bench {
         /// Also time every kernel of one more step, by kernel.
         #[arg(long)]
         profile: bool,
+        /// Fuse all-reduces into buckets of at most this many bytes (as `compile`).
+        #[arg(long)]
+        bucket_bytes: Option<usize>,
+    },
+    /// A program's chosen plan beside the best plans of other machines' figures, each
+    /// run on the cpu backend: predicted (one formula, the chosen model) vs measured.
+    Plans {
+        /// Programs (`.mlir`, as JAX prints them).
+        files: Vec<PathBuf>,
+        /// Timed steps per plan, after one untimed.
+        #[arg(long, default_value_t = 5)]
+        steps: usize,
+        #[arg(long, default_value = "jit")]
+        engine: shardc::Engine,
+        #[command(flatten)]
+        cost: CostArgs,
     },
     /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
     /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
@@ -340,6 +357,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     engine,
                     cost,
                     profile,
+                    bucket_bytes,
                 },
         } => {
             let b = shardc_cli::peer::PeerBench {
@@ -349,8 +367,27 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 engine,
                 cost: Some(cost.model()?),
                 profile,
+                bucket_bytes,
             };
             emit(&format!("{:#}", shardc_cli::peer::peer(&b)?));
+            Ok(())
+        }
+        Command::Bench {
+            which:
+                Bench::Plans {
+                    files,
+                    steps,
+                    engine,
+                    cost,
+                },
+        } => {
+            let b = shardc_cli::plans::PlansBench {
+                files,
+                steps,
+                engine,
+                cost: cost.model()?,
+            };
+            emit(&format!("{:#}", shardc_cli::plans::plans(&b)?));
             Ok(())
         }
         Command::Bench {

@@ -13,6 +13,7 @@ use shardc::compiler::{CostModel, Options, compile};
 use shardc::{CpuProgram, Engine, Error, Literal};
 use shardc_runtime::backend::RunOptions;
 use std::path::{Path, PathBuf};
+
 use std::time::{Duration, Instant};
 
 /// What `shardc bench peer` runs.
@@ -28,6 +29,8 @@ pub struct PeerBench {
     pub cost: Option<CostModel>,
     /// Also time every kernel of two more steps (the JIT, compiled again), by kernel.
     pub profile: bool,
+    /// [`Options::bucket_bytes`]: all-reduces fused into buckets of at most this size.
+    pub bucket_bytes: Option<usize>,
 }
 
 /// The cases of a folder, sorted by name.
@@ -78,34 +81,100 @@ pub fn inputs(types: &[shardc::TensorType]) -> Result<Vec<Literal>, Error> {
 
 fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
     let path = b.dir.join(format!("{name}.mlir"));
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
     let start = Instant::now();
-    let m = shardc::ir::text::parse_module(&text)
-        .map_err(|e| Error::Usage(format!("{}:{e}", path.display())))?;
+    let m = read(&path)?;
     let parsed = start.elapsed();
     let mesh_devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
     let options = Options {
         cost: b.cost.clone().unwrap_or_else(CostModel::host),
+        bucket_bytes: b.bucket_bytes,
         ..Options::default()
     };
     let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;
     let compiled = start.elapsed();
-    let engine = b.engine.compute();
-    let program = CpuProgram::new(&c, engine.as_ref())?;
-    let prepared = start.elapsed();
+    let s = step(&m, &c, b.engine, b.steps)?;
+    let first = compiled + s.prepare + s.first_call;
+    let profile = if b.profile {
+        profile(
+            &c,
+            &inputs(&c.input.entry().map(|f| f.arg_types()).unwrap_or_default())?,
+        )?
+    } else {
+        Value::Null
+    };
+    let e = c.explain();
+    Ok(json!({
+        "case": name,
+        "devices": mesh_devices,
+        "step_ms": ms(s.median),
+        "steps": b.steps,
+        "first_step_ms": ms(first),
+        "time_to_first_step_ms": {
+            "parse": ms(parsed),
+            "compile": ms(compiled - parsed),
+            "prepare_kernels": ms(s.prepare),
+            "first_call": ms(s.first_call),
+        },
+        "bytes_sent_per_device": s.bytes_sent,
+        "peak_bytes_per_device": s.peak_bytes,
+        "last_step_per_device_ms": {
+            "compute": ms(s.compute),
+            "communication": ms(s.communication),
+            "waiting": ms(s.waiting),
+        },
+        "collectives": e.collectives.len(),
+        "planned_bytes_per_device": e.bytes_per_device,
+        "planned_peak_bytes_per_device": e.peak_bytes_per_device,
+        "predicted_ms": e.cost_us / 1e3,
+        "cost_model": e.cost_model,
+        "profile": profile,
+    }))
+}
 
+/// A program file, parsed.
+pub fn read(path: &Path) -> Result<shardc::ir::Module, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    shardc::ir::text::parse_module(&text)
+        .map_err(|e| Error::Usage(format!("{}:{e}", path.display())))
+}
+
+/// What stepping a compiled program measured.
+pub struct Stepped {
+    /// Preparing the kernels (the engine compiling, or loading them from its cache).
+    pub prepare: Duration,
+    /// The first call, after the inputs are on the devices.
+    pub first_call: Duration,
+    /// The median of the calls after it.
+    pub median: Duration,
+    /// The most bytes a device sent in the last call, and the most it held at once.
+    pub bytes_sent: u64,
+    pub peak_bytes: u64,
+    /// The last call's per-device means.
+    pub compute: Duration,
+    pub communication: Duration,
+    pub waiting: Duration,
+}
+
+/// Prepares `c` (the program `m` compiled) on the cpu backend and calls it `1 + steps`
+/// times on deterministic inputs, the parameters staying on the devices: a step's outputs
+/// that are its parameters' new values (same position, same type) are carried to the next
+/// step, the other arguments (the batch) given again.
+pub fn step(
+    m: &shardc::ir::Module,
+    c: &shardc::Compiled,
+    engine: Engine,
+    steps: usize,
+) -> Result<Stepped, Error> {
+    let start = Instant::now();
+    let compute = engine.compute();
+    let program = CpuProgram::new(c, compute.as_ref())?;
+    let prepare = start.elapsed();
     let f = m
         .entry()
-        .ok_or_else(|| Error::Usage(format!("{name}: no entry function")))?;
+        .ok_or_else(|| Error::Usage("the program has no entry function".into()))?;
     let arg_types = f.arg_types();
-    // The inputs, made and placed on the devices outside the time to the first step (as
-    // jax_peer.py's arguments are device_put before it lowers and compiles).
-    let made = Instant::now();
     let globals = inputs(&arg_types)?;
-    // A step's outputs that are its parameters' new values (same position, same type)
-    // are carried to the next step on the devices; the other arguments (the batch) are
-    // given again.
     let result_types = f.result_types();
     let carry: Vec<(usize, usize)> = (0..result_types.len().min(arg_types.len()))
         .filter(|&k| result_types[k] == arg_types[k])
@@ -115,67 +184,32 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
         .filter(|a| !carry.iter().any(|c| c.1 == *a))
         .map(|a| (a, globals[a].clone()))
         .collect();
-    let mut args = program.put(&c, &globals)?;
-    let placing = made.elapsed();
+    let mut args = program.put(c, &globals)?;
     let mut times = Vec::new();
-    let mut first = None;
-    let mut bytes = 0;
     let mut last = None;
-    for step in 0..=b.steps {
+    for _ in 0..=steps.max(1) {
         let t = Instant::now();
         let (results, report) = program.call(args, &RunOptions::default())?;
-        let elapsed = t.elapsed();
-        if step == 0 {
-            first = Some(start.elapsed() - placing);
-        } else {
-            times.push(elapsed);
-        }
-        bytes = report
-            .stats
-            .devices
-            .iter()
-            .map(|d| d.bytes_sent)
-            .max()
-            .unwrap_or(0);
-        args = program.next_args(&c, results, &carry, &fresh)?;
+        times.push(t.elapsed());
+        args = program.next_args(c, results, &carry, &fresh)?;
         last = Some(report);
     }
+    let first_call = times.remove(0);
     times.sort();
-    let profile = if b.profile {
-        profile(&c, &globals)?
-    } else {
-        Value::Null
+    let devs = last.map(|r| r.stats.devices).unwrap_or_default();
+    let mean = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
+        devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32
     };
-    let per_device = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
-        let devs = last.as_ref().map_or(&[][..], |r| &r.stats.devices[..]);
-        ms(devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32)
-    };
-    let e = c.explain();
-    Ok(json!({
-        "case": name,
-        "devices": mesh_devices,
-        "step_ms": ms(times[times.len() / 2]),
-        "steps": times.len(),
-        "first_step_ms": ms(first.unwrap_or_default()),
-        "time_to_first_step_ms": {
-            "parse": ms(parsed),
-            "compile": ms(compiled - parsed),
-            "prepare_kernels": ms(prepared - compiled),
-            "first_call": ms(first.unwrap_or_default() - prepared),
-        },
-        "inputs_made_and_placed_ms": ms(placing),
-        "bytes_sent_per_device": bytes,
-        "last_step_per_device_ms": {
-            "compute": per_device(&|d| d.compute),
-            "communication": per_device(&|d| d.communication),
-            "waiting": per_device(&|d| d.waiting),
-        },
-        "collectives": e.collectives.len(),
-        "planned_bytes_per_device": e.bytes_per_device,
-        "predicted_ms": e.cost_us / 1e3,
-        "cost_model": e.cost_model,
-        "profile": profile,
-    }))
+    Ok(Stepped {
+        prepare,
+        first_call,
+        median: times[times.len() / 2],
+        bytes_sent: devs.iter().map(|d| d.bytes_sent).max().unwrap_or(0),
+        peak_bytes: devs.iter().map(|d| d.peak_bytes).max().unwrap_or(0),
+        compute: mean(&|d| d.compute),
+        communication: mean(&|d| d.communication),
+        waiting: mean(&|d| d.waiting),
+    })
 }
 
 /// Two more steps with the JIT timing every kernel of the second, by kernel, summed over

@@ -9,6 +9,7 @@ use crate::passes::constrain::constrain;
 use crate::passes::extract::{Extraction, extract};
 use crate::passes::fold::fold;
 use crate::passes::inline::inline;
+use crate::passes::memory::{Peak, peak};
 use crate::passes::partition::{Partitioned, partition};
 use crate::passes::propagate::{Options, Propagated, propagate};
 use crate::passes::regather::regather;
@@ -85,25 +86,37 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     let inlined = timings.time("inline", || inline(m))?;
     let constrained = timings.time("constrain", || constrain(&inlined))?;
     let (global, folded) = timings.time("fold", || fold(&constrained))?;
-    let propagated = timings.time("propagate", || propagate(&global, opts))?;
+    let mut propagated = timings.time("propagate", || propagate(&global, opts))?;
     let f = global.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),
         why: "there is nothing to compile".into(),
     })?;
-    let extraction = timings.time("extract", || extract(&propagated, f))?;
-    let mut partitioned =
-        timings.time("partition", || partition(&global, &propagated, &extraction))?;
-    let mut buckets = Vec::new();
-    if let Some(limit) = opts.bucket_bytes {
-        let (module, b) = timings.time("bucket", || bucket(&partitioned.module, limit))?;
-        partitioned.module = module;
-        buckets = b;
-    }
-    let mut regathered = 0;
-    if let Some(gap) = opts.regather_gap {
-        let (module, n) = timings.time("regather", || regather(&partitioned.module, gap))?;
-        partitioned.module = module;
-        regathered = n;
+    let (mut extraction, mut partitioned, mut buckets, mut regathered) =
+        plan(&global, &propagated, f, opts, &mut timings)?;
+    if let Some(budget) = opts.memory_per_device {
+        // Memory weighed against time ever more heavily, until a plan fits.
+        let mut smallest = memory_peak(&partitioned);
+        let mut kept = propagated.cost.clone();
+        let base = kept.source.clone();
+        for weight in [1e-11, 1e-8, 1e-5] {
+            if smallest.bytes <= budget {
+                break;
+            }
+            propagated.cost.memory_weight = weight;
+            propagated.cost.source =
+                format!("{base}; memory weighed at {weight:e} s/B to fit {budget} B per device");
+            let tried = plan(&global, &propagated, f, opts, &mut timings)?;
+            let peak = memory_peak(&tried.1);
+            if peak.bytes < smallest.bytes {
+                smallest = peak;
+                (extraction, partitioned, buckets, regathered) = tried;
+                kept = propagated.cost.clone();
+            }
+        }
+        propagated.cost = kept;
+        if smallest.bytes > budget {
+            return Err(over_budget(&global, &partitioned, budget, &smallest));
+        }
     }
     timings
         .time("verify_partitioned", || verify_module(&partitioned.module))
@@ -124,6 +137,92 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         folded,
         timings,
     })
+}
+
+/// Extraction, partitioning, then bucketing and regathering when asked.
+fn plan(
+    global: &Module,
+    propagated: &Propagated,
+    f: &shardc_ir::Function,
+    opts: &Options,
+    timings: &mut Timings,
+) -> Result<(Extraction, Partitioned, Vec<Bucket>, usize), CompileError> {
+    let extraction = timings.time("extract", || extract(propagated, f))?;
+    let mut partitioned =
+        timings.time("partition", || partition(global, propagated, &extraction))?;
+    let mut buckets = Vec::new();
+    if let Some(limit) = opts.bucket_bytes {
+        let (module, b) = timings.time("bucket", || bucket(&partitioned.module, limit))?;
+        partitioned.module = module;
+        buckets = b;
+    }
+    let mut regathered = 0;
+    if let Some(gap) = opts.regather_gap {
+        let (module, n) = timings.time("regather", || regather(&partitioned.module, gap))?;
+        partitioned.module = module;
+        regathered = n;
+    }
+    Ok((extraction, partitioned, buckets, regathered))
+}
+
+fn memory_peak(p: &Partitioned) -> Peak {
+    p.module.entry().map_or(
+        Peak {
+            bytes: 0,
+            at: 0,
+            live: Vec::new(),
+        },
+        peak,
+    )
+}
+
+/// The error of a plan over the memory budget: the op at its peak and the five largest
+/// values live there (arguments by number and layout, others by the op defining them).
+fn over_budget(global: &Module, p: &Partitioned, budget: u64, at_peak: &Peak) -> CompileError {
+    let Some(f) = p.module.entry() else {
+        return CompileError::internal("memory budget", "a plan without an entry function");
+    };
+    let names = f.value_names();
+    let ops: Vec<_> = f.body_ops().collect();
+    let at = ops.get(at_peak.at).map_or_else(
+        || "the start".to_string(),
+        |(_, op)| {
+            let first = op
+                .results
+                .first()
+                .map_or("?", |r| names[r.index()].as_str());
+            format!("{first} ({})", op.kind.name())
+        },
+    );
+    let live: Vec<String> = at_peak
+        .live
+        .iter()
+        .take(5)
+        .map(|&(v, bytes)| match f.args().iter().position(|&a| a == v) {
+            Some(k) => {
+                let layout = global
+                    .entry()
+                    .and_then(|g| g.arg_types().get(k).cloned())
+                    .map_or_else(
+                        || p.inputs[k].to_string(),
+                        |ty| crate::passes::explain::describe(&ty, &p.inputs[k], &p.mesh),
+                    );
+                format!("argument {k} as {layout} ({bytes} B)")
+            }
+            None => {
+                let by = f
+                    .defining_op(v)
+                    .map_or("?".to_string(), |o| f.op(o).kind.name());
+                format!("{} = {by} : {} ({bytes} B)", names[v.index()], f.ty(v))
+            }
+        })
+        .collect();
+    CompileError::OverMemory {
+        budget,
+        peak: at_peak.bytes,
+        at,
+        live: live.join(", "),
+    }
 }
 
 impl Compiled {

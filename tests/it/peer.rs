@@ -60,3 +60,127 @@ fn peer_programs_compile_and_run_on_the_cpu_backend() {
         );
     }
 }
+
+/// Plain data parallelism (mlp_dp: parameters replicated, batch on `data`) on the machine
+/// that runs it. On the cpu backend (8 devices sharing the host's cores) every device's
+/// compute is slow, so replicated compute is charged at its real price: the plan keeps the
+/// batch split and all-reduces the gradients (the bytes XLA sends too). With a GPU
+/// cluster's figures compute is nearly free and gathering the 512 KiB batch beats reducing
+/// 8 MiB of gradients: the other plan. The same program, two machines, two plans.
+#[test]
+fn data_parallelism_is_kept_where_compute_is_dear() {
+    use shardc::compiler::CostModel;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer");
+    let text = std::fs::read_to_string(dir.join("mlp_dp.mlir")).unwrap();
+    let m = shardc::ir::text::parse_module(&text).unwrap();
+    let plan = |cost: CostModel| {
+        let c = compile(
+            &m,
+            &Options {
+                cost,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let e = c.explain();
+        let kinds: Vec<String> = e.collectives.iter().map(|c| c.kind.clone()).collect();
+        (kinds, e.bytes_per_device, e.cost_model)
+    };
+    let (cpu, cpu_bytes, source) = plan(CostModel::default());
+    assert!(
+        cpu.iter().all(|k| k == "all_reduce"),
+        "the cpu plan only all-reduces: {cpu:?}"
+    );
+    // Four parameter gradients and the loss, 2(n-1)/n of 8.4 MB: what XLA sends.
+    assert_eq!(cpu_bytes, 14_697_991, "{cpu:?}");
+    assert_eq!(source, "built-in cpu (2 cores): 8 devices sharing 2 cores");
+    let (gpu, gpu_bytes, _) = plan(CostModel::gpu_cluster());
+    assert!(
+        gpu.iter().any(|k| k == "all_gather"),
+        "the GPU cluster's plan gathers the batch: {gpu:?}"
+    );
+    assert!(gpu_bytes < cpu_bytes / 4, "{gpu_bytes} vs {cpu_bytes}");
+}
+
+/// A per-device memory budget (`Options::memory_per_device`) on mlp_dp: too small for any
+/// plan (the replicated parameters alone are 8.4 MB) is an error naming the tensors live
+/// at the peak and their bytes; the default plan's own peak is honoured by that plan, and
+/// one byte less is refused after the search tried weighing memory more heavily. The
+/// runtime's measured peak (values held at once, per device) stays within the budget.
+#[test]
+fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
+    use shardc::compiler::{CostModel, error::CompileError};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer");
+    let text = std::fs::read_to_string(dir.join("mlp_dp.mlir")).unwrap();
+    let m = shardc::ir::text::parse_module(&text).unwrap();
+    let dp = compile(&m, &Options::default()).unwrap();
+    let planned = dp.explain().peak_bytes_per_device;
+    let collectives = |c: &shardc::Compiled| -> Vec<(String, u64)> {
+        let e = c.explain();
+        e.collectives
+            .iter()
+            .map(|c| (c.kind.clone(), c.bytes_per_device))
+            .collect()
+    };
+
+    let small = compile(
+        &m,
+        &Options {
+            memory_per_device: Some(4_000_000),
+            ..Options::default()
+        },
+    );
+    let Err(e @ CompileError::OverMemory { .. }) = small else {
+        panic!("a 4 MB budget cannot hold 8.4 MB of replicated parameters")
+    };
+    let msg = e.to_string();
+    assert!(msg.contains("no plan fits 4000000 B per device"), "{msg}");
+    assert!(
+        msg.contains("argument 2 as f32[512,2048] (4194304 B)"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("argument 3 as f32[2048,512] (4194304 B)"),
+        "{msg}"
+    );
+
+    let exact = compile(
+        &m,
+        &Options {
+            memory_per_device: Some(planned),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(collectives(&exact), collectives(&dp));
+
+    // One byte less: the heavier memory weights find no smaller plan (the parameters,
+    // their gradients and updates are replicated by the program's own annotations).
+    let under = compile(
+        &m,
+        &Options {
+            cost: CostModel::gpu_cluster(),
+            memory_per_device: Some(planned - 1),
+            ..Options::default()
+        },
+    );
+    let Err(e @ CompileError::OverMemory { .. }) = under else {
+        panic!("no plan of mlp_dp holds less than {planned} B")
+    };
+    assert!(
+        e.to_string()
+            .contains(&format!("the plan with the smallest peak holds {planned} B")),
+        "{e}"
+    );
+    let fitted = exact;
+    // Measured: the most bytes a device held while running the budgeted plan.
+    let jit = JitCompute::new(CpuOptions::default());
+    let run = run_cpu(&fitted, &det_inputs(&m), &jit, 1e-3).unwrap();
+    for (d, s) in run.report.stats.devices.iter().enumerate() {
+        assert!(
+            s.peak_bytes <= planned && s.peak_bytes >= planned / 2,
+            "device {d} held {} B at most; planned {planned}",
+            s.peak_bytes
+        );
+    }
+}

@@ -86,7 +86,8 @@ fn us(seconds: f64) -> f64 {
 }
 
 /// `f32[8@data,16]`; a padded dimension says by how much: `f32[10@model(pad 2)]`.
-fn describe(ty: &TensorType, l: &Layout, mesh: &Mesh) -> String {
+/// A global type with its layout: `f32[8@data,16]`.
+pub(crate) fn describe(ty: &TensorType, l: &Layout, mesh: &Mesh) -> String {
     match l.to_sharding(&mesh.name) {
         Some(s) => s.describe_on(mesh, ty),
         None => format!("{ty} {l}"),

@@ -17,11 +17,45 @@ pub fn peak_computed_bytes(f: &Function) -> u64 {
     walk(f, false)
 }
 
-/// The peak of live bytes walking `f`'s body in order, counting its arguments or not.
-fn walk(f: &Function, args: bool) -> u64 {
+/// Where a device holds the most: the peak, the body position (op index) it is reached
+/// at, and the values live there, largest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peak {
+    pub bytes: u64,
+    pub at: usize,
+    pub live: Vec<(ValueId, u64)>,
+}
+
+/// The peak of `f` (arguments counted) and what is live at it.
+pub fn peak(f: &Function) -> Peak {
     let size = |v: ValueId| f.ty(v).size_bytes() as u64;
     let ops: Vec<_> = f.body_ops().collect();
-    // The last body position reading each value (results: past the end).
+    let last_use = last_uses(f, &ops);
+    let mut live: Vec<ValueId> = f.args().to_vec();
+    let mut best = Peak {
+        bytes: live.iter().map(|&v| size(v)).sum(),
+        at: 0,
+        live: Vec::new(),
+    };
+    let mut best_live = live.clone();
+    for (i, (_, op)) in ops.iter().enumerate() {
+        live.extend(op.results.iter().copied());
+        let bytes: u64 = live.iter().map(|&v| size(v)).sum();
+        if bytes > best.bytes {
+            best.bytes = bytes;
+            best.at = i;
+            best_live = live.clone();
+        }
+        live.retain(|v| last_use.get(v).is_some_and(|&u| u > i) || f.results().contains(v));
+    }
+    let mut sized: Vec<(ValueId, u64)> = best_live.into_iter().map(|v| (v, size(v))).collect();
+    sized.sort_by_key(|&(v, b)| (std::cmp::Reverse(b), v.index()));
+    best.live = sized;
+    best
+}
+
+/// The last body position reading each value (results: past the end).
+fn last_uses(f: &Function, ops: &[(shardc_ir::OpId, &shardc_ir::Op)]) -> HashMap<ValueId, usize> {
     let mut last_use: HashMap<ValueId, usize> = HashMap::new();
     for (i, (_, op)) in ops.iter().enumerate() {
         for &v in &op.operands {
@@ -31,6 +65,14 @@ fn walk(f: &Function, args: bool) -> u64 {
     for &v in f.results() {
         last_use.insert(v, ops.len());
     }
+    last_use
+}
+
+/// The peak of live bytes walking `f`'s body in order, counting its arguments or not.
+fn walk(f: &Function, args: bool) -> u64 {
+    let size = |v: ValueId| f.ty(v).size_bytes() as u64;
+    let ops: Vec<_> = f.body_ops().collect();
+    let mut last_use = last_uses(f, &ops);
     let is_arg = |v: ValueId| f.args().contains(&v);
     let mut live: u64 = if args {
         f.args().iter().map(|&v| size(v)).sum()
@@ -71,6 +113,25 @@ mod tests {
         assert_eq!(peak_bytes(&f), 128);
         // Without x: a (64), then a and b (128).
         assert_eq!(peak_computed_bytes(&f), 128);
+    }
+
+    #[test]
+    fn the_peak_names_what_is_live_there() {
+        // x (64 B) -> a = -x (64) -> b = a + a (64) -> c = b * b: x and a at op 0 (128),
+        // then a and b (128); the first position reaching the most wins.
+        let t = TensorType::new(DType::F32, [16]);
+        let w = TensorType::new(DType::F32, [32]);
+        let mut b = FunctionBuilder::new("f", &[t.clone(), w]);
+        let a = b.unary(UnaryOp::Negate, b.arg(0)).unwrap();
+        let s = b.binary(BinaryOp::Add, a, a).unwrap();
+        let w = b.arg(1);
+        let f = b.finish(&[s, w]);
+        let p = peak(&f);
+        assert_eq!(p.bytes, peak_bytes(&f));
+        assert_eq!(p.bytes, 64 + 128 + 64);
+        assert_eq!(p.at, 0);
+        assert_eq!(p.live[0], (f.args()[1], 128), "the largest first");
+        assert_eq!(p.live.len(), 3);
     }
 
     #[test]

@@ -54,6 +54,11 @@ pub struct Options {
     /// Off (the default), such a sharding is an error naming the value, dimension and axes.
     /// See `docs/sharding.md` ("Uneven shardings") for what is masked and what moves.
     pub pad_uneven: bool,
+    /// Bytes one device may hold at once. A plan whose per-device peak (`memory.rs`: the
+    /// partitioned program's live values, parameters and batch included) is over it is
+    /// searched again with memory weighed ever more heavily against time; when no plan
+    /// fits, compilation fails naming what is live at the peak. `None`: no limit.
+    pub memory_per_device: Option<u64>,
 }
 
 impl Options {
@@ -80,6 +85,7 @@ impl Default for Options {
             bucket_bytes: None,
             regather_gap: None,
             pad_uneven: false,
+            memory_per_device: None,
         }
     }
 }

@@ -70,21 +70,23 @@ impl CostModel {
     /// The version of the JSON profile [`CostModel::save`] writes.
     pub const VERSION: u32 = 1;
 
-    /// The cpu backend's built-in figures for a host of `cores` cores, per core as
-    /// `shardc bench kernels` measured them on the reference machine (`docs/kernels.md`):
-    /// 100 GFLOP/s in JIT matmuls, about 4 GFLOP/s in fused elementwise code (17 GB/s of
-    /// memory traffic at 12 bytes per element), collectives as copies between threads at
-    /// 4 GB/s with 30 µs to wake and join the group. One device per core; more devices
-    /// than cores share them.
+    /// The cpu backend's built-in figures for a host of `cores` cores, per device when each
+    /// has a core of its own, as `shardc calibrate --mesh data=2` measured them on the
+    /// reference machine (2-core AMD EPYC, JIT engine): 18 GFLOP/s in a 256x512x1024
+    /// matmul, 1.2 GFLOP/s in a fused elementwise chain (memory-bound), all-reduces at
+    /// 0.6 GB/s with 1 ms per collective (the backend starts two threads per device for
+    /// every run and hands each collective to its communication thread). More devices
+    /// than cores share them: at 8 devices on 2 cores these give 4.5 GFLOP/s, 0.3 GFLOP/s
+    /// and 0.15 GB/s, where the same command measured 4.5, 0.3 and 0.32.
     pub fn cpu(cores: usize) -> CostModel {
         CostModel {
             version: CostModel::VERSION,
             source: format!("built-in cpu ({cores} cores)"),
             axis_bandwidth: BTreeMap::new(),
-            default_bandwidth: 4e9,
-            latency: 30e-6,
-            flops: 100e9,
-            vector_flops: 4e9,
+            default_bandwidth: 0.6e9,
+            latency: 1e-3,
+            flops: 18e9,
+            vector_flops: 1.2e9,
             memory_weight: 1e-15,
             shared_host: Some(SharedHost { cores, devices: 1 }),
         }
@@ -240,6 +242,57 @@ impl CostModel {
     }
 }
 
+/// What a per-device program is predicted to take on one device ([`CostModel::program_time`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ProgramTime {
+    /// Seconds of compute: every op at its rate.
+    pub compute: f64,
+    /// Seconds of communication: every collective's latency and its bytes over the slowest
+    /// link.
+    pub communication: f64,
+    /// Collectives counted.
+    pub collectives: usize,
+}
+
+impl ProgramTime {
+    /// Compute and communication one after the other (no overlap assumed).
+    pub fn total(&self) -> f64 {
+        self.compute + self.communication
+    }
+}
+
+impl CostModel {
+    /// The predicted time of a partitioned (per-device) program on device 0, from its ops
+    /// alone: the same figure for any plan of a program, whichever model chose it, so
+    /// that plans can be ranked by it and checked against runs (`shardc bench plans`).
+    /// Collectives send the bytes the runtime's ring algorithms send (`ring_bytes`) over
+    /// the slowest link of the model (the mesh's axes are not recovered from groups).
+    pub fn program_time(&self, f: &shardc_ir::Function) -> ProgramTime {
+        let names = f.value_names();
+        let slowest = self
+            .axis_bandwidth
+            .values()
+            .copied()
+            .fold(self.default_bandwidth, f64::min);
+        let mut t = ProgramTime::default();
+        for (_, op) in f.body_ops() {
+            if op.kind.is_collective() {
+                let bytes = shardc_runtime::backend::collective::Exchange::new(f, op, &names)
+                    .map_or(0, |x| x.ring_bytes(0));
+                t.communication += self.latency + bytes as f64 / slowest;
+                t.collectives += 1;
+            } else {
+                let operands: Vec<TensorType> =
+                    op.operands.iter().map(|&v| f.ty(v).clone()).collect();
+                let results: Vec<TensorType> =
+                    op.results.iter().map(|&v| f.ty(v).clone()).collect();
+                t.compute += self.op_time(&op.kind, &operands, &results);
+            }
+        }
+        t
+    }
+}
+
 /// FLOPs of one op on pieces of the given types: `2*M*N*K` for a dot, one per input
 /// element for a reduce, a few per element for transcendental functions, one per result
 /// element for other elementwise ops, and none for ops that only move data.
@@ -275,5 +328,87 @@ pub fn op_flops(kind: &OpKind, operands: &[TensorType], results: &[TensorType]) 
         ) => 8 * out,
         k if k.is_elementwise() => out,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("shardc-cost-{name}-{}.json", std::process::id()))
+    }
+
+    #[test]
+    fn a_profile_reads_back_as_written() {
+        let m = CostModel::cpu(4).with_axis_bandwidth("data", 3e8);
+        let p = temp("roundtrip");
+        std::fs::write(&p, m.to_json()).unwrap();
+        assert_eq!(CostModel::load(&p).unwrap(), m);
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn a_profile_of_another_version_or_with_a_bad_rate_is_refused() {
+        let p = temp("bad");
+        let mut m = CostModel::cpu(2);
+        m.version = 0;
+        std::fs::write(&p, m.to_json()).unwrap();
+        let e = CostModel::load(&p).unwrap_err();
+        assert!(
+            e.contains("version 0") && e.contains("shardc calibrate"),
+            "{e}"
+        );
+        let mut m = CostModel::cpu(2);
+        m.flops = 0.0;
+        std::fs::write(&p, m.to_json()).unwrap();
+        let e = CostModel::load(&p).unwrap_err();
+        assert!(e.contains("not a positive number"), "{e}");
+        std::fs::write(&p, "{\"flops\": 1}").unwrap();
+        let e = CostModel::load(&p).unwrap_err();
+        assert!(e.contains("is not a cost profile"), "{e}");
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn devices_sharing_cores_get_a_share_of_each_rate() {
+        let m = CostModel::cpu(2).with_axis_bandwidth("data", 1e9);
+        // Two devices on two cores: a core each, the figures as they are.
+        assert_eq!(m.for_devices(2).flops, m.flops);
+        // Eight on two: a quarter of a core each; latency four times as long.
+        let eight = m.for_devices(8);
+        assert_eq!(eight.flops, m.flops / 4.0);
+        assert_eq!(eight.vector_flops, m.vector_flops / 4.0);
+        assert_eq!(eight.bandwidth("data"), 0.25e9);
+        assert_eq!(eight.bandwidth("model"), m.default_bandwidth / 4.0);
+        assert_eq!(eight.latency, m.latency * 4.0);
+        // A profile measured at 8 devices, used for 4: twice the rates it measured.
+        assert_eq!(eight.for_devices(4).flops, m.flops / 2.0);
+        // Devices of their own (a GPU cluster) do not share.
+        let g = CostModel::gpu_cluster();
+        assert_eq!(g.for_devices(1024), g);
+    }
+
+    #[test]
+    fn contractions_and_other_ops_have_their_own_rates() {
+        let m = CostModel::cpu(1);
+        let t = TensorType::new(shardc_ir::DType::F32, [64, 64]);
+        let dot = OpKind::DotGeneral(shardc_ir::DotDims {
+            lhs_batch: vec![],
+            rhs_batch: vec![],
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+            precision: vec![],
+        });
+        let flops = 2.0 * 64.0 * 64.0 * 64.0;
+        assert_eq!(
+            m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t)),
+            flops / m.flops
+        );
+        let add = OpKind::Binary(shardc_ir::BinaryOp::Add);
+        assert_eq!(
+            m.op_time(&add, &[t.clone(), t.clone()], &[t]),
+            4096.0 / m.vector_flops
+        );
     }
 }

@@ -231,9 +231,11 @@ impl Mesh for CpuMesh {
         let mut outputs = Vec::with_capacity(n);
         let mut spans = Vec::new();
         let mut per_step = vec![vec![0u64; n]; exe.steps.len()];
+        let mut peaks = vec![0u64; n];
         for (device, outcome) in outcomes.into_iter().enumerate() {
             match outcome {
                 (Ok(computed), Ok(communicated)) => {
+                    peaks[device] = computed.peak_bytes;
                     outputs.push(computed.results);
                     spans.extend(computed.spans);
                     spans.extend(communicated.spans);
@@ -261,7 +263,7 @@ impl Mesh for CpuMesh {
         if let Some((device, source)) = root.or(consequence) {
             return Err(RuntimeError::Device { device, source });
         }
-        Ok(assemble(exe, outputs, spans, per_step, wall))
+        Ok(assemble(exe, outputs, spans, per_step, &peaks, wall))
     }
 }
 

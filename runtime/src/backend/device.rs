@@ -35,6 +35,8 @@ pub(crate) struct Job {
 pub(crate) struct Computed {
     pub(crate) results: Vec<Literal>,
     pub(crate) spans: Vec<Span>,
+    /// The most bytes of values the compute side held at once.
+    pub(crate) peak_bytes: u64,
 }
 
 /// A thread's result, a panic turned into the device's error.
@@ -64,9 +66,25 @@ struct Device<'e> {
     env: Vec<Slot>,
     spans: Vec<Span>,
     clock: Instant,
+    /// Bytes of the values ready in `env`, and the most there were at once.
+    held: u64,
+    peak: u64,
 }
 
 impl Device<'_> {
+    /// Puts `slot` in place of `v`'s, keeping count of the bytes held.
+    fn set(&mut self, v: ValueId, slot: Slot) -> Slot {
+        let bytes = |s: &Slot| match s {
+            Slot::Ready(l) => (l.elements.len() * l.ty.dtype.size_bytes()) as u64,
+            _ => 0,
+        };
+        self.held += bytes(&slot);
+        let old = std::mem::replace(&mut self.env[v.index()], slot);
+        self.held -= bytes(&old);
+        self.peak = self.peak.max(self.held);
+        old
+    }
+
     fn span(&mut self, kind: SpanKind, name: String, start: Duration, detail: String) {
         let lane = Lane::Compute;
         self.spans.push(Span {
@@ -106,7 +124,7 @@ impl Device<'_> {
                 l
             }
         };
-        self.env[v.index()] = Slot::Ready(value);
+        self.set(v, Slot::Ready(value));
         Ok(())
     }
 
@@ -124,11 +142,10 @@ impl Device<'_> {
     /// The value of `v`, moved out when `last` (no later step reads it), else copied.
     fn read(&mut self, v: ValueId, last: bool) -> Result<Literal, DeviceError> {
         self.wait(v)?;
-        let slot = &mut self.env[v.index()];
         let value = if last {
-            std::mem::replace(slot, Slot::Empty)
+            self.set(v, Slot::Empty)
         } else {
-            match slot {
+            match &self.env[v.index()] {
                 Slot::Ready(l) => Slot::Ready(l.clone()),
                 _ => Slot::Empty,
             }
@@ -160,9 +177,11 @@ pub(crate) fn compute(
         env: (0..exe.num_values).map(|_| Slot::Empty).collect(),
         spans: Vec::new(),
         clock,
+        held: 0,
+        peak: 0,
     };
     for (&v, a) in exe.args.iter().zip(args) {
-        d.env[v.index()] = Slot::Ready(a);
+        d.set(v, Slot::Ready(a));
     }
     let mut segment_index = 0;
     for (step, planned) in exe.steps.iter().enumerate() {
@@ -214,7 +233,7 @@ pub(crate) fn compute(
                     if let Some(problem) = misfit(&l, want) {
                         return Err(bad(format!("output {k} {problem}, but its type is {want}")));
                     }
-                    d.env[v.index()] = Slot::Ready(l);
+                    d.set(v, Slot::Ready(l));
                 }
                 segment_index += 1;
             }
@@ -239,18 +258,18 @@ pub(crate) fn compute(
                     .map_err(|_| DeviceError::CommunicationStopped)?;
                 if let Some(rx) = result {
                     let r = exchange.result;
-                    d.env[r.index()] = Slot::Pending(rx, step);
+                    d.set(r, Slot::Pending(rx, step));
                     if !options.overlap {
                         d.wait(r)?;
                         if !result_to_compute {
-                            d.env[r.index()] = Slot::Empty;
+                            d.set(r, Slot::Empty);
                         }
                     }
                 }
             }
         }
-        for v in last {
-            if let Slot::Ready(dead) = std::mem::replace(&mut d.env[v.index()], Slot::Empty) {
+        for &v in last {
+            if let Slot::Ready(dead) = d.set(v, Slot::Empty) {
                 buffers.give(dead);
             }
         }
@@ -267,6 +286,7 @@ pub(crate) fn compute(
     Ok(Computed {
         results,
         spans: d.spans,
+        peak_bytes: d.peak,
     })
 }
 
@@ -392,10 +412,16 @@ pub(crate) fn assemble(
     outputs: Vec<Vec<Literal>>,
     mut spans: Vec<Span>,
     per_step: Vec<Vec<u64>>,
+    peaks: &[u64],
     wall: Duration,
 ) -> RunReport {
     spans.sort_by_key(|s| (s.device, s.lane as u8, s.start));
-    let mut devices = vec![DeviceStats::default(); outputs.len()];
+    let mut devices: Vec<DeviceStats> = (0..outputs.len())
+        .map(|d| DeviceStats {
+            peak_bytes: peaks.get(d).copied().unwrap_or(0),
+            ..DeviceStats::default()
+        })
+        .collect();
     for s in &spans {
         let Some(d) = devices.get_mut(s.device) else {
             continue;

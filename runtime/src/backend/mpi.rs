@@ -426,6 +426,9 @@ impl<'u> MpiMesh<'u> {
             Err((when, e)) => return Err(self.fail(when, e)),
         };
         let per_step = self.gather_bytes(exe, &communicated.bytes);
+        let mut peaks = vec![0u64; self.devices];
+        self.comm
+            .all_gather_into(&computed.peak_bytes, &mut peaks[..]);
         let mut spans = computed.spans;
         spans.extend(communicated.spans);
         let spans = self.gather_spans(&spans)?;
@@ -438,6 +441,7 @@ impl<'u> MpiMesh<'u> {
             vec![Vec::new(); self.devices],
             spans,
             per_step,
+            &peaks,
             Duration::from_nanos(longest),
         );
         Ok((computed.results, report))

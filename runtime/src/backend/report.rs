@@ -73,6 +73,11 @@ pub struct DeviceStats {
     pub communication: Duration,
     /// Time compute waited for a per-device op's result.
     pub waiting: Duration,
+    /// The most bytes of values the device held at once (arguments, kernel outputs and
+    /// the results of per-device ops, from when each is ready to its last read): what the
+    /// compiler's `peak_bytes_per_device` predicts. Buffers inside a collective in flight
+    /// are not counted. 0 on the cuda backend, which does not measure it (yet).
+    pub peak_bytes: u64,
 }
 
 /// Which timeline of a device a span is on (the Chrome trace's thread id).

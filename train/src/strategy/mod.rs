@@ -24,6 +24,7 @@ mod context;
 mod ddp;
 mod dp_tp;
 mod expert;
+mod fsdp_tp;
 mod megatron;
 mod zero1;
 mod zero2;
@@ -33,6 +34,7 @@ pub use context::Context;
 pub use ddp::Ddp;
 pub use dp_tp::DpTp;
 pub use expert::Expert;
+pub use fsdp_tp::FsdpTp;
 pub use megatron::Megatron;
 pub use zero1::Zero1;
 pub use zero2::Zero2;
@@ -135,6 +137,11 @@ impl Strategy {
     }
 
     /// [`Expert`] parallelism with these parameter specs.
+    /// FSDP over `data` times tensor parallelism with `specs` over `model` ([`FsdpTp`]).
+    pub fn fsdp_tp(specs: Vec<PartitionSpec>) -> Strategy {
+        Strategy::new(FsdpTp::new(specs))
+    }
+
     pub fn expert(specs: Vec<PartitionSpec>) -> Strategy {
         Strategy::new(Expert::new(specs))
     }

@@ -557,7 +557,7 @@ impl Mesh for CudaMesh {
         if let Some((device, source)) = root.or(consequence) {
             return Err(RuntimeError::Device { device, source });
         }
-        Ok(assemble(exe, outputs, spans, per_step, wall))
+        Ok(assemble(exe, outputs, spans, per_step, &[], wall))
     }
 }
 

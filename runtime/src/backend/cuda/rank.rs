@@ -308,6 +308,7 @@ impl<'u> CudaMpiMesh<'u> {
             outputs,
             spans,
             per_step,
+            &[],
             Duration::from_nanos(longest),
         ))
     }

@@ -1,0 +1,137 @@
+//! `shardc bench plans`: a program's chosen plan beside the alternatives the search
+//! takes under other weights, each run on the cpu backend, predicted next to measured.
+//!
+//! The alternatives are the plans extraction chooses for the same program when the
+//! machine's figures are changed one way at a time — a GPU cluster's (compute nearly
+//! free), communication made nearly free, memory weighed heavily — so that each is the
+//! best plan of some machine. Every distinct plan (by its per-device program) is then
+//! predicted by one formula under the model compilation used
+//! ([`CostModel::program_time`]: compute at the model's rates plus each collective's
+//! latency and ring bytes, no overlap) and measured (the median step, parameters on the
+//! devices). The model is right when it ranks the plans as measured; the figures say by
+//! how much each prediction is off.
+
+use crate::peer::{read, step};
+use serde_json::{Value, json};
+use shardc::compiler::{CostModel, Options, Stage, compile};
+use shardc::{Engine, Error};
+use std::path::PathBuf;
+
+/// What `shardc bench plans` runs.
+pub struct PlansBench {
+    pub files: Vec<PathBuf>,
+    pub steps: usize,
+    pub engine: Engine,
+    /// The model the chosen plan is optimised for, and every plan predicted by.
+    pub cost: CostModel,
+}
+
+/// The machines whose best plans are the alternatives, as changes of `cost`.
+fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel)> {
+    let mut free_comm = cost.clone();
+    free_comm.default_bandwidth *= 1e3;
+    free_comm
+        .axis_bandwidth
+        .values_mut()
+        .for_each(|b| *b *= 1e3);
+    free_comm.latency /= 1e3;
+    let mut lean = cost.clone();
+    lean.memory_weight = 1e-8;
+    vec![
+        ("chosen", cost.clone()),
+        ("gpu_cluster", CostModel::gpu_cluster()),
+        ("communication_free", free_comm),
+        ("memory_lean", lean),
+    ]
+}
+
+/// One JSON object: per program, its distinct plans predicted and measured.
+pub fn plans(b: &PlansBench) -> Result<Value, Error> {
+    let mut programs = Vec::new();
+    for file in &b.files {
+        let m = read(file)?;
+        let devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
+        let model = b.cost.for_devices(devices);
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        let mut rows: Vec<Value> = Vec::new();
+        let mut figures: Vec<(f64, f64)> = Vec::new();
+        for (name, cost) in machines(&b.cost) {
+            let c = compile(
+                &m,
+                &Options {
+                    cost,
+                    ..Options::default()
+                },
+            )
+            .map_err(|e| Error::Compile(Box::new(e)))?;
+            let text = c.as_text(Stage::Partitioned);
+            if let Some((_, i)) = seen.iter().find(|(t, _)| *t == text) {
+                let row = &mut rows[*i];
+                if let Some(also) = row["also_chosen_by"].as_array_mut() {
+                    also.push(name.into());
+                }
+                continue;
+            }
+            let f = c
+                .partitioned
+                .module
+                .entry()
+                .ok_or_else(|| Error::Usage("a plan without an entry function".into()))?;
+            let predicted = model.program_time(f);
+            let measured = step(&m, &c, b.engine, b.steps)?;
+            let e = c.explain();
+            let measured_s = measured.median.as_secs_f64();
+            figures.push((predicted.total(), measured_s));
+            seen.push((text, rows.len()));
+            rows.push(json!({
+                "plan": name,
+                "also_chosen_by": Vec::<String>::new(),
+                "collectives": e.collectives.len(),
+                "bytes_per_device": e.bytes_per_device,
+                "peak_bytes_per_device": e.peak_bytes_per_device,
+                "predicted_ms": {
+                    "total": predicted.total() * 1e3,
+                    "compute": predicted.compute * 1e3,
+                    "communication": predicted.communication * 1e3,
+                },
+                "measured_ms": measured_s * 1e3,
+                "predicted_over_measured": predicted.total() / measured_s,
+            }));
+        }
+        let fastest = figures.iter().map(|f| f.1).fold(f64::INFINITY, f64::min);
+        programs.push(json!({
+            "program": file.display().to_string(),
+            "devices": devices,
+            "plans": rows,
+            "chosen_within_5pct_of_fastest": figures[0].1 <= fastest * 1.05,
+            "ranking_agrees": kendall_tau(&figures),
+            "worst_prediction_off_by": figures
+                .iter()
+                .map(|(p, m)| (p / m - 1.0).abs())
+                .fold(0.0, f64::max),
+        }));
+    }
+    Ok(json!({
+        "what": "per program: its distinct plans (the chosen one first), predicted by the cost model and measured on the cpu backend (median step)",
+        "cost_model": b.cost.source,
+        "programs": programs,
+    }))
+}
+
+/// Kendall's tau between the predicted and the measured order of the plans (1: the same
+/// order, -1: reversed; `null` with fewer than two plans).
+fn kendall_tau(figures: &[(f64, f64)]) -> Value {
+    let n = figures.len();
+    if n < 2 {
+        return Value::Null;
+    }
+    let mut score = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let p = (figures[i].0 - figures[j].0).signum();
+            let m = (figures[i].1 - figures[j].1).signum();
+            score += p * m;
+        }
+    }
+    json!(score / (n * (n - 1) / 2) as f64)
+}
