@@ -4,7 +4,7 @@
 //! The alternatives are the plans extraction chooses for the same program when the
 //! machine's figures are changed one way at a time — a GPU cluster's (compute nearly
 //! free), communication made nearly free, memory weighed heavily — so that each is the
-//! best plan of some machine. Every distinct plan (by its per-device program) is then
+//! best plan of some machine. Every distinct plan (by its collectives and its compute) is then
 //! predicted by one formula under the model compilation used
 //! ([`CostModel::program_time`]: compute at the model's rates plus each collective's
 //! latency and ring bytes, no overlap) and measured (the median step, parameters on the
@@ -13,7 +13,7 @@
 
 use crate::peer::{read, step};
 use serde_json::{Value, json};
-use shardc::compiler::{CostModel, Options, Stage, compile};
+use shardc::compiler::{CostModel, Options, compile};
 use shardc::{Engine, Error};
 use std::path::PathBuf;
 
@@ -64,7 +64,23 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                 },
             )
             .map_err(|e| Error::Compile(Box::new(e)))?;
-            let text = c.as_text(Stage::Partitioned);
+            let e = c.explain();
+            let f = c
+                .partitioned
+                .module
+                .entry()
+                .ok_or_else(|| Error::Usage("a plan without an entry function".into()))?;
+            let predicted = model.program_time(f);
+            // Plans are the same when they communicate the same and compute the same:
+            // per-device programs that differ only in order or names are one plan.
+            let text = format!(
+                "{:?} {:.6}",
+                e.collectives
+                    .iter()
+                    .map(|c| (&c.kind, &c.axes, &c.from, &c.to, c.bytes_per_device))
+                    .collect::<Vec<_>>(),
+                predicted.compute
+            );
             if let Some((_, i)) = seen.iter().find(|(t, _)| *t == text) {
                 let row = &mut rows[*i];
                 if let Some(also) = row["also_chosen_by"].as_array_mut() {
@@ -72,14 +88,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                 }
                 continue;
             }
-            let f = c
-                .partitioned
-                .module
-                .entry()
-                .ok_or_else(|| Error::Usage("a plan without an entry function".into()))?;
-            let predicted = model.program_time(f);
             let measured = step(&m, &c, b.engine, b.steps)?;
-            let e = c.explain();
             let measured_s = measured.median.as_secs_f64();
             figures.push((predicted.total(), measured_s));
             seen.push((text, rows.len()));

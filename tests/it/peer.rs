@@ -168,8 +168,9 @@ fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
         panic!("no plan of mlp_dp holds less than {planned} B")
     };
     assert!(
-        e.to_string()
-            .contains(&format!("the plan with the smallest peak holds {planned} B")),
+        e.to_string().contains(&format!(
+            "the plan with the smallest peak holds {planned} B"
+        )),
         "{e}"
     );
     let fitted = exact;

@@ -72,21 +72,21 @@ impl CostModel {
 
     /// The cpu backend's built-in figures for a host of `cores` cores, per device when each
     /// has a core of its own, as `shardc calibrate --mesh data=2` measured them on the
-    /// reference machine (2-core AMD EPYC, JIT engine): 18 GFLOP/s in a 256x512x1024
-    /// matmul, 1.2 GFLOP/s in a fused elementwise chain (memory-bound), all-reduces at
-    /// 0.6 GB/s with 1 ms per collective (the backend starts two threads per device for
-    /// every run and hands each collective to its communication thread). More devices
-    /// than cores share them: at 8 devices on 2 cores these give 4.5 GFLOP/s, 0.3 GFLOP/s
-    /// and 0.15 GB/s, where the same command measured 4.5, 0.3 and 0.32.
+    /// reference machine (2-core AMD EPYC, JIT engine): 24 GFLOP/s in a 256x512x1024
+    /// matmul, 2.5 GFLOP/s in a fused elementwise chain (memory-bound), all-reduces at
+    /// 0.77 GB/s and 220 µs per collective. More devices than cores share them
+    /// ([`CostModel::for_devices`]): at 8 devices on 2 cores these give 6 GFLOP/s,
+    /// 0.63 GFLOP/s, 0.39 GB/s and 440 µs, where `--mesh data=8` measured 7.1, 0.5, 0.39
+    /// and 390 µs.
     pub fn cpu(cores: usize) -> CostModel {
         CostModel {
             version: CostModel::VERSION,
             source: format!("built-in cpu ({cores} cores)"),
             axis_bandwidth: BTreeMap::new(),
-            default_bandwidth: 0.6e9,
-            latency: 1e-3,
-            flops: 18e9,
-            vector_flops: 1.2e9,
+            default_bandwidth: 0.77e9,
+            latency: 220e-6,
+            flops: 24e9,
+            vector_flops: 2.5e9,
             memory_weight: 1e-15,
             shared_host: Some(SharedHost { cores, devices: 1 }),
         }
@@ -114,18 +114,22 @@ impl CostModel {
     }
 
     /// The figures for a mesh of `devices` devices: on a shared host, each device's share
-    /// of the cores scales its compute and copy rates and its latency; otherwise as is.
+    /// of the cores scales its compute rates, and its square root the links' bandwidth and
+    /// latency (measured on the reference machine, 2 to 8 devices on 2 cores: compute
+    /// rates fell to 0.2-0.3x, bandwidth to 0.5x, latency rose 1.8x: copies between
+    /// threads wait less for a core than kernels do); otherwise as is.
     pub fn for_devices(&self, devices: usize) -> CostModel {
         let Some(host) = self.shared_host else {
             return self.clone();
         };
         let factor = host.share(devices) / host.share(host.devices);
+        let links = factor.sqrt();
         let mut m = self.clone();
         m.flops *= factor;
         m.vector_flops *= factor;
-        m.default_bandwidth *= factor;
-        m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
-        m.latency /= factor;
+        m.default_bandwidth *= links;
+        m.axis_bandwidth.values_mut().for_each(|b| *b *= links);
+        m.latency /= links;
         m.shared_host = Some(SharedHost { devices, ..host });
         m
     }
@@ -375,13 +379,14 @@ mod tests {
         let m = CostModel::cpu(2).with_axis_bandwidth("data", 1e9);
         // Two devices on two cores: a core each, the figures as they are.
         assert_eq!(m.for_devices(2).flops, m.flops);
-        // Eight on two: a quarter of a core each; latency four times as long.
+        // Eight on two: a quarter of a core each for compute; links at half the bandwidth
+        // and twice the latency.
         let eight = m.for_devices(8);
         assert_eq!(eight.flops, m.flops / 4.0);
         assert_eq!(eight.vector_flops, m.vector_flops / 4.0);
-        assert_eq!(eight.bandwidth("data"), 0.25e9);
-        assert_eq!(eight.bandwidth("model"), m.default_bandwidth / 4.0);
-        assert_eq!(eight.latency, m.latency * 4.0);
+        assert_eq!(eight.bandwidth("data"), 0.5e9);
+        assert_eq!(eight.bandwidth("model"), m.default_bandwidth / 2.0);
+        assert_eq!(eight.latency, m.latency * 2.0);
         // A profile measured at 8 devices, used for 4: twice the rates it measured.
         assert_eq!(eight.for_devices(4).flops, m.flops / 2.0);
         // Devices of their own (a GPU cluster) do not share.
