@@ -45,7 +45,9 @@ enum Command {
         /// Print the explanation as JSON.
         #[arg(long)]
         json: bool,
-        /// Write the module after every stage into this folder (`NN-stage.mlir`).
+        /// Write the module after every stage into this folder (`00-input.mlir`,
+        /// `01-inlined.mlir`, `02-propagated.mlir`: every value's chosen sharding,
+        /// `03-partitioned.mlir`, `04-explain.txt`).
         #[arg(long)]
         dump_dir: Option<PathBuf>,
         /// Fuse all-reduces into buckets of at most this many bytes (DDP; 26214400 = 25 MiB).
@@ -286,6 +288,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 for (i, (stage, name)) in [
                     (Stage::Input, "input"),
                     (Stage::Inlined, "inlined"),
+                    (Stage::Propagated, "propagated"),
                     (Stage::Partitioned, "partitioned"),
                 ]
                 .iter()
@@ -293,7 +296,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 {
                     std::fs::write(dir.join(format!("{i:02}-{name}.mlir")), c.as_text(*stage))?;
                 }
-                std::fs::write(dir.join("03-explain.txt"), c.explain().to_string())?;
+                std::fs::write(dir.join("04-explain.txt"), c.explain().to_string())?;
             }
             if json {
                 emit(&c.explain().to_json().to_string());

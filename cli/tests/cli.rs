@@ -75,3 +75,50 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(out.status.success(), "{:?}: {err}", out.status);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `--dump-dir` writes every stage: the propagated global program carries each value's
+/// chosen sharding (here the Megatron MLP's hidden activation split over data and model),
+/// and parses back.
+#[test]
+fn the_dump_dir_has_every_stage_with_the_propagated_shardings() {
+    let case = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/peer/mlp_megatron.mlir"
+    );
+    let dir = std::env::temp_dir().join(format!("shardc-dump-{}", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args(["compile", case, "--dump-dir", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "00-input.mlir",
+            "01-inlined.mlir",
+            "02-propagated.mlir",
+            "03-partitioned.mlir",
+            "04-explain.txt"
+        ]
+    );
+    let propagated = std::fs::read_to_string(dir.join("02-propagated.mlir")).unwrap();
+    let hidden = propagated
+        .lines()
+        .find(|l| l.contains("stablehlo.dot_general") && l.contains("-> tensor<256x2048xf32>"))
+        .unwrap_or_else(|| panic!("{propagated}"));
+    assert!(
+        hidden.contains(r#"<@mesh, [{"data"}, {"model"}]>"#),
+        "the first layer's output is split over data and model: {hidden}"
+    );
+    shardc::ir::text::parse_module(&propagated).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -24,6 +24,9 @@ pub enum Stage {
     Input,
     /// Calls inlined and op shardings made constraints: what propagation reads.
     Inlined,
+    /// The global program with every value's chosen layout as its sharding
+    /// (`passes::explain::annotate`).
+    Propagated,
     /// The per-device program with its collectives.
     Partitioned,
 }
@@ -39,6 +42,8 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
+    /// The global program with the chosen layouts written on it ([`Stage::Propagated`]).
+    pub annotated: Module,
     /// Transposes folded into the dot they read (`fold.rs`).
     pub folded: usize,
     /// How long each stage took, in pipeline order.
@@ -126,7 +131,9 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
                 format!("the partitioned program does not verify: {e}"),
             )
         })?;
+    let annotated = crate::passes::explain::annotate(&global, &propagated, &extraction);
     Ok(Compiled {
+        annotated,
         input: m.clone(),
         global,
         propagated,
@@ -239,6 +246,7 @@ impl Compiled {
         match stage {
             Stage::Input => &self.input,
             Stage::Inlined => &self.global,
+            Stage::Propagated => &self.annotated,
             Stage::Partitioned => &self.partitioned.module,
         }
     }

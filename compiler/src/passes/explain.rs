@@ -493,3 +493,44 @@ fn cost_text(us: f64) -> String {
         format!("{us:.3} µs")
     }
 }
+
+/// The global program with the layout chosen for every value written on it as its
+/// sharding (`sdy.sharding` on each one-result op and on the arguments), as a JAX user
+/// reads `jax.debug.visualize_array_sharding` or the compiled program's shardings: what
+/// `--dump-dir` writes as `02-propagated.mlir` and [`crate::Stage::Propagated`] prints.
+/// A value used in several layouts shows the one its op computes; a partial sum (pending
+/// its all-reduce) has no Shardy spelling and is left unannotated.
+pub fn annotate(
+    global: &shardc_ir::Module,
+    p: &crate::passes::propagate::Propagated,
+    x: &crate::passes::extract::Extraction,
+) -> shardc_ir::Module {
+    let Some(f) = global.entry() else {
+        return global.clone();
+    };
+    let eg = &p.graph.egraph;
+    let mut chosen: Vec<(&Id, &PNode)> = x.choice.iter().collect();
+    chosen.sort_by_key(|(c, _)| **c);
+    let mut computed: HashMap<ValueId, &Layout> = HashMap::new();
+    for (&c, n) in chosen {
+        if matches!(n, PNode::Local { .. } | PNode::Arg { .. }) {
+            let (v, l) = eg[eg.find(c)].data;
+            computed.entry(v).or_insert_with(|| p.graph.layout(l));
+        }
+    }
+    let sharding = |v: ValueId| computed.get(&v).and_then(|l| l.to_sharding(&p.mesh.name));
+    let mut g = f.clone();
+    for (id, op) in f.body_ops() {
+        if let [r] = op.results.as_slice()
+            && let Some(s) = sharding(*r)
+        {
+            g.ops[id.index()].shardings = Some(vec![s]);
+        }
+    }
+    for (k, &a) in f.args().iter().enumerate() {
+        if let (Some(attrs), Some(s)) = (g.arg_attrs.get_mut(k), sharding(a)) {
+            attrs.sharding = Some(s);
+        }
+    }
+    global.with_function(g)
+}
