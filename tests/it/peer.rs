@@ -185,3 +185,30 @@ fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
         );
     }
 }
+
+/// A propagation stopped by one of its limits says so in the error it leads to, and which
+/// knob raises it: the missing layout may exist past the limit (a flaky CI on a slow
+/// machine would otherwise read as a program error).
+#[test]
+fn a_limit_reached_is_named_with_how_to_raise_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer");
+    let text = std::fs::read_to_string(dir.join("transformer_stack_4.mlir")).unwrap();
+    let m = shardc::ir::text::parse_module(&text).unwrap();
+    let e = compile(
+        &m,
+        &Options {
+            node_limit: 100,
+            ..Options::default()
+        },
+    )
+    .err()
+    .expect("100 e-nodes are too few for four blocks");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("propagation stopped at its node limit (100 e-nodes)")
+            && msg.contains("raise Options::node_limit or SHARDC_NODE_LIMIT"),
+        "{msg}"
+    );
+    // With the default limits the same program compiles.
+    compile(&m, &Options::default()).unwrap();
+}

@@ -487,6 +487,26 @@ fn swap(
 
 /// Extracts the cheapest program (see the module docs).
 pub fn extract(p: &Propagated, f: &Function) -> Result<Extraction, CompileError> {
+    extract_saturated(p, f).map_err(|e| limit_reached(p, e))
+}
+
+/// A value without the layout asked of it, after a propagation stopped by a limit: the
+/// layout may well exist past the limit, so the error says which limit and how to raise it.
+fn limit_reached(p: &Propagated, e: CompileError) -> CompileError {
+    let Some(raise) = crate::passes::propagate::stopped_early(&p.report.stop) else {
+        return e;
+    };
+    match e {
+        CompileError::Unreachable { value, layout, why } => CompileError::Unreachable {
+            value,
+            layout,
+            why: format!("{why} ({raise}; the layout may be reachable past it)"),
+        },
+        other => other,
+    }
+}
+
+fn extract_saturated(p: &Propagated, f: &Function) -> Result<Extraction, CompileError> {
     let eg = &p.graph.egraph;
     let order = program_order(f);
     let classes_of: Vec<Vec<Id>> = order

@@ -99,6 +99,22 @@ pub enum StopReason {
     TimeLimit(u128),
 }
 
+/// When saturation stopped at a limit: which, and how to raise it.
+pub(crate) fn stopped_early(stop: &StopReason) -> Option<String> {
+    Some(match stop {
+        StopReason::Saturated => return None,
+        StopReason::NodeLimit(n) => format!(
+            "propagation stopped at its node limit ({n} e-nodes) before it was done: raise Options::node_limit or SHARDC_NODE_LIMIT"
+        ),
+        StopReason::VisitLimit(n) => format!(
+            "propagation stopped at its visit limit ({n} op visits) before it was done: raise Options::visit_limit or SHARDC_VISIT_LIMIT"
+        ),
+        StopReason::TimeLimit(ms) => format!(
+            "propagation stopped at its time limit ({ms} ms) before it was done: raise Options::time_limit or SHARDC_TIME_LIMIT_MS"
+        ),
+    })
+}
+
 /// What saturation did.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -412,7 +428,12 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
                 let id = s.request(v, lid).ok_or_else(|| CompileError::Unreachable {
                     value: format!("result {i} ({})", names[v.index()]),
                     layout: layout.to_string(),
-                    why: "no layout of the value reshards to it (a value cannot become partial by communication)".into(),
+                    why: match stopped_early(&stop) {
+                        Some(raise) => format!(
+                            "{raise}, and by then no layout of the value that reshards to it had been found"
+                        ),
+                        None => "no layout of the value reshards to it (a value cannot become partial by communication)".into(),
+                    },
                 })?;
                 s.origin
                     .entry((v, lid))
