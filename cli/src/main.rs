@@ -144,7 +144,8 @@ enum Bench {
     /// A program's chosen plan beside the best plans of other machines' figures, each
     /// run on the cpu backend: predicted (one formula, the chosen model) vs measured.
     Plans {
-        /// Programs (`.mlir`, as JAX prints them).
+        /// Programs (`.mlir`, as JAX prints them), or `demo` / `demo-fsdp-tp` (the demo's
+        /// training step under DP x TP / FSDP x TP on data=2 x model=4).
         files: Vec<PathBuf>,
         /// Timed steps per plan, after one untimed.
         #[arg(long, default_value_t = 5)]

@@ -19,6 +19,8 @@ use std::path::PathBuf;
 
 /// What `shardc bench plans` runs.
 pub struct PlansBench {
+    /// Program files, or `demo` / `demo-fsdp-tp` (the demo's training step under DP x TP
+    /// or FSDP x TP).
     pub files: Vec<PathBuf>,
     pub steps: usize,
     pub engine: Engine,
@@ -45,11 +47,42 @@ fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel)> {
     ]
 }
 
+/// A program to plan: a file, or one of the built-in training steps — `demo` (the demo's
+/// GPT step: DP x TP on data=2 x model=4, AdamW) and `demo-fsdp-tp` (the same model with
+/// FSDP over data times tensor parallelism) — with the options its strategy implies.
+fn program(file: &std::path::Path) -> Result<(shardc::ir::Module, Options), Error> {
+    use shardc_train::presets::{demo_config, demo_optimizer};
+    use shardc_train::strategy::Strategy;
+    use shardc_train::strategy::axis::{DATA, MODEL};
+    let strategy = match file.to_str() {
+        Some("demo") => Strategy::dp_tp(demo_config().param_specs()),
+        Some("demo-fsdp-tp") => Strategy::fsdp_tp(demo_config().param_specs()),
+        _ => return Ok((read(file)?, Options::default())),
+    };
+    let cfg = demo_config();
+    let d = cfg.block;
+    let mesh = shardc::Mesh::new("mesh", &[(DATA, 2), (MODEL, 4)])?;
+    let tokens = shardc::TensorType::new(shardc::DType::I32, [d.batch, d.seq]);
+    let loss = move |p: &[shardc::Tensor], x: &[shardc::Tensor]| {
+        shardc_train::models::gpt_loss(&cfg, &x[0], &x[1], p)
+    };
+    let ts = shardc_train::step::train_step(
+        "gpt",
+        loss,
+        &cfg.param_types(),
+        &[tokens.clone(), tokens],
+        &mesh,
+        strategy,
+        demo_optimizer(),
+    )?;
+    Ok((ts.program.module().clone(), ts.options()))
+}
+
 /// One JSON object: per program, its distinct plans predicted and measured.
 pub fn plans(b: &PlansBench) -> Result<Value, Error> {
     let mut programs = Vec::new();
     for file in &b.files {
-        let m = read(file)?;
+        let (m, base) = program(file)?;
         let devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
         let model = b.cost.for_devices(devices);
         let mut seen: Vec<(String, usize)> = Vec::new();
@@ -60,7 +93,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                 &m,
                 &Options {
                     cost,
-                    ..Options::default()
+                    ..base.clone()
                 },
             )
             .map_err(|e| Error::Compile(Box::new(e)))?;
