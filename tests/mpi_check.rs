@@ -307,12 +307,7 @@ fn det_inputs(m: &Module) -> Vec<Literal> {
         .arg_types()
         .iter()
         .enumerate()
-        .map(|(k, t)| {
-            let v: Vec<f64> = (0..t.num_elements())
-                .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
-                .collect();
-            Literal::from_f64(t.dtype, &t.shape, &v).expect("inputs of the argument's type")
-        })
+        .map(|(k, t)| Literal::deterministic(t, k).expect("inputs of the argument's type"))
         .collect()
 }
 

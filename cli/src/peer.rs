@@ -70,12 +70,7 @@ pub fn inputs(types: &[shardc::TensorType]) -> Result<Vec<Literal>, Error> {
     types
         .iter()
         .enumerate()
-        .map(|(k, t)| {
-            let v: Vec<f64> = (0..t.num_elements())
-                .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
-                .collect();
-            Ok(Literal::from_f64(t.dtype, &t.shape, &v)?)
-        })
+        .map(|(k, t)| Ok(Literal::deterministic(t, k)?))
         .collect()
 }
 

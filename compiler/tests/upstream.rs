@@ -194,12 +194,7 @@ fn det_inputs(module: &Module) -> Result<Vec<Literal>, String> {
     f.arg_types()
         .iter()
         .enumerate()
-        .map(|(k, t)| {
-            let v: Vec<f64> = (0..t.num_elements())
-                .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
-                .collect();
-            Literal::from_f64(t.dtype, &t.shape, &v).map_err(|e| e.to_string())
-        })
+        .map(|(k, t)| Literal::deterministic(t, k).map_err(|e| e.to_string()))
         .collect()
 }
 

@@ -233,6 +233,16 @@ impl Literal {
         Literal::splat(TensorType::scalar(dtype), value)
     }
 
+    /// The deterministic input the tests, benchmarks and JAX fixtures feed argument `k`
+    /// of a program: element `i` is `sin(0.37 i + k) / 2` rounded to f32, then converted
+    /// to `ty`'s element type (integers round to 0, booleans are false).
+    pub fn deterministic(ty: &TensorType, k: usize) -> Result<Literal, IrError> {
+        let v: Vec<f64> = (0..ty.num_elements())
+            .map(|i| ((0.37 * i as f64 + k as f64).sin() * 0.5) as f32 as f64)
+            .collect();
+        Literal::from_f64(ty.dtype, &ty.shape, &v)
+    }
+
     /// A dense literal from `f64` values converted to `dtype`.
     pub fn from_f64(dtype: DType, shape: &[usize], values: &[f64]) -> Result<Literal, IrError> {
         Literal::new(
