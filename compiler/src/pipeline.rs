@@ -42,8 +42,9 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
-    /// The global program with the chosen layouts written on it ([`Stage::Propagated`]).
-    pub annotated: Module,
+    /// The global program with the chosen layouts written on it ([`Stage::Propagated`]),
+    /// made when first asked for.
+    annotated: std::sync::OnceLock<Module>,
     /// Transposes folded into the dot they read (`fold.rs`).
     pub folded: usize,
     /// How long each stage took, in pipeline order.
@@ -131,9 +132,8 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
                 format!("the partitioned program does not verify: {e}"),
             )
         })?;
-    let annotated = crate::passes::explain::annotate(&global, &propagated, &extraction);
     Ok(Compiled {
-        annotated,
+        annotated: std::sync::OnceLock::new(),
         input: m.clone(),
         global,
         propagated,
@@ -173,14 +173,7 @@ fn plan(
 }
 
 fn memory_peak(p: &Partitioned) -> Peak {
-    p.module.entry().map_or(
-        Peak {
-            bytes: 0,
-            at: 0,
-            live: Vec::new(),
-        },
-        peak,
-    )
+    p.module.entry().map(peak).unwrap_or_default()
 }
 
 /// The error of a plan over the memory budget: the op at its peak and the five largest
@@ -246,7 +239,9 @@ impl Compiled {
         match stage {
             Stage::Input => &self.input,
             Stage::Inlined => &self.global,
-            Stage::Propagated => &self.annotated,
+            Stage::Propagated => self.annotated.get_or_init(|| {
+                crate::passes::explain::annotate(&self.global, &self.propagated, &self.extraction)
+            }),
             Stage::Partitioned => &self.partitioned.module,
         }
     }

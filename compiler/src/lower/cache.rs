@@ -106,24 +106,21 @@ impl DiskCache {
 
     /// Stores the object code `object` (a relocatable ELF file) under `key`, unless it
     /// imports a symbol other than the C library's memory functions and the compiler's
-    /// helpers. Gives why not when it did not.
-    pub(crate) fn store(&self, key: &str, object: &Path) -> Result<(), String> {
+    /// helpers (then `Ok(false)`: such kernels are not kept). An error says why the cache
+    /// could not store it.
+    pub(crate) fn store(&self, key: &str, object: &Path) -> Result<bool, String> {
         let bytes = std::fs::read(object).map_err(|e| format!("{}: {e}", object.display()))?;
-        if let Some(s) = foreign_import(&bytes)? {
-            return Err(format!(
-                "the kernel calls {s}, bound to Rust's own at run time"
-            ));
+        if imports_foreign(&bytes)? {
+            return Ok(false);
         }
         std::fs::create_dir_all(&self.dir).map_err(|e| format!("{}: {e}", self.dir.display()))?;
         let (so, key_path) = self.paths(key);
         let tmp = |p: &Path| {
-            let id = format!("{:?}", std::thread::current().id());
-            let digits: String = id.chars().filter(char::is_ascii_digit).collect();
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
             p.with_file_name(format!(
-                "{}.tmp-{}-{digits}",
+                "{}.tmp-{}",
                 name.unwrap_or_default(),
-                std::process::id()
+                this_thread()
             ))
         };
         let (so_tmp, key_tmp) = (tmp(&so), tmp(&key_path));
@@ -149,14 +146,21 @@ impl DiskCache {
             let _ = std::fs::remove_file(&key_tmp);
             return Err(format!("{}: {e}", self.dir.display()));
         }
-        Ok(())
+        Ok(true)
     }
 }
 
-/// The first symbol `object` imports that a cached library must not take from the
-/// process: anything but the C library's memory functions, the compiler's `__` helpers
-/// and the linker's global offset table.
-fn foreign_import(bytes: &[u8]) -> Result<Option<String>, String> {
+/// `PROCESS-THREAD`: a name part no other thread of any process uses at the same time.
+pub(crate) fn this_thread() -> String {
+    let id = format!("{:?}", std::thread::current().id());
+    let digits: String = id.chars().filter(char::is_ascii_digit).collect();
+    format!("{}-{digits}", std::process::id())
+}
+
+/// Whether `object` imports a symbol a cached library must not take from the process:
+/// anything but the C library's memory functions, the compiler's `__` helpers and the
+/// linker's global offset table.
+fn imports_foreign(bytes: &[u8]) -> Result<bool, String> {
     use object::{Object, ObjectSymbol};
     let file = object::File::parse(bytes).map_err(|e| format!("the kernel's object code: {e}"))?;
     const ALLOWED: &[&str] = &[
@@ -173,8 +177,8 @@ fn foreign_import(bytes: &[u8]) -> Result<Option<String>, String> {
     Ok(file
         .symbols()
         .filter(|s| s.is_undefined())
-        .filter_map(|s| s.name().ok().map(str::to_string))
-        .find(|n| !n.is_empty() && !n.starts_with("__") && !ALLOWED.contains(&n.as_str())))
+        .filter_map(|s| s.name().ok())
+        .any(|n| !n.is_empty() && !n.starts_with("__") && !ALLOWED.contains(&n)))
 }
 
 /// The host CPU as the cache keys it: its model and feature flags (Linux), or the target.

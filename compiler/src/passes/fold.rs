@@ -22,7 +22,7 @@
 
 use crate::error::CompileError;
 use shardc_ir::{DotDims, Function, FunctionBuilder, Module, Op, OpId, OpKind, ValueId};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The module with every foldable transpose of its entry function folded into the dot it
 /// reads; gives the number folded.
@@ -30,37 +30,42 @@ pub fn fold(m: &Module) -> Result<(Module, usize), CompileError> {
     let Some(f) = m.entry() else {
         return Ok((m.clone(), 0));
     };
-    // The transposes to fold, by the dot they read.
+    // The transposes to fold: the dot each reads and the dot's dimensions swapped.
     let readers = readers(f);
-    let folds: HashMap<OpId, OpId> = f
+    let folds: HashMap<OpId, (OpId, DotDims)> = f
         .body_ops()
         .filter_map(|(t, op)| {
             let dot = f.defining_op(*op.operands.first()?)?;
-            (readers[op.operands[0].index()] == 1 && swapped(f, f.op(dot), op).is_some())
-                .then_some((dot, t))
+            if readers[op.operands[0].index()] != 1 {
+                return None;
+            }
+            Some((t, (dot, swapped(f, f.op(dot), op)?)))
         })
         .collect();
     if folds.is_empty() {
         return Ok((m.clone(), 0));
     }
-    let into: HashMap<OpId, OpId> = folds.iter().map(|(&d, &t)| (t, d)).collect();
+    let folded_dots: HashSet<OpId> = folds.values().map(|(d, _)| *d).collect();
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
     for (id, op) in f.body_ops() {
-        if folds.contains_key(&id) {
+        if folded_dots.contains(&id) {
             continue;
         }
-        let Some(&dot) = into.get(&id) else {
+        let Some((dot, dims)) = folds.get(&id) else {
             b.copy_op(f, op, &mut map)?;
             continue;
         };
-        let d = f.op(dot);
-        let dims = swapped(f, d, op)
-            .ok_or_else(|| CompileError::internal("fold", "a chosen fold no longer applies"))?;
+        let d = f.op(*dot);
         let operands = [map[&d.operands[1]], map[&d.operands[0]]];
         let ty = f.ty(op.results[0]).clone();
-        let new = b.push(OpKind::DotGeneral(dims), &operands, Some(&[ty]), Vec::new())?;
+        let new = b.push(
+            OpKind::DotGeneral(dims.clone()),
+            &operands,
+            Some(&[ty]),
+            Vec::new(),
+        )?;
         b.op_mut(new).attrs = d.attrs.clone();
         let result = b.func().op(new).results[0];
         map.insert(op.results[0], result);

@@ -19,7 +19,7 @@ pub fn peak_computed_bytes(f: &Function) -> u64 {
 
 /// Where a device holds the most: the peak, the body position (op index) it is reached
 /// at, and the values live there, largest first.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Peak {
     pub bytes: u64,
     pub at: usize,
@@ -31,22 +31,29 @@ pub fn peak(f: &Function) -> Peak {
     let size = |v: ValueId| f.ty(v).size_bytes() as u64;
     let ops: Vec<_> = f.body_ops().collect();
     let last_use = last_uses(f, &ops);
+    let results: std::collections::HashSet<ValueId> = f.results().iter().copied().collect();
     let mut live: Vec<ValueId> = f.args().to_vec();
+    let mut held: u64 = live.iter().map(|&v| size(v)).sum();
     let mut best = Peak {
-        bytes: live.iter().map(|&v| size(v)).sum(),
-        at: 0,
-        live: Vec::new(),
+        bytes: held,
+        ..Peak::default()
     };
     let mut best_live = live.clone();
     for (i, (_, op)) in ops.iter().enumerate() {
         live.extend(op.results.iter().copied());
-        let bytes: u64 = live.iter().map(|&v| size(v)).sum();
-        if bytes > best.bytes {
-            best.bytes = bytes;
+        held += op.results.iter().map(|&v| size(v)).sum::<u64>();
+        if held > best.bytes {
+            best.bytes = held;
             best.at = i;
-            best_live = live.clone();
+            best_live.clone_from(&live);
         }
-        live.retain(|v| last_use.get(v).is_some_and(|&u| u > i) || f.results().contains(v));
+        live.retain(|v| {
+            let keep = last_use.get(v).is_some_and(|&u| u > i) || results.contains(v);
+            if !keep {
+                held -= size(*v);
+            }
+            keep
+        });
     }
     let mut sized: Vec<(ValueId, u64)> = best_live.into_iter().map(|v| (v, size(v))).collect();
     sized.sort_by_key(|&(v, b)| (std::cmp::Reverse(b), v.index()));

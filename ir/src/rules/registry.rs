@@ -423,36 +423,33 @@ fn reduce(x: &Instance, dimensions: &[usize]) -> Result<RuleBuilder, RuleError> 
 /// a sliced one moves data by a start known only at run time, a permutation factor run
 /// replicated along it (as Shardy's rule). The start indices map to no factor.
 fn dynamic_slice(x: &Instance, sizes: &[usize]) -> RuleBuilder {
-    let mut b = x.builder();
-    let r = sizes.len();
-    for (d, &n) in x.operand_shape(0).iter().enumerate() {
-        let kind = if sizes[d] == n {
-            PassThrough
-        } else {
-            Permutation
-        };
-        let mut operands = vec![None; 1 + r];
-        operands[0] = Some(d);
-        b.factor(n, kind, &operands, &[Some(d)]);
-    }
-    b
+    by_runtime_start(x, sizes, 1)
 }
 
 /// As [`dynamic_slice`]: a dimension the update covers whole passes through operand,
 /// update and result; a partly updated one is a permutation factor of all three.
 fn dynamic_update_slice(x: &Instance) -> RuleBuilder {
-    let mut b = x.builder();
-    let r = x.operand_shape(0).len();
     let update = x.operand_shape(1).to_vec();
-    for (d, &n) in x.operand_shape(0).iter().enumerate() {
-        let kind = if update[d] == n {
+    by_runtime_start(x, &update, 2)
+}
+
+/// The rule of an op that reads or writes a block of `covered` sizes at start indices
+/// known only at run time: the first `shaped` operands and the result share every
+/// dimension, whole ones pass through, the others are permutation factors; the start
+/// indices (one per dimension, after them) map to no factor.
+fn by_runtime_start(x: &Instance, covered: &[usize], shaped: usize) -> RuleBuilder {
+    let mut b = x.builder();
+    let dims = x.operand_shape(0).to_vec();
+    for (d, &n) in dims.iter().enumerate() {
+        let kind = if covered[d] == n {
             PassThrough
         } else {
             Permutation
         };
-        let mut operands = vec![None; 2 + r];
-        operands[0] = Some(d);
-        operands[1] = Some(d);
+        let mut operands = vec![None; shaped + dims.len()];
+        for o in operands.iter_mut().take(shaped) {
+            *o = Some(d);
+        }
         b.factor(n, kind, &operands, &[Some(d)]);
     }
     b

@@ -65,11 +65,7 @@ impl<'a> Parser<'a> {
 
     fn tensor_body(&self, body: &str, body_offset: usize) -> PResult<TensorType> {
         if let Some(i) = body.find("complex") {
-            let known = DType::ALL
-                .iter()
-                .map(|d| d.name())
-                .collect::<Vec<_>>()
-                .join(", ");
+            let known = known_dtypes();
             return self.err_at(
                 body_offset + i,
                 format!("complex element types (`{}`) are not supported; shardc supports {known}: carry the real and imaginary parts as two float tensors", &body[i..]),
@@ -89,11 +85,7 @@ impl<'a> Parser<'a> {
                     return self.err_at(at, format!("tensor encodings are not supported: `{p}`; drop the `, ...` after the element type"));
                 }
                 let Some(dtype) = DType::from_name(p) else {
-                    let known = DType::ALL
-                        .iter()
-                        .map(|d| d.name())
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let known = known_dtypes();
                     return self.err_at(
                         at,
                         format!("unknown element type `{p}`; shardc supports {known}"),
@@ -1116,4 +1108,9 @@ fn unknown_reduction(name: &str) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!("unknown reduction `{name}`; expected one of {known}")
+}
+
+/// The element types shardc reads, for messages: `f32, f64, bf16, ...`.
+fn known_dtypes() -> String {
+    DType::ALL.map(DType::name).join(", ")
 }
