@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// An element type, named as MLIR names it (`f32`, `bf16`, `i1`, ...).
+/// An element type, named as MLIR names it (`f32`, `bf16`, `ui32`, `i1`, ...).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum DType {
     F32,
@@ -14,11 +14,18 @@ pub enum DType {
     I64,
     /// A boolean, as StableHLO's `i1`.
     I1,
+    I8,
+    I16,
+    /// Unsigned integers (`ui8` .. `ui64`): what `jax.random`'s threefry computes in.
+    U8,
+    U16,
+    U32,
+    U64,
 }
 
 impl DType {
     /// Every element type, in a fixed order.
-    pub const ALL: [DType; 7] = [
+    pub const ALL: [DType; 13] = [
         DType::F32,
         DType::F64,
         DType::BF16,
@@ -26,9 +33,15 @@ impl DType {
         DType::I32,
         DType::I64,
         DType::I1,
+        DType::I8,
+        DType::I16,
+        DType::U8,
+        DType::U16,
+        DType::U32,
+        DType::U64,
     ];
 
-    /// The MLIR spelling: `f32`, `i1`, ...
+    /// The MLIR spelling: `f32`, `i1`, `ui32`, ...
     pub fn name(self) -> &'static str {
         match self {
             DType::F32 => "f32",
@@ -38,6 +51,12 @@ impl DType {
             DType::I32 => "i32",
             DType::I64 => "i64",
             DType::I1 => "i1",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
+            DType::U8 => "ui8",
+            DType::U16 => "ui16",
+            DType::U32 => "ui32",
+            DType::U64 => "ui64",
         }
     }
 
@@ -50,9 +69,19 @@ impl DType {
         matches!(self, DType::F32 | DType::F64 | DType::BF16 | DType::F16)
     }
 
-    /// Signed integers (`i32`, `i64`); `i1` is a boolean, not counted here.
+    /// Integers, signed or unsigned; `i1` is a boolean, not counted here.
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        self.is_signed_int() || self.is_unsigned()
+    }
+
+    /// Signed integers (`i8` .. `i64`).
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+    }
+
+    /// Unsigned integers (`ui8` .. `ui64`).
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
 
     pub fn is_bool(self) -> bool {
@@ -61,9 +90,10 @@ impl DType {
 
     pub fn bit_width(self) -> usize {
         match self {
-            DType::F64 | DType::I64 => 64,
-            DType::F32 | DType::I32 => 32,
-            DType::BF16 | DType::F16 => 16,
+            DType::F64 | DType::I64 | DType::U64 => 64,
+            DType::F32 | DType::I32 | DType::U32 => 32,
+            DType::BF16 | DType::F16 | DType::I16 | DType::U16 => 16,
+            DType::I8 | DType::U8 => 8,
             DType::I1 => 1,
         }
     }

@@ -130,6 +130,46 @@ fn check_perm(p: &[usize], rank: usize, what: &str) -> Result<(), Violation> {
     Ok(())
 }
 
+/// `bitcast_convert`'s shape rule: equal widths keep the shape; a wider result drops the
+/// operand's last dimension, which must be the width ratio; a narrower one appends it.
+fn bitcast_shape(x: &TensorType, t: &TensorType) -> Result<(), Violation> {
+    let (from, to) = (x.dtype.bit_width(), t.dtype.bit_width());
+    if x.dtype.is_bool() || t.dtype.is_bool() {
+        return fail(
+            format!(
+                "bitcast_convert reads bits, and {} has no bit width of its own",
+                DType::I1
+            ),
+            "convert i1 values with stablehlo.convert instead",
+        );
+    }
+    let mut want = x.shape.clone();
+    if to > from {
+        let ratio = to / from;
+        if want.last() != Some(&ratio) {
+            return fail(
+                format!(
+                    "bitcast_convert from {from} to {to} bits reads {ratio} elements per result element, so the operand's last dimension must be {ratio}, but the operand is {x}"
+                ),
+                format!("give the operand a last dimension of {ratio}"),
+            );
+        }
+        want.pop();
+    } else if to < from {
+        want.push(from / to);
+    }
+    if want != t.shape {
+        return fail(
+            format!(
+                "bitcast_convert of {x} to {} gives shape {want:?}, but the result is declared {t}",
+                t.dtype
+            ),
+            "declare the result shape the bit widths give",
+        );
+    }
+    Ok(())
+}
+
 fn unary_dtype_ok(u: UnaryOp, d: DType) -> bool {
     use UnaryOp::*;
     match u {
@@ -312,6 +352,12 @@ fn derive(
                     "declare a result with the operand's shape",
                 );
             }
+            one(t.clone())
+        }
+        OpKind::BitcastConvert => {
+            expect_operands(ops, 1)?;
+            let t = declared_one(declared, "bitcast_convert")?;
+            bitcast_shape(&ops[0], t)?;
             one(t.clone())
         }
         OpKind::BroadcastInDim { dims } => {

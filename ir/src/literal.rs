@@ -15,6 +15,12 @@ pub enum Elements {
     I32(Vec<i32>),
     I64(Vec<i64>),
     I1(Vec<bool>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
 }
 
 /// Applies `$body` to the vector inside any variant, binding it as `$v`.
@@ -29,11 +35,55 @@ macro_rules! for_each_elements {
             $crate::Elements::I32($v) => $body,
             $crate::Elements::I64($v) => $body,
             $crate::Elements::I1($v) => $body,
+            $crate::Elements::I8($v) => $body,
+            $crate::Elements::I16($v) => $body,
+            $crate::Elements::U8($v) => $body,
+            $crate::Elements::U16($v) => $body,
+            $crate::Elements::U32($v) => $body,
+            $crate::Elements::U64($v) => $body,
         }
     };
 }
 
-/// One element as a number: floats as `f64` (exact for every float dtype), integers as `i64`.
+/// Maps the vector inside any variant to a vector of the same type, in the same variant:
+/// `map_elements!(e, v => v.iter().rev().copied().collect())`.
+#[macro_export]
+macro_rules! map_elements {
+    ($e:expr, $v:ident => $body:expr) => {
+        match $e {
+            $crate::Elements::F32($v) => $crate::Elements::F32($body),
+            $crate::Elements::F64($v) => $crate::Elements::F64($body),
+            $crate::Elements::BF16($v) => $crate::Elements::BF16($body),
+            $crate::Elements::F16($v) => $crate::Elements::F16($body),
+            $crate::Elements::I32($v) => $crate::Elements::I32($body),
+            $crate::Elements::I64($v) => $crate::Elements::I64($body),
+            $crate::Elements::I1($v) => $crate::Elements::I1($body),
+            $crate::Elements::I8($v) => $crate::Elements::I8($body),
+            $crate::Elements::I16($v) => $crate::Elements::I16($body),
+            $crate::Elements::U8($v) => $crate::Elements::U8($body),
+            $crate::Elements::U16($v) => $crate::Elements::U16($body),
+            $crate::Elements::U32($v) => $crate::Elements::U32($body),
+            $crate::Elements::U64($v) => $crate::Elements::U64($body),
+        }
+    };
+}
+
+/// The integer variants with their Rust types, for the conversions below.
+macro_rules! for_int_variants {
+    ($m:ident) => {
+        $m!(I32, i32);
+        $m!(I64, i64);
+        $m!(I8, i8);
+        $m!(I16, i16);
+        $m!(U8, u8);
+        $m!(U16, u16);
+        $m!(U32, u32);
+        $m!(U64, u64);
+    };
+}
+
+/// One element as a number: floats as `f64` (exact for every float dtype), integers as `i64`
+/// (a `ui64` above `i64::MAX` as its bits: [`Scalar::as_f64`] of it is negative).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Scalar {
     Float(f64),
@@ -80,27 +130,46 @@ impl Elements {
             DType::I32 => Elements::I32(vec![0; n]),
             DType::I64 => Elements::I64(vec![0; n]),
             DType::I1 => Elements::I1(vec![false; n]),
+            DType::I8 => Elements::I8(vec![0; n]),
+            DType::I16 => Elements::I16(vec![0; n]),
+            DType::U8 => Elements::U8(vec![0; n]),
+            DType::U16 => Elements::U16(vec![0; n]),
+            DType::U32 => Elements::U32(vec![0; n]),
+            DType::U64 => Elements::U64(vec![0; n]),
         }
     }
 
-    /// Converts values to a dtype, rounding as `stablehlo.convert` does.
+    /// Converts values to a dtype, rounding as `stablehlo.convert` does (floats to
+    /// integers truncate toward zero and saturate).
     pub fn from_f64(dtype: DType, v: &[f64]) -> Elements {
+        macro_rules! int {
+            ($variant:ident, $t:ty) => {
+                if dtype == DType::$variant {
+                    return Elements::$variant(v.iter().map(|&x| x as $t).collect());
+                }
+            };
+        }
+        for_int_variants!(int);
         match dtype {
             DType::F32 => Elements::F32(v.iter().map(|&x| x as f32).collect()),
             DType::F64 => Elements::F64(v.to_vec()),
             DType::BF16 => Elements::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
             DType::F16 => Elements::F16(v.iter().map(|&x| f16::from_f64(x)).collect()),
-            DType::I32 => Elements::I32(v.iter().map(|&x| x as i32).collect()),
-            DType::I64 => Elements::I64(v.iter().map(|&x| x as i64).collect()),
-            DType::I1 => Elements::I1(v.iter().map(|&x| x != 0.0).collect()),
+            _ => Elements::I1(v.iter().map(|&x| x != 0.0).collect()),
         }
     }
 
-    /// Builds elements of a dtype from scalars (converting each).
+    /// Builds elements of a dtype from scalars (converting each; integers wrap).
     pub fn from_scalars(dtype: DType, v: &[Scalar]) -> Elements {
+        macro_rules! int {
+            ($variant:ident, $t:ty) => {
+                if dtype == DType::$variant {
+                    return Elements::$variant(v.iter().map(|s| s.as_i64() as $t).collect());
+                }
+            };
+        }
+        for_int_variants!(int);
         match dtype {
-            DType::I32 => Elements::I32(v.iter().map(|s| s.as_i64() as i32).collect()),
-            DType::I64 => Elements::I64(v.iter().map(|s| s.as_i64()).collect()),
             DType::I1 => Elements::I1(v.iter().map(|s| s.as_bool()).collect()),
             _ => Elements::from_f64(dtype, &v.iter().map(|s| s.as_f64()).collect::<Vec<_>>()),
         }
@@ -115,6 +184,12 @@ impl Elements {
             Elements::I32(_) => DType::I32,
             Elements::I64(_) => DType::I64,
             Elements::I1(_) => DType::I1,
+            Elements::I8(_) => DType::I8,
+            Elements::I16(_) => DType::I16,
+            Elements::U8(_) => DType::U8,
+            Elements::U16(_) => DType::U16,
+            Elements::U32(_) => DType::U32,
+            Elements::U64(_) => DType::U64,
         }
     }
 
@@ -136,25 +211,63 @@ impl Elements {
             Elements::I32(v) => Scalar::Int(v[i] as i64),
             Elements::I64(v) => Scalar::Int(v[i]),
             Elements::I1(v) => Scalar::Bool(v[i]),
+            Elements::I8(v) => Scalar::Int(v[i] as i64),
+            Elements::I16(v) => Scalar::Int(v[i] as i64),
+            Elements::U8(v) => Scalar::Int(v[i] as i64),
+            Elements::U16(v) => Scalar::Int(v[i] as i64),
+            Elements::U32(v) => Scalar::Int(v[i] as i64),
+            Elements::U64(v) => Scalar::Int(v[i] as i64),
         }
     }
 
     /// Every element as `f64`.
     pub fn to_f64_vec(&self) -> Vec<f64> {
-        (0..self.len()).map(|i| self.get(i).as_f64()).collect()
+        match self {
+            Elements::U64(v) => v.iter().map(|&x| x as f64).collect(),
+            _ => (0..self.len()).map(|i| self.get(i).as_f64()).collect(),
+        }
     }
 
     /// A new vector of the same dtype holding the elements at `indices`.
     pub fn gather(&self, indices: &[usize]) -> Elements {
-        match self {
-            Elements::F32(v) => Elements::F32(indices.iter().map(|&i| v[i]).collect()),
-            Elements::F64(v) => Elements::F64(indices.iter().map(|&i| v[i]).collect()),
-            Elements::BF16(v) => Elements::BF16(indices.iter().map(|&i| v[i]).collect()),
-            Elements::F16(v) => Elements::F16(indices.iter().map(|&i| v[i]).collect()),
-            Elements::I32(v) => Elements::I32(indices.iter().map(|&i| v[i]).collect()),
-            Elements::I64(v) => Elements::I64(indices.iter().map(|&i| v[i]).collect()),
-            Elements::I1(v) => Elements::I1(indices.iter().map(|&i| v[i]).collect()),
+        map_elements!(self, v => indices.iter().map(|&i| v[i]).collect())
+    }
+
+    /// Elements `range`, as a new vector of the same dtype.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Elements {
+        map_elements!(self, v => v[range].to_vec())
+    }
+
+    /// The parts one after the other; `None` when they are not all of one dtype (or there
+    /// are none).
+    pub fn concat(parts: &[Elements]) -> Option<Elements> {
+        macro_rules! cat {
+            ($variant:ident) => {{
+                let mut out = Vec::new();
+                for p in parts {
+                    let Elements::$variant(v) = p else {
+                        return None;
+                    };
+                    out.extend_from_slice(v);
+                }
+                Elements::$variant(out)
+            }};
         }
+        Some(match parts.first()? {
+            Elements::F32(_) => cat!(F32),
+            Elements::F64(_) => cat!(F64),
+            Elements::BF16(_) => cat!(BF16),
+            Elements::F16(_) => cat!(F16),
+            Elements::I32(_) => cat!(I32),
+            Elements::I64(_) => cat!(I64),
+            Elements::I1(_) => cat!(I1),
+            Elements::I8(_) => cat!(I8),
+            Elements::I16(_) => cat!(I16),
+            Elements::U8(_) => cat!(U8),
+            Elements::U16(_) => cat!(U16),
+            Elements::U32(_) => cat!(U32),
+            Elements::U64(_) => cat!(U64),
+        })
     }
 
     /// The raw bits of element `i`, zero-extended: what `dense<"0x...">` and bitwise equality use.
@@ -167,6 +280,12 @@ impl Elements {
             Elements::I32(v) => v[i] as u32 as u64,
             Elements::I64(v) => v[i] as u64,
             Elements::I1(v) => v[i] as u64,
+            Elements::I8(v) => v[i] as u8 as u64,
+            Elements::I16(v) => v[i] as u16 as u64,
+            Elements::U8(v) => v[i] as u64,
+            Elements::U16(v) => v[i] as u64,
+            Elements::U32(v) => v[i] as u64,
+            Elements::U64(v) => v[i],
         }
     }
 
@@ -182,6 +301,12 @@ impl Elements {
             DType::I32 => Elements::I32(bits.iter().map(|&b| b as u32 as i32).collect()),
             DType::I64 => Elements::I64(bits.iter().map(|&b| b as i64).collect()),
             DType::I1 => Elements::I1(bits.iter().map(|&b| b & 1 != 0).collect()),
+            DType::I8 => Elements::I8(bits.iter().map(|&b| b as u8 as i8).collect()),
+            DType::I16 => Elements::I16(bits.iter().map(|&b| b as u16 as i16).collect()),
+            DType::U8 => Elements::U8(bits.iter().map(|&b| b as u8).collect()),
+            DType::U16 => Elements::U16(bits.iter().map(|&b| b as u16).collect()),
+            DType::U32 => Elements::U32(bits.iter().map(|&b| b as u32).collect()),
+            DType::U64 => Elements::U64(bits.to_vec()),
         }
     }
 }
@@ -285,13 +410,19 @@ impl Literal {
     pub fn to_le_bytes(&self) -> Vec<u8> {
         let dense = self.to_dense();
         match &dense.elements {
-            Elements::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Elements::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::I1(v) => v.iter().map(|&b| b as u8).collect(),
             Elements::BF16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
             Elements::F16(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
+            Elements::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Elements::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Elements::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-            Elements::I1(v) => v.iter().map(|&b| b as u8).collect(),
+            Elements::I8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::U8(v) => v.clone(),
+            Elements::U16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Elements::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
         }
     }
 
@@ -332,6 +463,12 @@ impl Literal {
             DType::I32 => Elements::I32(words::<4>(bytes).map(i32::from_le_bytes).collect()),
             DType::I64 => Elements::I64(words::<8>(bytes).map(i64::from_le_bytes).collect()),
             DType::I1 => Elements::I1(bytes.iter().map(|&b| b != 0).collect()),
+            DType::I8 => Elements::I8(words::<1>(bytes).map(i8::from_le_bytes).collect()),
+            DType::I16 => Elements::I16(words::<2>(bytes).map(i16::from_le_bytes).collect()),
+            DType::U8 => Elements::U8(bytes.to_vec()),
+            DType::U16 => Elements::U16(words::<2>(bytes).map(u16::from_le_bytes).collect()),
+            DType::U32 => Elements::U32(words::<4>(bytes).map(u32::from_le_bytes).collect()),
+            DType::U64 => Elements::U64(words::<8>(bytes).map(u64::from_le_bytes).collect()),
         };
         Literal::new(ty.clone(), elements)
     }
@@ -343,15 +480,7 @@ mod tests {
 
     #[test]
     fn bytes_round_trip_every_dtype() {
-        for dtype in [
-            DType::F32,
-            DType::F64,
-            DType::BF16,
-            DType::F16,
-            DType::I32,
-            DType::I64,
-            DType::I1,
-        ] {
+        for dtype in DType::ALL {
             let l = Literal::from_f64(dtype, &[2, 3], &[0.0, 1.0, -2.5, 3.0, 1e3, -0.0]).unwrap();
             let bytes = l.to_le_bytes();
             let width = if dtype == DType::I1 {

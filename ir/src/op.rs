@@ -232,6 +232,11 @@ pub enum OpKind {
         dimension: usize,
     },
     Convert,
+    /// `stablehlo.bitcast_convert`: the operand's bits read as another element type. Of
+    /// equal widths the shape is kept; a wider result takes the operand's last dimension
+    /// (of size `result width / operand width`, least significant part first); a narrower
+    /// one adds a last dimension of that ratio.
+    BitcastConvert,
     BroadcastInDim {
         dims: Vec<usize>,
     },
@@ -358,6 +363,7 @@ impl OpKind {
             OpKind::Constant(_) => "stablehlo.constant",
             OpKind::Iota { .. } => "stablehlo.iota",
             OpKind::Convert => "stablehlo.convert",
+            OpKind::BitcastConvert => "stablehlo.bitcast_convert",
             OpKind::BroadcastInDim { .. } => "stablehlo.broadcast_in_dim",
             OpKind::Reshape => "stablehlo.reshape",
             OpKind::Transpose { .. } => "stablehlo.transpose",

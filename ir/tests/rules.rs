@@ -200,6 +200,17 @@ fn cases() -> Vec<Case> {
     cases.push(case(&["f32"], |b, a| {
         b.push1_typed(OpKind::Convert, &[a[0]], t("i32"))
     }));
+    // bitcast_convert: equal widths keep the shape; narrowing adds a dimension; widening
+    // takes the last one.
+    cases.push(case(&["4x8xui32"], |b, a| {
+        b.push1_typed(OpKind::BitcastConvert, &[a[0]], t("4x8xf32"))
+    }));
+    cases.push(case(&["4xui64"], |b, a| {
+        b.push1_typed(OpKind::BitcastConvert, &[a[0]], t("4x2xui32"))
+    }));
+    cases.push(case(&["4x2xui32"], |b, a| {
+        b.push1_typed(OpKind::BitcastConvert, &[a[0]], t("4xf64"))
+    }));
 
     // broadcast_in_dim: a new major dimension; a size-1 dimension expanded; a scalar;
     // every kind of dimension at once (Shardy's test); a size-1 dimension kept.
@@ -547,6 +558,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Constant(_) => "constant",
         OpKind::Iota { .. } => "iota",
         OpKind::Convert => "convert",
+        OpKind::BitcastConvert => "bitcast_convert",
         OpKind::BroadcastInDim { .. } => "broadcast_in_dim",
         OpKind::Reshape => "reshape",
         OpKind::Transpose { .. } => "transpose",
@@ -573,7 +585,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 31] = [
+const FAMILIES: [&str; 32] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -589,6 +601,7 @@ const FAMILIES: [&str; 31] = [
     "constant",
     "iota",
     "convert",
+    "bitcast_convert",
     "broadcast_in_dim",
     "reshape",
     "transpose",
@@ -622,6 +635,7 @@ fn attributes(f: &Function, op: &Op) -> String {
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Convert
+        | OpKind::BitcastConvert
         | OpKind::Reshape => String::new(),
         OpKind::Compare {
             direction,

@@ -413,6 +413,13 @@ fn unshard_exact(
             (Elements::I32(o), Elements::I32(v)) => place(o, v, &indices, &mut filled),
             (Elements::I64(o), Elements::I64(v)) => place(o, v, &indices, &mut filled),
             (Elements::I1(o), Elements::I1(v)) => place(o, v, &indices, &mut filled),
+            (Elements::I8(o), Elements::I8(v)) => place(o, v, &indices, &mut filled),
+            (Elements::I16(o), Elements::I16(v)) => place(o, v, &indices, &mut filled),
+            (Elements::U8(o), Elements::U8(v)) => place(o, v, &indices, &mut filled),
+            (Elements::U16(o), Elements::U16(v)) => place(o, v, &indices, &mut filled),
+            (Elements::U32(o), Elements::U32(v)) => place(o, v, &indices, &mut filled),
+            (Elements::U64(o), Elements::U64(v)) => place(o, v, &indices, &mut filled),
+            // The dtypes were checked equal above; a mismatch of variants cannot occur.
             _ => false,
         };
         if !ok {

@@ -526,6 +526,12 @@ fn dtype_to_st(d: DType) -> Dtype {
         DType::I32 => Dtype::I32,
         DType::I64 => Dtype::I64,
         DType::I1 => Dtype::BOOL,
+        DType::I8 => Dtype::I8,
+        DType::I16 => Dtype::I16,
+        DType::U8 => Dtype::U8,
+        DType::U16 => Dtype::U16,
+        DType::U32 => Dtype::U32,
+        DType::U64 => Dtype::U64,
     }
 }
 
@@ -538,6 +544,12 @@ fn dtype_from_st(d: Dtype) -> Option<DType> {
         Dtype::I32 => DType::I32,
         Dtype::I64 => DType::I64,
         Dtype::BOOL => DType::I1,
+        Dtype::I8 => DType::I8,
+        Dtype::I16 => DType::I16,
+        Dtype::U8 => DType::U8,
+        Dtype::U16 => DType::U16,
+        Dtype::U32 => DType::U32,
+        Dtype::U64 => DType::U64,
         _ => return None,
     })
 }

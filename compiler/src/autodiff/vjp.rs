@@ -72,6 +72,17 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         OpKind::Compare { .. } => Ok(vec![None; n]),
 
         // The rest, alphabetically.
+        // Bits read as another type have no derivative; integer operands (random bits)
+        // need none.
+        OpKind::BitcastConvert => {
+            if p.needs[0] && e.ty(p.operands[0]).dtype.is_float() {
+                return no_rule(
+                    "bitcast_convert reinterprets bits, which has no derivative",
+                    "keep the bitcast operand out of what is differentiated (stop its gradient)",
+                );
+            }
+            Ok(vec![None])
+        }
         OpKind::BroadcastInDim { dims } => Ok(vec![broadcast_in_dim(e, p, dims)?]),
         OpKind::Call { callee } => no_rule(
             format!("it calls @{callee}, and calls are not differentiated through"),

@@ -12,17 +12,34 @@
 
 use crate::sharding::layout::FactorAxes;
 use shardc_ir::rules::{Combiner, FactorKind, OpRule};
-use shardc_ir::{BinaryOp, Function, Op, OpKind, Scalar, TensorType};
+use shardc_ir::{BinaryOp, Function, Literal, Op, OpKind, Scalar, TensorType};
 
-/// The identity of a combiner: what a device that holds nothing contributes.
-fn is_identity(c: Combiner, x: Scalar) -> bool {
-    match (c, x) {
+/// Whether the first element of `lit` is the identity of a combiner: what a device that
+/// holds nothing contributes.
+pub(crate) fn is_identity(c: Combiner, lit: &Literal) -> bool {
+    if lit.elements.is_empty() {
+        return false;
+    }
+    let dtype = lit.ty.dtype;
+    let (bits, width) = (lit.elements.bits(0), dtype.bit_width());
+    let ones = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    // The bit patterns of the smallest and largest integers of the type.
+    let (min, max) = if dtype.is_unsigned() {
+        (0, ones)
+    } else {
+        (1u64 << (width - 1), ones >> 1)
+    };
+    match (c, lit.get(0)) {
         (Combiner::Sum, s) => s.as_f64() == 0.0,
         (Combiner::Product, s) => s.as_f64() == 1.0,
         (Combiner::Max, Scalar::Float(v)) => v == f64::NEG_INFINITY,
         (Combiner::Min, Scalar::Float(v)) => v == f64::INFINITY,
-        (Combiner::Max, Scalar::Int(v)) => v == i64::from(i32::MIN) || v == i64::MIN,
-        (Combiner::Min, Scalar::Int(v)) => v == i64::from(i32::MAX) || v == i64::MAX,
+        (Combiner::Max, Scalar::Int(_)) => bits == min,
+        (Combiner::Min, Scalar::Int(_)) => bits == max,
         (Combiner::And, s) => s.as_bool(),
         (Combiner::Or, s) => !s.as_bool(),
         _ => false,
@@ -46,7 +63,7 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
             let combiner = rule.factor_ids().find_map(|id| rule.kind(id).combiner());
             op.operands[n..].iter().all(|&init| {
                 let constant = f.defining_op(init).map(|o| &f.op(o).kind);
-                matches!((combiner, constant), (Some(c), Some(OpKind::Constant(lit))) if !lit.elements.is_empty() && is_identity(c, lit.get(0)))
+                matches!((combiner, constant), (Some(c), Some(OpKind::Constant(lit))) if is_identity(c, lit))
             })
         }
         OpKind::Gather(dims) => crate::local::offset::allows(dims, rule, fa),

@@ -98,6 +98,7 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Convert
+        | OpKind::BitcastConvert
         | OpKind::Constant(_)
         | OpKind::Iota { .. }
         | OpKind::BroadcastInDim { .. }

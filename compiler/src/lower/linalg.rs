@@ -201,6 +201,16 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::Select
         | OpKind::Clamp
         | OpKind::Convert => elementwise(e, op)?,
+        OpKind::BitcastConvert if ty(0).dtype.bit_width() == out(0).dtype.bit_width() => {
+            elementwise(e, op)?
+        }
+        OpKind::BitcastConvert => {
+            return Err(e.unsupported(
+                op,
+                "a bitcast_convert between element widths is not lowered to kernels",
+                "bitcast between types of one width, or run the segment interpreted",
+            ));
+        }
         OpKind::Constant(lit) => constant(e, lit)?,
         OpKind::Iota { dimension } => iota(e, *dimension, &out(0))?,
         OpKind::BroadcastInDim { dims } => broadcast(e, &x(0), &ty(0), dims, &out(0))?,
@@ -615,6 +625,7 @@ fn scalar_op(
         OpKind::Select => Some(scalar::select(b, dts[1], &a[0], &a[1], &a[2])),
         OpKind::Clamp => scalar::clamp(b, mode, dts[1], &a[0], &a[1], &a[2]),
         OpKind::Convert => Some(scalar::convert(b, dts[0], out, &a[0])),
+        OpKind::BitcastConvert => Some(scalar::bitcast(b, dts[0], out, &a[0])),
         _ => None,
     }
 }
@@ -623,8 +634,11 @@ fn scalar_op(
 fn element_text(l: &Literal, i: usize) -> String {
     match &l.elements {
         Elements::I1(v) => v[i].to_string(),
-        Elements::I32(v) => v[i].to_string(),
-        Elements::I64(v) => v[i].to_string(),
+        // Integers as their storage type's signless value: the bits, sign-extended.
+        e if e.dtype().is_int() => {
+            let shift = 64 - e.dtype().bit_width();
+            (((e.bits(i) << shift) as i64) >> shift).to_string()
+        }
         _ => scalar::float_hex(l.elements.get(i).as_f64(), l.ty.dtype),
     }
 }
@@ -1262,12 +1276,16 @@ fn clamped_starts(
         .enumerate()
         .map(|(d, s)| {
             let t = e.f.ty(*s).clone();
-            let it = match t.dtype {
-                DType::I64 => "i64",
-                _ => "i32",
-            };
             let v = e.op(format!("tensor.extract {}[] : {}", e.ssa[s], tt(&t)));
-            let i = e.op(format!("arith.index_cast {v} : {it} to index"));
+            let cast = if t.dtype.is_unsigned() {
+                "arith.index_castui"
+            } else {
+                "arith.index_cast"
+            };
+            let i = e.op(format!(
+                "{cast} {v} : {} to index",
+                scalar::storage(t.dtype)
+            ));
             let hi = e.op(format!("arith.constant {} : index", shape[d] - sizes[d]));
             let lo = e.op(format!("arith.maxsi {i}, {zero} : index"));
             e.op(format!("arith.minsi {lo}, {hi} : index"))
@@ -1467,7 +1485,7 @@ fn gather(
                 at.join(", "),
                 tt(&idx_ty)
             ));
-            let s = b.op(format!("arith.index_cast {s} : {} to index", idx_ty.dtype));
+            let s = scalar::to_index(b, &s, idx_ty.dtype);
             let max_start = b.index((op_ty.shape[d] - g.slice_sizes[d]) as i64);
             let s = b.op(format!("arith.maxsi {s}, {zero} : index"));
             let s = b.op(format!("arith.minsi {s}, {max_start} : index"));

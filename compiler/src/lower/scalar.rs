@@ -111,11 +111,26 @@ pub(crate) fn float_hex(v: f64, ty: DType) -> String {
 /// The element type kernels store `dt` as: bf16 as its bits, in i16 (so LLVM never
 /// sees a bf16 value: on x86 with AVX512-BF16 it rounds bf16 through
 /// `vcvtneps2bf16`, which flushes subnormals to zero); every other type as itself.
+/// Unsigned integers are MLIR's signless integers of their width (`ui32` as `i32`); the ops
+/// chosen for them say how the bits are read (`arith.divui`, `arith.cmpi ult`, ...).
 pub(crate) fn storage(dt: DType) -> &'static str {
     match dt {
-        DType::BF16 => "i16",
+        DType::BF16 | DType::U16 => "i16",
+        DType::U8 => "i8",
+        DType::U32 => "i32",
+        DType::U64 => "i64",
         other => other.name(),
     }
+}
+
+/// An integer element `x` of type `dt` as an `index` (unsigned types zero-extended).
+pub(crate) fn to_index(b: &mut Body, x: &str, dt: DType) -> String {
+    let cast = if dt.is_unsigned() {
+        "arith.index_castui"
+    } else {
+        "arith.index_cast"
+    };
+    b.op(format!("{cast} {x} : {} to index", storage(dt)))
 }
 
 /// The type float arithmetic on `dt` is done in.
@@ -154,17 +169,23 @@ fn bits(dt: DType) -> i64 {
     dt.bit_width() as i64
 }
 
+/// The smallest value of integer type `dt`, as the bits MLIR's constant of its storage
+/// type takes (0 for unsigned types).
 fn int_min(dt: DType) -> i64 {
-    match dt {
-        DType::I32 => i32::MIN as i64,
-        _ => i64::MIN,
+    if dt.is_unsigned() {
+        0
+    } else {
+        i64::MIN >> (64 - bits(dt))
     }
 }
 
+/// The largest value of integer type `dt`, as the bits of its storage type (all ones,
+/// i.e. -1, for unsigned types).
 fn int_max(dt: DType) -> i64 {
-    match dt {
-        DType::I32 => i32::MAX as i64,
-        _ => i64::MAX,
+    if dt.is_unsigned() {
+        -1
+    } else {
+        i64::MAX >> (64 - bits(dt))
     }
 }
 
@@ -253,23 +274,30 @@ pub(crate) fn unary(b: &mut Body, mode: Mode, op: UnaryOp, dt: DType, x: &str) -
         return Some(narrow(b, &r, dt));
     }
     if dt.is_int() {
+        let t = storage(dt);
         return Some(match op {
             Negate => {
-                let z = b.int(0, dt.name());
-                b.op(format!("arith.subi {z}, {x} : {dt}"))
+                let z = b.int(0, t);
+                b.op(format!("arith.subi {z}, {x} : {t}"))
             }
-            Abs => b.op(format!("math.absi {x} : {dt}")),
+            Abs if dt.is_unsigned() => x.to_string(),
+            Abs => b.op(format!("math.absi {x} : {t}")),
+            Sign if dt.is_unsigned() => {
+                let z = b.int(0, t);
+                let p = b.op(format!("arith.cmpi ne, {x}, {z} : {t}"));
+                b.op(format!("arith.extui {p} : i1 to {t}"))
+            }
             Sign => {
-                let z = b.int(0, dt.name());
-                let p = b.op(format!("arith.cmpi sgt, {x}, {z} : {dt}"));
-                let n = b.op(format!("arith.cmpi slt, {x}, {z} : {dt}"));
-                let p = b.op(format!("arith.extui {p} : i1 to {dt}"));
-                let n = b.op(format!("arith.extui {n} : i1 to {dt}"));
-                b.op(format!("arith.subi {p}, {n} : {dt}"))
+                let z = b.int(0, t);
+                let p = b.op(format!("arith.cmpi sgt, {x}, {z} : {t}"));
+                let n = b.op(format!("arith.cmpi slt, {x}, {z} : {t}"));
+                let p = b.op(format!("arith.extui {p} : i1 to {t}"));
+                let n = b.op(format!("arith.extui {n} : i1 to {t}"));
+                b.op(format!("arith.subi {p}, {n} : {t}"))
             }
             Not => {
-                let ones = b.int(-1, dt.name());
-                b.op(format!("arith.xori {x}, {ones} : {dt}"))
+                let ones = b.int(-1, t);
+                b.op(format!("arith.xori {x}, {ones} : {t}"))
             }
             _ => return None,
         });
@@ -427,11 +455,15 @@ pub(crate) fn binary(
         return Some(narrow(b, &r, dt));
     }
     if dt.is_int() {
-        let simple = |name: &str, b: &mut Body| b.op(format!("{name} {x}, {y} : {dt}"));
+        let t = storage(dt);
+        let unsigned = dt.is_unsigned();
+        let simple = |name: &str, b: &mut Body| b.op(format!("{name} {x}, {y} : {t}"));
         return Some(match op {
             Add => simple("arith.addi", b),
             Subtract => simple("arith.subi", b),
             Multiply => simple("arith.muli", b),
+            Maximum if unsigned => simple("arith.maxui", b),
+            Minimum if unsigned => simple("arith.minui", b),
             Maximum => simple("arith.maxsi", b),
             Minimum => simple("arith.minsi", b),
             And => simple("arith.andi", b),
@@ -440,21 +472,21 @@ pub(crate) fn binary(
             Divide | Remainder => int_divide(b, op == Divide, dt, x, y),
             Power => int_power(b, dt, x, y),
             ShiftLeft | ShiftRightLogical => {
-                let width = b.int(bits(dt), dt.name());
-                let big = b.op(format!("arith.cmpi uge, {y}, {width} : {dt}"));
+                let width = b.int(bits(dt), t);
+                let big = b.op(format!("arith.cmpi uge, {y}, {width} : {t}"));
                 let name = if op == ShiftLeft {
                     "arith.shli"
                 } else {
                     "arith.shrui"
                 };
-                let s = b.op(format!("{name} {x}, {y} : {dt}"));
-                let z = b.int(0, dt.name());
-                b.op(format!("arith.select {big}, {z}, {s} : {dt}"))
+                let s = b.op(format!("{name} {x}, {y} : {t}"));
+                let z = b.int(0, t);
+                b.op(format!("arith.select {big}, {z}, {s} : {t}"))
             }
             ShiftRightArithmetic => {
-                let last = b.int(bits(dt) - 1, dt.name());
-                let n = b.op(format!("arith.minui {y}, {last} : {dt}"));
-                b.op(format!("arith.shrsi {x}, {n} : {dt}"))
+                let last = b.int(bits(dt) - 1, t);
+                let n = b.op(format!("arith.minui {y}, {last} : {t}"));
+                b.op(format!("arith.shrsi {x}, {n} : {t}"))
             }
             Atan2 => return None,
         });
@@ -506,33 +538,44 @@ fn gpu_remainder(b: &mut Body, c: DType, x: &str, y: &str) -> String {
 
 /// Integer division or remainder with XLA's answers where LLVM's would be undefined.
 fn int_divide(b: &mut Body, divide: bool, dt: DType, x: &str, y: &str) -> String {
-    let t = dt.name();
+    let t = storage(dt);
     let zero = b.int(0, t);
     let one = b.int(1, t);
     let minus_one = b.int(-1, t);
+    let by_zero = b.op(format!("arith.cmpi eq, {y}, {zero} : {t}"));
+    if dt.is_unsigned() {
+        // No overflow; x / 0 is all ones, x % 0 is x.
+        let safe = b.op(format!("arith.select {by_zero}, {one}, {y} : {t}"));
+        return if divide {
+            let q = b.op(format!("arith.divui {x}, {safe} : {t}"));
+            b.op(format!("arith.select {by_zero}, {minus_one}, {q} : {t}"))
+        } else {
+            let r = b.op(format!("arith.remui {x}, {safe} : {t}"));
+            b.op(format!("arith.select {by_zero}, {x}, {r} : {t}"))
+        };
+    }
     let min = b.int(int_min(dt), t);
-    let by_zero = b.op(format!("arith.cmpi eq, {y}, {zero} : {dt}"));
-    let is_min = b.op(format!("arith.cmpi eq, {x}, {min} : {dt}"));
-    let by_minus_one = b.op(format!("arith.cmpi eq, {y}, {minus_one} : {dt}"));
+    let is_min = b.op(format!("arith.cmpi eq, {x}, {min} : {t}"));
+    let by_minus_one = b.op(format!("arith.cmpi eq, {y}, {minus_one} : {t}"));
     let overflow = b.op(format!("arith.andi {is_min}, {by_minus_one} : i1"));
     let bad = b.op(format!("arith.ori {by_zero}, {overflow} : i1"));
-    let safe = b.op(format!("arith.select {bad}, {one}, {y} : {dt}"));
+    let safe = b.op(format!("arith.select {bad}, {one}, {y} : {t}"));
     if divide {
         // MIN / -1 wraps to MIN (= x); x / 0 is -1.
-        let q = b.op(format!("arith.divsi {x}, {safe} : {dt}"));
-        let q = b.op(format!("arith.select {overflow}, {x}, {q} : {dt}"));
-        b.op(format!("arith.select {by_zero}, {minus_one}, {q} : {dt}"))
+        let q = b.op(format!("arith.divsi {x}, {safe} : {t}"));
+        let q = b.op(format!("arith.select {overflow}, {x}, {q} : {t}"));
+        b.op(format!("arith.select {by_zero}, {minus_one}, {q} : {t}"))
     } else {
         // MIN % -1 is 0 (= MIN % 1); x % 0 is x.
-        let r = b.op(format!("arith.remsi {x}, {safe} : {dt}"));
-        b.op(format!("arith.select {by_zero}, {x}, {r} : {dt}"))
+        let r = b.op(format!("arith.remsi {x}, {safe} : {t}"));
+        b.op(format!("arith.select {by_zero}, {x}, {r} : {t}"))
     }
 }
 
 /// Integer power by squaring over every exponent bit, wrapping; negative exponents give
 /// 0 except for bases 1 (gives 1) and -1 (gives ±1 by the exponent's parity).
 fn int_power(b: &mut Body, dt: DType, base: &str, exp: &str) -> String {
-    let t = dt.name();
+    let t = storage(dt);
     let zero = b.int(0, t);
     let one = b.int(1, t);
     let minus_one = b.int(-1, t);
@@ -540,24 +583,27 @@ fn int_power(b: &mut Body, dt: DType, base: &str, exp: &str) -> String {
     let mut square = base.to_string();
     let mut e = exp.to_string();
     for _ in 0..bits(dt) {
-        let bit = b.op(format!("arith.andi {e}, {one} : {dt}"));
-        let set = b.op(format!("arith.cmpi ne, {bit}, {zero} : {dt}"));
-        let product = b.op(format!("arith.muli {result}, {square} : {dt}"));
-        result = b.op(format!("arith.select {set}, {product}, {result} : {dt}"));
-        square = b.op(format!("arith.muli {square}, {square} : {dt}"));
-        e = b.op(format!("arith.shrui {e}, {one} : {dt}"));
+        let bit = b.op(format!("arith.andi {e}, {one} : {t}"));
+        let set = b.op(format!("arith.cmpi ne, {bit}, {zero} : {t}"));
+        let product = b.op(format!("arith.muli {result}, {square} : {t}"));
+        result = b.op(format!("arith.select {set}, {product}, {result} : {t}"));
+        square = b.op(format!("arith.muli {square}, {square} : {t}"));
+        e = b.op(format!("arith.shrui {e}, {one} : {t}"));
     }
-    let negative = b.op(format!("arith.cmpi slt, {exp}, {zero} : {dt}"));
-    let odd = b.op(format!("arith.andi {exp}, {one} : {dt}"));
-    let odd = b.op(format!("arith.cmpi ne, {odd}, {zero} : {dt}"));
-    let parity = b.op(format!("arith.select {odd}, {minus_one}, {one} : {dt}"));
-    let is_one = b.op(format!("arith.cmpi eq, {base}, {one} : {dt}"));
-    let is_minus_one = b.op(format!("arith.cmpi eq, {base}, {minus_one} : {dt}"));
+    if dt.is_unsigned() {
+        return result;
+    }
+    let negative = b.op(format!("arith.cmpi slt, {exp}, {zero} : {t}"));
+    let odd = b.op(format!("arith.andi {exp}, {one} : {t}"));
+    let odd = b.op(format!("arith.cmpi ne, {odd}, {zero} : {t}"));
+    let parity = b.op(format!("arith.select {odd}, {minus_one}, {one} : {t}"));
+    let is_one = b.op(format!("arith.cmpi eq, {base}, {one} : {t}"));
+    let is_minus_one = b.op(format!("arith.cmpi eq, {base}, {minus_one} : {t}"));
     let neg = b.op(format!(
-        "arith.select {is_minus_one}, {parity}, {zero} : {dt}"
+        "arith.select {is_minus_one}, {parity}, {zero} : {t}"
     ));
-    let neg = b.op(format!("arith.select {is_one}, {one}, {neg} : {dt}"));
-    b.op(format!("arith.select {negative}, {neg}, {result} : {dt}"))
+    let neg = b.op(format!("arith.select {is_one}, {one}, {neg} : {t}"));
+    b.op(format!("arith.select {negative}, {neg}, {result} : {t}"))
 }
 
 /// `compare` of two elements of type `dt`; gives i1.
@@ -572,11 +618,12 @@ pub(crate) fn compare(
     use ComparisonDirection::*;
     let default = if dt.is_float() {
         ComparisonType::Float
-    } else if dt.is_int() {
+    } else if dt.is_signed_int() {
         ComparisonType::Signed
     } else {
         ComparisonType::Unsigned
     };
+    let st = storage(dt);
     let signed = |d| match d {
         Eq => "eq",
         Ne => "ne",
@@ -620,7 +667,7 @@ pub(crate) fn compare(
             Some(b.op(format!("arith.cmpi {}, {kx}, {ky} : {it}", signed(dir))))
         }
         (ComparisonType::Signed, false) => {
-            Some(b.op(format!("arith.cmpi {}, {x}, {y} : {dt}", signed(dir))))
+            Some(b.op(format!("arith.cmpi {}, {x}, {y} : {st}", signed(dir))))
         }
         (ComparisonType::Unsigned, false) => {
             let p = match dir {
@@ -631,7 +678,7 @@ pub(crate) fn compare(
                 Le => "ule",
                 Lt => "ult",
             };
-            Some(b.op(format!("arith.cmpi {p}, {x}, {y} : {dt}")))
+            Some(b.op(format!("arith.cmpi {p}, {x}, {y} : {st}")))
         }
         _ => None,
     }
@@ -790,21 +837,32 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
         (true, _, _, true) => {
             let c = compute(from);
             let w = widen(b, x, from);
-            let half = 2f64.powi(to.bit_width() as i32 - 1);
-            let lo = b.float(-half, c);
-            let hi = b.float(half, c);
+            let t = storage(to);
+            let (low, high) = if to.is_unsigned() {
+                (0.0, 2f64.powi(to.bit_width() as i32))
+            } else {
+                let half = 2f64.powi(to.bit_width() as i32 - 1);
+                (-half, half)
+            };
+            let lo = b.float(low, c);
+            let hi = b.float(high, c);
             let ge = b.op(format!("arith.cmpf oge, {w}, {lo} : {c}"));
             let lt = b.op(format!("arith.cmpf olt, {w}, {hi} : {c}"));
             let inside = b.op(format!("arith.andi {ge}, {lt} : i1"));
             let zero = b.float(0.0, c);
             let safe = b.op(format!("arith.select {inside}, {w}, {zero} : {c}"));
-            let i = b.op(format!("arith.fptosi {safe} : {c} to {to}"));
+            let cast = if to.is_unsigned() {
+                "arith.fptoui"
+            } else {
+                "arith.fptosi"
+            };
+            let i = b.op(format!("{cast} {safe} : {c} to {t}"));
             let above = b.op(format!("arith.cmpf oge, {w}, {hi} : {c}"));
-            let max = b.int(int_max(to), to.name());
-            let i = b.op(format!("arith.select {above}, {max}, {i} : {to}"));
+            let max = b.int(int_max(to), t);
+            let i = b.op(format!("arith.select {above}, {max}, {i} : {t}"));
             let below = b.op(format!("arith.cmpf olt, {w}, {lo} : {c}"));
-            let min = b.int(int_min(to), to.name());
-            b.op(format!("arith.select {below}, {min}, {i} : {to}"))
+            let min = b.int(int_min(to), t);
+            b.op(format!("arith.select {below}, {min}, {i} : {t}"))
         }
         // float -> bool: x != 0 (NaN gives true).
         (true, _, false, false) => {
@@ -813,25 +871,43 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
             let zero = b.float(0.0, c);
             b.op(format!("arith.cmpf une, {w}, {zero} : {c}"))
         }
-        // int -> float; to bf16/f16 through f64 (exact for i32), as the reference
-        // rounds.
-        (_, true, true, _) if to.bit_width() == 16 => {
-            let d = b.op(format!("arith.sitofp {x} : {from} to f64"));
-            convert(b, DType::F64, to, &d)
-        }
-        (_, true, true, _) => b.op(format!("arith.sitofp {x} : {from} to {to}")),
-        // int -> int: wrap.
-        (_, true, _, true) => {
-            if from.bit_width() < to.bit_width() {
-                b.op(format!("arith.extsi {x} : {from} to {to}"))
+        // int -> float (unsigned types read as unsigned); to bf16/f16 through f64 (exact
+        // for 32 bits and less), as the reference rounds.
+        (_, true, true, _) => {
+            let cast = if from.is_unsigned() {
+                "arith.uitofp"
             } else {
-                b.op(format!("arith.trunci {x} : {from} to {to}"))
+                "arith.sitofp"
+            };
+            let f = storage(from);
+            if to.bit_width() == 16 {
+                let d = b.op(format!("{cast} {x} : {f} to f64"));
+                convert(b, DType::F64, to, &d)
+            } else {
+                b.op(format!("{cast} {x} : {f} to {to}"))
+            }
+        }
+        // int -> int: wrap (a wider type sign- or zero-extends as the source reads).
+        (_, true, _, true) => {
+            let (f, t) = (storage(from), storage(to));
+            if from.bit_width() < to.bit_width() {
+                let ext = if from.is_unsigned() {
+                    "arith.extui"
+                } else {
+                    "arith.extsi"
+                };
+                b.op(format!("{ext} {x} : {f} to {t}"))
+            } else if from.bit_width() > to.bit_width() {
+                b.op(format!("arith.trunci {x} : {f} to {t}"))
+            } else {
+                x.to_string()
             }
         }
         // int -> bool
         (_, true, false, false) => {
-            let zero = b.int(0, from.name());
-            b.op(format!("arith.cmpi ne, {x}, {zero} : {from}"))
+            let f = storage(from);
+            let zero = b.int(0, f);
+            b.op(format!("arith.cmpi ne, {x}, {zero} : {f}"))
         }
         // bool -> float / int: 0 or 1.
         (false, false, true, _) if to == DType::BF16 => {
@@ -839,7 +915,18 @@ pub(crate) fn convert(b: &mut Body, from: DType, to: DType, x: &str) -> String {
             f32_to_16(b, &f, to)
         }
         (false, false, true, _) => b.op(format!("arith.uitofp {x} : i1 to {to}")),
-        (false, false, _, true) => b.op(format!("arith.extui {x} : i1 to {to}")),
+        (false, false, _, true) => b.op(format!("arith.extui {x} : i1 to {}", storage(to))),
         (false, false, false, false) => x.to_string(),
+    }
+}
+
+/// `bitcast_convert` of an element of type `from` to `to`, of the same width: the bits
+/// kept (bf16 is stored as its bits already).
+pub(crate) fn bitcast(b: &mut Body, from: DType, to: DType, x: &str) -> String {
+    let (f, t) = (storage(from), storage(to));
+    if f == t {
+        x.to_string()
+    } else {
+        b.op(format!("arith.bitcast {x} : {f} to {t}"))
     }
 }

@@ -9,7 +9,16 @@ use shardc_ir::{
 };
 
 const FLOATS: [DType; 4] = [DType::F32, DType::F64, DType::BF16, DType::F16];
-const INTS: [DType; 2] = [DType::I32, DType::I64];
+const INTS: [DType; 8] = [
+    DType::I32,
+    DType::I64,
+    DType::I8,
+    DType::I16,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+];
 
 fn special_floats() -> Vec<f64> {
     vec![
@@ -33,13 +42,24 @@ fn special_floats() -> Vec<f64> {
 }
 
 fn special_ints(dt: DType) -> Vec<f64> {
-    let (min, max) = match dt {
-        DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-        _ => (-(2f64.powi(63)), 2f64.powi(63) - 1024.0),
+    let w = dt.bit_width() as i32;
+    // The type's extremes (exact in f64 below 64 bits; 1024 or 2048 short of them at 64).
+    let (min, max) = match (dt.is_unsigned(), w) {
+        (true, 64) => (0.0, 2f64.powi(64) - 2048.0),
+        (true, _) => (0.0, 2f64.powi(w) - 1.0),
+        (false, 64) => (-(2f64.powi(63)), 2f64.powi(63) - 1024.0),
+        (false, _) => (-(2f64.powi(w - 1)), 2f64.powi(w - 1) - 1.0),
     };
-    vec![
+    // Negative values become 0 in unsigned types (converts saturate); below the extremes
+    // of narrow types, they saturate too.
+    let mut v = vec![
         0.0, 1.0, -1.0, 2.0, -2.0, 7.0, -7.0, 31.0, 32.0, 33.0, 63.0, 64.0, 100.0, min, max, 3.0,
-    ]
+    ];
+    if dt.is_unsigned() {
+        // The top bit set: where unsigned and signed readings differ.
+        v.extend([max - 1.0, 2f64.powi(w - 1), 2f64.powi(w - 1) + 5.0]);
+    }
+    v
 }
 
 fn lit(dt: DType, v: &[f64]) -> Literal {
@@ -207,6 +227,21 @@ fn compare_every_direction_and_type() {
                 Some(ComparisonType::Unsigned),
             ],
         ),
+        (
+            DType::U32,
+            special_ints(DType::U32),
+            vec![None, Some(ComparisonType::Signed)],
+        ),
+        (
+            DType::I8,
+            special_ints(DType::I8),
+            vec![None, Some(ComparisonType::Unsigned)],
+        ),
+        (
+            DType::U64,
+            special_ints(DType::U64),
+            vec![Some(ComparisonType::Unsigned)],
+        ),
     ];
     for (dt, xs, types) in cases {
         let (x, y) = pairs(dt, &xs);
@@ -230,15 +265,7 @@ fn compare_every_direction_and_type() {
 
 #[test]
 fn convert_every_pair() {
-    let all = [
-        DType::F32,
-        DType::F64,
-        DType::BF16,
-        DType::F16,
-        DType::I32,
-        DType::I64,
-        DType::I1,
-    ];
+    let all = DType::ALL;
     for from in all {
         let xs: Vec<f64> = match from {
             DType::I1 => vec![0.0, 1.0],
@@ -264,6 +291,58 @@ fn convert_every_pair() {
         let m = module_of(b.finish(&results));
         check_module(&m, "main", &[x], Tol::EXACT).unwrap_or_else(|e| panic!("from {from}: {e}"));
     }
+}
+
+/// `bitcast_convert` between every pair of types of one width (the bits kept exactly,
+/// NaN payloads included), and the ui32 -> f32 idiom of `jax.random.uniform`.
+#[test]
+fn bitcast_between_types_of_one_width() {
+    for (from, tos) in [
+        (DType::U32, &[DType::F32, DType::I32][..]),
+        (DType::F32, &[DType::U32, DType::I32]),
+        (DType::U64, &[DType::F64, DType::I64]),
+        (DType::F16, &[DType::I16, DType::U16, DType::BF16]),
+        (DType::BF16, &[DType::U16, DType::F16]),
+        (DType::U8, &[DType::I8]),
+    ] {
+        let xs: Vec<f64> = if from.is_float() {
+            special_floats()
+        } else {
+            special_ints(from)
+        };
+        let x = lit(from, &xs);
+        let mut b = FunctionBuilder::new("main", std::slice::from_ref(&x.ty));
+        let a = b.arg(0);
+        let results: Vec<ValueId> = tos
+            .iter()
+            .map(|&to| {
+                b.push1_typed(OpKind::BitcastConvert, &[a], x.ty.with_dtype(to))
+                    .unwrap()
+            })
+            .collect();
+        let m = module_of(b.finish(&results));
+        check_module(&m, "main", &[x], Tol::EXACT).unwrap_or_else(|e| panic!("from {from}: {e}"));
+    }
+    // (bits >> 9) | 0x3F800000 read as f32, minus 1: uniform in [0, 1).
+    let m = parse_module(
+        "func.func @main(%bits: tensor<6xui32>) -> tensor<6xf32> {
+  %nine = stablehlo.constant dense<9> : tensor<6xui32>
+  %one = stablehlo.constant dense<1065353216> : tensor<6xui32>
+  %s = stablehlo.shift_right_logical %bits, %nine : tensor<6xui32>
+  %o = stablehlo.or %s, %one : tensor<6xui32>
+  %f = stablehlo.bitcast_convert %o : (tensor<6xui32>) -> tensor<6xf32>
+  %c = stablehlo.constant dense<1.000000e+00> : tensor<6xf32>
+  %u = stablehlo.subtract %f, %c : tensor<6xf32>
+  return %u : tensor<6xf32>
+}",
+    )
+    .unwrap();
+    let bits = Literal::new(
+        TensorType::new(DType::U32, [6]),
+        Elements::U32(vec![0, 1, 0x8000_0000, 0xFFFF_FFFF, 0x1234_5678, 511]),
+    )
+    .unwrap();
+    check_module(&m, "main", &[bits], Tol::EXACT).unwrap();
 }
 
 #[test]

@@ -37,6 +37,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         | OpKind::Convert => pointwise(&x),
 
         // The rest, alphabetically.
+        OpKind::BitcastConvert => bitcast_convert(&x),
         OpKind::BroadcastInDim { dims } => broadcast_in_dim(&x, dims),
         OpKind::Call { callee } => {
             return Err(RuleError::NoRule {
@@ -203,6 +204,27 @@ fn pointwise(x: &Instance) -> RuleBuilder {
     let mut b = x.builder();
     for (d, &n) in x.result_shape(0).iter().enumerate() {
         b.pointwise(d, n, PassThrough);
+    }
+    b
+}
+
+/// Shared dimensions pass through. Between widths, the last dimension of the narrower side
+/// holds the pieces of one wide element: in the operand (`[4, 2] ui32 -> [4] ui64`) a
+/// need-replication factor (a device needs every piece of an element), in the result
+/// (`[4] ui64 -> [4, 2] ui32`) a pass-through factor of the result alone (each device
+/// splits its own elements).
+fn bitcast_convert(x: &Instance) -> RuleBuilder {
+    let (input, output) = (x.operand_shape(0), x.result_shape(0));
+    let shared = input.len().min(output.len());
+    let mut b = x.builder();
+    for d in 0..shared {
+        b.factor(input[d], PassThrough, &[Some(d)], &[Some(d)]);
+    }
+    if input.len() > shared {
+        b.factor(input[shared], NeedReplication, &[Some(shared)], &[]);
+    }
+    if output.len() > shared {
+        b.factor(output[shared], PassThrough, &[], &[Some(shared)]);
     }
     b
 }

@@ -468,19 +468,19 @@ impl<'a> Parser<'a> {
                     ),
                 }
             }
-            (Elem::Int { negative, text }, DType::I32 | DType::I64) => {
+            (Elem::Int { negative, text }, d) if d.is_int() => {
                 let v = parse_int(*negative, text);
-                let (lo, hi) = if dtype == DType::I32 {
-                    (i128::from(i32::MIN), i128::from(i32::MAX))
+                let (lo, hi) = if d.is_unsigned() {
+                    (0, (1i128 << width) - 1)
                 } else {
-                    (i128::from(i64::MIN), i128::from(i64::MAX))
+                    (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
                 };
                 match v {
-                    Some(v) if (lo..=hi).contains(&v) => Ok(v as i64 as u64 & mask(width)),
+                    Some(v) if (lo..=hi).contains(&v) => Ok(v as u64 & mask(width)),
                     _ => self.err_at(
                         at,
                         format!(
-                            "{}{text} does not fit in {dtype}",
+                            "{}{text} does not fit in {dtype}, whose values run from {lo} to {hi}",
                             if *negative { "-" } else { "" }
                         ),
                     ),

@@ -103,7 +103,7 @@ pub(super) fn parse_float_bits(dtype: DType, text: &str) -> Option<u64> {
             .parse::<f64>()
             .ok()
             .map(|v| round_f64_to_small_float(v, 8, 7)),
-        DType::I32 | DType::I64 | DType::I1 => None,
+        _ => None,
     }
 }
 
@@ -143,8 +143,12 @@ pub(super) fn float_text(dtype: DType, bits: u64) -> String {
 pub(super) fn element_text(dtype: DType, bits: u64) -> String {
     match dtype {
         DType::I1 => (if bits & 1 == 1 { "true" } else { "false" }).to_string(),
-        DType::I32 => (bits as u32 as i32).to_string(),
-        DType::I64 => (bits as i64).to_string(),
+        d if d.is_unsigned() => bits.to_string(),
+        d if d.is_signed_int() => {
+            // Sign-extend the low `width` bits.
+            let shift = 64 - d.bit_width();
+            (((bits << shift) as i64) >> shift).to_string()
+        }
         _ => float_text(dtype, bits),
     }
 }

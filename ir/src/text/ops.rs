@@ -157,6 +157,15 @@ static SYNTAX: &[OpSyntax] = &[
         |_, _| Ok(OpKind::Convert)
     ),
     syntax!(
+        &["stablehlo.bitcast_convert"],
+        None,
+        0,
+        parse_bitcast_convert,
+        print_convert,
+        no_props,
+        |_, _| Ok(OpKind::BitcastConvert)
+    ),
+    syntax!(
         &["stablehlo.broadcast_in_dim"],
         None,
         0,
@@ -659,6 +668,13 @@ fn parse_convert(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<P
     let x = operands_n(p, f, 1, name)?;
     let attrs = p.op_attrs()?;
     Ok(Parsed::new(OpKind::Convert, x, same_or_functional(p, 1)?).with_attrs(attrs))
+}
+
+/// `stablehlo.bitcast_convert %x : (tensor<4xui32>) -> tensor<4xf32>`.
+fn parse_bitcast_convert(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::BitcastConvert, x, same_or_functional(p, 1)?).with_attrs(attrs))
 }
 
 fn print_convert(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
@@ -2053,6 +2069,7 @@ mod tests {
             OpKind::Constant(Literal::scalar(DType::F32, Scalar::Float(0.0))),
             OpKind::Iota { dimension: 0 },
             OpKind::Convert,
+            OpKind::BitcastConvert,
             OpKind::BroadcastInDim { dims: vec![] },
             OpKind::Reshape,
             OpKind::Transpose {

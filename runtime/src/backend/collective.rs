@@ -123,40 +123,12 @@ impl Blocks {
 
 /// Elements of one dtype laid end to end; `None` if the dtypes differ.
 pub(crate) fn concat(parts: &[Elements]) -> Option<Elements> {
-    macro_rules! cat {
-        ($variant:ident) => {{
-            let mut out = Vec::new();
-            for p in parts {
-                let Elements::$variant(v) = p else {
-                    return None;
-                };
-                out.extend_from_slice(v);
-            }
-            Elements::$variant(out)
-        }};
-    }
-    Some(match parts.first()?.dtype() {
-        DType::F32 => cat!(F32),
-        DType::F64 => cat!(F64),
-        DType::BF16 => cat!(BF16),
-        DType::F16 => cat!(F16),
-        DType::I32 => cat!(I32),
-        DType::I64 => cat!(I64),
-        DType::I1 => cat!(I1),
-    })
+    Elements::concat(parts)
 }
 
 /// Elements `range` of `x`.
 pub(crate) fn slice(x: &Elements, range: Range<usize>) -> Elements {
-    match x {
-        Elements::F32(v) => Elements::F32(v[range].to_vec()),
-        Elements::F64(v) => Elements::F64(v[range].to_vec()),
-        Elements::BF16(v) => Elements::BF16(v[range].to_vec()),
-        Elements::F16(v) => Elements::F16(v[range].to_vec()),
-        Elements::I32(v) => Elements::I32(v[range].to_vec()),
-        Elements::I64(v) => Elements::I64(v[range].to_vec()),
-        Elements::I1(v) => Elements::I1(v[range].to_vec()),
-    }
+    x.slice(range)
 }
 
 /// `n` contiguous runs of `len` elements, as even as possible (run `j` starts at `j*len/n`).

@@ -99,6 +99,12 @@ macro_rules! typed {
             Elements::I32($v) => Elements::I32($body),
             Elements::I64($v) => Elements::I64($body),
             Elements::I1($v) => Elements::I1($body),
+            Elements::I8($v) => Elements::I8($body),
+            Elements::I16($v) => Elements::I16($body),
+            Elements::U8($v) => Elements::U8($body),
+            Elements::U16($v) => Elements::U16($body),
+            Elements::U32($v) => Elements::U32($body),
+            Elements::U64($v) => Elements::U64($body),
             Elements::BF16(h) => {
                 let $v: &Vec<u16> = &h.iter().map(|x| x.to_bits()).collect();
                 Elements::BF16($body.into_iter().map(bf16::from_bits).collect())
@@ -843,13 +849,16 @@ impl How {
             (DType::F32 | DType::F64, Multiply) => How::System(SystemOperation::product()),
             (DType::F32 | DType::F64 | DType::BF16 | DType::F16, Maximum | Minimum)
             | (DType::BF16 | DType::F16, Add | Multiply) => How::Exact(reducer, dtype),
-            (DType::I32 | DType::I64, Add) => How::Unsigned(SystemOperation::sum()),
-            (DType::I32 | DType::I64, Multiply) => How::Unsigned(SystemOperation::product()),
-            (DType::I32 | DType::I64, Maximum) => How::System(SystemOperation::max()),
-            (DType::I32 | DType::I64, Minimum) => How::System(SystemOperation::min()),
-            (DType::I32 | DType::I64, And) => How::System(SystemOperation::bitwise_and()),
-            (DType::I32 | DType::I64, Or) => How::System(SystemOperation::bitwise_or()),
-            (DType::I32 | DType::I64, Xor) => How::System(SystemOperation::bitwise_xor()),
+            (d, Add) if d.is_signed_int() => How::Unsigned(SystemOperation::sum()),
+            (d, Multiply) if d.is_signed_int() => How::Unsigned(SystemOperation::product()),
+            // Unsigned sums and products wrap in MPI's (C's) arithmetic as in the reference.
+            (d, Add) if d.is_unsigned() => How::System(SystemOperation::sum()),
+            (d, Multiply) if d.is_unsigned() => How::System(SystemOperation::product()),
+            (d, Maximum) if d.is_int() => How::System(SystemOperation::max()),
+            (d, Minimum) if d.is_int() => How::System(SystemOperation::min()),
+            (d, And) if d.is_int() => How::System(SystemOperation::bitwise_and()),
+            (d, Or) if d.is_int() => How::System(SystemOperation::bitwise_or()),
+            (d, Xor) if d.is_int() => How::System(SystemOperation::bitwise_xor()),
             (DType::I1, Add | Maximum | Or) => How::System(SystemOperation::logical_or()),
             (DType::I1, Multiply | Minimum | And) => How::System(SystemOperation::logical_and()),
             (DType::I1, Xor) => How::System(SystemOperation::logical_xor()),
@@ -1012,6 +1021,16 @@ impl Context<'_, '_> {
                     let u: Vec<u64> = v.iter().map(|&a| a as u64).collect();
                     let r = reduce_with(comm, &u, op, scatter);
                     Elements::I64(r.into_iter().map(|a| a as i64).collect())
+                }
+                Elements::I8(v) => {
+                    let u: Vec<u8> = v.iter().map(|&a| a as u8).collect();
+                    let r = reduce_with(comm, &u, op, scatter);
+                    Elements::I8(r.into_iter().map(|a| a as i8).collect())
+                }
+                Elements::I16(v) => {
+                    let u: Vec<u16> = v.iter().map(|&a| a as u16).collect();
+                    let r = reduce_with(comm, &u, op, scatter);
+                    Elements::I16(r.into_iter().map(|a| a as i16).collect())
                 }
                 other => typed!(other, |v| reduce_with(comm, v, op, scatter)),
             },

@@ -9,15 +9,18 @@
 //! - bool → number gives 0 or 1; number → bool is `x != 0` (so NaN gives true).
 
 use super::native::{FloatStorage, Int, Native, slice_of, with_native};
+use super::{InterpError, Site};
 use half::{bf16, f16};
 use shardc_ir::{Literal, TensorType};
 
 /// An element as an exact number: every float dtype is exact in `f64`, every integer in
-/// `i64`.
+/// `i64` (a `ui64` above `i64::MAX` as `u64`).
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Num {
     Float(f64),
     Int(i64),
+    /// A `ui64` above `i64::MAX`.
+    UInt(u64),
     Bool(bool),
 }
 
@@ -37,6 +40,9 @@ macro_rules! float_convert {
                 match n {
                     Num::Float(x) => <$t as FloatStorage>::from_f64(x),
                     Num::Int(i) => <$t as FloatStorage>::from_i64(i),
+                    // Above 2^63: u64 -> f64 rounds (to nearest), then once more for
+                    // narrower types; exact enough for what such values are (bit patterns).
+                    Num::UInt(u) => <$t as FloatStorage>::from_f64(u as f64),
                     Num::Bool(b) => <$t as FloatStorage>::from_i64(b as i64),
                 }
             }
@@ -53,13 +59,19 @@ macro_rules! int_convert {
     ($t:ty) => {
         impl Convert for $t {
             fn to_num(self) -> Num {
-                Num::Int(Int::to_i64(self))
+                // Every integer is exact as an i64 but a ui64 above i64::MAX, which is
+                // read as an exact u64 converted once.
+                match i64::try_from(self) {
+                    Ok(i) => Num::Int(i),
+                    Err(_) => Num::UInt(self as u64),
+                }
             }
             fn from_num(n: Num) -> Self {
                 match n {
                     // Rust's float-to-int `as` truncates toward zero, saturates, NaN -> 0.
                     Num::Float(x) => x as $t,
                     Num::Int(i) => <$t as Int>::from_i64_wrapping(i),
+                    Num::UInt(u) => u as $t,
                     Num::Bool(b) => b as $t,
                 }
             }
@@ -67,8 +79,14 @@ macro_rules! int_convert {
     };
 }
 
+int_convert!(i8);
+int_convert!(i16);
 int_convert!(i32);
 int_convert!(i64);
+int_convert!(u8);
+int_convert!(u16);
+int_convert!(u32);
+int_convert!(u64);
 
 impl Convert for bool {
     fn to_num(self) -> Num {
@@ -78,6 +96,7 @@ impl Convert for bool {
         match n {
             Num::Float(x) => x != 0.0,
             Num::Int(i) => i != 0,
+            Num::UInt(u) => u != 0,
             Num::Bool(b) => b,
         }
     }
@@ -92,4 +111,16 @@ pub(crate) fn convert(x: &Literal, out: &TensorType) -> Literal {
         ty: out.clone(),
         elements,
     }
+}
+
+/// `stablehlo.bitcast_convert`: the operand's bytes, little endian and row major, read as
+/// the result type. Between widths the narrow elements of one wide element are its bytes
+/// from the least significant up (as XLA's CPU backend lays them out).
+pub(crate) fn bitcast(site: &Site, x: &Literal, out: &TensorType) -> Result<Literal, InterpError> {
+    Literal::from_le_bytes(out, &x.to_le_bytes()).map_err(|e| {
+        site.invalid(
+            format!("cannot reinterpret {} as {out}: {e}", x.ty),
+            "give bitcast_convert a result of the operand's bit count",
+        )
+    })
 }

@@ -43,6 +43,12 @@ dot! {
     f16 => 0.0, |acc, a, b| acc + a * b;
     i32 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
     i64 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    i8 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    i16 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    u8 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    u16 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    u32 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
+    u64 => 0, |acc, a, b| acc.wrapping_add(a.wrapping_mul(b));
     bool => false, |acc, a, b| acc | (a & b);
 }
 

@@ -177,8 +177,8 @@ macro_rules! int_binary {
             Add => Some($k!(<$c as Int>::wrapping_add, $($a)*)),
             Subtract => Some($k!(<$c as Int>::wrapping_sub, $($a)*)),
             Multiply => Some($k!(<$c as Int>::wrapping_mul, $($a)*)),
-            Divide => Some($k!(|x: $c, y: $c| if y == 0 { -1 } else { x.wrapping_div(y) }, $($a)*)),
-            Remainder => Some($k!(|x: $c, y: $c| if y == 0 { x } else { x.wrapping_rem(y) }, $($a)*)),
+            Divide => Some($k!(|x: $c, y: $c| if y == 0 { <$c as Int>::MINUS_ONE } else { <$c as Int>::wrapping_div(x, y) }, $($a)*)),
+            Remainder => Some($k!(|x: $c, y: $c| if y == 0 { x } else { <$c as Int>::wrapping_rem(x, y) }, $($a)*)),
             Maximum => Some($k!(|x: $c, y: $c| x.max(y), $($a)*)),
             Minimum => Some($k!(|x: $c, y: $c| x.min(y), $($a)*)),
             Power => Some($k!(int_power::<$c>, $($a)*)),
@@ -367,7 +367,11 @@ float_lane!(f16);
 macro_rules! int_lane {
     ($t:ty) => {
         impl Lane for $t {
-            const DEFAULT_COMPARE: ComparisonType = ComparisonType::Signed;
+            const DEFAULT_COMPARE: ComparisonType = if <$t as Int>::SIGNED {
+                ComparisonType::Signed
+            } else {
+                ComparisonType::Unsigned
+            };
             fn map(op: UnaryOp, xs: &[$t]) -> Option<Vec<$t>> {
                 int_unary!($t, op, map!(xs, $t))
             }
@@ -382,7 +386,9 @@ macro_rules! int_lane {
             }
             fn comparator(ty: ComparisonType) -> Option<fn($t, $t) -> Option<Ordering>> {
                 match ty {
-                    ComparisonType::Signed => Some(|x: $t, y: $t| Some(x.cmp(&y))),
+                    ComparisonType::Signed => {
+                        Some(|x: $t, y: $t| Some(x.to_signed().cmp(&y.to_signed())))
+                    }
                     ComparisonType::Unsigned => {
                         Some(|x: $t, y: $t| Some(x.to_unsigned().cmp(&y.to_unsigned())))
                     }
@@ -393,8 +399,14 @@ macro_rules! int_lane {
     };
 }
 
+int_lane!(i8);
+int_lane!(i16);
 int_lane!(i32);
 int_lane!(i64);
+int_lane!(u8);
+int_lane!(u16);
+int_lane!(u32);
+int_lane!(u64);
 
 impl Lane for bool {
     const DEFAULT_COMPARE: ComparisonType = ComparisonType::Unsigned;

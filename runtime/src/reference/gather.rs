@@ -56,11 +56,8 @@ pub(crate) fn gather(
     out: &TensorType,
 ) -> Result<Literal, InterpError> {
     validate(site, &operand.ty, &indices.ty, g)?;
-    let starts: Vec<i64> = match &indices.elements {
-        Elements::I32(v) => v.iter().map(|&i| i as i64).collect(),
-        Elements::I64(v) => v.clone(),
-        other => return Err(site.unsupported(other.dtype(), " as start indices".to_string())),
-    };
+    let starts = index_values(&indices.elements)
+        .ok_or_else(|| site.unsupported(indices.ty.dtype, " as start indices".to_string()))?;
     let (op_shape, op_strides) = (&operand.ty.shape, operand.ty.strides());
     let idx_strides = indices.ty.strides();
     let ivd = g.index_vector_dim;
@@ -124,5 +121,19 @@ fn advance(index: &mut [usize], shape: &[usize]) {
             return;
         }
         index[d] = 0;
+    }
+}
+
+/// Integer indices as `i64`, for clamping: a `ui64` above `i64::MAX` saturates (it clamps
+/// to the largest start either way); `None` for non-integer elements.
+pub(crate) fn index_values(e: &Elements) -> Option<Vec<i64>> {
+    match e {
+        Elements::U64(v) => Some(
+            v.iter()
+                .map(|&i| i64::try_from(i).unwrap_or(i64::MAX))
+                .collect(),
+        ),
+        e if e.dtype().is_int() => Some((0..e.len()).map(|i| e.get(i).as_i64()).collect()),
+        _ => None,
     }
 }

@@ -118,7 +118,9 @@ pub(crate) fn clamped_starts(starts: &[&Literal], shape: &[usize], sizes: &[usiz
         .iter()
         .zip(shape.iter().zip(sizes))
         .map(|(s, (&n, &k))| {
-            let i = s.elements.get(0).as_i64();
+            let i = super::gather::index_values(&s.elements)
+                .and_then(|v| v.first().copied())
+                .unwrap_or(0);
             i.clamp(0, (n - k) as i64) as usize
         })
         .collect()

@@ -357,6 +357,7 @@ impl<'m> Interp<'m> {
             OpKind::Constant(lit) => lit.to_dense(),
             OpKind::Iota { dimension } => layout::iota(*dimension, out(0)),
             OpKind::Convert => convert::convert(x[0], out(0)),
+            OpKind::BitcastConvert => convert::bitcast(&site, x[0], out(0))?,
             OpKind::BroadcastInDim { dims } => layout::broadcast_in_dim(x[0], dims, out(0)),
             OpKind::Reshape => layout::reshape(x[0], out(0)),
             OpKind::Transpose { permutation } => layout::transpose(x[0], permutation, out(0)),

@@ -45,6 +45,12 @@ native!(f16, F16);
 native!(i32, I32);
 native!(i64, I64);
 native!(bool, I1);
+native!(i8, I8);
+native!(i16, I16);
+native!(u8, U8);
+native!(u16, U16);
+native!(u32, U32);
+native!(u64, U64);
 
 /// Runs `$body` with the type alias `$t` bound to the [`Native`] type of `$dtype`.
 macro_rules! with_native {
@@ -76,6 +82,30 @@ macro_rules! with_native {
             }
             shardc_ir::DType::I1 => {
                 type $t = bool;
+                $body
+            }
+            shardc_ir::DType::I8 => {
+                type $t = i8;
+                $body
+            }
+            shardc_ir::DType::I16 => {
+                type $t = i16;
+                $body
+            }
+            shardc_ir::DType::U8 => {
+                type $t = u8;
+                $body
+            }
+            shardc_ir::DType::U16 => {
+                type $t = u16;
+                $body
+            }
+            shardc_ir::DType::U32 => {
+                type $t = u32;
+                $body
+            }
+            shardc_ir::DType::U64 => {
+                type $t = u64;
                 $body
             }
         }
@@ -223,7 +253,7 @@ macro_rules! computes_as_itself {
     )*};
 }
 
-computes_as_itself!(f32, f64, i32, i64, bool);
+computes_as_itself!(f32, f64, i32, i64, bool, i8, i16, u8, u16, u32, u64);
 
 macro_rules! computes_in_f32 {
     ($($t:ty),*) => {$(
@@ -332,39 +362,50 @@ pub(crate) fn i64_to_f64_round_odd(x: i64) -> f64 {
     f64::from_bits(bits | 1)
 }
 
-/// Signed integers (`i32`, `i64`) with StableHLO's two's-complement semantics.
+/// Integers (`i8` .. `i64`, `ui8` .. `ui64`) with StableHLO's two's-complement
+/// semantics: signed types order and divide as signed, unsigned ones as unsigned.
 pub(crate) trait Int: Native + Ord {
     const BITS: u32;
     const ZERO: Self;
     const ONE: Self;
+    /// All bits set: `-1` of a signed type, the largest value of an unsigned one.
     const MINUS_ONE: Self;
+    const SIGNED: bool;
     fn wrapping_add(self, y: Self) -> Self;
     fn wrapping_sub(self, y: Self) -> Self;
     fn wrapping_mul(self, y: Self) -> Self;
+    /// `self / y` (`y != 0`), wrapping at the signed minimum over -1.
+    fn wrapping_div(self, y: Self) -> Self;
+    /// `self % y` (`y != 0`), the dividend's sign.
+    fn wrapping_rem(self, y: Self) -> Self;
     fn wrapping_neg(self) -> Self;
+    /// The absolute value (the identity on unsigned types).
     fn wrapping_abs(self) -> Self;
+    /// -1, 0 or 1 (0 or 1 on unsigned types).
     fn signum(self) -> Self;
     fn not(self) -> Self;
     /// The bits read as unsigned, zero-extended (shift amounts, UNSIGNED compares).
     fn to_unsigned(self) -> u64;
+    /// The bits read as signed, sign-extended (SIGNED compares of unsigned types).
+    fn to_signed(self) -> i64;
     /// `self << n` for `n < BITS`.
     fn shl(self, n: u32) -> Self;
     /// Logical right shift for `n < BITS`.
     fn shr_logical(self, n: u32) -> Self;
-    /// Arithmetic right shift for `n < BITS`.
+    /// Arithmetic right shift (of the bits as signed) for `n < BITS`.
     fn shr_arithmetic(self, n: u32) -> Self;
-    fn to_i64(self) -> i64;
     /// The low bits of `x` (two's-complement wrap).
     fn from_i64_wrapping(x: i64) -> Self;
 }
 
 macro_rules! int {
-    ($t:ty, $u:ty) => {
+    ($t:ty, $u:ty, $s:ty, $signed:expr) => {
         impl Int for $t {
             const BITS: u32 = <$t>::BITS;
             const ZERO: Self = 0;
             const ONE: Self = 1;
-            const MINUS_ONE: Self = -1;
+            const MINUS_ONE: Self = (-1 as $s) as $t;
+            const SIGNED: bool = $signed;
             fn wrapping_add(self, y: Self) -> Self {
                 <$t>::wrapping_add(self, y)
             }
@@ -374,20 +415,37 @@ macro_rules! int {
             fn wrapping_mul(self, y: Self) -> Self {
                 <$t>::wrapping_mul(self, y)
             }
+            fn wrapping_div(self, y: Self) -> Self {
+                <$t>::wrapping_div(self, y)
+            }
+            fn wrapping_rem(self, y: Self) -> Self {
+                <$t>::wrapping_rem(self, y)
+            }
             fn wrapping_neg(self) -> Self {
                 <$t>::wrapping_neg(self)
             }
             fn wrapping_abs(self) -> Self {
-                <$t>::wrapping_abs(self)
+                if $signed {
+                    (self as $s).wrapping_abs() as $t
+                } else {
+                    self
+                }
             }
             fn signum(self) -> Self {
-                <$t>::signum(self)
+                if $signed {
+                    (self as $s).signum() as $t
+                } else {
+                    (self != 0) as $t
+                }
             }
             fn not(self) -> Self {
                 !self
             }
             fn to_unsigned(self) -> u64 {
                 self as $u as u64
+            }
+            fn to_signed(self) -> i64 {
+                self as $s as i64
             }
             fn shl(self, n: u32) -> Self {
                 self << n
@@ -396,10 +454,7 @@ macro_rules! int {
                 ((self as $u) >> n) as $t
             }
             fn shr_arithmetic(self, n: u32) -> Self {
-                self >> n
-            }
-            fn to_i64(self) -> i64 {
-                self as i64
+                ((self as $s) >> n) as $t
             }
             fn from_i64_wrapping(x: i64) -> Self {
                 x as $t
@@ -408,8 +463,14 @@ macro_rules! int {
     };
 }
 
-int!(i32, u32);
-int!(i64, u64);
+int!(i8, u8, i8, true);
+int!(i16, u16, i16, true);
+int!(i32, u32, i32, true);
+int!(i64, u64, i64, true);
+int!(u8, u8, i8, false);
+int!(u16, u16, i16, false);
+int!(u32, u32, i32, false);
+int!(u64, u64, i64, false);
 
 #[cfg(test)]
 mod tests {

@@ -133,7 +133,7 @@ pub fn elements_at(
                 .map(|w| <f16 as FloatStorage>::from_f64(normal_f64(w)))
                 .collect(),
         ),
-        (_, DType::I32 | DType::I64 | DType::I1) => return None,
+        _ => return None,
     })
 }
 

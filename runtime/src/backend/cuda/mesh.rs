@@ -1300,6 +1300,9 @@ fn nccl_type(t: NcclData) -> nccl_sys::ncclDataType_t {
         NcclData::BF16 => T::ncclBfloat16,
         NcclData::I32 => T::ncclInt32,
         NcclData::I64 => T::ncclInt64,
+        NcclData::I8 => T::ncclInt8,
         NcclData::U8 => T::ncclUint8,
+        NcclData::U32 => T::ncclUint32,
+        NcclData::U64 => T::ncclUint64,
     }
 }

@@ -27,8 +27,11 @@ pub enum NcclData {
     BF16,
     I32,
     I64,
-    /// Bytes: `i1` (0 or 1), and any data that is only moved.
+    I8,
+    /// Bytes: `ui8`, `i1` (0 or 1), and any data that is only moved.
     U8,
+    U32,
+    U64,
 }
 
 /// The NCCL operator and type computing what the reducer computes on `dtype`, or why
@@ -44,7 +47,7 @@ pub enum NcclData {
 ///   and `add` are `max`, `and` and `multiply` are `min`; `xor` goes to the host.
 pub fn nccl_reduction(reducer: BinaryOp, dtype: DType) -> Result<(NcclReduce, NcclData), String> {
     use BinaryOp::*;
-    let data = nccl_data(dtype);
+    let data = nccl_data(dtype).ok_or_else(|| format!("NCCL has no type for {dtype} elements"))?;
     let float = matches!(dtype, DType::F32 | DType::F64 | DType::F16 | DType::BF16);
     let op = match (reducer, dtype) {
         (Add | Or | Maximum, DType::I1) => NcclReduce::Max,
@@ -68,17 +71,21 @@ pub fn nccl_reduction(reducer: BinaryOp, dtype: DType) -> Result<(NcclReduce, Nc
     Ok((op, data))
 }
 
-/// NCCL's type for elements of `dtype`.
-pub fn nccl_data(dtype: DType) -> NcclData {
-    match dtype {
+/// NCCL's type for elements of `dtype` (none for 16-bit integers).
+pub fn nccl_data(dtype: DType) -> Option<NcclData> {
+    Some(match dtype {
         DType::F32 => NcclData::F32,
         DType::F64 => NcclData::F64,
         DType::F16 => NcclData::F16,
         DType::BF16 => NcclData::BF16,
         DType::I32 => NcclData::I32,
         DType::I64 => NcclData::I64,
-        DType::I1 => NcclData::U8,
-    }
+        DType::I8 => NcclData::I8,
+        DType::I1 | DType::U8 => NcclData::U8,
+        DType::U32 => NcclData::U32,
+        DType::U64 => NcclData::U64,
+        DType::I16 | DType::U16 => return None,
+    })
 }
 
 /// Where a per-device op runs.
