@@ -160,6 +160,23 @@ impl FunctionBuilder {
         Ok(op)
     }
 
+    /// Adds a region op whose regions may read values from outside them (`while`,
+    /// `case`): those values are appended to `operands` as its captured operands (see
+    /// [`Op::written_operands`](crate::Op::written_operands)); any other op as [`push`](Self::push).
+    pub fn push_region_op(
+        &mut self,
+        kind: OpKind,
+        operands: &[ValueId],
+        declared: Option<&[TensorType]>,
+        regions: Vec<BlockId>,
+    ) -> Result<OpId, IrError> {
+        let mut all = operands.to_vec();
+        if matches!(kind, OpKind::While | OpKind::Case) {
+            all.extend(self.func.captures(&regions));
+        }
+        self.push(kind, &all, declared, regions)
+    }
+
     /// Takes back the op added last, if `op` is it: for a reader that computed a value
     /// and adds its op again under the names the text gives it (`None` otherwise; nothing
     /// can use the op's results yet, since nothing was added after it).

@@ -170,6 +170,13 @@ fn bitcast_shape(x: &TensorType, t: &TensorType) -> Result<(), Violation> {
     Ok(())
 }
 
+fn show_types(ts: &[TensorType]) -> String {
+    ts.iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn unary_dtype_ok(u: UnaryOp, d: DType) -> bool {
     use UnaryOp::*;
     match u {
@@ -728,6 +735,49 @@ fn derive(
             }
             one(t.clone())
         }
+        // The carried values' types (the regions are checked by the verifier); captured
+        // operands follow them.
+        OpKind::While => {
+            let Some(ts) = declared else {
+                return fail(
+                    "cannot derive the results of a while without their types",
+                    "state the carried values' types",
+                );
+            };
+            if ops.len() < ts.len() || ops[..ts.len()] != *ts {
+                return fail(
+                    format!(
+                        "a while's results are its carried values, but it carries ({}) and declares results ({})",
+                        show_types(&ops[..ts.len().min(ops.len())]),
+                        show_types(ts)
+                    ),
+                    "declare one result per carried value, of its type",
+                );
+            }
+            Ok(ts.to_vec())
+        }
+        OpKind::Case => {
+            let index_ok = ops
+                .first()
+                .is_some_and(|t| t.rank() == 0 && t.dtype == DType::I32);
+            if !index_ok {
+                return fail(
+                    format!(
+                        "a case's first operand is its branch index, a tensor<i32>, but it is {}",
+                        ops.first().map_or("missing".to_string(), |t| t.to_string())
+                    ),
+                    "pass the branch index as a scalar i32 (convert a boolean predicate first)",
+                );
+            }
+            match declared {
+                Some(ts) => Ok(ts.to_vec()),
+                None => fail(
+                    "cannot derive the results of a case without their types",
+                    "state them",
+                ),
+            }
+        }
+        OpKind::OptimizationBarrier => Ok(ops.to_vec()),
         OpKind::Call { callee } => match declared {
             Some(ts) => Ok(ts.to_vec()),
             None => fail(

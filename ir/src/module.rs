@@ -104,6 +104,52 @@ pub struct Function {
 }
 
 impl Function {
+    /// The values the ops of `regions` (and of regions nested in them) read, or return,
+    /// that are defined outside them: the values a region op captures, in first-use order.
+    pub fn captures(&self, regions: &[BlockId]) -> Vec<ValueId> {
+        fn walk(
+            f: &Function,
+            b: BlockId,
+            inside: &mut std::collections::HashSet<ValueId>,
+            out: &mut Vec<ValueId>,
+        ) {
+            let Some(block) = f.blocks.get(b.index()) else {
+                return;
+            };
+            inside.extend(block.args.iter().copied());
+            let mut read = |v: ValueId, inside: &std::collections::HashSet<ValueId>| {
+                if !inside.contains(&v) && !out.contains(&v) {
+                    out.push(v);
+                }
+            };
+            for &id in &block.ops {
+                let Some(op) = f.ops.get(id.index()) else {
+                    continue;
+                };
+                for &v in &op.operands {
+                    read(v, inside);
+                }
+                for &r in &op.regions {
+                    let mut nested = Vec::new();
+                    walk(f, r, inside, &mut nested);
+                    for v in nested {
+                        read(v, inside);
+                    }
+                }
+                inside.extend(op.results.iter().copied());
+            }
+            for &v in &block.results {
+                read(v, inside);
+            }
+        }
+        let mut out = Vec::new();
+        for &r in regions {
+            let mut inside = std::collections::HashSet::new();
+            walk(self, r, &mut inside, &mut out);
+        }
+        out
+    }
+
     pub const BODY: BlockId = BlockId(0);
 
     pub fn body(&self) -> &Block {

@@ -287,6 +287,21 @@ pub enum OpKind {
     Random {
         distribution: Distribution,
     },
+    /// `stablehlo.while`: operands are the carried values' initial values, then the values
+    /// its regions read from outside (captured: made operands when the op is built, so
+    /// that every pass sees what the loop reads; the text prints only the carried ones).
+    /// Region 0 (`cond`) and region 1 (`body`) take the carried values as arguments; cond
+    /// returns a scalar `i1`, body the next carried values. The results are the carried
+    /// values once cond is false.
+    While,
+    /// `stablehlo.case`: operand 0 is the branch index (a scalar `i32`; one out of range
+    /// runs the last branch), then the values its branches read from outside (captured,
+    /// as for [`OpKind::While`]). One region per branch, without arguments, each
+    /// returning the results.
+    Case,
+    /// `stablehlo.optimization_barrier`: its operands, unchanged (`jax.checkpoint` keeps
+    /// the recomputation of its region from being merged with the original).
+    OptimizationBarrier,
     /// `func.call` of a function of the module.
     Call {
         callee: String,
@@ -377,6 +392,9 @@ impl OpKind {
             OpKind::DynamicSlice { .. } => "stablehlo.dynamic_slice",
             OpKind::DynamicUpdateSlice => "stablehlo.dynamic_update_slice",
             OpKind::Random { .. } => "shardc.random",
+            OpKind::While => "stablehlo.while",
+            OpKind::Case => "stablehlo.case",
+            OpKind::OptimizationBarrier => "stablehlo.optimization_barrier",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",
             OpKind::Rotate { .. } => "shardc.rotate",
@@ -432,6 +450,26 @@ impl OpKind {
                 | OpKind::Clamp
                 | OpKind::Convert
         )
+    }
+}
+
+impl Op {
+    /// The operands the text writes: all of them, but for the region ops that read values
+    /// from outside their regions ([`OpKind::While`]: the carried values, one per result;
+    /// [`OpKind::Case`]: the branch index), whose captured operands follow.
+    pub fn written_operands(&self) -> &[ValueId] {
+        let n = match self.kind {
+            OpKind::While => self.results.len(),
+            OpKind::Case => 1,
+            _ => self.operands.len(),
+        };
+        &self.operands[..n.min(self.operands.len())]
+    }
+
+    /// The operands a region op reads from outside its regions (see
+    /// [`Op::written_operands`]); empty for every other op.
+    pub fn captured_operands(&self) -> &[ValueId] {
+        &self.operands[self.written_operands().len()..]
     }
 }
 

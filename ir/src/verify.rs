@@ -199,6 +199,9 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
                     });
                 }
             }
+            OpKind::While | OpKind::Case => {
+                check_control_flow(f, op).map_err(|v| invalid(v.rule, &v.fix))?
+            }
             OpKind::ShardingConstraint(s) => check_sharding(m, s, &result_types[0], &here)?,
             _ if !op.regions.is_empty() => {
                 return Err(invalid(
@@ -225,6 +228,137 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
         }
     }
     Ok(())
+}
+
+fn show_types(ts: &[TensorType]) -> String {
+    ts.iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn types_of(f: &Function, vs: &[crate::ValueId]) -> Vec<TensorType> {
+    vs.iter().map(|&v| f.ty(v).clone()).collect()
+}
+
+/// The regions of a `while` or `case` against the op (nothing for other ops): region
+/// arguments and results of the carried or result types, a scalar `i1` condition, and
+/// captured operands that are what the regions read from outside.
+pub fn check_control_flow(f: &Function, op: &crate::Op) -> Result<(), crate::infer::Violation> {
+    let results = types_of(f, &op.results);
+    let checked = match op.kind {
+        OpKind::While => check_while(f, op, &results),
+        OpKind::Case => check_case(f, op, &results),
+        _ => Ok(()),
+    };
+    checked.map_err(|(rule, fix)| crate::infer::Violation {
+        rule,
+        fix: fix.to_string(),
+    })
+}
+
+/// The captured operands of a region op are exactly what its regions read from outside.
+fn check_captures(f: &Function, op: &crate::Op) -> Result<(), (String, &'static str)> {
+    let captured = f.captures(&op.regions);
+    if captured != op.captured_operands() {
+        return Err((
+            format!(
+                "its regions read {} value(s) from outside, but it lists {} captured operand(s)",
+                captured.len(),
+                op.captured_operands().len()
+            ),
+            "build region ops through the parser or FunctionBuilder::push_region_op, which list what the regions read",
+        ));
+    }
+    Ok(())
+}
+
+/// `cond` takes the carried values and returns one `tensor<i1>`; `body` takes them and
+/// returns their next values.
+fn check_while(
+    f: &Function,
+    op: &crate::Op,
+    carried: &[TensorType],
+) -> Result<(), (String, &'static str)> {
+    let [cond, body] = op.regions.as_slice() else {
+        return Err((
+            format!(
+                "needs a cond and a body region, has {} region(s)",
+                op.regions.len()
+            ),
+            "give `cond { ... } do { ... }`",
+        ));
+    };
+    for (what, r) in [("cond", cond), ("body", body)] {
+        let args = types_of(f, &f.block(*r).args);
+        if args != carried {
+            return Err((
+                format!(
+                    "its {what} takes ({}), but the loop carries ({})",
+                    show_types(&args),
+                    show_types(carried)
+                ),
+                "give both regions one argument per carried value, of its type",
+            ));
+        }
+    }
+    let cond_out = types_of(f, &f.block(*cond).results);
+    if cond_out != [TensorType::scalar(crate::DType::I1)] {
+        return Err((
+            format!(
+                "its cond returns ({}), but must return one tensor<i1>",
+                show_types(&cond_out)
+            ),
+            "return the loop condition as a scalar i1",
+        ));
+    }
+    let body_out = types_of(f, &f.block(*body).results);
+    if body_out != carried {
+        return Err((
+            format!(
+                "its body returns ({}), but the loop carries ({})",
+                show_types(&body_out),
+                show_types(carried)
+            ),
+            "return the next value of every carried value, of its type",
+        ));
+    }
+    check_captures(f, op)
+}
+
+/// Every branch takes no arguments and returns the case's results.
+fn check_case(
+    f: &Function,
+    op: &crate::Op,
+    results: &[TensorType],
+) -> Result<(), (String, &'static str)> {
+    for (i, &r) in op.regions.iter().enumerate() {
+        let b = f.block(r);
+        if !b.args.is_empty() {
+            return Err((
+                format!(
+                    "branch {i} takes {} argument(s); branches take none",
+                    b.args.len()
+                ),
+                "read values of the enclosing function directly",
+            ));
+        }
+        let out = types_of(f, &b.results);
+        if out != results {
+            return Err((
+                format!(
+                    "branch {i} returns ({}), but the case's results are ({})",
+                    show_types(&out),
+                    show_types(results)
+                ),
+                "return the same types from every branch",
+            ));
+        }
+    }
+    if op.regions.is_empty() {
+        return Err(("has no branches".into(), "give at least one branch"));
+    }
+    check_captures(f, op)
 }
 
 fn check_reducer(f: &Function, body: BlockId, operands: &[TensorType]) -> Result<(), String> {

@@ -532,6 +532,58 @@ fn cases() -> Vec<Case> {
         slice(b, a[0], &[0, 4], &[8, 12])
     }));
 
+    // while: a counter and a matrix carried, a vector captured; everything whole.
+    cases.push(case(&["i32", "4x8xf32", "8xf32"], |b, a| {
+        let carried = [t("i32"), t("4x8xf32")];
+        let args = b.begin_block(&carried);
+        let ten = b.constant(Literal::scalar(DType::I32, Scalar::Int(10)));
+        let go = b.push1(
+            OpKind::Compare {
+                direction: ComparisonDirection::Lt,
+                compare_type: None,
+            },
+            &[args[0], ten],
+        )?;
+        let cond = b.end_block(&[go]);
+        let args = b.begin_block(&carried);
+        let one = b.constant(Literal::scalar(DType::I32, Scalar::Int(1)));
+        let i = b.binary(BinaryOp::Add, args[0], one)?;
+        let row = b.push1_typed(
+            OpKind::BroadcastInDim { dims: vec![1] },
+            &[a[2]],
+            t("4x8xf32"),
+        )?;
+        let x = b.binary(BinaryOp::Add, args[1], row)?;
+        let body = b.end_block(&[i, x]);
+        let op = b.push_region_op(
+            OpKind::While,
+            &[a[0], a[1]],
+            Some(&carried),
+            vec![cond, body],
+        )?;
+        Ok(b.func().op(op).results[1])
+    }));
+    // case: two branches reading a captured matrix.
+    cases.push(case(&["i32", "4x8xf32"], |b, a| {
+        b.begin_block(&[]);
+        let n = b.unary(UnaryOp::Negate, a[1])?;
+        let first = b.end_block(&[n]);
+        b.begin_block(&[]);
+        let second = b.end_block(&[a[1]]);
+        let op = b.push_region_op(
+            OpKind::Case,
+            &[a[0]],
+            Some(&[t("4x8xf32")]),
+            vec![first, second],
+        )?;
+        Ok(b.func().op(op).results[0])
+    }));
+    // optimization_barrier: each operand passes through to its result.
+    cases.push(case(&["4x8xf32", "16xf32"], |b, a| {
+        let op = b.push(OpKind::OptimizationBarrier, &[a[0], a[1]], None, Vec::new())?;
+        Ok(b.func().op(op).results[1])
+    }));
+
     // transpose: Shardy's test; a matrix.
     let transpose = |p: &[usize]| OpKind::Transpose {
         permutation: p.to_vec(),
@@ -574,6 +626,9 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Random { .. } => "random",
         OpKind::Rotate { .. } => "rotate",
         OpKind::Call { .. } => "call",
+        OpKind::While => "while",
+        OpKind::Case => "case",
+        OpKind::OptimizationBarrier => "optimization_barrier",
         OpKind::ShardingConstraint(_) => "sharding_constraint",
         OpKind::AllGather { .. } => "all_gather",
         OpKind::AllReduce { .. } => "all_reduce",
@@ -585,7 +640,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 32] = [
+const FAMILIES: [&str; 35] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -617,6 +672,9 @@ const FAMILIES: [&str; 32] = [
     "random",
     "rotate",
     "call",
+    "while",
+    "case",
+    "optimization_barrier",
     "sharding_constraint",
 ];
 
@@ -723,6 +781,12 @@ fn attributes(f: &Function, op: &Op) -> String {
         OpKind::Random { distribution } => format!(" {}", distribution.name()),
         OpKind::Rotate { dimension, shift } => format!(" dim = {dimension}, shift = {shift}"),
         OpKind::Call { callee } => format!(" @{callee}"),
+        OpKind::While | OpKind::Case => format!(
+            " {} region(s), {} captured",
+            op.regions.len(),
+            op.captured_operands().len()
+        ),
+        OpKind::OptimizationBarrier => String::new(),
         OpKind::ShardingConstraint(s) => format!(" {s}"),
         OpKind::AllGather { .. }
         | OpKind::AllReduce { .. }

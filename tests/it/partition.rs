@@ -273,6 +273,15 @@ fn jax_fixture_decisions() {
         // sizes made local); along the split one the operand is gathered first.
         ("lax_dynamic_slice_fwd", &["all_gather {data}"]),
         ("optax_xent_onehot_fwd", &["all_reduce {data}"]),
+        // jax.checkpoint's barrier passes each value through in its layout: the
+        // data-parallel gradient is all-reduced once, as XLA does.
+        ("jax_checkpoint_step", &["all_reduce {data}"]),
+        // Loops and branches run whole on every device (their regions are not
+        // partitioned yet): what they read split is gathered first, and each device keeps
+        // its rows of what they give (XLA partitions the regions and needs none).
+        ("lax_cond_fwd", &["all_gather {data}"]),
+        ("lax_fori_loop_fwd", &["all_gather {data}"]),
+        ("lax_scan_fwd", &["all_gather {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

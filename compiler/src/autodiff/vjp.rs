@@ -84,6 +84,17 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             Ok(vec![None])
         }
         OpKind::BroadcastInDim { dims } => Ok(vec![broadcast_in_dim(e, p, dims)?]),
+        // Each operand's cotangent is its result's.
+        OpKind::OptimizationBarrier => Ok(p
+            .needs
+            .iter()
+            .zip(&p.cotangents)
+            .map(|(&need, g)| if need { *g } else { None })
+            .collect()),
+        OpKind::While | OpKind::Case => no_rule(
+            "loops and branches are not differentiated by shardc yet",
+            "differentiate in JAX (export the training step jax.grad made), or write the loop unrolled",
+        ),
         OpKind::Call { callee } => no_rule(
             format!("it calls @{callee}, and calls are not differentiated through"),
             "inline the call first (value_and_grad inlines every call of the entry function)",

@@ -15,7 +15,9 @@
 //!   (`x + y`) and has consumers in several clusters starts a cluster of its own;
 //! - an **expensive** op (`exponential`, `tanh`, `divide`, ...) joins its consumers'
 //!   cluster when they all are in one, and otherwise starts a cluster of its own: its
-//!   value is computed once, written, and read by each consumer's kernel.
+//!   value is computed once, written, and read by each consumer's kernel;
+//! - a **host** op (control flow, `shardc.random`: what kernels do not lower) is a cluster
+//!   of its own that no producer joins, run by the reference interpreter (`jit.rs`).
 //!
 //! Ops are placed from the last to the first, so an op's consumers are placed before it.
 //! An op whose value leaves the segment is never recomputed (one cluster writes it); an
@@ -41,6 +43,8 @@ pub enum Role {
     Cheap,
     /// Joins its consumers' cluster when there is one; else starts its own.
     Expensive,
+    /// Runs alone, through the reference interpreter: an op kernels do not lower.
+    Host,
 }
 
 /// The role of every op kind.
@@ -106,9 +110,12 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::Transpose { .. }
         | OpKind::Slice { .. }
         | OpKind::ShardingConstraint(_) => Role::Cheap,
+        // Run by the interpreter: loops and branches (their regions), the counter-based
+        // random op (defined bit for bit by the reference).
+        OpKind::While | OpKind::Case | OpKind::Random { .. } => Role::Host,
+        OpKind::OptimizationBarrier => Role::Cheap,
         // Not lowered to kernels: alone, so the error names them.
-        OpKind::Random { .. }
-        | OpKind::Call { .. }
+        OpKind::Call { .. }
         | OpKind::AllGather { .. }
         | OpKind::AllReduce { .. }
         | OpKind::ReduceScatter { .. }
@@ -117,6 +124,13 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::AxisIndex { .. }
         | OpKind::CollectivePermute { .. } => Role::Root,
     }
+}
+
+/// Whether a cluster of `f` is run on the host (its one op is a [`Role::Host`] op).
+pub fn is_host(f: &Function, c: &Segment) -> bool {
+    c.ops
+        .last()
+        .is_some_and(|&o| role(&f.op(o).kind) == Role::Host)
 }
 
 /// Cuts the body of `f` (a segment function: compute ops only) into clusters, in an
@@ -174,8 +188,13 @@ pub fn cluster(f: &Function) -> Vec<Segment> {
         if homes.is_empty() && !leaves[i] {
             continue; // dead
         }
+        // A host cluster is its one op: producers stay in kernels.
+        let hosted = homes
+            .iter()
+            .any(|&c| role(&f.op(body[members[c][0]]).kind) == Role::Host);
         let join = match role(&f.op(body[i]).kind) {
-            Role::Root => false,
+            Role::Root | Role::Host => false,
+            _ if hosted => false,
             _ if homes.len() == 1 => true,
             Role::Cheap => !homes.is_empty() && !leaves[i] && at_most_unary(i),
             Role::Expensive => false,

@@ -616,7 +616,7 @@ impl CpuKernel {
                     bools.push(vec![0; ty.num_elements()]);
                     bools.last_mut().expect("just pushed").as_mut_ptr()
                 }
-                e => for_each_elements!(e, v => v.as_mut_ptr() as *mut u8),
+                e => for_each_elements!(e, v => v.as_mut_ptr().cast::<u8>()),
             };
             descriptors.push(descriptor(data, ty));
         }

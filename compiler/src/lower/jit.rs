@@ -14,7 +14,7 @@
 //!                                           kept for the next run after its last reader
 //! ```
 
-use super::cluster::cluster;
+use super::cluster::{cluster, is_host};
 use super::cpu::{CpuKernel, CpuOptions, compile_lowered};
 use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
 use shardc_ir::{Function, Literal, Module, text::print_function};
@@ -59,6 +59,9 @@ pub struct JitStats {
     /// Modules loaded from the disk cache (`cache.rs`) instead of compiled; counted in
     /// `modules` too.
     pub loaded: usize,
+    /// Clusters run by the reference interpreter (ops kernels do not lower: loops,
+    /// branches, `shardc.random`); counted in `kernels` too.
+    pub hosted: usize,
 }
 
 /// One kernel's share of the time [`JitCompute::with_profiling`] measured.
@@ -268,6 +271,67 @@ struct Planned {
     /// The cluster as a segment of the segment function.
     cluster: Segment,
     key: String,
+    /// Run by the reference interpreter (`cluster::Role::Host`), not compiled.
+    host: bool,
+}
+
+/// A cluster whose op kernels do not lower (a loop, a case, `shardc.random`): its
+/// function run by the reference interpreter.
+struct HostKernel {
+    module: Module,
+    outputs: Vec<shardc_ir::TensorType>,
+}
+
+impl HostKernel {
+    fn new(f: Function) -> HostKernel {
+        HostKernel {
+            outputs: f.result_types(),
+            module: Module {
+                functions: vec![f],
+                ..Module::default()
+            },
+        }
+    }
+
+    fn run_refs_into(
+        &self,
+        inputs: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
+        let owned: Vec<Literal> = inputs.iter().map(|&l| l.clone()).collect();
+        let results = shardc_runtime::reference::run(&self.module, KERNEL, &owned)?;
+        for (slot, r) in outputs.iter_mut().zip(results) {
+            *slot = r;
+        }
+        Ok(())
+    }
+}
+
+/// The kernel of one cluster.
+#[derive(Clone)]
+enum ClusterKernel {
+    Compiled(Arc<CpuKernel>),
+    Host(Arc<HostKernel>),
+}
+
+impl ClusterKernel {
+    fn outputs(&self) -> &[shardc_ir::TensorType] {
+        match self {
+            ClusterKernel::Compiled(k) => k.outputs(),
+            ClusterKernel::Host(k) => &k.outputs,
+        }
+    }
+
+    fn run_refs_into(
+        &self,
+        inputs: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
+        match self {
+            ClusterKernel::Compiled(k) => Ok(k.run_refs_into(inputs, outputs)?),
+            ClusterKernel::Host(k) => k.run_refs_into(inputs, outputs),
+        }
+    }
 }
 
 /// The segment function of a segment and its clusters.
@@ -279,6 +343,7 @@ fn plan(f: &Function, segment: &Segment) -> Result<(Function, Vec<Planned>), Low
             let cf = segment_function(&sf, &c)?;
             Ok(Planned {
                 key: print_function(&cf),
+                host: is_host(&sf, &c),
                 cluster: c,
             })
         })
@@ -316,7 +381,7 @@ fn describe(sf: &Function, c: &Segment) -> String {
 
 /// One cluster kernel of a segment: which buffers it reads and writes.
 struct Step {
-    kernel: Arc<CpuKernel>,
+    kernel: ClusterKernel,
     inputs: Vec<usize>,
     outputs: Vec<usize>,
     /// Buffers no later step reads (and the segment does not return): dropped after it.
@@ -349,7 +414,7 @@ type Workspace = Vec<Vec<Option<Literal>>>;
 impl SegmentKernel {
     fn new(
         sf: &Function,
-        clusters: Vec<(Segment, Arc<CpuKernel>, Option<usize>)>,
+        clusters: Vec<(Segment, ClusterKernel, Option<usize>)>,
         profile: Option<Arc<Profile>>,
     ) -> SegmentKernel {
         let outputs: Vec<usize> = sf.results().iter().map(|v| v.index()).collect();
@@ -503,7 +568,7 @@ impl Compute for JitCompute {
             let cache = self.lock_cache();
             let mut seen: HashSet<&str> = HashSet::new();
             for (sf, clusters) in planned.iter().flatten() {
-                for p in clusters {
+                for p in clusters.iter().filter(|p| !p.host) {
                     if !cache.contains_key(&p.key) && seen.insert(&p.key) {
                         match segment_function(sf, &p.cluster) {
                             Ok(cf) => wanted.push((p.key.clone(), cf)),
@@ -521,32 +586,42 @@ impl Compute for JitCompute {
         let compiled = tried - failed.len();
         stats.compiled += compiled;
         let mut used = 0;
-        let kernels: Vec<Result<Box<dyn Kernel>, EngineError>> = planned
-            .into_iter()
-            .map(|p| {
-                let (sf, clusters) = p?;
-                stats.segments += 1;
-                let mut steps = Vec::with_capacity(clusters.len());
-                for p in clusters {
-                    if let Some(e) = failed.get(&p.key) {
-                        return Err(Box::new(Shared(Arc::clone(e))) as EngineError);
+        let mut hosted = 0;
+        let kernels: Vec<Result<Box<dyn Kernel>, EngineError>> =
+            planned
+                .into_iter()
+                .map(|p| {
+                    let (sf, clusters) = p?;
+                    stats.segments += 1;
+                    let mut steps = Vec::with_capacity(clusters.len());
+                    for p in clusters {
+                        if let Some(e) = failed.get(&p.key) {
+                            return Err(Box::new(Shared(Arc::clone(e))) as EngineError);
+                        }
+                        let kernel =
+                            if p.host {
+                                hosted += 1;
+                                ClusterKernel::Host(Arc::new(HostKernel::new(segment_function(
+                                    &sf, &p.cluster,
+                                )?)))
+                            } else {
+                                ClusterKernel::Compiled(cache.get(&p.key).cloned().ok_or(
+                                    "a kernel is missing from the cache after compiling it",
+                                )?)
+                            };
+                        let row = self.profile_row(&p.key, || describe(&sf, &p.cluster));
+                        steps.push((p.cluster, kernel, row));
                     }
-                    let kernel = cache
-                        .get(&p.key)
-                        .cloned()
-                        .ok_or("a kernel is missing from the cache after compiling it")?;
-                    let row = self.profile_row(&p.key, || describe(&sf, &p.cluster));
-                    steps.push((p.cluster, kernel, row));
-                }
-                used += steps.len();
-                Ok(
-                    Box::new(SegmentKernel::new(&sf, steps, self.profile.clone()))
-                        as Box<dyn Kernel>,
-                )
-            })
-            .collect();
+                    used += steps.len();
+                    Ok(
+                        Box::new(SegmentKernel::new(&sf, steps, self.profile.clone()))
+                            as Box<dyn Kernel>,
+                    )
+                })
+                .collect();
         stats.kernels += used;
-        stats.reused += used.saturating_sub(compiled);
+        stats.hosted += hosted;
+        stats.reused += used.saturating_sub(compiled + hosted);
         kernels
     }
 }

@@ -294,11 +294,13 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
             }
             acc
         }
-        OpKind::Random { .. } => {
+        // The values themselves (a barrier orders nothing inside one kernel).
+        OpKind::OptimizationBarrier => return Ok(xs),
+        OpKind::Random { .. } | OpKind::While | OpKind::Case => {
             return Err(e.unsupported(
                 op,
-                "shardc.random is not lowered to kernels (its Philox stream is defined by the reference interpreter, bit for bit)",
-                "run segments that draw random numbers with shardc_runtime::engine::Interpreted, or pass the numbers in as an argument",
+                "it is not lowered to kernels: the JIT runs it on the host, through the reference interpreter (shardc.random's Philox stream is defined there bit for bit; loops and branches run their regions there)",
+                "let the JIT engine cut segments into clusters (it gives such ops clusters of their own), or run the segment with shardc_runtime::engine::Interpreted",
             ));
         }
         OpKind::Call { .. } => {

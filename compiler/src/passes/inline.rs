@@ -1,10 +1,11 @@
 //! Inlining: replaces every `func.call` in the entry function by the callee's body, so
-//! propagation sees one function (calls have no sharding rule of their own). A callee's
+//! propagation sees one function (calls have no sharding rule of their own), also inside
+//! the regions of loops and branches (JAX calls a loop body's function there). A callee's
 //! argument and result shardings become sharding constraints on the call's operands and
 //! results (as a jitted function called inside another one constrains its values in JAX).
 
 use crate::error::CompileError;
-use shardc_ir::{Function, FunctionBuilder, Module, OpKind, ValueId};
+use shardc_ir::{Function, FunctionBuilder, Module, Op, OpId, OpKind, TensorType, ValueId};
 use std::collections::HashMap;
 
 /// Calls nested deeper than this are refused (a limit on the program, not recursion:
@@ -26,7 +27,14 @@ pub fn inline(m: &Module) -> Result<Module, CompileError> {
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
-    copy_body(m, f, &mut b, &mut map, &mut vec![f.name.clone()])?;
+    copy_ops(
+        m,
+        f,
+        &f.body().ops,
+        &mut b,
+        &mut map,
+        &mut vec![f.name.clone()],
+    )?;
     let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
     let mut g = b.finish(&results);
     g.arg_attrs = f.arg_attrs.clone();
@@ -37,16 +45,23 @@ pub fn inline(m: &Module) -> Result<Module, CompileError> {
     })
 }
 
-fn copy_body(
+/// Copies the ops `ops` of `f` into `b`, inlining calls (in regions too).
+fn copy_ops(
     m: &Module,
     f: &Function,
+    ops: &[OpId],
     b: &mut FunctionBuilder,
     map: &mut HashMap<ValueId, ValueId>,
     stack: &mut Vec<String>,
 ) -> Result<(), CompileError> {
-    for (_, op) in f.body_ops() {
+    for &id in ops {
+        let op = f.op(id);
         let OpKind::Call { callee } = &op.kind else {
-            b.copy_op(f, op, map)?;
+            if op.regions.is_empty() {
+                b.copy_op(f, op, map)?;
+            } else {
+                copy_region_op(m, f, op, b, map, stack)?;
+            }
             continue;
         };
         let g = m
@@ -84,12 +99,46 @@ fn copy_body(
             inner.insert(a, constrained(b, map[v], attrs.sharding.as_ref())?);
         }
         stack.push(callee.clone());
-        copy_body(m, g, b, &mut inner, stack)?;
+        copy_ops(m, g, &g.body().ops, b, &mut inner, stack)?;
         stack.pop();
         for ((r, gr), attrs) in op.results.iter().zip(g.results()).zip(&g.result_attrs) {
             map.insert(*r, constrained(b, inner[gr], attrs.sharding.as_ref())?);
         }
     }
+    Ok(())
+}
+
+/// Copies an op with regions, inlining the calls in its regions; a loop's or a case's
+/// captured operands are listed anew from its copied regions.
+fn copy_region_op(
+    m: &Module,
+    f: &Function,
+    op: &Op,
+    b: &mut FunctionBuilder,
+    map: &mut HashMap<ValueId, ValueId>,
+    stack: &mut Vec<String>,
+) -> Result<(), CompileError> {
+    let mut regions = Vec::with_capacity(op.regions.len());
+    for &r in &op.regions {
+        let block = f.block(r);
+        let types: Vec<TensorType> = block.args.iter().map(|&a| f.ty(a).clone()).collect();
+        let args = b.begin_block(&types);
+        map.extend(block.args.iter().copied().zip(args));
+        if let Err(e) = copy_ops(m, f, &block.ops, b, map, stack) {
+            b.end_block(&[]);
+            return Err(e);
+        }
+        let results: Vec<ValueId> = block.results.iter().map(|v| map[v]).collect();
+        regions.push(b.end_block(&results));
+    }
+    let operands: Vec<ValueId> = op.written_operands().iter().map(|v| map[v]).collect();
+    let types: Vec<TensorType> = op.results.iter().map(|&r| f.ty(r).clone()).collect();
+    let id = b.push_region_op(op.kind.clone(), &operands, Some(&types), regions)?;
+    let copied = b.op_mut(id);
+    copied.shardings = op.shardings.clone();
+    copied.attrs = op.attrs.clone();
+    let new = copied.results.clone();
+    map.extend(op.results.iter().copied().zip(new));
     Ok(())
 }
 

@@ -380,7 +380,14 @@ impl Emitter<'_> {
             } else {
                 ins
             };
-            let mut map = HashMap::new();
+            // Regions read the op's operands (a loop's or case's captured ones too) as
+            // the local values given here.
+            let mut map: HashMap<ValueId, ValueId> = o
+                .operands
+                .iter()
+                .copied()
+                .zip(ins.iter().copied())
+                .collect();
             let regions = o
                 .regions
                 .iter()

@@ -65,6 +65,9 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
                 fix: "propagate shardings on the global program, before partitioning".into(),
             });
         }
+        // Control flow runs whole on every device: every dimension of what it reads and
+        // gives needs replication (its regions are not partitioned; `docs/rules.md`).
+        OpKind::Case | OpKind::While => replicated(&x),
         OpKind::Concatenate { dimension } => concatenate(&x, *dimension),
         // A constant can be produced in any layout: each device materializes its part
         // of the literal. Every dimension is a pass-through factor of the result.
@@ -75,6 +78,8 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         // offsetting by the global position of its shard. Shardy has no iota rule (it
         // does not propagate into constant-like ops); ours lets the result take any layout.
         OpKind::Iota { .. } => pointwise(&x),
+        // An identity of each operand: operand k and result k share their factors.
+        OpKind::OptimizationBarrier => each_through(&x),
         OpKind::Pad {
             low,
             high,
@@ -208,6 +213,41 @@ fn pointwise(x: &Instance) -> RuleBuilder {
     b
 }
 
+/// Every dimension of every operand and result a need-replication factor of its own.
+fn replicated(x: &Instance) -> RuleBuilder {
+    let mut b = x.builder();
+    let (no, nr) = (x.operands.len(), x.results.len());
+    for k in 0..no {
+        for (d, &n) in x.operand_shape(k).iter().enumerate() {
+            let mut at = vec![None; no];
+            at[k] = Some(d);
+            b.factor(n, NeedReplication, &at, &vec![None; nr]);
+        }
+    }
+    for k in 0..nr {
+        for (d, &n) in x.result_shape(k).iter().enumerate() {
+            let mut at = vec![None; nr];
+            at[k] = Some(d);
+            b.factor(n, NeedReplication, &vec![None; no], &at);
+        }
+    }
+    b
+}
+
+/// Operand `k` passes through to result `k`, dimension by dimension.
+fn each_through(x: &Instance) -> RuleBuilder {
+    let mut b = x.builder();
+    let n = x.operands.len();
+    for k in 0..n {
+        for (d, &size) in x.operand_shape(k).iter().enumerate() {
+            let mut at = vec![None; n];
+            at[k] = Some(d);
+            b.factor(size, PassThrough, &at, &at);
+        }
+    }
+    b
+}
+
 /// Shared dimensions pass through. Between widths, the last dimension of the narrower side
 /// holds the pieces of one wide element: in the operand (`[4, 2] ui32 -> [4] ui64`) a
 /// need-replication factor (a device needs every piece of an element), in the result
@@ -217,8 +257,8 @@ fn bitcast_convert(x: &Instance) -> RuleBuilder {
     let (input, output) = (x.operand_shape(0), x.result_shape(0));
     let shared = input.len().min(output.len());
     let mut b = x.builder();
-    for d in 0..shared {
-        b.factor(input[d], PassThrough, &[Some(d)], &[Some(d)]);
+    for (d, &n) in input.iter().enumerate().take(shared) {
+        b.factor(n, PassThrough, &[Some(d)], &[Some(d)]);
     }
     if input.len() > shared {
         b.factor(input[shared], NeedReplication, &[Some(shared)], &[]);

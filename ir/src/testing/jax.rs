@@ -51,8 +51,16 @@ fn literal(t: &JsonTensor) -> Result<Literal, String> {
     let dtype = match t.dtype.as_str() {
         "float32" => DType::F32,
         "float64" => DType::F64,
+        "float16" => DType::F16,
+        "bfloat16" => DType::BF16,
+        "int8" => DType::I8,
+        "int16" => DType::I16,
         "int32" => DType::I32,
         "int64" => DType::I64,
+        "uint8" => DType::U8,
+        "uint16" => DType::U16,
+        "uint32" => DType::U32,
+        "uint64" => DType::U64,
         "bool" => DType::I1,
         other => return Err(format!("unsupported fixture dtype {other}")),
     };

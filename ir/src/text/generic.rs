@@ -70,9 +70,9 @@ pub(super) fn op_body(f: &Function, names: &[String], op: &Op, indent: usize) ->
     format!(
         "\"{}\"({}){}{regions}{attrs} : {}",
         op.kind.name(),
-        uses(names, &op.operands),
+        uses(names, op.written_operands()),
         props(kind_props),
-        function_type(&types(f, &op.operands), &types(f, &op.results)),
+        function_type(&types(f, op.written_operands()), &types(f, &op.results)),
     )
 }
 

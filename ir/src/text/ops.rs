@@ -28,7 +28,7 @@ pub(super) struct OpSyntax {
     names: &'static [&'static str],
     /// For the elementwise families: whether a name belongs to them.
     family: Option<fn(&str) -> bool>,
-    /// The number of regions the op has.
+    /// The number of regions the op has ([`ANY_REGIONS`]: one or more).
     pub regions: usize,
     /// Reads the pretty form after the op name (the name is given).
     pub parse: fn(&mut Parser<'_>, &mut FuncState, &str) -> PResult<Parsed>,
@@ -40,8 +40,11 @@ pub(super) struct OpSyntax {
     pub from_props: fn(&mut Parser<'_>, &mut GenericAttrs) -> PResult<OpKind>,
 }
 
+/// `OpSyntax::regions` of an op with one region or more (`stablehlo.case`).
+pub(super) const ANY_REGIONS: usize = usize::MAX;
+
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -236,6 +239,33 @@ static SYNTAX: &[OpSyntax] = &[
         print_reduce,
         props_reduce,
         from_reduce
+    ),
+    syntax!(
+        &["stablehlo.while"],
+        None,
+        2,
+        parse_while,
+        print_generic_only,
+        no_props,
+        |_, _| Ok(OpKind::While)
+    ),
+    syntax!(
+        &["stablehlo.case"],
+        None,
+        ANY_REGIONS,
+        parse_case,
+        print_generic_only,
+        no_props,
+        |_, _| Ok(OpKind::Case)
+    ),
+    syntax!(
+        &["stablehlo.optimization_barrier"],
+        None,
+        0,
+        parse_optimization_barrier,
+        print_optimization_barrier,
+        no_props,
+        |_, _| Ok(OpKind::OptimizationBarrier)
     ),
     syntax!(
         &["stablehlo.gather"],
@@ -1434,6 +1464,112 @@ fn from_reduce(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Reduce { dimensions })
 }
 
+// ----- control flow -----
+
+/// `stablehlo.while(%iterArg = %init, ...) : t, ... cond { ... } do { ... }`: both regions
+/// take the carried values under the names the header gives them. Printed generic (MLIR's
+/// form, which names each region's arguments apart).
+fn parse_while(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    p.expect(Tok::LParen, "to open the carried values of stablehlo.while")?;
+    let mut carried: Vec<(&str, usize, Use)> = Vec::new();
+    if !p.eat(Tok::RParen)? {
+        loop {
+            let offset = p.tok.start;
+            let Tok::Value { name, index: None } = p.tok.tok else {
+                return p.err(format!(
+                    "expected a carried value (`%iterArg = %init`), found {}",
+                    p.tok.tok
+                ));
+            };
+            p.bump()?;
+            p.expect(Tok::Equal, &format!("after %{name} (`%{name} = %init`)"))?;
+            carried.push((name, offset, p.operand(f)?));
+            if !p.eat(Tok::Comma)? {
+                break;
+            }
+        }
+        p.expect(Tok::RParen, "after the carried values")?;
+    }
+    let mut types = Vec::new();
+    if !carried.is_empty() {
+        p.expect(Tok::Colon, "before the carried values' types")?;
+        types.push(p.tensor_type("of a carried value")?);
+        while p.eat(Tok::Comma)? {
+            types.push(p.tensor_type("of a carried value")?);
+        }
+    }
+    if types.len() != carried.len() {
+        return p.err(format!(
+            "stablehlo.while carries {} value(s) but lists {} type(s)",
+            carried.len(),
+            types.len()
+        ));
+    }
+    let attrs = p.op_attrs()?;
+    let block_args: Vec<(&str, usize, TensorType)> = carried
+        .iter()
+        .zip(&types)
+        .map(|((n, o, _), t)| (*n, *o, t.clone()))
+        .collect();
+    p.expect_ident(
+        "cond",
+        "after the carried values' types (`cond { ... } do { ... }`)",
+    )?;
+    p.expect(Tok::LBrace, "to open the cond region")?;
+    let cond = p.region_body(f, block_args.clone())?;
+    p.expect_ident("do", "after the cond region (`do { ... }`)")?;
+    p.expect(Tok::LBrace, "to open the body region")?;
+    let body = p.region_body(f, block_args)?;
+    let operands: Vec<Use> = carried.into_iter().map(|(_, _, u)| u).collect();
+    let mut parsed = Parsed::new(OpKind::While, operands, (types.clone(), types)).with_attrs(attrs);
+    parsed.regions = vec![cond, body];
+    Ok(parsed)
+}
+
+fn parse_case(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        "stablehlo.case has no pretty form; write it generic: \"stablehlo.case\"(%index) ({ ... stablehlo.return ... }, { ... }) : (tensor<i32>) -> ...",
+    )
+}
+
+/// `stablehlo.optimization_barrier %a, %b : t, u`.
+fn parse_optimization_barrier(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let operands = if matches!(p.tok.tok, Tok::Value { .. }) {
+        p.operand_list(f)?
+    } else {
+        Vec::new()
+    };
+    let attrs = p.op_attrs()?;
+    let mut types = Vec::new();
+    if !operands.is_empty() {
+        p.expect(Tok::Colon, "before the operands' types")?;
+        types.push(p.tensor_type("of an operand")?);
+        while p.eat(Tok::Comma)? {
+            types.push(p.tensor_type("of an operand")?);
+        }
+    }
+    Ok(Parsed::new(
+        OpKind::OptimizationBarrier,
+        operands,
+        (types.clone(), types),
+    )
+    .with_attrs(attrs))
+}
+
+fn print_optimization_barrier(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let types: Vec<String> = op.operands.iter().map(|&v| pp.ty(v).to_string()).collect();
+    if op.operands.is_empty() {
+        return format!("stablehlo.optimization_barrier{}", pp.attrs(op));
+    }
+    format!(
+        "stablehlo.optimization_barrier {}{} : {}",
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        types.join(", ")
+    )
+}
+
 // ----- gather -----
 
 fn parse_gather(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
@@ -2096,6 +2232,9 @@ mod tests {
                 distribution: Distribution::Uniform,
             },
             OpKind::Call { callee: "f".into() },
+            OpKind::While,
+            OpKind::Case,
+            OpKind::OptimizationBarrier,
             OpKind::ShardingConstraint(Sharding::replicated("m", 0)),
             OpKind::Rotate {
                 dimension: 0,

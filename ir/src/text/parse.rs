@@ -1339,7 +1339,10 @@ impl<'a> Parser<'a> {
                     format!("the result names define {named} value(s) but {op_name} has {n} result(s) here; write `%{}{} = ...`", first.name, if n == 1 { String::new() } else { format!(":{n}") }),
                 );
         }
-        if p.regions.len() != syntax.regions {
+        if syntax.regions == ops::ANY_REGIONS && p.regions.is_empty() {
+            return self.err_at(offset, format!("{op_name} takes one region or more"));
+        }
+        if syntax.regions != ops::ANY_REGIONS && p.regions.len() != syntax.regions {
             return self.err_at(
                 offset,
                 format!(
@@ -1355,8 +1358,9 @@ impl<'a> Parser<'a> {
             |g| format!("%{}", g.name),
         ));
         let ids: Vec<ValueId> = p.operands.iter().map(|u| u.id).collect();
+        // What a loop's or a case's regions read from outside becomes its operands.
         let op =
-            f.b.push(p.kind, &ids, Some(&p.result_types), p.regions)
+            f.b.push_region_op(p.kind, &ids, Some(&p.result_types), p.regions)
                 .map_err(|e| {
                     let e = match e {
                         IrError::InvalidOp { op, rule, fix, .. } => IrError::InvalidOp {

@@ -161,6 +161,15 @@ pub(crate) fn check_op(m: &Module, f: &Function, op: &Op) -> Result<(), InterpEr
             }
         }
         OpKind::Constant(lit) => check_constant(&site, lit)?,
+        OpKind::While | OpKind::Case => {
+            shardc_ir::verify::check_control_flow(f, op)
+                .map_err(|v| site.invalid(v.rule, v.fix))?;
+            for &r in &op.regions {
+                for &id in &f.block(r).ops {
+                    check_op(m, f, f.op(id))?;
+                }
+            }
+        }
         _ if !op.regions.is_empty() => {
             return Err(site.invalid(
                 format!("takes no regions, but has {}", op.regions.len()),

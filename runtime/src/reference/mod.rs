@@ -378,6 +378,8 @@ impl<'m> Interp<'m> {
                 random::random_op(&site, *distribution, x[0], out(0))?
             }
             OpKind::Call { callee } => return self.call(&site, callee, x),
+            OpKind::While | OpKind::Case => return self.control(f, op, x, env),
+            OpKind::OptimizationBarrier => return Ok(x.iter().map(|&l| l.clone()).collect()),
             OpKind::ShardingConstraint(_) => x[0].clone(),
             OpKind::Rotate { dimension, shift } => layout::rotate(x[0], *dimension, *shift),
             OpKind::AllGather { .. }
@@ -396,6 +398,52 @@ impl<'m> Interp<'m> {
             }
         };
         Ok(vec![result])
+    }
+
+    /// `while` and `case`: the regions run through the interpreter, on the carried values
+    /// (a loop) or none (a branch); the captured operands are what the regions read from
+    /// outside.
+    fn control(
+        &mut self,
+        f: &Function,
+        op: &Op,
+        x: &[&Literal],
+        env: &mut Env,
+    ) -> Result<Vec<Literal>, InterpError> {
+        let written = op.written_operands().len();
+        for (&v, &lit) in op.captured_operands().iter().zip(&x[written..]) {
+            env[v.index()] = Some(Rc::new(lit.clone()));
+        }
+        let results = match (&op.kind, op.regions.as_slice()) {
+            (OpKind::While, &[cond, body]) => {
+                let mut carried: Vec<Rc<Literal>> =
+                    x[..written].iter().map(|&l| Rc::new(l.clone())).collect();
+                loop {
+                    let go = self.exec_block(f, cond, &carried, env)?;
+                    if !go.first().is_some_and(|c| c.get(0).as_bool()) {
+                        break carried;
+                    }
+                    carried = self.exec_block(f, body, &carried, env)?;
+                }
+            }
+            (OpKind::Case, branches) if !branches.is_empty() => {
+                // An index out of range runs the last branch.
+                let i = x[0].get(0).as_i64();
+                let last = branches.len() - 1;
+                let pick = usize::try_from(i).map_or(last, |i| i.min(last));
+                self.exec_block(f, branches[pick], &[], env)?
+            }
+            _ => {
+                return Err(Site { f, op }.invalid(
+                    format!(
+                        "has {} region(s), which its kind does not take",
+                        op.regions.len()
+                    ),
+                    "give a while a cond and a body region, and a case one region per branch",
+                ));
+            }
+        };
+        Ok(results.into_iter().map(unwrap_rc).collect())
     }
 
     /// `func.call`: runs the callee on copies of the operands.
