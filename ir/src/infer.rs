@@ -5,7 +5,7 @@
 //! operands (iota, reshape, broadcast_in_dim, convert, random, call) take it as declared.
 
 use crate::dtype::{DType, TensorType};
-use crate::op::{BinaryOp, OpKind, ReplicaGroups, UnaryOp, WindowDims};
+use crate::op::{BinaryOp, OpKind, ReplicaGroups, ScatterDims, UnaryOp, WindowDims};
 
 /// A broken typing rule and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,6 +168,140 @@ fn bitcast_shape(x: &TensorType, t: &TensorType) -> Result<(), Violation> {
         );
     }
     Ok(())
+}
+
+/// `scatter`'s typing rule (StableHLO's constraints): `N` inputs of one shape, integer
+/// indices, `N` updates of one shape whose dimensions are the indices' batch dimensions and
+/// the window's, no window larger than the operand; the results are the inputs' types.
+fn scatter_types(d: &ScatterDims, ops: &[TensorType]) -> Result<Vec<TensorType>, Violation> {
+    if ops.len() < 3 || ops.len().is_multiple_of(2) {
+        return fail(
+            format!(
+                "takes N inputs, the scatter indices and N updates, but was given {} operand(s)",
+                ops.len()
+            ),
+            "pass (inputs..., indices, updates...)",
+        );
+    }
+    let n = (ops.len() - 1) / 2;
+    let (inputs, indices, updates) = (&ops[..n], &ops[n], &ops[n + 1..]);
+    let x = &inputs[0];
+    let u = &updates[0];
+    if inputs.iter().any(|t| t.shape != x.shape) || updates.iter().any(|t| t.shape != u.shape) {
+        return fail(
+            "its inputs (or its updates) differ in shape",
+            "scatter inputs of one shape, with updates of one shape",
+        );
+    }
+    if let Some(k) = (0..n).find(|&k| inputs[k].dtype != updates[k].dtype) {
+        return fail(
+            format!(
+                "update {k} is {} but input {k} is {}",
+                updates[k], inputs[k]
+            ),
+            "give each update its input's element type",
+        );
+    }
+    if !indices.dtype.is_int() {
+        return fail(
+            format!("scatter indices must be integers, but are {indices}"),
+            "convert the indices to i32 or i64",
+        );
+    }
+    let ivd = d.index_vector_dim;
+    if ivd > indices.rank() {
+        return fail(
+            format!(
+                "index_vector_dim {ivd} is beyond the indices' rank {}",
+                indices.rank()
+            ),
+            "give index_vector_dim at most the indices' rank",
+        );
+    }
+    let index_len = indices.shape.get(ivd).copied().unwrap_or(1);
+    if d.scatter_dims_to_operand_dims.len() != index_len {
+        return fail(
+            format!(
+                "scatter_dims_to_operand_dims has {} entries, but an index vector has {index_len} components",
+                d.scatter_dims_to_operand_dims.len()
+            ),
+            "map each index component to one operand dimension",
+        );
+    }
+    let operand_dims = |v: &[usize]| v.iter().all(|&k| k < x.rank());
+    if !operand_dims(&d.inserted_window_dims)
+        || !operand_dims(&d.input_batching_dims)
+        || !operand_dims(&d.scatter_dims_to_operand_dims)
+    {
+        return fail(
+            format!(
+                "a dimension number names an operand dimension beyond its rank {}",
+                x.rank()
+            ),
+            "name operand dimensions below its rank",
+        );
+    }
+    if d.update_window_dims.iter().any(|&k| k >= u.rank())
+        || d.update_window_dims.windows(2).any(|w| w[0] >= w[1])
+    {
+        return fail(
+            format!(
+                "update_window_dims {:?} must be increasing dimensions of the updates (rank {})",
+                d.update_window_dims,
+                u.rank()
+            ),
+            "list the updates' window dimensions in increasing order",
+        );
+    }
+    if d.input_batching_dims.len() != d.scatter_indices_batching_dims.len() {
+        return fail(
+            "input_batching_dims and scatter_indices_batching_dims differ in length",
+            "pair each input batching dimension with one of the indices",
+        );
+    }
+    // The operand dimensions the window spans, in order.
+    let window_operand_dims: Vec<usize> = (0..x.rank())
+        .filter(|k| !d.inserted_window_dims.contains(k) && !d.input_batching_dims.contains(k))
+        .collect();
+    if window_operand_dims.len() != d.update_window_dims.len() {
+        return fail(
+            format!(
+                "the operand has {} window dimension(s) (rank {} less the inserted and batching ones), but update_window_dims lists {}",
+                window_operand_dims.len(),
+                x.rank(),
+                d.update_window_dims.len()
+            ),
+            "give one update window dimension per operand dimension the window spans",
+        );
+    }
+    for (&od, &ud) in window_operand_dims.iter().zip(&d.update_window_dims) {
+        if u.shape[ud] > x.shape[od] {
+            return fail(
+                format!(
+                    "update window dimension {ud} has size {}, larger than operand dimension {od} ({})",
+                    u.shape[ud], x.shape[od]
+                ),
+                "give windows that fit in the operand",
+            );
+        }
+    }
+    let batch: Vec<usize> = (0..indices.rank())
+        .filter(|&k| k != ivd)
+        .map(|k| indices.shape[k])
+        .collect();
+    let update_batch: Vec<usize> = (0..u.rank())
+        .filter(|k| !d.update_window_dims.contains(k))
+        .map(|k| u.shape[k])
+        .collect();
+    if batch != update_batch {
+        return fail(
+            format!(
+                "the updates' scatter dimensions are {update_batch:?}, but the indices' batch dimensions are {batch:?}"
+            ),
+            "give one update window per index vector",
+        );
+    }
+    Ok(inputs.to_vec())
 }
 
 fn show_types(ts: &[TensorType]) -> String {
@@ -652,6 +786,7 @@ fn derive(
             expect_operands(ops, 2)?;
             gather_type(g, &ops[0], &ops[1]).map(|t| vec![t])
         }
+        OpKind::Scatter(d) => scatter_types(d, ops),
         OpKind::DynamicSlice { sizes } => {
             let Some(x) = ops.first() else {
                 return fail(

@@ -28,7 +28,7 @@ pub use module::{
 };
 pub use op::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
-    Precision, ReplicaGroups, UnaryOp, WindowDims,
+    Precision, ReplicaGroups, ScatterDims, UnaryOp, WindowDims,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
 pub use verify::{verify_function, verify_function_with, verify_module, verify_module_with};

@@ -270,6 +270,25 @@ impl Elements {
         })
     }
 
+    /// Sets element `i` to element `j` of `src`; `false` (and nothing set) when `src` has
+    /// another dtype.
+    pub fn copy_element(&mut self, i: usize, src: &Elements, j: usize) -> bool {
+        macro_rules! pairs {
+            ($($variant:ident),*) => {
+                match (self, src) {
+                    $((Elements::$variant(a), Elements::$variant(b)) => {
+                        a[i] = b[j];
+                        true
+                    })*
+                    _ => false,
+                }
+            };
+        }
+        pairs!(
+            F32, F64, BF16, F16, I32, I64, I1, I8, I16, U8, U16, U32, U64
+        )
+    }
+
     /// The raw bits of element `i`, zero-extended: what `dense<"0x...">` and bitwise equality use.
     pub fn bits(&self, i: usize) -> u64 {
         match self {

@@ -169,6 +169,22 @@ pub struct GatherDims {
     pub indices_are_sorted: bool,
 }
 
+/// Dimension numbers of `stablehlo.scatter`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct ScatterDims {
+    /// Dimensions of the updates that lie along the window written into the operand.
+    pub update_window_dims: Vec<usize>,
+    /// Operand dimensions the window has size 1 in and the updates leave out.
+    pub inserted_window_dims: Vec<usize>,
+    pub input_batching_dims: Vec<usize>,
+    pub scatter_indices_batching_dims: Vec<usize>,
+    /// For each component of an index vector, the operand dimension it starts.
+    pub scatter_dims_to_operand_dims: Vec<usize>,
+    pub index_vector_dim: usize,
+    pub indices_are_sorted: bool,
+    pub unique_indices: bool,
+}
+
 /// Replica groups of a collective: each inner list is one group of device ids (mesh
 /// positions), in the order the group's pieces are concatenated or indexed. Every device
 /// is in exactly one group; all groups have one size.
@@ -266,6 +282,12 @@ pub enum OpKind {
     },
     /// Operands `(operand, start_indices)`.
     Gather(GatherDims),
+    /// `stablehlo.scatter`: operands `(inputs..., scatter_indices, updates...)`, `N` inputs
+    /// and `N` updates; region 0 is the update computation `(old_1..old_N, upd_1..upd_N) ->
+    /// (new_1..new_N)` on scalars. Each update element is combined into the result element
+    /// its index and window position name; a window out of bounds is skipped whole (as
+    /// XLA does). The results have the inputs' types.
+    Scatter(ScatterDims),
     /// `stablehlo.reduce_window`: one operand and its scalar init; the one region is the
     /// reducer `(acc, x) -> acc`. Each result element reduces a window of the operand
     /// (dilated by `base_dilations`, padded by `padding` with the init value): the
@@ -388,6 +410,7 @@ impl OpKind {
             OpKind::DotGeneral(_) => "stablehlo.dot_general",
             OpKind::Reduce { .. } => "stablehlo.reduce",
             OpKind::Gather(_) => "stablehlo.gather",
+            OpKind::Scatter(_) => "stablehlo.scatter",
             OpKind::ReduceWindow(_) => "stablehlo.reduce_window",
             OpKind::DynamicSlice { .. } => "stablehlo.dynamic_slice",
             OpKind::DynamicUpdateSlice => "stablehlo.dynamic_update_slice",

@@ -158,6 +158,24 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
                 };
                 check_reducer(f, *body, &operand_types).map_err(|r| invalid(r, "the reducer takes (accumulators..., elements...) as scalars and returns one scalar per input"))?;
             }
+            OpKind::Scatter(_) => {
+                let [body] = op.regions.as_slice() else {
+                    return Err(invalid(
+                        format!(
+                            "needs exactly one update computation region, has {}",
+                            op.regions.len()
+                        ),
+                        "give one update computation",
+                    ));
+                };
+                let n = op.results.len();
+                let twice: Vec<TensorType> = operand_types[..n]
+                    .iter()
+                    .chain(&operand_types[..n])
+                    .cloned()
+                    .collect();
+                check_reducer(f, *body, &twice).map_err(|r| invalid(r, "the update computation takes (current values..., updates...) as scalars and returns one scalar per input"))?;
+            }
             OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } => {
                 let [body] = op.regions.as_slice() else {
                     return Err(invalid(

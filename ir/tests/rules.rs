@@ -6,8 +6,8 @@ use shardc_ir::rules::{
 };
 use shardc_ir::{
     BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, Function,
-    FunctionBuilder, GatherDims, IrError, Literal, Op, OpId, OpKind, Scalar, Sharding, TensorType,
-    UnaryOp, ValueId, WindowDims,
+    FunctionBuilder, GatherDims, IrError, Literal, Op, OpId, OpKind, Scalar, ScatterDims, Sharding,
+    TensorType, UnaryOp, ValueId, WindowDims,
 };
 use std::collections::{BTreeSet, HashSet};
 
@@ -532,6 +532,53 @@ fn cases() -> Vec<Case> {
         slice(b, a[0], &[0, 4], &[8, 12])
     }));
 
+    // scatter: an embedding's gradient (rows added at [8, 8] indices: the update scatter
+    // dimensions are sum reductions, the row a pass-through window dimension), and a
+    // `.at[i].set(v)` (replacing: its scatter dimension needs replication).
+    let scatter = |b: &mut FunctionBuilder,
+                   a: &[ValueId],
+                   dims: ScatterDims,
+                   add: bool|
+     -> Result<ValueId, IrError> {
+        let s = t("f32");
+        let args = b.begin_block(&[s.clone(), s]);
+        let r = if add {
+            b.binary(BinaryOp::Add, args[0], args[1])?
+        } else {
+            args[1]
+        };
+        let body = b.end_block(&[r]);
+        let ty = b.ty(a[0]).clone();
+        let op = b.push(
+            OpKind::Scatter(dims),
+            &[a[0], a[1], a[2]],
+            Some(&[ty]),
+            vec![body],
+        )?;
+        Ok(b.func().op(op).results[0])
+    };
+    cases.push(case(&["32x16xf32", "8x8x1xi32", "8x8x16xf32"], |b, a| {
+        let dims = ScatterDims {
+            update_window_dims: vec![2],
+            inserted_window_dims: vec![0],
+            scatter_dims_to_operand_dims: vec![0],
+            index_vector_dim: 2,
+            ..ScatterDims::default()
+        };
+        scatter(b, a, dims, true)
+    }));
+    cases.push(case(&["4x10xf32", "4x3xi32", "4x3xf32"], |b, a| {
+        let dims = ScatterDims {
+            inserted_window_dims: vec![1],
+            input_batching_dims: vec![0],
+            scatter_indices_batching_dims: vec![0],
+            scatter_dims_to_operand_dims: vec![1],
+            index_vector_dim: 2,
+            ..ScatterDims::default()
+        };
+        scatter(b, a, dims, false)
+    }));
+
     // while: a counter and a matrix carried, a vector captured; everything whole.
     cases.push(case(&["i32", "4x8xf32", "8xf32"], |b, a| {
         let carried = [t("i32"), t("4x8xf32")];
@@ -620,6 +667,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::DotGeneral(_) => "dot_general",
         OpKind::Reduce { .. } => "reduce",
         OpKind::Gather(_) => "gather",
+        OpKind::Scatter(_) => "scatter",
         OpKind::ReduceWindow(_) => "reduce_window",
         OpKind::DynamicSlice { .. } => "dynamic_slice",
         OpKind::DynamicUpdateSlice => "dynamic_update_slice",
@@ -640,7 +688,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 35] = [
+const FAMILIES: [&str; 36] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -666,6 +714,7 @@ const FAMILIES: [&str; 35] = [
     "dot_general",
     "reduce",
     "gather",
+    "scatter",
     "reduce_window",
     "dynamic_slice",
     "dynamic_update_slice",
@@ -777,6 +826,21 @@ fn attributes(f: &Function, op: &Op) -> String {
             list(&g.start_index_map),
             g.index_vector_dim,
             list(&g.slice_sizes)
+        ),
+        OpKind::Scatter(d) => format!(
+            " update_window_dims = {}, inserted_window_dims = {}, input_batching_dims = {}, scatter_indices_batching_dims = {}, scatter_dims_to_operand_dims = {}, index_vector_dim = {} body {{{}}}",
+            list(&d.update_window_dims),
+            list(&d.inserted_window_dims),
+            list(&d.input_batching_dims),
+            list(&d.scatter_indices_batching_dims),
+            list(&d.scatter_dims_to_operand_dims),
+            d.index_vector_dim,
+            f.block(op.regions[0])
+                .ops
+                .iter()
+                .map(|&id| f.op(id).kind.name())
+                .collect::<Vec<_>>()
+                .join("; ")
         ),
         OpKind::Random { distribution } => format!(" {}", distribution.name()),
         OpKind::Rotate { dimension, shift } => format!(" dim = {dimension}, shift = {shift}"),

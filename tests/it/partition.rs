@@ -280,6 +280,18 @@ fn jax_fixture_decisions() {
         // partitioned yet): what they read split is gathered first, and each device keeps
         // its rows of what they give (XLA partitions the regions and needs none).
         ("lax_cond_fwd", &["all_gather {data}"]),
+        // The gradient of a lookup is a scatter-add into zeros: each device adds its own
+        // rows' cotangents, and one all-reduce completes the table's gradient (as XLA).
+        (
+            "flax_embed_sgd_step",
+            &["all_reduce {data}", "all_reduce {data}"],
+        ),
+        // Integer labels: the label's log-probability is picked by a gather whose gradient
+        // scatters back on each device's rows; the loss and the weight gradient reduce.
+        (
+            "optax_xent_int_labels_step",
+            &["all_reduce {data}", "all_reduce {data}"],
+        ),
         ("lax_fori_loop_fwd", &["all_gather {data}"]),
         ("lax_scan_fwd", &["all_gather {data}"]),
     ];

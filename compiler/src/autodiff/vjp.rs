@@ -14,8 +14,8 @@
 
 use shardc_ir::{
     BinaryOp, BlockId, ComparisonDirection, ComparisonType, DType, DotDims, Function,
-    FunctionBuilder, GatherDims, IrError, Literal, Op, OpKind, Scalar, TensorType, UnaryOp,
-    ValueId, WindowDims,
+    FunctionBuilder, GatherDims, IrError, Literal, Op, OpKind, Scalar, ScatterDims, TensorType,
+    UnaryOp, ValueId, WindowDims,
 };
 use std::collections::HashMap;
 
@@ -106,6 +106,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         OpKind::Convert => Ok(vec![convert(e, p)?]),
         OpKind::DotGeneral(dims) => dot_general(e, p, dims),
         OpKind::Gather(dims) => gather(e, p, dims),
+        OpKind::Scatter(dims) => scatter(e, p, dims),
         OpKind::Pad {
             low,
             high,
@@ -819,10 +820,10 @@ fn gather(e: &mut Emitter, p: &Primal, dims: &GatherDims) -> Result<Cotangents, 
         && dims.start_indices_batching_dims.is_empty()
         && dims.slice_sizes == [1, tt.shape[1]];
     if !row_lookup {
-        return no_rule(
-            "only the row-lookup gather (table [V, D], whole rows at integer indices, as Tensor::take_rows emits) has a VJP",
-            "write the lookup as table.take_rows(indices), or keep the gathered operand out of wrt",
-        );
+        return Ok(vec![
+            Some(scatter_add_back(e, table, indices, g, dims)?),
+            None,
+        ]);
     }
     let idx = if trailing {
         e.reshape(indices, &it.shape[..n - 1])?
@@ -857,6 +858,178 @@ fn gather(e: &mut Emitter, p: &Primal, dims: &GatherDims) -> Result<Cotangents, 
         },
     )?;
     Ok(vec![Some(gt), None])
+}
+
+/// The cotangent of a gather's operand in general: the cotangent of each slice added back
+/// where it was read, a scatter-add into zeros with the gather's dimension numbers read
+/// the other way (the indices clamped first, as the gather clamped them).
+fn scatter_add_back(
+    e: &mut Emitter,
+    table: ValueId,
+    indices: ValueId,
+    g: ValueId,
+    dims: &GatherDims,
+) -> Result<ValueId, VjpError> {
+    let (tt, it) = (e.ty(table), e.ty(indices));
+    let ivd = dims.index_vector_dim;
+    // The largest start of each index component, laid along the index vector dimension.
+    let max: Vec<f64> = dims
+        .start_index_map
+        .iter()
+        .map(|&d| (tt.shape[d] - dims.slice_sizes[d]) as f64)
+        .collect();
+    let (bound_shape, bound_dims): (Vec<usize>, Vec<usize>) = if ivd < it.rank() {
+        (vec![max.len()], vec![ivd])
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let bound = Literal::from_f64(it.dtype, &bound_shape, &max)?;
+    let bound = e.constant(bound);
+    let hi = e.broadcast(bound, &it.shape, &bound_dims)?;
+    let lo = e.zeros_like(indices);
+    let clamped = e.b.push1(OpKind::Clamp, &[lo, indices, hi])?;
+    let zeros = e.zeros_like(table);
+    let sd = ScatterDims {
+        update_window_dims: dims.offset_dims.clone(),
+        inserted_window_dims: dims.collapsed_slice_dims.clone(),
+        input_batching_dims: dims.operand_batching_dims.clone(),
+        scatter_indices_batching_dims: dims.start_indices_batching_dims.clone(),
+        scatter_dims_to_operand_dims: dims.start_index_map.clone(),
+        index_vector_dim: ivd,
+        indices_are_sorted: dims.indices_are_sorted,
+        unique_indices: false,
+    };
+    scatter_add(e, zeros, clamped, g, sd)
+}
+
+/// `scatter(base, indices, updates)` adding each update in.
+fn scatter_add(
+    e: &mut Emitter,
+    base: ValueId,
+    indices: ValueId,
+    updates: ValueId,
+    dims: ScatterDims,
+) -> Result<ValueId, VjpError> {
+    let s = TensorType::scalar(e.ty(base).dtype);
+    let args = e.b.begin_block(&[s.clone(), s]);
+    let sum = match e.add(args[0], args[1]) {
+        Ok(v) => v,
+        Err(err) => {
+            e.b.end_block(&[]);
+            return Err(err.into());
+        }
+    };
+    let body = e.b.end_block(&[sum]);
+    let t = e.ty(base);
+    let op = e.b.push(
+        OpKind::Scatter(dims),
+        &[base, indices, updates],
+        Some(&[t]),
+        vec![body],
+    )?;
+    Ok(e.b.func().op(op).results[0])
+}
+
+/// scatter-add: the inputs' cotangent passes through; each update's is the cotangent at
+/// the element it was added to (a gather with the scatter's dimension numbers read the
+/// other way). Other update computations (replacing, maximum) have no rule here.
+fn scatter(e: &mut Emitter, p: &Primal, dims: &ScatterDims) -> Result<Cotangents, VjpError> {
+    let n = p.op.results.len();
+    let adds = n == 1
+        && matches!(
+            p.op.regions.as_slice(),
+            [body] if single_op(p.src, *body) == Some(OpKind::Binary(BinaryOp::Add))
+        );
+    if !adds {
+        return no_rule(
+            "only a scatter that adds its updates (as JAX's scatter-add, the gradient of a lookup) has a VJP",
+            "write the update as .at[...].add(...), or keep the scatter out of what is differentiated",
+        );
+    }
+    let (indices, g) = (p.operands[1], g(p)?);
+    let mut out = vec![None; 3];
+    if p.needs[0] {
+        out[0] = Some(g);
+    }
+    if p.needs[2] {
+        let (ut, xt) = (e.ty(p.operands[2]), e.ty(p.operands[0]));
+        let window_operand_dims: Vec<usize> = (0..xt.rank())
+            .filter(|k| {
+                !dims.inserted_window_dims.contains(k) && !dims.input_batching_dims.contains(k)
+            })
+            .collect();
+        let mut slice_sizes = vec![1; xt.rank()];
+        for (&od, &ud) in window_operand_dims.iter().zip(&dims.update_window_dims) {
+            slice_sizes[od] = ut.shape[ud];
+        }
+        let gd = GatherDims {
+            offset_dims: dims.update_window_dims.clone(),
+            collapsed_slice_dims: dims.inserted_window_dims.clone(),
+            operand_batching_dims: dims.input_batching_dims.clone(),
+            start_indices_batching_dims: dims.scatter_indices_batching_dims.clone(),
+            start_index_map: dims.scatter_dims_to_operand_dims.clone(),
+            index_vector_dim: dims.index_vector_dim,
+            slice_sizes,
+            indices_are_sorted: dims.indices_are_sorted,
+        };
+        let read =
+            e.b.push1_typed(OpKind::Gather(gd.clone()), &[g, indices], ut.clone())?;
+        // An update whose window fell outside was skipped: it gets no cotangent (the
+        // gather above clamped its window inside instead).
+        let inside = windows_inside(e, indices, &xt, &gd)?;
+        let update_scatter_dims: Vec<usize> = (0..ut.rank())
+            .filter(|k| !dims.update_window_dims.contains(k))
+            .collect();
+        let inside = e.broadcast(inside, &ut.shape, &update_scatter_dims)?;
+        let zeros = e.zeros_like(read);
+        out[2] = Some(e.select(inside, read, zeros)?);
+    }
+    Ok(out)
+}
+
+/// Per index vector (the indices' shape without the index vector dimension), whether the
+/// window of `dims.slice_sizes` at it lies inside an operand of type `xt`.
+fn windows_inside(
+    e: &mut Emitter,
+    indices: ValueId,
+    xt: &TensorType,
+    dims: &GatherDims,
+) -> Result<ValueId, VjpError> {
+    let it = e.ty(indices);
+    let ivd = dims.index_vector_dim;
+    let max: Vec<f64> = dims
+        .start_index_map
+        .iter()
+        .map(|&d| (xt.shape[d] - dims.slice_sizes[d]) as f64)
+        .collect();
+    let (bound_shape, bound_dims): (Vec<usize>, Vec<usize>) = if ivd < it.rank() {
+        (vec![max.len()], vec![ivd])
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let bound = e.constant(Literal::from_f64(it.dtype, &bound_shape, &max)?);
+    let hi = e.broadcast(bound, &it.shape, &bound_dims)?;
+    let lo = e.zeros_like(indices);
+    let above = e.compare(ComparisonDirection::Ge, indices, lo)?;
+    let below = e.compare(ComparisonDirection::Le, indices, hi)?;
+    let ok = e.binary(BinaryOp::And, above, below)?;
+    if ivd >= it.rank() {
+        return Ok(ok);
+    }
+    let t = e.b.constant(Literal::scalar(DType::I1, Scalar::Bool(true)));
+    Ok(e.b.reduce(ok, t, &[ivd], BinaryOp::And)?)
+}
+
+/// The kind of a region's one op, when the region is one op returning its result from
+/// the region's arguments.
+fn single_op(f: &Function, body: BlockId) -> Option<OpKind> {
+    let b = f.block(body);
+    let [id] = b.ops.as_slice() else {
+        return None;
+    };
+    let op = f.op(*id);
+    (op.results == b.results && op.operands.iter().all(|v| b.args.contains(v)))
+        .then(|| op.kind.clone())
 }
 
 /// Emits ops into the function being built, with the few helpers rules need. Splat

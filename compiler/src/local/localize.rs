@@ -57,17 +57,32 @@ pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
     if !sharded_reduction {
         return true;
     }
+    let combiner = rule.factor_ids().find_map(|id| rule.kind(id).combiner());
+    let all_identity = |values: &[shardc_ir::ValueId]| {
+        values
+            .iter()
+            .all(|&v| combiner.is_some_and(|c| holds_identity(f, v, c)))
+    };
     match &op.kind {
-        OpKind::Reduce { .. } => {
-            let n = op.operands.len() / 2;
-            let combiner = rule.factor_ids().find_map(|id| rule.kind(id).combiner());
-            op.operands[n..].iter().all(|&init| {
-                let constant = f.defining_op(init).map(|o| &f.op(o).kind);
-                matches!((combiner, constant), (Some(c), Some(OpKind::Constant(lit))) if is_identity(c, lit))
-            })
-        }
+        OpKind::Reduce { .. } => all_identity(&op.operands[op.operands.len() / 2..]),
+        // Each device scatters its own updates into the inputs: the inputs must add
+        // nothing to the combination (the zeros a gather's gradient starts from).
+        OpKind::Scatter(_) => all_identity(&op.operands[..op.results.len()]),
         OpKind::Gather(dims) => crate::local::offset::allows(dims, rule, fa),
         _ => true,
+    }
+}
+
+/// Whether `v` is a constant, or a broadcast of one, every element of which is the
+/// combiner's identity.
+fn holds_identity(f: &Function, v: shardc_ir::ValueId, c: Combiner) -> bool {
+    let Some(op) = f.defining_op(v).map(|o| f.op(o)) else {
+        return false;
+    };
+    match &op.kind {
+        OpKind::Constant(lit) => (lit.is_splat() || lit.elements.len() == 1) && is_identity(c, lit),
+        OpKind::BroadcastInDim { .. } => holds_identity(f, op.operands[0], c),
+        _ => false,
     }
 }
 

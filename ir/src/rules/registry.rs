@@ -11,7 +11,7 @@ use super::{Combiner, FactorKind, OpRule, RuleError};
 use crate::dtype::TensorType;
 use crate::infer;
 use crate::module::{Function, ValueId};
-use crate::op::{DotDims, GatherDims, Op, OpKind, WindowDims};
+use crate::op::{DotDims, GatherDims, Op, OpKind, ScatterDims, WindowDims};
 
 use FactorKind::{NeedReplication, PassThrough, Permutation};
 
@@ -94,6 +94,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
         OpKind::DynamicUpdateSlice => dynamic_update_slice(&x),
         OpKind::Reshape => reshape(&x),
+        OpKind::Scatter(dims) => scatter(&x, dims)?,
         OpKind::Rotate { dimension, shift } => rotate(&x, *dimension, *shift),
         // The value, unchanged: an identity, as in Shardy.
         OpKind::ShardingConstraint(_) => pointwise(&x),
@@ -439,6 +440,113 @@ fn gather(x: &Instance, g: &GatherDims) -> RuleBuilder {
         b.factor(n, NeedReplication, &[None, Some(g.index_vector_dim)], &[]);
     }
     b
+}
+
+/// Scatter, one factor per tensor dimension (`N` inputs and results share theirs, as do
+/// `N` updates):
+/// - an operand dimension the window spans whole passes through input, result and the
+///   update window dimension (each device scatters its part of every window);
+/// - a batching dimension passes through input, result, indices and updates;
+/// - an update scatter dimension (one window per index) is shared with its indices
+///   dimension: a reduction factor when the update computation is one associative
+///   combiner (`add`, `max`, ...), since each device can scatter its own updates and the
+///   partial results combine; the partitioner allows splitting it only when the inputs
+///   are the combiner's identity (`localize.rs`: the gradient of a gather scatters into
+///   zeros), else it needs replication;
+/// - any other operand dimension (indexed, or a window narrower than it) needs
+///   replication, as do a narrower update window dimension and the index vector dimension.
+fn scatter(x: &Instance, d: &ScatterDims) -> Result<RuleBuilder, RuleError> {
+    let n = x.results.len();
+    let combiner = reducer_combiner(x, n)?;
+    let (operand, indices, update) = (
+        x.operand_shape(0).to_vec(),
+        x.operand_shape(n).to_vec(),
+        x.operand_shape(n + 1).to_vec(),
+    );
+    let mut b = x.builder();
+    // Operand `k`, the indices, update `k`: positions in the rule's operand list.
+    let at = |input: Option<usize>, idx: Option<usize>, upd: Option<usize>| {
+        let mut v = vec![input; n];
+        v.push(idx);
+        v.extend(std::iter::repeat_n(upd, n));
+        v
+    };
+    let results = |dim: Option<usize>| vec![dim; n];
+    let window_dims: Vec<usize> = (0..operand.len())
+        .filter(|k| !d.inserted_window_dims.contains(k) && !d.input_batching_dims.contains(k))
+        .collect();
+    for (od, &size) in operand.iter().enumerate() {
+        if let Some(p) = d.input_batching_dims.iter().position(|&b| b == od) {
+            let id = d.scatter_indices_batching_dims[p];
+            // The update dimension of that indices dimension: the indices' batch dims in
+            // order are the updates' scatter dims in order.
+            let pos = (0..indices.len())
+                .filter(|&k| k != d.index_vector_dim)
+                .position(|k| k == id);
+            let ud = pos.and_then(|p| {
+                (0..update.len())
+                    .filter(|k| !d.update_window_dims.contains(k))
+                    .nth(p)
+            });
+            b.factor(
+                size,
+                PassThrough,
+                &at(Some(od), Some(id), ud),
+                &results(Some(od)),
+            );
+        } else if let Some(w) = window_dims.iter().position(|&k| k == od) {
+            let ud = d.update_window_dims[w];
+            if update[ud] == size {
+                b.factor(
+                    size,
+                    PassThrough,
+                    &at(Some(od), None, Some(ud)),
+                    &results(Some(od)),
+                );
+            } else {
+                b.factor(
+                    size,
+                    NeedReplication,
+                    &at(Some(od), None, None),
+                    &results(Some(od)),
+                );
+                b.factor(update[ud], NeedReplication, &at(None, None, Some(ud)), &[]);
+            }
+        } else {
+            b.factor(
+                size,
+                NeedReplication,
+                &at(Some(od), None, None),
+                &results(Some(od)),
+            );
+        }
+    }
+    // Update scatter dimensions with their indices dimensions (batching ones done above).
+    let scatter_update_dims: Vec<usize> = (0..update.len())
+        .filter(|k| !d.update_window_dims.contains(k))
+        .collect();
+    let batch_index_dims: Vec<usize> = (0..indices.len())
+        .filter(|&k| k != d.index_vector_dim)
+        .collect();
+    let kind = match combiner {
+        Combiner::Body => NeedReplication,
+        c => FactorKind::Reduction(c),
+    };
+    for (&ud, &id) in scatter_update_dims.iter().zip(&batch_index_dims) {
+        if d.scatter_indices_batching_dims.contains(&id) {
+            continue;
+        }
+        b.factor(update[ud], kind, &at(None, Some(id), Some(ud)), &[]);
+    }
+    if let Some(&size) = indices.get(d.index_vector_dim) {
+        b.factor(
+            size,
+            NeedReplication,
+            &at(None, Some(d.index_vector_dim), None),
+            &[],
+        );
+    }
+    Ok(b)
 }
 
 /// One factor per dimension, of the operand's size (as in Shardy), shared by operand and

@@ -8,7 +8,7 @@ use super::parse::{PResult, Parser};
 use crate::dtype::{DType, TensorType};
 use crate::literal::{Elements, Literal};
 use crate::mesh::{Mesh, MeshAxis};
-use crate::op::{DotDims, GatherDims, Precision};
+use crate::op::{DotDims, GatherDims, Precision, ScatterDims};
 use crate::sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
 
 /// Largest size of one tensor dimension.
@@ -695,6 +695,35 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         Ok(g)
+    }
+
+    /// `#stablehlo.scatter<update_window_dims = [...], ...>` after `#stablehlo.scatter`.
+    pub(super) fn scatter_attr(&mut self) -> PResult<ScatterDims> {
+        let mut d = ScatterDims::default();
+        let fields = [
+            "update_window_dims",
+            "inserted_window_dims",
+            "input_batching_dims",
+            "scatter_indices_batching_dims",
+            "scatter_dims_to_operand_dims",
+            "index_vector_dim",
+        ];
+        self.struct_attr("scatter", &fields, |p, i| {
+            if i == 5 {
+                d.index_vector_dim = p.usize_lit("index_vector_dim")?;
+                return Ok(());
+            }
+            let v = p.usize_list(fields[i])?;
+            match i {
+                0 => d.update_window_dims = v,
+                1 => d.inserted_window_dims = v,
+                2 => d.input_batching_dims = v,
+                3 => d.scatter_indices_batching_dims = v,
+                _ => d.scatter_dims_to_operand_dims = v,
+            }
+            Ok(())
+        })?;
+        Ok(d)
     }
 
     // ----- Shardy attributes -----

@@ -16,7 +16,7 @@ use crate::dtype::TensorType;
 use crate::module::BlockId;
 use crate::op::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
-    Precision, ReplicaGroups, UnaryOp,
+    Precision, ReplicaGroups, ScatterDims, UnaryOp,
 };
 
 /// Operand and result types as a type signature states them.
@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather, scatter, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -266,6 +266,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_optimization_barrier,
         no_props,
         |_, _| Ok(OpKind::OptimizationBarrier)
+    ),
+    syntax!(
+        &["stablehlo.scatter"],
+        None,
+        1,
+        parse_scatter,
+        print_generic_only,
+        props_scatter,
+        from_scatter
     ),
     syntax!(
         &["stablehlo.gather"],
@@ -1626,6 +1635,66 @@ fn from_gather(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Gather(dims))
 }
 
+// ----- scatter -----
+
+fn parse_scatter(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        "stablehlo.scatter has no pretty form; write it generic: \"stablehlo.scatter\"(%operand, %indices, %updates) <{scatter_dimension_numbers = #stablehlo.scatter<...>}> ({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): ... }) : (...) -> ...",
+    )
+}
+
+fn props_scatter(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let OpKind::Scatter(d) = kind else {
+        return Vec::new();
+    };
+    let lists = [
+        ("update_window_dims", &d.update_window_dims),
+        ("inserted_window_dims", &d.inserted_window_dims),
+        ("input_batching_dims", &d.input_batching_dims),
+        (
+            "scatter_indices_batching_dims",
+            &d.scatter_indices_batching_dims,
+        ),
+        (
+            "scatter_dims_to_operand_dims",
+            &d.scatter_dims_to_operand_dims,
+        ),
+    ];
+    let mut fields: Vec<String> = lists
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k} = {}", int_list(v)))
+        .collect();
+    if d.index_vector_dim != 0 {
+        fields.push(format!("index_vector_dim = {}", d.index_vector_dim));
+    }
+    vec![
+        ("indices_are_sorted", d.indices_are_sorted.to_string()),
+        (
+            "scatter_dimension_numbers",
+            format!("#stablehlo.scatter<{}>", fields.join(", ")),
+        ),
+        ("unique_indices", d.unique_indices.to_string()),
+    ]
+}
+
+fn from_scatter(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let mut dims: ScatterDims = p.required_prop(
+        g,
+        "scatter_dimension_numbers",
+        "#stablehlo.scatter<...>",
+        |p| p.scatter_attr(),
+    )?;
+    dims.indices_are_sorted = p
+        .prop(g, "indices_are_sorted", |p| p.bool_attr())?
+        .unwrap_or(false);
+    dims.unique_indices = p
+        .prop(g, "unique_indices", |p| p.bool_attr())?
+        .unwrap_or(false);
+    Ok(OpKind::Scatter(dims))
+}
+
 // ----- dynamic_slice, dynamic_update_slice -----
 
 /// `stablehlo.dynamic_slice %x, %i, %j, sizes = [1, 16] : (t, ti, ti) -> r`
@@ -2225,6 +2294,7 @@ mod tests {
             OpKind::DotGeneral(DotDims::default()),
             OpKind::Reduce { dimensions: vec![] },
             OpKind::Gather(GatherDims::default()),
+            OpKind::Scatter(ScatterDims::default()),
             OpKind::ReduceWindow(crate::op::WindowDims::default()),
             OpKind::DynamicSlice { sizes: vec![] },
             OpKind::DynamicUpdateSlice,

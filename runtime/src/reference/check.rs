@@ -161,6 +161,27 @@ pub(crate) fn check_op(m: &Module, f: &Function, op: &Op) -> Result<(), InterpEr
             }
         }
         OpKind::Constant(lit) => check_constant(&site, lit)?,
+        OpKind::Scatter(_) => {
+            let [body] = op.regions.as_slice() else {
+                return Err(site.invalid(
+                    format!(
+                        "needs exactly one update computation, has {} region(s)",
+                        op.regions.len()
+                    ),
+                    "give one update computation",
+                ));
+            };
+            let n = op.results.len();
+            let twice: Vec<TensorType> = operand_types[..n]
+                .iter()
+                .chain(&operand_types[..n])
+                .cloned()
+                .collect();
+            check_reducer(&site, *body, &twice)?;
+            for &id in &f.block(*body).ops {
+                check_op(m, f, f.op(id))?;
+            }
+        }
         OpKind::While | OpKind::Case => {
             shardc_ir::verify::check_control_flow(f, op)
                 .map_err(|v| site.invalid(v.rule, v.fix))?;

@@ -47,6 +47,7 @@ mod layout;
 mod native;
 pub mod random;
 mod reduce;
+mod scatter;
 
 pub use error::InterpError;
 
@@ -369,6 +370,7 @@ impl<'m> Interp<'m> {
                 return reduce::reduce(self, &site, x, dimensions, env);
             }
             OpKind::Gather(dims) => gather::gather(&site, x[0], x[1], dims, out(0))?,
+            OpKind::Scatter(dims) => return scatter::scatter(self, &site, x, dims, env),
             OpKind::DynamicSlice { .. } => layout::dynamic_slice(x[0], &x[1..], out(0)),
             OpKind::DynamicUpdateSlice => layout::dynamic_update_slice(x[0], x[1], &x[2..]),
             OpKind::ReduceWindow(w) => {

@@ -72,7 +72,7 @@ impl Plan {
 
 /// If the body is `return op(arg0, arg1)` or `return op(arg1, arg0)` for one binary op,
 /// that op and whether its operands are swapped (element first, accumulator second).
-fn single_binary(f: &Function, body: BlockId) -> Option<(BinaryOp, bool)> {
+pub(crate) fn single_binary(f: &Function, body: BlockId) -> Option<(BinaryOp, bool)> {
     let block = f.block(body);
     let ([acc, x], [op_id], [result]) = (
         block.args.as_slice(),

@@ -87,19 +87,34 @@ fn errors_name_the_loss_the_argument_or_the_op() {
     let e = value_and_grad(&m, &[0]).unwrap_err();
     messages.push(e.to_string());
 
-    // A gather that is not a row lookup (a column lookup).
-    let mut b = FunctionBuilder::new("main", &[t.clone(), TensorType::new(DType::I32, [2])]);
-    let g = OpKind::Gather(GatherDims {
-        offset_dims: vec![0],
-        collapsed_slice_dims: vec![1],
-        operand_batching_dims: vec![],
-        start_indices_batching_dims: vec![],
-        start_index_map: vec![1],
+    // A scatter that replaces (`.at[i].set(v)`), which has no VJP.
+    let mut b = FunctionBuilder::new(
+        "main",
+        &[
+            t.clone(),
+            TensorType::new(DType::I32, [2, 1]),
+            TensorType::new(DType::F64, [2, 3]),
+        ],
+    );
+    let s = TensorType::new(DType::F64, []);
+    let args = b.begin_block(&[s.clone(), s]);
+    let body = b.end_block(&[args[1]]);
+    let dims = shardc::ir::ScatterDims {
+        update_window_dims: vec![1],
+        inserted_window_dims: vec![0],
+        scatter_dims_to_operand_dims: vec![0],
         index_vector_dim: 1,
-        slice_sizes: vec![2, 1],
-        indices_are_sorted: false,
-    });
-    let y = b.push1(g, &[b.arg(0), b.arg(1)]).unwrap();
+        ..Default::default()
+    };
+    let op = b
+        .push(
+            OpKind::Scatter(dims),
+            &[b.arg(0), b.arg(1), b.arg(2)],
+            Some(std::slice::from_ref(&t)),
+            vec![body],
+        )
+        .unwrap();
+    let y = b.func().op(op).results[0];
     let loss = weighted_sum(&mut b, y, 1);
     let m = module_of(b.finish(&[loss]));
     messages.push(value_and_grad(&m, &[0]).unwrap_err().to_string());
@@ -112,7 +127,7 @@ fn errors_name_the_loss_the_argument_or_the_op() {
         "argument 1 of @main: it is tensor<i32>, and only float arguments have gradients",
         "(stablehlo.reduce) in @main: its reducer applies stablehlo.multiply",
         "reduces 2 inputs together",
-        "only the row-lookup gather",
+        "only a scatter that adds its updates",
     ] {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }

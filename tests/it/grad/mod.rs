@@ -21,8 +21,8 @@ use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::text::{parse_module, print_module};
 use shardc::ir::{
     BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, Elements,
-    FunctionBuilder, GatherDims, Mesh, Module, OpKind, Scalar, Sharding, UnaryOp, ValueId,
-    Visibility, WindowDims,
+    FunctionBuilder, GatherDims, Mesh, Module, OpKind, Scalar, ScatterDims, Sharding, UnaryOp,
+    ValueId, Visibility, WindowDims,
 };
 use shardc::runtime::reference;
 use shardc::{DType, Error, Literal, P, Tensor, TensorType, jit};

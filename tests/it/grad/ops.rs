@@ -381,6 +381,66 @@ fn family_cases() -> Vec<Case> {
         &[0],
         |b, a| b.push1(row_lookup(1, 1, 3), &[a[0], a[1]]).unwrap(),
     ));
+    // A general gather (2-d windows at 2-component indices, clamped past the edge): its
+    // cotangent is a scatter-add back.
+    let x = random_lit(r, &[4, 5], -1.0, 1.0);
+    let idx = i32_lit(&[3, 2], &[0, 1, 2, 3, 3, 4]);
+    cases.push(case("gather_windows", vec![x, idx], &[0], |b, a| {
+        let g = OpKind::Gather(GatherDims {
+            offset_dims: vec![1, 2],
+            start_index_map: vec![0, 1],
+            index_vector_dim: 1,
+            slice_sizes: vec![2, 2],
+            ..GatherDims::default()
+        });
+        typed(b, g, &[a[0], a[1]], f64t(&[3, 2, 2]))
+    }));
+    // scatter-add of rows (repeated and out-of-range rows: those skip), both operands.
+    let (base, upd) = (
+        random_lit(r, &[5, 3], -1.0, 1.0),
+        random_lit(r, &[4, 3], -1.0, 1.0),
+    );
+    let idx = i32_lit(&[4, 1], &[1, 3, 1, 7]);
+    cases.push(case(
+        "scatter_add",
+        vec![base, idx, upd],
+        &[0, 2],
+        |b, a| {
+            let s = f64t(&[]);
+            let args = b.begin_block(&[s.clone(), s]);
+            let sum = b.binary(BinaryOp::Add, args[0], args[1]).unwrap();
+            let body = b.end_block(&[sum]);
+            let dims = ScatterDims {
+                update_window_dims: vec![1],
+                inserted_window_dims: vec![0],
+                scatter_dims_to_operand_dims: vec![0],
+                index_vector_dim: 1,
+                ..ScatterDims::default()
+            };
+            let op = b
+                .push(
+                    OpKind::Scatter(dims),
+                    &[a[0], a[1], a[2]],
+                    Some(&[f64t(&[5, 3])]),
+                    vec![body],
+                )
+                .unwrap();
+            let y = b.func().op(op).results[0];
+            b.binary(BinaryOp::Multiply, y, y).unwrap()
+        },
+    ));
+    // optimization_barrier: each value's cotangent passes through.
+    let (x, y) = (
+        random_lit(r, &[2, 3], -1.0, 1.0),
+        random_lit(r, &[2, 3], -1.0, 1.0),
+    );
+    cases.push(case("optimization_barrier", vec![x, y], &[0, 1], |b, a| {
+        let op = b
+            .push(OpKind::OptimizationBarrier, &[a[0], a[1]], None, Vec::new())
+            .unwrap();
+        let r = b.func().op(op).results.clone();
+        b.binary(BinaryOp::Multiply, r[0], r[1]).unwrap()
+    }));
     let x = random_lit(r, &[2, 3], -1.0, 1.0);
     cases.push(case("iota_constant", vec![x], &[0], |b, a| {
         let i = typed(b, OpKind::Iota { dimension: 1 }, &[], f64t(&[2, 3]));
@@ -503,9 +563,11 @@ fn every_differentiable_op_has_a_finite_difference_case() {
         "stablehlo.dot_general",
         "stablehlo.gather",
         "stablehlo.iota",
+        "stablehlo.optimization_barrier",
         "stablehlo.pad",
         "stablehlo.reduce",
         "stablehlo.reshape",
+        "stablehlo.scatter",
         "stablehlo.select",
         "stablehlo.slice",
         "stablehlo.transpose",
@@ -520,8 +582,8 @@ fn every_differentiable_op_has_a_finite_difference_case() {
         missing.is_empty(),
         "no finite-difference case for {missing:?}"
     );
-    // 19 float unary ops, 9 float binary ops, 18 other families.
-    assert_eq!(want.len(), 19 + 9 + 18);
+    // 19 float unary ops, 9 float binary ops, 20 other families.
+    assert_eq!(want.len(), 19 + 9 + 20);
 }
 
 /// JAX's `_balanced_eq`: where `x == y`, each of `maximum(x, y)`'s operands gets half of
