@@ -787,6 +787,27 @@ fn derive(
             gather_type(g, &ops[0], &ops[1]).map(|t| vec![t])
         }
         OpKind::Scatter(d) => scatter_types(d, ops),
+        OpKind::Sort { dimension, .. } => {
+            let Some(x) = ops.first() else {
+                return fail("sorts no operands", "pass one tensor or more");
+            };
+            if let Some(t) = ops.iter().find(|t| t.shape != x.shape) {
+                return fail(
+                    format!("sorts operands of one shape together, but has {x} and {t}"),
+                    "give every sorted operand the same shape",
+                );
+            }
+            if *dimension >= x.rank().max(1) {
+                return fail(
+                    format!(
+                        "sort dimension {dimension} is beyond the operands' rank {}",
+                        x.rank()
+                    ),
+                    "sort along a dimension of the operands",
+                );
+            }
+            Ok(ops.to_vec())
+        }
         OpKind::DynamicSlice { sizes } => {
             let Some(x) = ops.first() else {
                 return fail(

@@ -288,6 +288,13 @@ pub enum OpKind {
     /// its index and window position name; a window out of bounds is skipped whole (as
     /// XLA does). The results have the inputs' types.
     Scatter(ScatterDims),
+    /// `stablehlo.sort`: `N` operands of one shape sorted together along `dimension`; the
+    /// region is the comparator `(lhs_1, rhs_1, ..., lhs_N, rhs_N) -> i1` on scalars,
+    /// true when lhs goes before rhs. The results have the operands' types.
+    Sort {
+        dimension: usize,
+        is_stable: bool,
+    },
     /// `stablehlo.reduce_window`: one operand and its scalar init; the one region is the
     /// reducer `(acc, x) -> acc`. Each result element reduces a window of the operand
     /// (dilated by `base_dilations`, padded by `padding` with the init value): the
@@ -411,6 +418,7 @@ impl OpKind {
             OpKind::Reduce { .. } => "stablehlo.reduce",
             OpKind::Gather(_) => "stablehlo.gather",
             OpKind::Scatter(_) => "stablehlo.scatter",
+            OpKind::Sort { .. } => "stablehlo.sort",
             OpKind::ReduceWindow(_) => "stablehlo.reduce_window",
             OpKind::DynamicSlice { .. } => "stablehlo.dynamic_slice",
             OpKind::DynamicUpdateSlice => "stablehlo.dynamic_update_slice",

@@ -217,6 +217,7 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
                     });
                 }
             }
+            OpKind::Sort { .. } => check_comparator(f, op).map_err(|v| invalid(v.rule, &v.fix))?,
             OpKind::While | OpKind::Case => {
                 check_control_flow(f, op).map_err(|v| invalid(v.rule, &v.fix))?
             }
@@ -273,6 +274,48 @@ pub fn check_control_flow(f: &Function, op: &crate::Op) -> Result<(), crate::inf
         rule,
         fix: fix.to_string(),
     })
+}
+
+/// A sort's comparator: one region taking `(lhs_1, rhs_1, ..., lhs_N, rhs_N)` as scalars
+/// of the operands' element types and returning one `tensor<i1>`.
+pub fn check_comparator(f: &Function, op: &crate::Op) -> Result<(), crate::infer::Violation> {
+    let fail = |rule: String| {
+        crate::infer::Violation {
+        rule,
+        fix: "give the comparator (lhs, rhs) scalar pairs of each operand's element type, returning a tensor<i1>".into(),
+    }
+    };
+    let [body] = op.regions.as_slice() else {
+        return Err(fail(format!(
+            "needs one comparator region, has {}",
+            op.regions.len()
+        )));
+    };
+    let want: Vec<TensorType> = op
+        .operands
+        .iter()
+        .flat_map(|&v| {
+            let s = TensorType::scalar(f.ty(v).dtype);
+            [s.clone(), s]
+        })
+        .collect();
+    let b = f.block(*body);
+    let args = types_of(f, &b.args);
+    if args != want {
+        return Err(fail(format!(
+            "the comparator takes ({}), but the operands need ({})",
+            show_types(&args),
+            show_types(&want)
+        )));
+    }
+    let out = types_of(f, &b.results);
+    if out != [TensorType::scalar(crate::DType::I1)] {
+        return Err(fail(format!(
+            "the comparator returns ({}), not one tensor<i1>",
+            show_types(&out)
+        )));
+    }
+    Ok(())
 }
 
 /// The captured operands of a region op are exactly what its regions read from outside.

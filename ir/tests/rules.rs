@@ -579,6 +579,27 @@ fn cases() -> Vec<Case> {
         scatter(b, a, dims, false)
     }));
 
+    // sort: values and their positions along dimension 1 (the sorted dimension needs
+    // replication; the rows pass through).
+    cases.push(case(&["4x8xf32", "4x8xi32"], |b, a| {
+        let (s, i) = (t("f32"), t("i32"));
+        let args = b.begin_block(&[s.clone(), s, i.clone(), i]);
+        let lt = b.push1(
+            OpKind::Compare {
+                direction: ComparisonDirection::Lt,
+                compare_type: Some(ComparisonType::TotalOrder),
+            },
+            &[args[0], args[1]],
+        )?;
+        let body = b.end_block(&[lt]);
+        let kind = OpKind::Sort {
+            dimension: 1,
+            is_stable: true,
+        };
+        let op = b.push(kind, &[a[0], a[1]], None, vec![body])?;
+        Ok(b.func().op(op).results[1])
+    }));
+
     // while: a counter and a matrix carried, a vector captured; everything whole.
     cases.push(case(&["i32", "4x8xf32", "8xf32"], |b, a| {
         let carried = [t("i32"), t("4x8xf32")];
@@ -668,6 +689,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Reduce { .. } => "reduce",
         OpKind::Gather(_) => "gather",
         OpKind::Scatter(_) => "scatter",
+        OpKind::Sort { .. } => "sort",
         OpKind::ReduceWindow(_) => "reduce_window",
         OpKind::DynamicSlice { .. } => "dynamic_slice",
         OpKind::DynamicUpdateSlice => "dynamic_update_slice",
@@ -688,7 +710,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 36] = [
+const FAMILIES: [&str; 37] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -715,6 +737,7 @@ const FAMILIES: [&str; 36] = [
     "reduce",
     "gather",
     "scatter",
+    "sort",
     "reduce_window",
     "dynamic_slice",
     "dynamic_update_slice",
@@ -842,6 +865,10 @@ fn attributes(f: &Function, op: &Op) -> String {
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
+        OpKind::Sort {
+            dimension,
+            is_stable,
+        } => format!(" dim = {dimension}, stable = {is_stable}"),
         OpKind::Random { distribution } => format!(" {}", distribution.name()),
         OpKind::Rotate { dimension, shift } => format!(" dim = {dimension}, shift = {shift}"),
         OpKind::Call { callee } => format!(" @{callee}"),

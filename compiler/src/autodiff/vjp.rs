@@ -107,6 +107,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         OpKind::DotGeneral(dims) => dot_general(e, p, dims),
         OpKind::Gather(dims) => gather(e, p, dims),
         OpKind::Scatter(dims) => scatter(e, p, dims),
+        OpKind::Sort { dimension, .. } => sort(e, p, *dimension),
         OpKind::Pad {
             low,
             high,
@@ -1018,6 +1019,91 @@ fn windows_inside(
     }
     let t = e.b.constant(Literal::scalar(DType::I1, Scalar::Bool(true)));
     Ok(e.b.reduce(ok, t, &[ivd], BinaryOp::And)?)
+}
+
+/// sort: the operands sorted again with an iota of positions riding along gives where each
+/// sorted element came from; sorting the cotangents by that permutation puts each back at
+/// its source.
+fn sort(e: &mut Emitter, p: &Primal, dimension: usize) -> Result<Cotangents, VjpError> {
+    let n = p.operands.len();
+    if !p.needs.iter().any(|&w| w) {
+        return Ok(vec![None; n]);
+    }
+    let ty = e.ty(p.operands[0]);
+    let positions = TensorType::new(DType::I32, ty.shape.clone());
+    let iota =
+        e.b.push1_typed(OpKind::Iota { dimension }, &[], positions.clone())?;
+    // The primal's comparator, taking two more (ignored) arguments for the positions.
+    let [region] = p.op.regions.as_slice() else {
+        return Err(VjpError::Misuse("a sort without one comparator".into()));
+    };
+    let src = p.src.block(*region);
+    let mut types: Vec<TensorType> = src.args.iter().map(|&a| p.src.ty(a).clone()).collect();
+    let i = TensorType::scalar(DType::I32);
+    types.extend([i.clone(), i.clone()]);
+    let args = e.b.begin_block(&types);
+    let mut map: HashMap<ValueId, ValueId> = src.args.iter().copied().zip(args).collect();
+    for &id in &src.ops {
+        if let Err(err) = e.b.copy_op(p.src, p.src.op(id), &mut map) {
+            e.b.end_block(&[]);
+            return Err(err.into());
+        }
+    }
+    let result: Vec<ValueId> = src.results.iter().map(|r| map[r]).collect();
+    let comparator = e.b.end_block(&result);
+    let mut operands = p.operands.clone();
+    operands.push(iota);
+    let again = e.b.push(
+        OpKind::Sort {
+            dimension,
+            is_stable: true,
+        },
+        &operands,
+        None,
+        vec![comparator],
+    )?;
+    let perm = e.b.func().op(again).results[n];
+    // Back: sort (perm, cotangents...) by perm.
+    let mut back_ops = vec![perm];
+    for k in 0..n {
+        let g = match p.cotangents[k] {
+            Some(g) => g,
+            None => e.zeros_like(p.results[k]),
+        };
+        back_ops.push(g);
+    }
+    let mut types = vec![i.clone(), i];
+    for &g in &back_ops[1..] {
+        let s = TensorType::scalar(e.ty(g).dtype);
+        types.extend([s.clone(), s]);
+    }
+    let args = e.b.begin_block(&types);
+    let lt = e.b.push1(
+        OpKind::Compare {
+            direction: ComparisonDirection::Lt,
+            compare_type: Some(ComparisonType::Signed),
+        },
+        &[args[0], args[1]],
+    );
+    let lt = match lt {
+        Ok(v) => v,
+        Err(err) => {
+            e.b.end_block(&[]);
+            return Err(err.into());
+        }
+    };
+    let by_position = e.b.end_block(&[lt]);
+    let back = e.b.push(
+        OpKind::Sort {
+            dimension,
+            is_stable: true,
+        },
+        &back_ops,
+        None,
+        vec![by_position],
+    )?;
+    let back = e.b.func().op(back).results.clone();
+    Ok((0..n).map(|k| p.needs[k].then_some(back[k + 1])).collect())
 }
 
 /// The kind of a region's one op, when the region is one op returning its result from

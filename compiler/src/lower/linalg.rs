@@ -296,7 +296,11 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         }
         // The values themselves (a barrier orders nothing inside one kernel).
         OpKind::OptimizationBarrier => return Ok(xs),
-        OpKind::Random { .. } | OpKind::While | OpKind::Case | OpKind::Scatter(_) => {
+        OpKind::Random { .. }
+        | OpKind::While
+        | OpKind::Case
+        | OpKind::Scatter(_)
+        | OpKind::Sort { .. } => {
             return Err(e.unsupported(
                 op,
                 "it is not lowered to kernels: the JIT runs it on the host, through the reference interpreter (shardc.random's Philox stream is defined there bit for bit; loops and branches run their regions there)",

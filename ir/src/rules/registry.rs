@@ -95,6 +95,20 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         OpKind::DynamicUpdateSlice => dynamic_update_slice(&x),
         OpKind::Reshape => reshape(&x),
         OpKind::Scatter(dims) => scatter(&x, dims)?,
+        // Every operand and result shares each dimension; the sorted one needs every
+        // element (Shardy's rule), the others pass through.
+        OpKind::Sort { dimension, .. } => {
+            let mut b = x.builder();
+            for (d, &n) in x.result_shape(0).iter().enumerate() {
+                let kind = if d == *dimension {
+                    NeedReplication
+                } else {
+                    PassThrough
+                };
+                b.pointwise(d, n, kind);
+            }
+            b
+        }
         OpKind::Rotate { dimension, shift } => rotate(&x, *dimension, *shift),
         // The value, unchanged: an identity, as in Shardy.
         OpKind::ShardingConstraint(_) => pointwise(&x),

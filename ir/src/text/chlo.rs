@@ -96,10 +96,11 @@ pub(super) fn parse(
 ) -> PResult<Parsed> {
     let short = &name["chlo.".len()..];
     let Some(&(_, operands, decompose)) = DECOMPOSITIONS.iter().find(|(n, ..)| *n == short) else {
-        let known: Vec<String> = DECOMPOSITIONS
+        let mut known: Vec<String> = DECOMPOSITIONS
             .iter()
             .map(|(n, ..)| format!("chlo.{n}"))
             .collect();
+        known.push("chlo.top_k".to_string());
         return p.err_at(
             offset,
             format!(
@@ -185,6 +186,102 @@ pub(super) fn parse(
     Ok(parsed)
 }
 
+/// `chlo.top_k(%x, k = K) : t -> (values, indices)` (or generic, `<{k = K : i64}>`): the
+/// `K` largest elements along the last dimension and their positions, largest first,
+/// ties by position. Decomposed as `chlo-legalize-to-stablehlo` does: the operand sorted
+/// with an iota of its positions (descending, total order, stable), then both sliced to
+/// `K`. Gives the two results for the parser to name.
+pub(super) fn top_k(
+    p: &mut Parser<'_>,
+    f: &mut FuncState,
+    name: &str,
+    offset: usize,
+    generic: bool,
+) -> PResult<Vec<ValueId>> {
+    let (x, k) = if generic {
+        let xs = p.operand_parens(f)?;
+        let [x] = <[Use; 1]>::try_from(xs).map_err(|xs| {
+            p.error_at(
+                offset,
+                format!("{name} takes one operand, but {} were given", xs.len()),
+            )
+        })?;
+        p.expect(
+            Tok::Less,
+            &format!("before the properties of {name} (`<{{k = 2 : i64}}>`)"),
+        )?;
+        p.expect(Tok::LBrace, "to open the properties")?;
+        p.expect_ident("k", &format!("(the one property of {name})"))?;
+        p.expect(Tok::Equal, "after `k`")?;
+        let k = p.int_attr("k")?;
+        p.expect(Tok::RBrace, "to close the properties")?;
+        p.expect(Tok::Greater, "to close the properties")?;
+        (x, k)
+    } else {
+        p.expect(Tok::LParen, &format!("after {name} (`{name}(%x, k = 2)`)"))?;
+        let x = p.operand(f)?;
+        p.expect(Tok::Comma, "after the operand (`, k = 2`)")?;
+        p.expect_ident("k", &format!("(the one attribute of {name})"))?;
+        p.expect(Tok::Equal, "after `k`")?;
+        let k = p.int_attr("k")?;
+        p.expect(Tok::RParen, &format!("to close {name}'s operands"))?;
+        (x, k)
+    };
+    if p.is(&Tok::LBrace) {
+        p.op_attrs()?;
+    }
+    p.expect(Tok::Colon, &format!("before the type of {name}"))?;
+    let (ins, outs) = if p.is(&Tok::LParen) {
+        p.function_type("(the op's type)")?
+    } else {
+        let t = p.tensor_type("after ':'")?;
+        p.expect(Tok::Arrow, "after the operand type")?;
+        let outs = p.type_list_parens("(the values' and indices' types)")?;
+        (vec![t], outs)
+    };
+    let ty = f.b.ty(x.id).clone();
+    let Some(&n) = ty.shape.last() else {
+        return p.err_at(
+            x.offset,
+            format!(
+                "{name} picks along the last dimension, but {} is a scalar",
+                x.name
+            ),
+        );
+    };
+    let k = usize::try_from(k).ok().filter(|&k| k <= n).ok_or_else(|| {
+        p.error_at(
+            offset,
+            format!("{name} takes k in 0..={n} (the last dimension of {ty}), not {k}"),
+        )
+    })?;
+    let mut shape = ty.shape.clone();
+    *shape.last_mut().expect("checked above") = k;
+    let want = vec![
+        TensorType::new(ty.dtype, shape.clone()),
+        TensorType::new(DType::I32, shape.clone()),
+    ];
+    if ins != [ty.clone()] || outs != want {
+        return p.err_at(
+            x.offset,
+            format!(
+                "{name}'s type signature does not match its operand: {} is {ty}, so {name} gives ({}, {}); write `: {ty} -> ({}, {})`",
+                x.name, want[0], want[1], want[0], want[1]
+            ),
+        );
+    }
+    if ty.dtype == DType::I1 {
+        return p.err_at(
+            x.offset,
+            format!("{name} ranks numbers, but {} is {ty}", x.name),
+        );
+    }
+    let from = format!("\"{name}\"");
+    let mut e = Emit { b: &mut f.b, from };
+    e.top_k(x.id, k)
+        .map_err(|err| p.error_at(offset, err.to_string()))
+}
+
 /// The attribute naming the `chlo` op an op came from.
 const FROM: &str = "shardc.from";
 
@@ -263,6 +360,63 @@ impl Emit<'_> {
 
     fn select(&mut self, p: ValueId, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.push(OpKind::Select, &[p, x, y])
+    }
+
+    /// `top_k`'s decomposition (see [`top_k`]).
+    fn top_k(&mut self, x: ValueId, k: usize) -> Result<Vec<ValueId>, IrError> {
+        let ty = self.b.ty(x).clone();
+        let last = ty.rank() - 1;
+        let positions = TensorType::new(DType::I32, ty.shape.clone());
+        let iota = self
+            .b
+            .push1_typed(OpKind::Iota { dimension: last }, &[], positions.clone())?;
+        let iota = self.mark(iota);
+        let s = TensorType::scalar(ty.dtype);
+        let i = TensorType::scalar(DType::I32);
+        let args = self.b.begin_block(&[s.clone(), s, i.clone(), i]);
+        let compare_type = if ty.dtype.is_float() {
+            ComparisonType::TotalOrder
+        } else if ty.dtype.is_unsigned() {
+            ComparisonType::Unsigned
+        } else {
+            ComparisonType::Signed
+        };
+        let greater = self.b.push1(
+            OpKind::Compare {
+                direction: ComparisonDirection::Gt,
+                compare_type: Some(compare_type),
+            },
+            &[args[0], args[1]],
+        );
+        let greater = match greater {
+            Ok(g) => self.mark(g),
+            Err(err) => {
+                self.b.end_block(&[]);
+                return Err(err);
+            }
+        };
+        let comparator = self.b.end_block(&[greater]);
+        let sort = self.b.push(
+            OpKind::Sort {
+                dimension: last,
+                is_stable: true,
+            },
+            &[x, iota],
+            None,
+            vec![comparator],
+        )?;
+        let sorted = self.b.func().op(sort).results.clone();
+        self.mark(sorted[0]);
+        let mut limit = ty.shape.clone();
+        limit[last] = k;
+        let slice = OpKind::Slice {
+            start: vec![0; ty.rank()],
+            limit,
+            strides: vec![1; ty.rank()],
+        };
+        let values = self.push(slice.clone(), &[sorted[0]])?;
+        let indices = self.push(slice, &[sorted[1]])?;
+        Ok(vec![values, indices])
     }
 
     /// `c[0] * x^(n-1) + ... + c[n-1]` by Horner's rule.

@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather, scatter, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -275,6 +275,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_generic_only,
         props_scatter,
         from_scatter
+    ),
+    syntax!(
+        &["stablehlo.sort"],
+        None,
+        1,
+        parse_sort,
+        print_generic_only,
+        props_sort,
+        from_sort
     ),
     syntax!(
         &["stablehlo.gather"],
@@ -1695,6 +1704,52 @@ fn from_scatter(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Scatter(dims))
 }
 
+// ----- sort -----
+
+fn parse_sort(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        "stablehlo.sort has no pretty form here; write it generic: \"stablehlo.sort\"(%x) <{dimension = 0 : i64, is_stable = true}> ({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): ... }) : (...) -> ...",
+    )
+}
+
+fn props_sort(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Sort {
+            dimension,
+            is_stable,
+        } => vec![
+            ("dimension", format!("{dimension} : i64")),
+            ("is_stable", is_stable.to_string()),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_sort(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let d = p
+        .prop(g, "dimension", |p| p.int_attr("the sort dimension"))?
+        .unwrap_or(-1);
+    // StableHLO's default sorts along the last dimension (-1); the rank is checked when
+    // the op is typed, so a negative dimension other than -1 is refused here.
+    let dimension = if d == -1 {
+        usize::MAX
+    } else {
+        usize::try_from(d).map_err(|_| {
+            p.error_at(
+                at,
+                format!("sort dimension {d} is negative; give it as 0..rank"),
+            )
+        })?
+    };
+    let is_stable = p.prop(g, "is_stable", |p| p.bool_attr())?.unwrap_or(false);
+    Ok(OpKind::Sort {
+        dimension,
+        is_stable,
+    })
+}
+
 // ----- dynamic_slice, dynamic_update_slice -----
 
 /// `stablehlo.dynamic_slice %x, %i, %j, sizes = [1, 16] : (t, ti, ti) -> r`
@@ -2295,6 +2350,10 @@ mod tests {
             OpKind::Reduce { dimensions: vec![] },
             OpKind::Gather(GatherDims::default()),
             OpKind::Scatter(ScatterDims::default()),
+            OpKind::Sort {
+                dimension: 0,
+                is_stable: true,
+            },
             OpKind::ReduceWindow(crate::op::WindowDims::default()),
             OpKind::DynamicSlice { sizes: vec![] },
             OpKind::DynamicUpdateSlice,

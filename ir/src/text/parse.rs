@@ -1245,6 +1245,17 @@ impl<'a> Parser<'a> {
     fn op(&mut self, f: &mut FuncState) -> PResult<()> {
         let groups = self.result_groups(f)?;
         let name_offset = self.tok.start;
+        let top_k = match &self.tok.tok {
+            Tok::Str(n) if n == "chlo.top_k" => Some(true),
+            Tok::Ident("chlo.top_k") => Some(false),
+            _ => None,
+        };
+        if let Some(generic) = top_k {
+            self.bump()?;
+            let values = chlo::top_k(self, f, "chlo.top_k", name_offset, generic)?;
+            self.skip_loc()?;
+            return self.bind_results(f, &groups, "chlo.top_k", values);
+        }
         let (syntax, parsed) = match self.tok.tok.clone() {
             Tok::Str(name) if chlo::is_chlo(&name) => {
                 self.bump()?;
@@ -1358,6 +1369,16 @@ impl<'a> Parser<'a> {
             |g| format!("%{}", g.name),
         ));
         let ids: Vec<ValueId> = p.operands.iter().map(|u| u.id).collect();
+        let mut p = p;
+        // A sort without a dimension sorts along the last (StableHLO's default, -1).
+        if let OpKind::Sort { dimension, .. } = &mut p.kind
+            && *dimension == usize::MAX
+        {
+            *dimension = p
+                .operand_types
+                .first()
+                .map_or(0, |t| t.rank().saturating_sub(1));
+        }
         // What a loop's or a case's regions read from outside becomes its operands.
         let op =
             f.b.push_region_op(p.kind, &ids, Some(&p.result_types), p.regions)
@@ -1425,6 +1446,38 @@ impl<'a> Parser<'a> {
         let mut i = 0;
         for g in groups {
             let vals = results
+                .get(i..i + g.count)
+                .map(<[ValueId]>::to_vec)
+                .unwrap_or_default();
+            self.define(f, g.name, vals, g.offset)?;
+            i += g.count;
+        }
+        Ok(())
+    }
+
+    /// Names the values an op (or a decomposition) gave with its result names.
+    fn bind_results(
+        &mut self,
+        f: &mut FuncState,
+        groups: &[ResultGroup<'a>],
+        op_name: &str,
+        values: Vec<ValueId>,
+    ) -> PResult<()> {
+        let named = groups.iter().fold(0usize, |n, g| n.saturating_add(g.count));
+        if let Some(first) = groups.first()
+            && named != values.len()
+        {
+            return self.err_at(
+                first.offset,
+                format!(
+                    "the result names define {named} value(s) but {op_name} has {} result(s)",
+                    values.len()
+                ),
+            );
+        }
+        let mut i = 0;
+        for g in groups {
+            let vals = values
                 .get(i..i + g.count)
                 .map(<[ValueId]>::to_vec)
                 .unwrap_or_default();

@@ -182,6 +182,12 @@ pub(crate) fn check_op(m: &Module, f: &Function, op: &Op) -> Result<(), InterpEr
                 check_op(m, f, f.op(id))?;
             }
         }
+        OpKind::Sort { .. } => {
+            shardc_ir::verify::check_comparator(f, op).map_err(|v| site.invalid(v.rule, v.fix))?;
+            for &id in &f.block(op.regions[0]).ops {
+                check_op(m, f, f.op(id))?;
+            }
+        }
         OpKind::While | OpKind::Case => {
             shardc_ir::verify::check_control_flow(f, op)
                 .map_err(|v| site.invalid(v.rule, v.fix))?;

@@ -48,6 +48,7 @@ mod native;
 pub mod random;
 mod reduce;
 mod scatter;
+mod sort;
 
 pub use error::InterpError;
 
@@ -371,6 +372,7 @@ impl<'m> Interp<'m> {
             }
             OpKind::Gather(dims) => gather::gather(&site, x[0], x[1], dims, out(0))?,
             OpKind::Scatter(dims) => return scatter::scatter(self, &site, x, dims, env),
+            OpKind::Sort { dimension, .. } => return sort::sort(self, &site, x, *dimension, env),
             OpKind::DynamicSlice { .. } => layout::dynamic_slice(x[0], &x[1..], out(0)),
             OpKind::DynamicUpdateSlice => layout::dynamic_update_slice(x[0], x[1], &x[2..]),
             OpKind::ReduceWindow(w) => {

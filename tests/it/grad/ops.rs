@@ -429,6 +429,25 @@ fn family_cases() -> Vec<Case> {
             b.binary(BinaryOp::Multiply, y, y).unwrap()
         },
     ));
+    // sort: keys (distinct, so no ties) and values sorted together along dimension 1, both
+    // differentiated; each cotangent goes back to where its element came from.
+    let (keys, vals) = (
+        lit(&[2, 3], &[0.3, -1.2, 0.9, 2.0, -0.5, 1.1]),
+        random_lit(r, &[2, 3], -1.0, 1.0),
+    );
+    cases.push(case("sort", vec![keys, vals], &[0, 1], |b, a| {
+        let s = f64t(&[]);
+        let args = b.begin_block(&[s.clone(), s.clone(), s.clone(), s]);
+        let lt = cmp(b, Lt, args[0], args[1]);
+        let body = b.end_block(&[lt]);
+        let kind = OpKind::Sort {
+            dimension: 1,
+            is_stable: true,
+        };
+        let op = b.push(kind, &[a[0], a[1]], None, vec![body]).unwrap();
+        let r = b.func().op(op).results.clone();
+        b.binary(BinaryOp::Multiply, r[0], r[1]).unwrap()
+    }));
     // optimization_barrier: each value's cotangent passes through.
     let (x, y) = (
         random_lit(r, &[2, 3], -1.0, 1.0),
@@ -570,6 +589,7 @@ fn every_differentiable_op_has_a_finite_difference_case() {
         "stablehlo.scatter",
         "stablehlo.select",
         "stablehlo.slice",
+        "stablehlo.sort",
         "stablehlo.transpose",
         "shardc.random",
         "shardc.rotate",
@@ -582,8 +602,8 @@ fn every_differentiable_op_has_a_finite_difference_case() {
         missing.is_empty(),
         "no finite-difference case for {missing:?}"
     );
-    // 19 float unary ops, 9 float binary ops, 20 other families.
-    assert_eq!(want.len(), 19 + 9 + 20);
+    // 19 float unary ops, 9 float binary ops, 21 other families.
+    assert_eq!(want.len(), 19 + 9 + 21);
 }
 
 /// JAX's `_balanced_eq`: where `x == y`, each of `maximum(x, y)`'s operands gets half of
