@@ -39,8 +39,10 @@ pub(crate) fn emit(
     b: &str,
     b_ty: &TensorType,
     c_ty: &TensorType,
-    acc: DType,
+    acc_dt: DType,
 ) -> String {
+    // The accumulator as kernels store it (unsigned integers signless).
+    let acc = super::scalar::storage(acc_dt);
     let batched = c_ty.rank() == 3;
     let (m, k, n) = (
         a_ty.shape[a_ty.rank() - 2],
@@ -97,10 +99,10 @@ pub(crate) fn emit(
     let col0 = k_.op(format!("arith.muli {bx}, {c_tn} : index"));
     let tid = k_.op(format!("arith.muli {ty}, {c_threads} : index"));
     let tid = k_.op(format!("arith.addi {tid}, {tx} : index"));
-    let zero = if acc.is_float() {
+    let zero = if acc_dt.is_float() {
         k_.op(format!(
             "arith.constant {} : {acc}",
-            super::scalar::float_hex(0.0, acc)
+            super::scalar::float_hex(0.0, acc_dt)
         ))
     } else {
         k_.op(format!("arith.constant 0 : {acc}"))
@@ -150,7 +152,7 @@ pub(crate) fn emit(
                 batch_index(&sr),
                 memref(buf_ty)
             ));
-            let v = if acc != dt {
+            let v = if acc_dt != dt {
                 k_.scalar(|b| super::scalar::widen(b, &v, dt))
             } else {
                 v
@@ -200,7 +202,7 @@ pub(crate) fn emit(
     for i in 0..PER_THREAD {
         for j in 0..PER_THREAD {
             let old = &inner_carried[i * PER_THREAD + j];
-            let v = if acc.is_float() {
+            let v = if acc_dt.is_float() {
                 k_.op(format!("math.fma {}, {}, {old} : {acc}", rows[i], cols[j]))
             } else {
                 let p = k_.op(format!("arith.muli {}, {} : {acc}", rows[i], cols[j]));
@@ -233,7 +235,7 @@ pub(crate) fn emit(
             let ok = k_.op(format!("arith.andi {in_r}, {in_c} : i1"));
             k_.lines.push(format!("scf.if {ok} {{"));
             let v = format!("{outer}#{}", i * PER_THREAD + j);
-            let v = if acc != dt {
+            let v = if acc_dt != dt {
                 k_.scalar(|b| super::scalar::narrow(b, &v, dt))
             } else {
                 v

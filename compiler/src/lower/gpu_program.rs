@@ -487,7 +487,11 @@ mod tests {
                 .unwrap_err()
                 .contains("not static")
         );
-        assert!(parse_memref("memref<4xui8>").unwrap_err().contains("ui8"));
+        assert!(
+            parse_memref("memref<4xf8E4M3FN>")
+                .unwrap_err()
+                .contains("f8E4M3FN")
+        );
     }
 
     /// The host function of the softmax segment (`compiler/tests/kernels/gpu.rs`) after

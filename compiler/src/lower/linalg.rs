@@ -1055,17 +1055,19 @@ fn matmul_cpu(
     transpose_a: bool,
 ) -> Result<String, LowerError> {
     let acc = c_ty.dtype;
+    // As kernels store them (unsigned integers signless).
+    let (a_tt, b_tt, c_tt, acc_s) = (tt(a_ty), tt(b_ty), tt(c_ty), scalar::storage(acc));
     let zero = if acc.is_float() {
         e.op(format!(
-            "arith.constant {} : {acc}",
+            "arith.constant {} : {acc_s}",
             scalar::float_hex(0.0, acc)
         ))
     } else {
-        e.op(format!("arith.constant 0 : {acc}"))
+        e.op(format!("arith.constant 0 : {acc_s}"))
     };
-    let empty = e.op(format!("tensor.empty() : {c_ty}"));
+    let empty = e.op(format!("tensor.empty() : {c_tt}"));
     let filled = e.op(format!(
-        "linalg.fill ins({zero} : {acc}) outs({empty} : {c_ty}) -> {c_ty}"
+        "linalg.fill ins({zero} : {acc_s}) outs({empty} : {c_tt}) -> {c_tt}"
     ));
     let tag = e.matmuls.len();
     e.matmuls.push(Matmul {
@@ -1087,6 +1089,7 @@ fn matmul_cpu(
         } else {
             ""
         };
+        let (at, bt, ct) = (tt(at), tt(bt), tt(ct));
         e.op(format!(
             "linalg.matmul {maps}ins({a}, {b} : {at}, {bt}) outs({c} : {ct}) {{shardc.mm = {tag} : i64}} -> {ct}"
         ))
@@ -1105,22 +1108,26 @@ fn matmul_cpu(
     let carried = e.fresh_name();
     let result = e.fresh_name();
     e.lines.push(format!(
-        "{result} = scf.for {i} = {c0} to {cb} step {c1} iter_args({carried} = {filled}) -> ({c_ty}) {{"
+        "{result} = scf.for {i} = {c0} to {cb} step {c1} iter_args({carried} = {filled}) -> ({c_tt}) {{"
     ));
     let sa = e.op(format!(
-        "tensor.extract_slice {a}[{i}, 0, 0] [1, {m}, {k}] [1, 1, 1] : {a_ty} to {a2}"
+        "tensor.extract_slice {a}[{i}, 0, 0] [1, {m}, {k}] [1, 1, 1] : {a_tt} to {}",
+        tt(&a2)
     ));
     let sb = e.op(format!(
-        "tensor.extract_slice {b}[{i}, 0, 0] [1, {k}, {n}] [1, 1, 1] : {b_ty} to {b2}"
+        "tensor.extract_slice {b}[{i}, 0, 0] [1, {k}, {n}] [1, 1, 1] : {b_tt} to {}",
+        tt(&b2)
     ));
     let sc = e.op(format!(
-        "tensor.extract_slice {carried}[{i}, 0, 0] [1, {m}, {n}] [1, 1, 1] : {c_ty} to {c2}"
+        "tensor.extract_slice {carried}[{i}, 0, 0] [1, {m}, {n}] [1, 1, 1] : {c_tt} to {}",
+        tt(&c2)
     ));
     let r = mm(e, &sa, &a2, &sb, &b2, &sc, &c2);
+    let c2 = tt(&c2);
     let put = e.op(format!(
-        "tensor.insert_slice {r} into {carried}[{i}, 0, 0] [1, {m}, {n}] [1, 1, 1] : {c2} into {c_ty}"
+        "tensor.insert_slice {r} into {carried}[{i}, 0, 0] [1, {m}, {n}] [1, 1, 1] : {c2} into {c_tt}"
     ));
-    e.lines.push(format!("scf.yield {put} : {c_ty}"));
+    e.lines.push(format!("scf.yield {put} : {c_tt}"));
     e.lines.push("}".to_string());
     Ok(result)
 }

@@ -304,8 +304,10 @@ fn libm_mode_matches_the_reference_more_closely() {
     }
 }
 
-/// Through the engine: the cluster holding an op kernels do not lower fails its
-/// segment with the lowering's error (the op and the fix); the engine stays usable.
+/// Through the engine: an op kernels do not lower by design (random numbers, loops) runs
+/// on the host as a cluster of its own, equal to the reference, the rest compiled; one they
+/// cannot lower (a bitcast between widths) fails its segment with the lowering's error
+/// (the op and the fix), and the engine stays usable.
 #[test]
 fn the_engine_names_an_op_it_cannot_lower() {
     let m = parse_module(
@@ -324,10 +326,31 @@ fn the_engine_names_an_op_it_cannot_lower() {
         panic!("a compute segment")
     };
     let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let k = jit.prepare(&m, f, seg).unwrap();
+    let args = [
+        Literal::scalar(DType::I64, shardc_ir::Scalar::Int(7)),
+        Literal::from_f64(DType::F32, &[4], &[0.5, -1.0, 2.0, 0.0]).unwrap(),
+    ];
+    let got = k.run(&args).unwrap();
+    let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
+    super::compare(&got[0], &want[0], Tol::F32).unwrap();
+    assert_eq!(jit.stats().hosted, 1, "{:?}", jit.stats());
+    let m = parse_module(
+        r#"module {
+  func.func @main(%x: tensor<4xui64>) -> tensor<4x2xui32> {
+    %0 = stablehlo.bitcast_convert %x : (tensor<4xui64>) -> tensor<4x2xui32>
+    return %0 : tensor<4x2xui32>
+  }
+}"#,
+    )
+    .unwrap();
+    let f = m.entry().unwrap();
+    let Step::Compute(seg) = &steps(f)[0] else {
+        panic!("a compute segment")
+    };
     let e = jit.prepare(&m, f, seg).err().expect("an error").to_string();
     assert!(
-        e.starts_with("shardc.random defining")
-            && e.contains("shardc_runtime::engine::Interpreted"),
+        e.starts_with("stablehlo.bitcast_convert defining") && e.contains("between element widths"),
         "{e}"
     );
     // The other clusters compiled; a segment without the op still prepares.
@@ -363,7 +386,7 @@ fn errors_name_the_op_and_the_fix() {
   }
 }"#);
     assert!(
-        random.starts_with("shardc.random defining %0 in @kernel: shardc.random is not lowered")
+        random.starts_with("shardc.random defining %0 in @kernel: it is not lowered to kernels")
             && random.contains("shardc_runtime::engine::Interpreted"),
         "{random}"
     );
