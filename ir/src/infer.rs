@@ -5,7 +5,7 @@
 //! operands (iota, reshape, broadcast_in_dim, convert, random, call) take it as declared.
 
 use crate::dtype::{DType, TensorType};
-use crate::op::{BinaryOp, OpKind, ReplicaGroups, ScatterDims, UnaryOp, WindowDims};
+use crate::op::{BinaryOp, ConvDims, OpKind, ReplicaGroups, ScatterDims, UnaryOp, WindowDims};
 
 /// A broken typing rule and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,6 +168,118 @@ fn bitcast_shape(x: &TensorType, t: &TensorType) -> Result<(), Violation> {
         );
     }
     Ok(())
+}
+
+/// `convolution`'s output shape (StableHLO's formula), or the rule its dimension numbers,
+/// window or group counts break.
+pub fn conv_shape(d: &ConvDims, x: &TensorType, k: &TensorType) -> Result<Vec<usize>, Violation> {
+    let n = d.input_spatial.len();
+    let r = n + 2;
+    if x.rank() != r || k.rank() != r {
+        return fail(
+            format!(
+                "the dimension numbers name {n} spatial dimension(s), so input and kernel have rank {r}, but they are {x} and {k}"
+            ),
+            "list every dimension in dim_numbers",
+        );
+    }
+    let distinct = |dims: Vec<usize>| {
+        let mut seen = vec![false; r];
+        dims.iter()
+            .all(|&v| v < r && !std::mem::replace(&mut seen[v], true))
+    };
+    let mut input = vec![d.input_batch, d.input_feature];
+    input.extend(&d.input_spatial);
+    let mut kernel = vec![d.kernel_input_feature, d.kernel_output_feature];
+    kernel.extend(&d.kernel_spatial);
+    let mut output = vec![d.output_batch, d.output_feature];
+    output.extend(&d.output_spatial);
+    if !distinct(input)
+        || !distinct(kernel)
+        || !distinct(output)
+        || d.kernel_spatial.len() != n
+        || d.output_spatial.len() != n
+    {
+        return fail(
+            "the dimension numbers do not name each dimension of the input, kernel and output once",
+            "name each dimension once in dim_numbers",
+        );
+    }
+    for (what, len) in [
+        ("window_strides", d.window_strides.len()),
+        ("padding", d.padding.len()),
+        ("lhs_dilation", d.lhs_dilation.len()),
+        ("rhs_dilation", d.rhs_dilation.len()),
+        ("window_reversal", d.window_reversal.len()),
+    ] {
+        if len != n {
+            return fail(
+                format!("{what} has {len} entries for {n} spatial dimension(s)"),
+                "give one entry per spatial dimension",
+            );
+        }
+    }
+    let (g, bg) = (d.feature_group_count, d.batch_group_count);
+    let (batch, features) = (x.shape[d.input_batch], x.shape[d.input_feature]);
+    let (kin, kout) = (
+        k.shape[d.kernel_input_feature],
+        k.shape[d.kernel_output_feature],
+    );
+    if g == 0 || bg == 0 || (g > 1 && bg > 1) {
+        return fail(
+            format!(
+                "feature_group_count {g} and batch_group_count {bg}: each must be at least 1, and one of them 1"
+            ),
+            "group by features or by batch, not both",
+        );
+    }
+    if !features.is_multiple_of(g) || features / g != kin || !kout.is_multiple_of(g) {
+        return fail(
+            format!(
+                "{features} input features in {g} group(s) need a kernel input feature dimension of {} and output features divisible by {g}, but the kernel has {kin} and {kout}",
+                features / g.max(1)
+            ),
+            "match the kernel's feature dimensions to the input's and the groups",
+        );
+    }
+    if !batch.is_multiple_of(bg) || !kout.is_multiple_of(bg) {
+        return fail(
+            format!(
+                "batch {batch} and output features {kout} must be divisible by batch_group_count {bg}"
+            ),
+            "give a batch group count dividing both",
+        );
+    }
+    let mut shape = vec![0; r];
+    shape[d.output_batch] = batch / bg;
+    shape[d.output_feature] = kout;
+    for s in 0..n {
+        let (stride, ld, rd) = (d.window_strides[s], d.lhs_dilation[s], d.rhs_dilation[s]);
+        if stride == 0 || ld == 0 || rd == 0 {
+            return fail(
+                format!(
+                    "spatial dimension {s} has stride {stride}, dilations {ld} and {rd}; each must be at least 1"
+                ),
+                "give positive strides and dilations",
+            );
+        }
+        let size = x.shape[d.input_spatial[s]] as i64;
+        let (lo, hi) = d.padding[s];
+        let padded = if size == 0 {
+            0
+        } else {
+            (size - 1) * ld as i64 + 1
+        } + lo
+            + hi;
+        let kw = k.shape[d.kernel_spatial[s]] as i64;
+        let span = if kw == 0 { 0 } else { (kw - 1) * rd as i64 + 1 };
+        shape[d.output_spatial[s]] = if padded < span || padded < 0 {
+            0
+        } else {
+            ((padded - span) / stride as i64 + 1) as usize
+        };
+    }
+    Ok(shape)
 }
 
 /// `scatter`'s typing rule (StableHLO's constraints): `N` inputs of one shape, integer
@@ -787,6 +899,46 @@ fn derive(
             gather_type(g, &ops[0], &ops[1]).map(|t| vec![t])
         }
         OpKind::Scatter(d) => scatter_types(d, ops),
+        OpKind::Reverse { dimensions } => {
+            expect_operands(ops, 1)?;
+            check_perm(dimensions, ops[0].rank(), "reversed dimensions")?;
+            one(ops[0].clone())
+        }
+        OpKind::Convolution(d) => {
+            expect_operands(ops, 2)?;
+            let shape = conv_shape(d, &ops[0], &ops[1])?;
+            let dtype = declared
+                .and_then(|t| t.first())
+                .map_or(ops[0].dtype, |t| t.dtype);
+            if ops[0].dtype != ops[1].dtype || (dtype != ops[0].dtype && !dtype.is_float()) {
+                return fail(
+                    format!(
+                        "convolves {} with {} into {dtype}",
+                        ops[0].dtype, ops[1].dtype
+                    ),
+                    "give the input and kernel one element type (the result may be a wider float)",
+                );
+            }
+            one(TensorType::new(dtype, shape))
+        }
+        OpKind::SelectAndScatter(w) => {
+            expect_operands(ops, 3)?;
+            let (x, source, init) = (&ops[0], &ops[1], &ops[2]);
+            let windows = window_type(w, x)?;
+            if windows.shape != source.shape || source.dtype != x.dtype {
+                return fail(
+                    format!("the operand {x} has windows {windows}, but the source is {source}"),
+                    "give one source element per window, of the operand's element type",
+                );
+            }
+            if *init != TensorType::scalar(x.dtype) {
+                return fail(
+                    format!("init value {init} must be tensor<{}>", x.dtype),
+                    "pass a scalar init of the operand's element type",
+                );
+            }
+            one(x.clone())
+        }
         OpKind::Sort { dimension, .. } => {
             let Some(x) = ops.first() else {
                 return fail("sorts no operands", "pass one tensor or more");

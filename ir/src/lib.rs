@@ -27,8 +27,8 @@ pub use module::{
     Block, BlockId, Function, Module, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility,
 };
 pub use op::{
-    BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
-    Precision, ReplicaGroups, ScatterDims, UnaryOp, WindowDims,
+    BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
+    OpKind, Precision, ReplicaGroups, ScatterDims, UnaryOp, WindowDims,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
 pub use verify::{verify_function, verify_function_with, verify_module, verify_module_with};

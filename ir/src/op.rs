@@ -169,6 +169,33 @@ pub struct GatherDims {
     pub indices_are_sorted: bool,
 }
 
+/// The dimension numbers, window and groups of `stablehlo.convolution`: which dimension of
+/// the input (`lhs`), kernel (`rhs`) and output is the batch, the feature and each spatial
+/// dimension, and the window's strides, padding, dilations and reversal per spatial
+/// dimension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct ConvDims {
+    pub input_batch: usize,
+    pub input_feature: usize,
+    pub input_spatial: Vec<usize>,
+    pub kernel_input_feature: usize,
+    pub kernel_output_feature: usize,
+    pub kernel_spatial: Vec<usize>,
+    pub output_batch: usize,
+    pub output_feature: usize,
+    pub output_spatial: Vec<usize>,
+    pub window_strides: Vec<usize>,
+    /// `(low, high)` per spatial dimension (may be negative).
+    pub padding: Vec<(i64, i64)>,
+    pub lhs_dilation: Vec<usize>,
+    pub rhs_dilation: Vec<usize>,
+    pub window_reversal: Vec<bool>,
+    pub feature_group_count: usize,
+    pub batch_group_count: usize,
+    /// The precision config as written (empty when absent).
+    pub precision: Vec<Precision>,
+}
+
 /// Dimension numbers of `stablehlo.scatter`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct ScatterDims {
@@ -260,6 +287,10 @@ pub enum OpKind {
     Transpose {
         permutation: Vec<usize>,
     },
+    /// `stablehlo.reverse`: the operand with the order of `dimensions` reversed.
+    Reverse {
+        dimensions: Vec<usize>,
+    },
     Slice {
         start: Vec<usize>,
         limit: Vec<usize>,
@@ -288,6 +319,16 @@ pub enum OpKind {
     /// its index and window position name; a window out of bounds is skipped whole (as
     /// XLA does). The results have the inputs' types.
     Scatter(ScatterDims),
+    /// `stablehlo.convolution`: operands `(input, kernel)`. Each output element sums, over
+    /// its group's input features and the window, the input (dilated by `lhs_dilation`,
+    /// padded with zeros) times the kernel (dilated by `rhs_dilation`, reversed where
+    /// asked), the window moving by `window_strides`.
+    Convolution(ConvDims),
+    /// `stablehlo.select_and_scatter`: operands `(operand, source, init)`; region 0
+    /// selects (`(a, b) -> i1`, true to keep `a`), region 1 scatters (`(a, b) -> c`).
+    /// Every window of the (padded) operand selects one element, and the source element of
+    /// that window is combined into the result there, starting from the init.
+    SelectAndScatter(WindowDims),
     /// `stablehlo.sort`: `N` operands of one shape sorted together along `dimension`; the
     /// region is the comparator `(lhs_1, rhs_1, ..., lhs_N, rhs_N) -> i1` on scalars,
     /// true when lhs goes before rhs. The results have the operands' types.
@@ -412,6 +453,7 @@ impl OpKind {
             OpKind::Reshape => "stablehlo.reshape",
             OpKind::Transpose { .. } => "stablehlo.transpose",
             OpKind::Slice { .. } => "stablehlo.slice",
+            OpKind::Reverse { .. } => "stablehlo.reverse",
             OpKind::Concatenate { .. } => "stablehlo.concatenate",
             OpKind::Pad { .. } => "stablehlo.pad",
             OpKind::DotGeneral(_) => "stablehlo.dot_general",
@@ -419,6 +461,8 @@ impl OpKind {
             OpKind::Gather(_) => "stablehlo.gather",
             OpKind::Scatter(_) => "stablehlo.scatter",
             OpKind::Sort { .. } => "stablehlo.sort",
+            OpKind::Convolution(_) => "stablehlo.convolution",
+            OpKind::SelectAndScatter(_) => "stablehlo.select_and_scatter",
             OpKind::ReduceWindow(_) => "stablehlo.reduce_window",
             OpKind::DynamicSlice { .. } => "stablehlo.dynamic_slice",
             OpKind::DynamicUpdateSlice => "stablehlo.dynamic_update_slice",

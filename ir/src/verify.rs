@@ -158,6 +158,35 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
                 };
                 check_reducer(f, *body, &operand_types).map_err(|r| invalid(r, "the reducer takes (accumulators..., elements...) as scalars and returns one scalar per input"))?;
             }
+            OpKind::SelectAndScatter(_) => {
+                let [select, scatter] = op.regions.as_slice() else {
+                    return Err(invalid(
+                        format!(
+                            "needs a select and a scatter region, has {} region(s)",
+                            op.regions.len()
+                        ),
+                        "give `({select}, {scatter})`",
+                    ));
+                };
+                let s = TensorType::scalar(operand_types[0].dtype);
+                let sel_args = types_of(f, &f.block(*select).args);
+                let sel_out = types_of(f, &f.block(*select).results);
+                if sel_args != [s.clone(), s.clone()]
+                    || sel_out != [TensorType::scalar(crate::DType::I1)]
+                {
+                    return Err(invalid(
+                        format!(
+                            "its select region is ({}) -> ({}), not ({s}, {s}) -> tensor<i1>",
+                            show_types(&sel_args),
+                            show_types(&sel_out)
+                        ),
+                        "select with a comparison of two scalars",
+                    ));
+                }
+                check_reducer(f, *scatter, &[s.clone(), s]).map_err(|r| {
+                    invalid(r, "the scatter region takes two scalars and returns one")
+                })?;
+            }
             OpKind::Scatter(_) => {
                 let [body] = op.regions.as_slice() else {
                     return Err(invalid(

@@ -600,6 +600,66 @@ fn cases() -> Vec<Case> {
         Ok(b.func().op(op).results[1])
     }));
 
+    // convolution: Flax's NHWC x HWIO 3x3 "SAME" convolution (batch passes through, input
+    // features a sum, spatial dimensions permute); a 1x1 one (spatial pass through).
+    let conv3 = |pad: i64| {
+        OpKind::Convolution(shardc_ir::ConvDims {
+            input_batch: 0,
+            input_feature: 3,
+            input_spatial: vec![1, 2],
+            kernel_input_feature: 2,
+            kernel_output_feature: 3,
+            kernel_spatial: vec![0, 1],
+            output_batch: 0,
+            output_feature: 3,
+            output_spatial: vec![1, 2],
+            window_strides: vec![1, 1],
+            padding: vec![(pad, pad); 2],
+            lhs_dilation: vec![1, 1],
+            rhs_dilation: vec![1, 1],
+            window_reversal: vec![false, false],
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        })
+    };
+    cases.push(case(&["8x6x6x3xf32", "3x3x3x4xf32"], |b, a| {
+        b.push1(conv3(1), &[a[0], a[1]])
+    }));
+    cases.push(case(&["8x6x6x3xf32", "1x1x3x4xf32"], |b, a| {
+        b.push1(conv3(0), &[a[0], a[1]])
+    }));
+    // select_and_scatter: a 2x2 max pool's gradient on an NHWC tensor.
+    cases.push(case(&["8x4x4x2xf32", "8x2x2x2xf32", "f32"], |b, a| {
+        let s = t("f32");
+        let args = b.begin_block(&[s.clone(), s.clone()]);
+        let ge = b.push1(
+            OpKind::Compare {
+                direction: ComparisonDirection::Ge,
+                compare_type: None,
+            },
+            &[args[0], args[1]],
+        )?;
+        let select = b.end_block(&[ge]);
+        let args = b.begin_block(&[s.clone(), s]);
+        let sum = b.binary(BinaryOp::Add, args[0], args[1])?;
+        let scatter = b.end_block(&[sum]);
+        let w = WindowDims {
+            window: vec![1, 2, 2, 1],
+            strides: vec![1, 2, 2, 1],
+            base_dilations: vec![1; 4],
+            window_dilations: vec![1; 4],
+            padding: vec![(0, 0); 4],
+        };
+        let op = b.push(
+            OpKind::SelectAndScatter(w),
+            &[a[0], a[1], a[2]],
+            None,
+            vec![select, scatter],
+        )?;
+        Ok(b.func().op(op).results[0])
+    }));
+
     // while: a counter and a matrix carried, a vector captured; everything whole.
     cases.push(case(&["i32", "4x8xf32", "8xf32"], |b, a| {
         let carried = [t("i32"), t("4x8xf32")];
@@ -652,6 +712,16 @@ fn cases() -> Vec<Case> {
         Ok(b.func().op(op).results[1])
     }));
 
+    // reverse: the reversed dimension permutes, the other passes through.
+    cases.push(case(&["4x8xf32"], |b, a| {
+        b.push1(
+            OpKind::Reverse {
+                dimensions: vec![1],
+            },
+            &[a[0]],
+        )
+    }));
+
     // transpose: Shardy's test; a matrix.
     let transpose = |p: &[usize]| OpKind::Transpose {
         permutation: p.to_vec(),
@@ -690,6 +760,9 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Gather(_) => "gather",
         OpKind::Scatter(_) => "scatter",
         OpKind::Sort { .. } => "sort",
+        OpKind::Reverse { .. } => "reverse",
+        OpKind::Convolution(_) => "convolution",
+        OpKind::SelectAndScatter(_) => "select_and_scatter",
         OpKind::ReduceWindow(_) => "reduce_window",
         OpKind::DynamicSlice { .. } => "dynamic_slice",
         OpKind::DynamicUpdateSlice => "dynamic_update_slice",
@@ -710,7 +783,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 37] = [
+const FAMILIES: [&str; 40] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -738,6 +811,9 @@ const FAMILIES: [&str; 37] = [
     "gather",
     "scatter",
     "sort",
+    "reverse",
+    "convolution",
+    "select_and_scatter",
     "reduce_window",
     "dynamic_slice",
     "dynamic_update_slice",
@@ -778,6 +854,7 @@ fn attributes(f: &Function, op: &Op) -> String {
         OpKind::Iota { dimension } => format!(" dim = {dimension}"),
         OpKind::BroadcastInDim { dims } => format!(" dims = {}", list(dims)),
         OpKind::Transpose { permutation } => format!(" dims = {}", list(permutation)),
+        OpKind::Reverse { dimensions } => format!(" dims = {}", list(dimensions)),
         OpKind::Slice {
             start,
             limit,
@@ -869,6 +946,24 @@ fn attributes(f: &Function, op: &Op) -> String {
             dimension,
             is_stable,
         } => format!(" dim = {dimension}, stable = {is_stable}"),
+        OpKind::Convolution(d) => format!(
+            " input b{} f{} s{}, kernel i{} o{} s{}, output b{} f{} s{}, pad = {}",
+            d.input_batch,
+            d.input_feature,
+            list(&d.input_spatial),
+            d.kernel_input_feature,
+            d.kernel_output_feature,
+            list(&d.kernel_spatial),
+            d.output_batch,
+            d.output_feature,
+            list(&d.output_spatial),
+            list(&d.padding)
+        ),
+        OpKind::SelectAndScatter(w) => format!(
+            " window = {}, strides = {}",
+            list(&w.window),
+            list(&w.strides)
+        ),
         OpKind::Random { distribution } => format!(" {}", distribution.name()),
         OpKind::Rotate { dimension, shift } => format!(" dim = {dimension}, shift = {shift}"),
         OpKind::Call { callee } => format!(" @{callee}"),

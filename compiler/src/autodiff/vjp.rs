@@ -91,6 +91,10 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             .zip(&p.cotangents)
             .map(|(&need, g)| if need { *g } else { None })
             .collect()),
+        OpKind::Convolution(_) | OpKind::SelectAndScatter(_) => no_rule(
+            "convolutions are not differentiated by shardc yet",
+            "differentiate in JAX (export the training step jax.grad made: its backward convolutions run as they are)",
+        ),
         OpKind::While | OpKind::Case => no_rule(
             "loops and branches are not differentiated by shardc yet",
             "differentiate in JAX (export the training step jax.grad made), or write the loop unrolled",
@@ -129,6 +133,13 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             };
             Ok(vec![Some(e.b.push1(kind, &[g(p)?])?)])
         }
+        // reverse(g) along the same dimensions.
+        OpKind::Reverse { dimensions } => Ok(vec![Some(e.b.push1(
+            OpKind::Reverse {
+                dimensions: dimensions.clone(),
+            },
+            &[g(p)?],
+        )?)]),
         // reshape(g) back to the operand's shape.
         OpKind::Reshape => {
             let x = p.operands[0];

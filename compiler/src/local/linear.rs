@@ -37,6 +37,7 @@ pub fn linearity(op: &Op) -> Linearity {
         | OpKind::Transpose { .. }
         | OpKind::BroadcastInDim { .. }
         | OpKind::Slice { .. }
+        | OpKind::Reverse { .. }
         | OpKind::Convert => Linearity::Each(vec![0]),
         OpKind::Binary(BinaryOp::Multiply) | OpKind::DotGeneral(_) => Linearity::Each(vec![0, 1]),
         // all_reduce(x) / y = all_reduce(x / y): a mean is a sum over a count.

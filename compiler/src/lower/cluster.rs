@@ -16,7 +16,8 @@
 //! - an **expensive** op (`exponential`, `tanh`, `divide`, ...) joins its consumers'
 //!   cluster when they all are in one, and otherwise starts a cluster of its own: its
 //!   value is computed once, written, and read by each consumer's kernel;
-//! - a **host** op (control flow, scatter, sort, `shardc.random`: what kernels do not lower) is a cluster
+//! - a **host** op (control flow, scatter, sort, convolution, select_and_scatter,
+//!   `shardc.random`: what kernels do not lower yet) is a cluster
 //!   of its own that no producer joins, run by the reference interpreter (`jit.rs`).
 //!
 //! Ops are placed from the last to the first, so an op's consumers are placed before it.
@@ -109,6 +110,7 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::Reshape
         | OpKind::Transpose { .. }
         | OpKind::Slice { .. }
+        | OpKind::Reverse { .. }
         | OpKind::ShardingConstraint(_) => Role::Cheap,
         // Run by the interpreter: loops and branches (their regions), the counter-based
         // random op (defined bit for bit by the reference).
@@ -116,7 +118,9 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::Case
         | OpKind::Random { .. }
         | OpKind::Scatter(_)
-        | OpKind::Sort { .. } => Role::Host,
+        | OpKind::Sort { .. }
+        | OpKind::Convolution(_)
+        | OpKind::SelectAndScatter(_) => Role::Host,
         OpKind::OptimizationBarrier => Role::Cheap,
         // Not lowered to kernels: alone, so the error names them.
         OpKind::Call { .. }

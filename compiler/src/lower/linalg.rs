@@ -261,6 +261,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
             ))
         }
         OpKind::Gather(dims) => gather(e, &x(0), &ty(0), &x(1), &ty(1), dims, &out(0))?,
+        OpKind::Reverse { dimensions } => reverse(e, &x(0), &ty(0), dimensions)?,
         OpKind::ShardingConstraint(_) => x(0),
         // A roll: the operand's last `s` positions along the dimension, then the rest.
         OpKind::Rotate { dimension, shift } => {
@@ -300,7 +301,9 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::While
         | OpKind::Case
         | OpKind::Scatter(_)
-        | OpKind::Sort { .. } => {
+        | OpKind::Sort { .. }
+        | OpKind::Convolution(_)
+        | OpKind::SelectAndScatter(_) => {
             return Err(e.unsupported(
                 op,
                 "it is not lowered to kernels: the JIT runs it on the host, through the reference interpreter (shardc.random's Philox stream is defined there bit for bit; loops and branches run their regions there)",
@@ -1518,6 +1521,35 @@ fn gather(
             "tensor.extract {operand}[{}] : {}",
             at.join(", "),
             tt(&op_ty)
+        )))
+    })
+}
+
+/// `reverse`: each output element extracted from the mirrored position.
+fn reverse(
+    e: &mut Emitter,
+    x: &str,
+    t: &TensorType,
+    dimensions: &[usize],
+) -> Result<String, LowerError> {
+    let (x, t, dims) = (x.to_string(), t.clone(), dimensions.to_vec());
+    let out = t.clone();
+    e.map(&[], &out, |b, _| {
+        let at: Vec<String> = (0..t.rank())
+            .map(|d| {
+                let i = b.op(format!("linalg.index {d} : index"));
+                if dims.contains(&d) {
+                    let last = b.index(t.shape[d] as i64 - 1);
+                    b.op(format!("arith.subi {last}, {i} : index"))
+                } else {
+                    i
+                }
+            })
+            .collect();
+        Ok(b.op(format!(
+            "tensor.extract {x}[{}] : {}",
+            at.join(", "),
+            tt(&t)
         )))
     })
 }

@@ -11,7 +11,7 @@ use super::{Combiner, FactorKind, OpRule, RuleError};
 use crate::dtype::TensorType;
 use crate::infer;
 use crate::module::{Function, ValueId};
-use crate::op::{DotDims, GatherDims, Op, OpKind, ScatterDims, WindowDims};
+use crate::op::{ConvDims, DotDims, GatherDims, Op, OpKind, ScatterDims, WindowDims};
 
 use FactorKind::{NeedReplication, PassThrough, Permutation};
 
@@ -69,6 +69,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         // gives needs replication (its regions are not partitioned; `docs/rules.md`).
         OpKind::Case | OpKind::While => replicated(&x),
         OpKind::Concatenate { dimension } => concatenate(&x, *dimension),
+        OpKind::Convolution(d) => convolution(&x, d),
         // A constant can be produced in any layout: each device materializes its part
         // of the literal. Every dimension is a pass-through factor of the result.
         OpKind::Constant(_) => pointwise(&x),
@@ -94,7 +95,22 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
         OpKind::DynamicUpdateSlice => dynamic_update_slice(&x),
         OpKind::Reshape => reshape(&x),
+        // A reversed dimension moves every element to the mirrored position (across
+        // shards: a permutation); the others pass through.
+        OpKind::Reverse { dimensions } => {
+            let mut b = x.builder();
+            for (d, &n) in x.result_shape(0).iter().enumerate() {
+                let kind = if dimensions.contains(&d) && n > 1 {
+                    Permutation
+                } else {
+                    PassThrough
+                };
+                b.pointwise(d, n, kind);
+            }
+            b
+        }
         OpKind::Scatter(dims) => scatter(&x, dims)?,
+        OpKind::SelectAndScatter(w) => select_and_scatter(&x, w),
         // Every operand and result shares each dimension; the sorted one needs every
         // element (Shardy's rule), the others pass through.
         OpKind::Sort { dimension, .. } => {
@@ -561,6 +577,105 @@ fn scatter(x: &Instance, d: &ScatterDims) -> Result<RuleBuilder, RuleError> {
         );
     }
     Ok(b)
+}
+
+/// Convolution, as Shardy's rule: the batch passes through input and output; input
+/// features and the kernel's input features are a sum reduction (each device convolves
+/// its features, the partial outputs add up); the kernel's output features pass through to
+/// the output's; each spatial dimension of the input and output is a permutation factor
+/// (a window reads its neighbours; a 1-wide unstrided, unpadded, undilated window passes
+/// through), the kernel's spatial dimensions need replication. With feature or batch groups
+/// the grouped dimensions need replication (a group's slices must stay together).
+fn convolution(x: &Instance, d: &ConvDims) -> RuleBuilder {
+    let (input, kernel, output) = (x.operand_shape(0), x.operand_shape(1), x.result_shape(0));
+    let grouped = d.feature_group_count > 1 || d.batch_group_count > 1;
+    let mut b = x.builder();
+    if d.batch_group_count == 1 {
+        b.factor(
+            input[d.input_batch],
+            PassThrough,
+            &[Some(d.input_batch), None],
+            &[Some(d.output_batch)],
+        );
+    } else {
+        b.factor(
+            input[d.input_batch],
+            NeedReplication,
+            &[Some(d.input_batch), None],
+            &[],
+        );
+        b.factor(
+            output[d.output_batch],
+            NeedReplication,
+            &[],
+            &[Some(d.output_batch)],
+        );
+    }
+    if grouped {
+        b.factor(
+            input[d.input_feature],
+            NeedReplication,
+            &[Some(d.input_feature), None],
+            &[],
+        );
+        b.factor(
+            kernel[d.kernel_input_feature],
+            NeedReplication,
+            &[None, Some(d.kernel_input_feature)],
+            &[],
+        );
+        b.factor(
+            kernel[d.kernel_output_feature],
+            NeedReplication,
+            &[None, Some(d.kernel_output_feature)],
+            &[Some(d.output_feature)],
+        );
+    } else {
+        b.factor(
+            input[d.input_feature],
+            FactorKind::Reduction(Combiner::Sum),
+            &[Some(d.input_feature), Some(d.kernel_input_feature)],
+            &[],
+        );
+        b.factor(
+            kernel[d.kernel_output_feature],
+            PassThrough,
+            &[None, Some(d.kernel_output_feature)],
+            &[Some(d.output_feature)],
+        );
+    }
+    for s in 0..d.input_spatial.len() {
+        let (id, kd, od) = (d.input_spatial[s], d.kernel_spatial[s], d.output_spatial[s]);
+        let pointwise = kernel[kd] == 1
+            && d.window_strides[s] == 1
+            && d.padding[s] == (0, 0)
+            && d.lhs_dilation[s] == 1
+            && input[id] == output[od];
+        if pointwise {
+            b.factor(input[id], PassThrough, &[Some(id), None], &[Some(od)]);
+            b.factor(1, NeedReplication, &[None, Some(kd)], &[]);
+        } else {
+            b.factor(input[id], Permutation, &[Some(id), None], &[Some(od)]);
+            b.factor(kernel[kd], NeedReplication, &[None, Some(kd)], &[]);
+        }
+    }
+    b
+}
+
+/// `select_and_scatter`: a dimension the window leaves alone passes through operand,
+/// source and result; a windowed one is a permutation factor (a window reads its
+/// neighbours), as in `reduce_window`. The init maps to no factor.
+fn select_and_scatter(x: &Instance, w: &WindowDims) -> RuleBuilder {
+    let mut b = x.builder();
+    for (d, &n) in x.operand_shape(0).iter().enumerate() {
+        let kind = if w.window[d] == 1 && w.strides[d] == 1 && w.padding[d] == (0, 0) {
+            PassThrough
+        } else {
+            Permutation
+        };
+        b.factor(n, kind, &[Some(d), Some(d), None], &[Some(d)]);
+    }
+    b
 }
 
 /// One factor per dimension, of the operand's size (as in Shardy), shared by operand and

@@ -8,7 +8,7 @@ use super::parse::{PResult, Parser};
 use crate::dtype::{DType, TensorType};
 use crate::literal::{Elements, Literal};
 use crate::mesh::{Mesh, MeshAxis};
-use crate::op::{DotDims, GatherDims, Precision, ScatterDims};
+use crate::op::{ConvDims, DotDims, GatherDims, Precision, ScatterDims};
 use crate::sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
 
 /// Largest size of one tensor dimension.
@@ -258,6 +258,84 @@ impl<'a> Parser<'a> {
         let at = self.tok.start;
         let v = self.i64_array()?;
         to_usizes(v).ok_or_else(|| self.error_at(at, format!("{what} must be non-negative")))
+    }
+
+    /// `[[1, 1], [0, 2]]`: (low, high) pairs, one per dimension.
+    pub(super) fn pad_pairs(&mut self) -> PResult<Vec<(i64, i64)>> {
+        self.expect(Tok::LSquare, "to open the padding `[[low, high], ...]`")?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RSquare)? {
+            return Ok(out);
+        }
+        loop {
+            self.expect(Tok::LSquare, "to open a padding pair `[low, high]`")?;
+            let lo = self.i64_lit("the low padding")?;
+            self.expect(Tok::Comma, "between low and high padding")?;
+            let hi = self.i64_lit("the high padding")?;
+            self.expect(Tok::RSquare, "to close a padding pair")?;
+            out.push((lo, hi));
+            if !self.eat(Tok::Comma)? {
+                break;
+            }
+        }
+        self.expect(Tok::RSquare, "to close the padding")?;
+        Ok(out)
+    }
+
+    /// `[false, true]` (or `[0, 1]`).
+    pub(super) fn bool_list(&mut self, what: &str) -> PResult<Vec<bool>> {
+        self.expect(Tok::LSquare, &format!("to open {what}"))?;
+        let mut out = Vec::new();
+        if self.eat(Tok::RSquare)? {
+            return Ok(out);
+        }
+        loop {
+            out.push(self.bool_or_bit(what)?);
+            if !self.eat(Tok::Comma)? {
+                break;
+            }
+        }
+        self.expect(Tok::RSquare, &format!("to close {what}"))?;
+        Ok(out)
+    }
+
+    fn bool_or_bit(&mut self, what: &str) -> PResult<bool> {
+        let v = match self.tok.tok {
+            Tok::Ident("true") | Tok::Int("1") => true,
+            Tok::Ident("false") | Tok::Int("0") => false,
+            _ => {
+                return self.err(format!(
+                    "expected true or false in {what}, found {}",
+                    self.tok.tok
+                ));
+            }
+        };
+        self.bump()?;
+        Ok(v)
+    }
+
+    /// `array<i1: false, true>`, `array<i1>`, or a `dense<...> : tensor<Nxi1>`.
+    pub(super) fn bool_array(&mut self) -> PResult<Vec<bool>> {
+        if self.is_ident("dense") {
+            let lit = self.dense_literal()?;
+            return Ok((0..lit.ty.num_elements())
+                .map(|i| lit.get(i).as_bool())
+                .collect());
+        }
+        self.expect_ident("array", "(an array attribute `array<i1: ...>`)")?;
+        self.expect(Tok::Less, "after 'array'")?;
+        self.expect_ident("i1", "as the array's element type")?;
+        let mut out = Vec::new();
+        if self.eat(Tok::Colon)? {
+            loop {
+                out.push(self.bool_or_bit("the array")?);
+                if !self.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::Greater, "to close the array")?;
+        Ok(out)
     }
 
     /// `5 : i64` (the type is optional).
@@ -695,6 +773,110 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         Ok(g)
+    }
+
+    /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`: convolution dimension numbers, each list
+    /// naming what each dimension of the input, the kernel and the output is (`b` batch,
+    /// `f` feature, `i`/`o` the kernel's input/output feature, `N` spatial dimension N).
+    /// Fills the dimension fields of `d`.
+    pub(super) fn conv_dimension_numbers(&mut self, d: &mut ConvDims) -> PResult<()> {
+        let start = self.tok.start;
+        let input = self.conv_layout("the input's dimensions", ['b', 'f'])?;
+        self.expect_ident("x", "between the input's and the kernel's dimension lists")?;
+        let kernel = self.conv_layout("the kernel's dimensions", ['i', 'o'])?;
+        self.expect(Tok::Arrow, "before the output's dimension list")?;
+        let output = self.conv_layout("the output's dimensions", ['b', 'f'])?;
+        let n = input.2.len();
+        if kernel.2.len() != n || output.2.len() != n {
+            return self.err_at(
+                start,
+                format!(
+                    "the input, kernel and output list {n}, {} and {} spatial dimensions; they must agree",
+                    kernel.2.len(),
+                    output.2.len()
+                ),
+            );
+        }
+        (d.input_batch, d.input_feature, d.input_spatial) = input;
+        (
+            d.kernel_input_feature,
+            d.kernel_output_feature,
+            d.kernel_spatial,
+        ) = kernel;
+        (d.output_batch, d.output_feature, d.output_spatial) = output;
+        Ok(())
+    }
+
+    /// `[b, 0, 1, f]` with the two letters given: the positions of the letters and of
+    /// spatial dimensions 0, 1, ... in order.
+    fn conv_layout(
+        &mut self,
+        what: &str,
+        letters: [char; 2],
+    ) -> PResult<(usize, usize, Vec<usize>)> {
+        let at = self.tok.start;
+        self.expect(Tok::LSquare, &format!("to open {what}"))?;
+        let (mut first, mut second) = (None, None);
+        let mut spatial: Vec<Option<usize>> = Vec::new();
+        let mut pos = 0;
+        loop {
+            let here = self.tok.start;
+            match self.tok.tok {
+                Tok::Int(t) => {
+                    let k: usize = t.parse().map_err(|_| {
+                        self.error_at(here, format!("spatial dimension {t} is too large"))
+                    })?;
+                    if k > 64 {
+                        return self.err_at(here, format!("spatial dimension {k} is too large"));
+                    }
+                    if spatial.len() <= k {
+                        spatial.resize(k + 1, None);
+                    }
+                    if spatial[k].replace(pos).is_some() {
+                        return self.err_at(
+                            here,
+                            format!("spatial dimension {k} is listed twice in {what}"),
+                        );
+                    }
+                    self.bump()?;
+                }
+                Tok::Ident(l)
+                    if l.len() == 1 && letters.contains(&l.chars().next().unwrap_or(' ')) =>
+                {
+                    let slot = if l.starts_with(letters[0]) {
+                        &mut first
+                    } else {
+                        &mut second
+                    };
+                    if slot.replace(pos).is_some() {
+                        return self.err_at(here, format!("`{l}` is listed twice in {what}"));
+                    }
+                    self.bump()?;
+                }
+                _ => {
+                    return self.err(format!(
+                        "expected `{}`, `{}` or a spatial dimension number in {what}, found {}",
+                        letters[0], letters[1], self.tok.tok
+                    ));
+                }
+            }
+            pos += 1;
+            if !self.eat(Tok::Comma)? {
+                break;
+            }
+        }
+        self.expect(Tok::RSquare, &format!("to close {what}"))?;
+        let (Some(first), Some(second)) = (first, second) else {
+            return self.err_at(
+                at,
+                format!("{what} must name `{}` and `{}`", letters[0], letters[1]),
+            );
+        };
+        let spatial = spatial
+            .into_iter()
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| self.error_at(at, format!("{what} skips a spatial dimension number")))?;
+        Ok((first, second, spatial))
     }
 
     /// `#stablehlo.scatter<update_window_dims = [...], ...>` after `#stablehlo.scatter`.

@@ -15,8 +15,8 @@ use super::print::Pretty;
 use crate::dtype::TensorType;
 use crate::module::BlockId;
 use crate::op::{
-    BinaryOp, ComparisonDirection, ComparisonType, Distribution, DotDims, GatherDims, Op, OpKind,
-    Precision, ReplicaGroups, ScatterDims, UnaryOp,
+    BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
+    OpKind, Precision, ReplicaGroups, ScatterDims, UnaryOp, WindowDims,
 };
 
 /// Operand and result types as a type signature states them.
@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, reduce, reduce_window, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -284,6 +284,33 @@ static SYNTAX: &[OpSyntax] = &[
         print_generic_only,
         props_sort,
         from_sort
+    ),
+    syntax!(
+        &["stablehlo.convolution"],
+        None,
+        0,
+        parse_convolution,
+        print_convolution,
+        props_convolution,
+        from_convolution
+    ),
+    syntax!(
+        &["stablehlo.select_and_scatter"],
+        None,
+        2,
+        parse_select_and_scatter,
+        print_generic_only,
+        props_reduce_window,
+        from_select_and_scatter
+    ),
+    syntax!(
+        &["stablehlo.reverse"],
+        None,
+        0,
+        parse_reverse,
+        print_reverse,
+        props_reverse,
+        from_reverse
     ),
     syntax!(
         &["stablehlo.gather"],
@@ -903,6 +930,43 @@ fn from_transpose(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
         p.usize_array("permutation")
     })?;
     Ok(OpKind::Transpose { permutation })
+}
+
+/// `stablehlo.reverse %x, dims = [0, 1] : t`
+fn parse_reverse(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    comma(p, "after the operand (stablehlo.reverse %x, dims = [...])")?;
+    key(p, "dims", "(stablehlo.reverse %x, dims = [...])")?;
+    let dimensions = p.usize_list("reversed dimensions")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Reverse { dimensions }, x, same_or_functional(p, 1)?).with_attrs(attrs))
+}
+
+fn print_reverse(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Reverse { dimensions } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.reverse {}, dims = {}{} : {}",
+        pp.uses(&op.operands),
+        int_list(dimensions),
+        pp.attrs(op),
+        pp.same_or_functional(op)
+    )
+}
+
+fn props_reverse(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Reverse { dimensions } => vec![("dimensions", i64_array(dimensions))],
+        _ => Vec::new(),
+    }
+}
+
+fn from_reverse(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let dimensions = p.required_prop(g, "dimensions", "array<i64: ...>", |p| {
+        p.usize_array("reversed dimensions")
+    })?;
+    Ok(OpKind::Reverse { dimensions })
 }
 
 /// `stablehlo.slice %x [0:4, 2:8:2] : (t) -> r`
@@ -1834,9 +1898,12 @@ fn parse_reduce_window(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PRe
     )
 }
 
+/// The window of a `reduce_window` or `select_and_scatter` (which has no dilations).
 fn props_reduce_window(kind: &OpKind) -> Vec<(&'static str, String)> {
-    let OpKind::ReduceWindow(w) = kind else {
-        return Vec::new();
+    let (w, dilated) = match kind {
+        OpKind::ReduceWindow(w) => (w, true),
+        OpKind::SelectAndScatter(w) => (w, false),
+        _ => return Vec::new(),
     };
     let usizes = |v: &[usize]| i64_array(&v.iter().map(|&x| x as i64).collect::<Vec<_>>());
     let rows: Vec<String> = w
@@ -1844,8 +1911,7 @@ fn props_reduce_window(kind: &OpKind) -> Vec<(&'static str, String)> {
         .iter()
         .map(|(lo, hi)| format!("[{lo}, {hi}]"))
         .collect();
-    vec![
-        ("base_dilations", usizes(&w.base_dilations)),
+    let mut props = vec![
         (
             "padding",
             format!(
@@ -1854,10 +1920,14 @@ fn props_reduce_window(kind: &OpKind) -> Vec<(&'static str, String)> {
                 w.padding.len()
             ),
         ),
-        ("window_dilations", usizes(&w.window_dilations)),
         ("window_dimensions", usizes(&w.window)),
         ("window_strides", usizes(&w.strides)),
-    ]
+    ];
+    if dilated {
+        props.push(("base_dilations", usizes(&w.base_dilations)));
+        props.push(("window_dilations", usizes(&w.window_dilations)));
+    }
+    props
 }
 
 fn from_reduce_window(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
@@ -1873,8 +1943,26 @@ fn from_reduce_window(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKin
     let strides = ones(p, g, "window_strides")?;
     let base_dilations = ones(p, g, "base_dilations")?;
     let window_dilations = ones(p, g, "window_dilations")?;
-    let padding = match p.prop(g, "padding", |p| p.dense_literal())? {
-        None => vec![(0, 0); r],
+    let padding = padding_prop(p, g, r, at)?;
+    Ok(OpKind::ReduceWindow(crate::op::WindowDims {
+        window,
+        strides,
+        base_dilations,
+        window_dilations,
+        padding,
+    }))
+}
+
+/// The `padding` property (`dense<[[lo, hi], ...]> : tensor<Rx2xi64>`) of an op with `r`
+/// windowed dimensions; none pads nothing.
+fn padding_prop(
+    p: &mut Parser<'_>,
+    g: &mut GenericAttrs,
+    r: usize,
+    at: usize,
+) -> PResult<Vec<(i64, i64)>> {
+    match p.prop(g, "padding", |p| p.dense_literal())? {
+        None => Ok(vec![(0, 0); r]),
         Some(lit) => {
             let shape_ok = matches!(lit.ty.shape[..], [n, 2] if n == r)
                 || (r == 0 && lit.ty.num_elements() == 0);
@@ -1888,18 +1976,299 @@ fn from_reduce_window(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKin
                 ));
             }
             let v = lit.to_dense();
-            (0..r)
+            Ok((0..r)
                 .map(|d| (v.get(2 * d).as_i64(), v.get(2 * d + 1).as_i64()))
-                .collect()
+                .collect())
         }
-    };
-    Ok(OpKind::ReduceWindow(crate::op::WindowDims {
+    }
+}
+
+// ----- select_and_scatter -----
+
+fn parse_select_and_scatter(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        "stablehlo.select_and_scatter has no pretty form; write it generic: \"stablehlo.select_and_scatter\"(%operand, %source, %init) <{window_dimensions = array<i64: ...>, window_strides = array<i64: ...>}> ({select}, {scatter}) : (...) -> ...",
+    )
+}
+
+fn from_select_and_scatter(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let window = p.required_prop(g, "window_dimensions", "array<i64: ...>", |p| {
+        p.usize_array("window dimensions")
+    })?;
+    let r = window.len();
+    let strides = p
+        .prop(g, "window_strides", |p| p.usize_array("window strides"))?
+        .unwrap_or_else(|| vec![1; r]);
+    let padding = padding_prop(p, g, r, at)?;
+    Ok(OpKind::SelectAndScatter(WindowDims {
         window,
         strides,
-        base_dilations,
-        window_dilations,
+        base_dilations: vec![1; r],
+        window_dilations: vec![1; r],
         padding,
     }))
+}
+
+// ----- convolution -----
+
+/// `stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+/// window = {stride = [..], pad = [[lo, hi], ..], lhs_dilate = [..], rhs_dilate = [..],
+/// reverse = [..]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64,
+/// precision_config = [..]} : (t, u) -> r`; every window field optional.
+fn parse_convolution(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let at = p.prev_end.saturating_sub(name.len());
+    let xs = p.operand_parens(f)?;
+    if xs.len() != 2 {
+        return p.err_at(
+            at,
+            format!(
+                "{name} takes an input and a kernel, but {} operand(s) were given",
+                xs.len()
+            ),
+        );
+    }
+    key(
+        p,
+        "dim_numbers",
+        "(dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f])",
+    )?;
+    let mut d = ConvDims::default();
+    p.conv_dimension_numbers(&mut d)?;
+    let n = d.input_spatial.len();
+    d.window_strides = vec![1; n];
+    d.padding = vec![(0, 0); n];
+    d.lhs_dilation = vec![1; n];
+    d.rhs_dilation = vec![1; n];
+    d.window_reversal = vec![false; n];
+    if p.eat(Tok::Comma)? {
+        key(p, "window", "(window = {stride = [..], pad = [[..]], ...})")?;
+        p.expect(Tok::LBrace, "to open the window")?;
+        if !p.eat(Tok::RBrace)? {
+            loop {
+                let here = p.tok.start;
+                let field =
+                    p.ident("(a window field: stride, pad, lhs_dilate, rhs_dilate, reverse)")?;
+                p.expect(Tok::Equal, &format!("after `{field}`"))?;
+                match field {
+                    "stride" => d.window_strides = p.usize_list("window strides")?,
+                    "lhs_dilate" => d.lhs_dilation = p.usize_list("input dilations")?,
+                    "rhs_dilate" => d.rhs_dilation = p.usize_list("kernel dilations")?,
+                    "pad" => d.padding = p.pad_pairs()?,
+                    "reverse" => d.window_reversal = p.bool_list("window reversal")?,
+                    other => {
+                        return p.err_at(
+                            here,
+                            format!("unknown window field `{other}`; expected stride, pad, lhs_dilate, rhs_dilate or reverse"),
+                        );
+                    }
+                }
+                if !p.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+            p.expect(Tok::RBrace, "to close the window")?;
+        }
+    }
+    let entries = if p.is(&Tok::LBrace) {
+        p.dict_entries()?
+    } else {
+        Vec::new()
+    };
+    let mut g = GenericAttrs {
+        op: name.to_string(),
+        offset: at,
+        entries,
+        sites: Vec::new(),
+    };
+    conv_groups(p, &mut g, &mut d)?;
+    let attrs = p.op_attrs_from(g.entries)?;
+    Ok(Parsed::new(OpKind::Convolution(d), xs, functional(p)?).with_attrs(attrs))
+}
+
+/// The group counts and precision config, from the attribute dictionary or properties.
+fn conv_groups(p: &mut Parser<'_>, g: &mut GenericAttrs, d: &mut ConvDims) -> PResult<()> {
+    let at = g.offset;
+    let count = |p: &mut Parser<'_>, g: &mut GenericAttrs, key: &str| -> PResult<usize> {
+        let v = p.prop(g, key, |p| p.int_attr(key))?.unwrap_or(1);
+        usize::try_from(v)
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| p.error_at(at, format!("{key} must be positive, not {v}")))
+    };
+    d.feature_group_count = count(p, g, "feature_group_count")?;
+    d.batch_group_count = count(p, g, "batch_group_count")?;
+    d.precision = p
+        .prop(g, "precision_config", |p| p.precision_config())?
+        .unwrap_or_default();
+    Ok(())
+}
+
+/// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`
+fn conv_dimension_text(d: &ConvDims) -> String {
+    let layout = |rank: usize, a: (usize, char), b: (usize, char), spatial: &[usize]| {
+        let mut v = vec![String::new(); rank];
+        v[a.0] = a.1.to_string();
+        v[b.0] = b.1.to_string();
+        for (k, &s) in spatial.iter().enumerate() {
+            v[s] = k.to_string();
+        }
+        format!("[{}]", v.join(", "))
+    };
+    let r = d.input_spatial.len() + 2;
+    format!(
+        "{}x{}->{}",
+        layout(
+            r,
+            (d.input_batch, 'b'),
+            (d.input_feature, 'f'),
+            &d.input_spatial
+        ),
+        layout(
+            r,
+            (d.kernel_input_feature, 'i'),
+            (d.kernel_output_feature, 'o'),
+            &d.kernel_spatial
+        ),
+        layout(
+            r,
+            (d.output_batch, 'b'),
+            (d.output_feature, 'f'),
+            &d.output_spatial
+        ),
+    )
+}
+
+fn precision_text(ps: &[Precision]) -> String {
+    format!(
+        "[{}]",
+        join(
+            ps.iter()
+                .map(|p| format!("#stablehlo<precision {}>", p.name()))
+        )
+    )
+}
+
+fn print_convolution(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Convolution(d) = &op.kind else {
+        return pp.generic(op);
+    };
+    let pads: Vec<String> = d
+        .padding
+        .iter()
+        .map(|(l, h)| format!("[{l}, {h}]"))
+        .collect();
+    let mut entries = vec![
+        format!("batch_group_count = {} : i64", d.batch_group_count),
+        format!("feature_group_count = {} : i64", d.feature_group_count),
+    ];
+    if !d.precision.is_empty() {
+        entries.push(format!(
+            "precision_config = {}",
+            precision_text(&d.precision)
+        ));
+    }
+    entries.extend(format::dict_entries(
+        op.shardings.as_deref().map(format::sharding_per_value),
+        &op.attrs,
+    ));
+    format!(
+        "stablehlo.convolution({}) dim_numbers = {}, window = {{stride = {}, pad = [{}], lhs_dilate = {}, rhs_dilate = {}, reverse = [{}]}} {} : {}",
+        pp.uses(&op.operands),
+        conv_dimension_text(d),
+        int_list(&d.window_strides),
+        pads.join(", "),
+        int_list(&d.lhs_dilation),
+        int_list(&d.rhs_dilation),
+        join(d.window_reversal.iter()),
+        format::dict(&entries),
+        pp.functional(op)
+    )
+}
+
+fn props_convolution(kind: &OpKind) -> Vec<(&'static str, String)> {
+    let OpKind::Convolution(d) = kind else {
+        return Vec::new();
+    };
+    let rows: Vec<String> = d
+        .padding
+        .iter()
+        .map(|(l, h)| format!("[{l}, {h}]"))
+        .collect();
+    let bools = if d.window_reversal.is_empty() {
+        "array<i1>".to_string()
+    } else {
+        format!("array<i1: {}>", join(d.window_reversal.iter()))
+    };
+    let mut props = vec![
+        (
+            "batch_group_count",
+            format!("{} : i64", d.batch_group_count),
+        ),
+        (
+            "dimension_numbers",
+            format!("#stablehlo.conv<{}>", conv_dimension_text(d)),
+        ),
+        (
+            "feature_group_count",
+            format!("{} : i64", d.feature_group_count),
+        ),
+        ("lhs_dilation", i64_array(&d.lhs_dilation)),
+        (
+            "padding",
+            format!(
+                "dense<[{}]> : tensor<{}x2xi64>",
+                rows.join(", "),
+                rows.len()
+            ),
+        ),
+        ("rhs_dilation", i64_array(&d.rhs_dilation)),
+        ("window_reversal", bools),
+        ("window_strides", i64_array(&d.window_strides)),
+    ];
+    if !d.precision.is_empty() {
+        props.push(("precision_config", precision_text(&d.precision)));
+    }
+    props
+}
+
+fn from_convolution(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let mut d = ConvDims::default();
+    p.required_prop(
+        g,
+        "dimension_numbers",
+        "#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>",
+        |p| {
+            match p.tok.tok {
+                Tok::Hash("stablehlo.conv") => p.bump()?,
+                _ => {
+                    return p.err(format!(
+                        "expected `#stablehlo.conv<...>`, found {}",
+                        p.tok.tok
+                    ));
+                }
+            };
+            p.expect(Tok::Less, "after #stablehlo.conv")?;
+            p.conv_dimension_numbers(&mut d)?;
+            p.expect(Tok::Greater, "to close #stablehlo.conv<...>")
+        },
+    )?;
+    let n = d.input_spatial.len();
+    let list = |p: &mut Parser<'_>, g: &mut GenericAttrs, key: &str| -> PResult<Vec<usize>> {
+        Ok(p.prop(g, key, |p| p.usize_array(key))?
+            .unwrap_or_else(|| vec![1; n]))
+    };
+    d.window_strides = list(p, g, "window_strides")?;
+    d.lhs_dilation = list(p, g, "lhs_dilation")?;
+    d.rhs_dilation = list(p, g, "rhs_dilation")?;
+    d.padding = padding_prop(p, g, n, at)?;
+    d.window_reversal = p
+        .prop(g, "window_reversal", |p| p.bool_array())?
+        .unwrap_or_else(|| vec![false; n]);
+    conv_groups(p, g, &mut d)?;
+    Ok(OpKind::Convolution(d))
 }
 
 // ----- random, call, sharding constraint -----
@@ -2341,6 +2710,7 @@ mod tests {
                 strides: vec![],
             },
             OpKind::Concatenate { dimension: 0 },
+            OpKind::Reverse { dimensions: vec![] },
             OpKind::Pad {
                 low: vec![],
                 high: vec![],
@@ -2350,6 +2720,8 @@ mod tests {
             OpKind::Reduce { dimensions: vec![] },
             OpKind::Gather(GatherDims::default()),
             OpKind::Scatter(ScatterDims::default()),
+            OpKind::Convolution(ConvDims::default()),
+            OpKind::SelectAndScatter(WindowDims::default()),
             OpKind::Sort {
                 dimension: 0,
                 is_stable: true,

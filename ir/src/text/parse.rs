@@ -924,7 +924,7 @@ impl<'a> Parser<'a> {
         self.op_attrs_from(entries)
     }
 
-    fn op_attrs_from(&mut self, entries: Vec<Entry>) -> PResult<OpAttrs> {
+    pub(super) fn op_attrs_from(&mut self, entries: Vec<Entry>) -> PResult<OpAttrs> {
         let mut shardings = None;
         let mut attrs = Vec::new();
         for e in entries {

@@ -182,6 +182,22 @@ pub(crate) fn check_op(m: &Module, f: &Function, op: &Op) -> Result<(), InterpEr
                 check_op(m, f, f.op(id))?;
             }
         }
+        OpKind::SelectAndScatter(_) => {
+            if op.regions.len() != 2 {
+                return Err(site.invalid(
+                    format!(
+                        "needs a select and a scatter region, has {}",
+                        op.regions.len()
+                    ),
+                    "give ({select}, {scatter})",
+                ));
+            }
+            for &r in &op.regions {
+                for &id in &f.block(r).ops {
+                    check_op(m, f, f.op(id))?;
+                }
+            }
+        }
         OpKind::Sort { .. } => {
             shardc_ir::verify::check_comparator(f, op).map_err(|v| site.invalid(v.rule, v.fix))?;
             for &id in &f.block(op.regions[0]).ops {

@@ -259,3 +259,36 @@ pub(crate) fn pad(
         elements,
     }
 }
+
+/// `reverse`: element `i` along each reversed dimension `d` is element `n_d - 1 - i`.
+pub(crate) fn reverse(x: &Literal, dimensions: &[usize]) -> Literal {
+    let shape = &x.ty.shape;
+    let strides = x.ty.strides();
+    let n = x.ty.num_elements();
+    let mut index = vec![0usize; shape.len()];
+    let mut from = Vec::with_capacity(n);
+    for _ in 0..n {
+        let flat: usize = (0..shape.len())
+            .map(|d| {
+                let i = if dimensions.contains(&d) {
+                    shape[d] - 1 - index[d]
+                } else {
+                    index[d]
+                };
+                i * strides[d]
+            })
+            .sum();
+        from.push(flat);
+        for d in (0..shape.len()).rev() {
+            index[d] += 1;
+            if index[d] < shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Literal {
+        ty: x.ty.clone(),
+        elements: x.to_dense().elements.gather(&from),
+    }
+}

@@ -38,6 +38,7 @@
 #![allow(clippy::result_large_err)]
 
 mod check;
+mod conv;
 mod convert;
 mod dot;
 mod elementwise;
@@ -363,6 +364,7 @@ impl<'m> Interp<'m> {
             OpKind::BroadcastInDim { dims } => layout::broadcast_in_dim(x[0], dims, out(0)),
             OpKind::Reshape => layout::reshape(x[0], out(0)),
             OpKind::Transpose { permutation } => layout::transpose(x[0], permutation, out(0)),
+            OpKind::Reverse { dimensions } => layout::reverse(x[0], dimensions),
             OpKind::Slice { start, strides, .. } => layout::slice(x[0], start, strides, out(0)),
             OpKind::Concatenate { dimension } => layout::concatenate(x, *dimension, out(0)),
             OpKind::Pad { low, interior, .. } => layout::pad(x[0], x[1], low, interior, out(0)),
@@ -373,6 +375,10 @@ impl<'m> Interp<'m> {
             OpKind::Gather(dims) => gather::gather(&site, x[0], x[1], dims, out(0))?,
             OpKind::Scatter(dims) => return scatter::scatter(self, &site, x, dims, env),
             OpKind::Sort { dimension, .. } => return sort::sort(self, &site, x, *dimension, env),
+            OpKind::Convolution(d) => conv::convolution(x[0], x[1], d, out(0)),
+            OpKind::SelectAndScatter(w) => {
+                return conv::select_and_scatter(self, &site, x[0], x[1], x[2], w, env);
+            }
             OpKind::DynamicSlice { .. } => layout::dynamic_slice(x[0], &x[1..], out(0)),
             OpKind::DynamicUpdateSlice => layout::dynamic_update_slice(x[0], x[1], &x[2..]),
             OpKind::ReduceWindow(w) => {
