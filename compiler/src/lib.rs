@@ -54,6 +54,7 @@ pub mod sharding {
 pub mod local {
     pub mod linear;
     pub mod localize;
+    pub mod manual;
     pub mod mask;
     pub mod offset;
     pub mod rotate;

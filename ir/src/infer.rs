@@ -1086,6 +1086,31 @@ fn derive(
             }
         }
         OpKind::OptimizationBarrier => Ok(ops.to_vec()),
+        OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            ..
+        } => {
+            let Some(ts) = declared else {
+                return fail(
+                    "cannot derive the results of a manual computation without their types",
+                    "state them",
+                );
+            };
+            if in_shardings.len() != ops.len() || out_shardings.len() != ts.len() {
+                return fail(
+                    format!(
+                        "has {} operand(s) and {} result(s) but {} in_shardings and {} out_shardings",
+                        ops.len(),
+                        ts.len(),
+                        in_shardings.len(),
+                        out_shardings.len()
+                    ),
+                    "give one in_sharding per operand and one out_sharding per result",
+                );
+            }
+            Ok(ts.to_vec())
+        }
         OpKind::Call { callee } => match declared {
             Some(ts) => Ok(ts.to_vec()),
             None => fail(

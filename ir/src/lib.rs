@@ -8,6 +8,7 @@ pub mod builder;
 pub mod dtype;
 pub mod error;
 pub mod infer;
+pub mod inline;
 pub mod literal;
 pub mod mesh;
 pub mod module;
@@ -16,6 +17,7 @@ pub mod rules;
 pub mod sharding;
 pub mod testing;
 pub mod text;
+pub mod unroll;
 pub mod verify;
 
 pub use builder::FunctionBuilder;

@@ -372,6 +372,16 @@ pub enum OpKind {
     /// `stablehlo.optimization_barrier`: its operands, unchanged (`jax.checkpoint` keeps
     /// the recomputation of its region from being merged with the original).
     OptimizationBarrier,
+    /// `sdy.manual_computation` (JAX's `shard_map`): operand `k` is laid out by
+    /// `in_shardings[k]`, and region 0 runs on every device on its pieces (its arguments
+    /// have the local types; it may communicate over the manual axes: its collectives name
+    /// device ids) and returns (`sdy.return`) pieces that make result `k` under
+    /// `out_shardings[k]`. The region reads nothing from outside.
+    ManualComputation {
+        in_shardings: Vec<Sharding>,
+        out_shardings: Vec<Sharding>,
+        manual_axes: Vec<String>,
+    },
     /// `func.call` of a function of the module.
     Call {
         callee: String,
@@ -470,6 +480,7 @@ impl OpKind {
             OpKind::While => "stablehlo.while",
             OpKind::Case => "stablehlo.case",
             OpKind::OptimizationBarrier => "stablehlo.optimization_barrier",
+            OpKind::ManualComputation { .. } => "sdy.manual_computation",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",
             OpKind::Rotate { .. } => "shardc.rotate",
@@ -539,6 +550,15 @@ impl Op {
             _ => self.operands.len(),
         };
         &self.operands[..n.min(self.operands.len())]
+    }
+
+    /// The op that ends its regions: `sdy.return` in a manual computation,
+    /// `stablehlo.return` in every other region.
+    pub fn region_terminator(&self) -> &'static str {
+        match self.kind {
+            OpKind::ManualComputation { .. } => "sdy.return",
+            _ => "stablehlo.return",
+        }
     }
 
     /// The operands a region op reads from outside its regions (see

@@ -8,6 +8,7 @@
 //!
 //! Text: `<@mesh, [{"data"}, {"model", ?}p1], replicated={"pipe"}, unreduced={"x"}>`.
 
+use crate::dtype::TensorType;
 use crate::mesh::Mesh;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -354,6 +355,34 @@ fn write_axis_set(f: &mut fmt::Formatter<'_>, key: &str, axes: &[AxisRef]) -> fm
 }
 
 /// Prints the Shardy attribute body: `<@mesh, [{"data"}, {}]>`.
+impl Sharding {
+    /// The type of one device's piece of a value of type `global` when only the axes in
+    /// `axes` are counted (a manual computation's manual axes); `None` if an axis is not
+    /// on `mesh` or does not divide its dimension.
+    pub fn piece_type(
+        &self,
+        mesh: &Mesh,
+        global: &TensorType,
+        axes: &[String],
+    ) -> Option<TensorType> {
+        if self.dims.len() != global.rank() {
+            return None;
+        }
+        let mut shape = global.shape.clone();
+        for (d, dim) in self.dims.iter().enumerate() {
+            let mut split = 1usize;
+            for a in dim.axes.iter().filter(|a| axes.contains(&a.name)) {
+                split = split.checked_mul(a.size(mesh)?)?;
+            }
+            if split == 0 || !shape[d].is_multiple_of(split) {
+                return None;
+            }
+            shape[d] /= split;
+        }
+        Some(TensorType::new(global.dtype, shape))
+    }
+}
+
 impl fmt::Display for Sharding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "<@{}, [", self.mesh)?;

@@ -247,6 +247,20 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
                 }
             }
             OpKind::Sort { .. } => check_comparator(f, op).map_err(|v| invalid(v.rule, &v.fix))?,
+            OpKind::ManualComputation {
+                in_shardings,
+                out_shardings,
+                manual_axes,
+            } => {
+                for (k, (s, t)) in in_shardings.iter().zip(&operand_types).enumerate() {
+                    check_sharding(m, s, t, &format!("in_sharding {k} of {here}"))?;
+                }
+                for (k, (s, t)) in out_shardings.iter().zip(&result_types).enumerate() {
+                    check_sharding(m, s, t, &format!("out_sharding {k} of {here}"))?;
+                }
+                check_manual(m, f, op, in_shardings, out_shardings, manual_axes)
+                    .map_err(|v| invalid(v.rule, &v.fix))?;
+            }
             OpKind::While | OpKind::Case => {
                 check_control_flow(f, op).map_err(|v| invalid(v.rule, &v.fix))?
             }
@@ -303,6 +317,111 @@ pub fn check_control_flow(f: &Function, op: &crate::Op) -> Result<(), crate::inf
         rule,
         fix: fix.to_string(),
     })
+}
+
+/// [`check_manual`] of a manual computation (nothing for other ops).
+pub fn check_manual_computation(
+    m: &Module,
+    f: &Function,
+    op: &crate::Op,
+) -> Result<(), crate::infer::Violation> {
+    match &op.kind {
+        OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            manual_axes,
+        } => check_manual(m, f, op, in_shardings, out_shardings, manual_axes),
+        _ => Ok(()),
+    }
+}
+
+/// A manual computation's body takes each operand's piece and returns each result's piece
+/// (the local types under the shardings, over the manual axes), and reads nothing from
+/// outside; the manual axes are axes of the shardings' mesh.
+fn check_manual(
+    m: &Module,
+    f: &Function,
+    op: &crate::Op,
+    ins: &[Sharding],
+    outs: &[Sharding],
+    axes: &[String],
+) -> Result<(), crate::infer::Violation> {
+    let fail = |rule: String, fix: &str| crate::infer::Violation {
+        rule,
+        fix: fix.into(),
+    };
+    let [body] = op.regions.as_slice() else {
+        return Err(fail(
+            format!("needs one body region, has {}", op.regions.len()),
+            "give the manual computation its body",
+        ));
+    };
+    let Some(mesh_name) = ins.first().or(outs.first()).map(|s| s.mesh.clone()) else {
+        return Ok(());
+    };
+    let Some(mesh) = m.mesh(&mesh_name) else {
+        return Err(fail(
+            format!("its shardings name mesh @{mesh_name}, which the module does not declare"),
+            "declare the mesh",
+        ));
+    };
+    if let Some(a) = axes.iter().find(|a| mesh.axis(a).is_none()) {
+        return Err(fail(
+            format!("manual axis \"{a}\" is not an axis of mesh @{}", mesh.name),
+            "name axes of the mesh",
+        ));
+    }
+    let b = f.block(*body);
+    let local = |ss: &[Sharding], vs: &[crate::ValueId]| -> Option<Vec<TensorType>> {
+        ss.iter()
+            .zip(vs)
+            .map(|(s, &v)| s.piece_type(mesh, f.ty(v), axes))
+            .collect()
+    };
+    let want_in = local(ins, &op.operands).ok_or_else(|| {
+        fail(
+            "an in_sharding does not divide its operand over the manual axes".into(),
+            "shard operands by axes that divide them",
+        )
+    })?;
+    let want_out = local(outs, &op.results).ok_or_else(|| {
+        fail(
+            "an out_sharding does not divide its result over the manual axes".into(),
+            "shard results by axes that divide them",
+        )
+    })?;
+    let args = types_of(f, &b.args);
+    if args != want_in {
+        return Err(fail(
+            format!(
+                "its body takes ({}), but each device's pieces of the operands are ({})",
+                show_types(&args),
+                show_types(&want_in)
+            ),
+            "give the body one argument per operand, of the piece's type",
+        ));
+    }
+    let returned = types_of(f, &b.results);
+    if returned != want_out {
+        return Err(fail(
+            format!(
+                "its body returns ({}), but each device's pieces of the results are ({})",
+                show_types(&returned),
+                show_types(&want_out)
+            ),
+            "return one piece per result, of the piece's type",
+        ));
+    }
+    if let Some(v) = f.captures(&op.regions).first() {
+        return Err(fail(
+            format!(
+                "its body reads {}, defined outside it",
+                f.value_names()[v.index()]
+            ),
+            "pass the value in as an operand of the manual computation",
+        ));
+    }
+    Ok(())
 }
 
 /// A sort's comparator: one region taking `(lhs_1, rhs_1, ..., lhs_N, rhs_N)` as scalars

@@ -660,6 +660,28 @@ fn cases() -> Vec<Case> {
         Ok(b.func().op(op).results[0])
     }));
 
+    // manual computation (shard_map): its rule says nothing splits; propagation takes its
+    // shardings as they are instead.
+    cases.push(case(&["8x4xf32"], |b, a| {
+        let args = b.begin_block(&[t("1x4xf32")]);
+        let n = b.unary(UnaryOp::Negate, args[0])?;
+        let body = b.end_block(&[n]);
+        let s = Sharding::new(
+            "mesh",
+            vec![
+                shardc_ir::DimSharding::axes(&["data"]),
+                shardc_ir::DimSharding::closed(),
+            ],
+        );
+        let kind = OpKind::ManualComputation {
+            in_shardings: vec![s.clone()],
+            out_shardings: vec![s],
+            manual_axes: vec!["data".into()],
+        };
+        let op = b.push(kind, &[a[0]], Some(&[t("8x4xf32")]), vec![body])?;
+        Ok(b.func().op(op).results[0])
+    }));
+
     // while: a counter and a matrix carried, a vector captured; everything whole.
     cases.push(case(&["i32", "4x8xf32", "8xf32"], |b, a| {
         let carried = [t("i32"), t("4x8xf32")];
@@ -772,6 +794,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::While => "while",
         OpKind::Case => "case",
         OpKind::OptimizationBarrier => "optimization_barrier",
+        OpKind::ManualComputation { .. } => "manual_computation",
         OpKind::ShardingConstraint(_) => "sharding_constraint",
         OpKind::AllGather { .. } => "all_gather",
         OpKind::AllReduce { .. } => "all_reduce",
@@ -783,7 +806,7 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 40] = [
+const FAMILIES: [&str; 41] = [
     "collective_permute",
     "all_gather",
     "all_reduce",
@@ -823,6 +846,7 @@ const FAMILIES: [&str; 40] = [
     "while",
     "case",
     "optimization_barrier",
+    "manual_computation",
     "sharding_constraint",
 ];
 
@@ -973,6 +997,9 @@ fn attributes(f: &Function, op: &Op) -> String {
             op.captured_operands().len()
         ),
         OpKind::OptimizationBarrier => String::new(),
+        OpKind::ManualComputation { manual_axes, .. } => {
+            format!(" manual_axes = {}", list(manual_axes))
+        }
         OpKind::ShardingConstraint(s) => format!(" {s}"),
         OpKind::AllGather { .. }
         | OpKind::AllReduce { .. }

@@ -311,6 +311,17 @@ fn jax_fixture_decisions() {
         ("hf_gpt2_adamw_step", &["all_reduce {data}"; 29]),
         ("hf_llama_adamw_step", &["all_reduce {data}"; 22]),
         ("moe_top2_router_grad", &["all_reduce {data}"]),
+        // shard_map bodies run as written: their collectives (unrolled with their loop)
+        // are in explain, with what each device sends.
+        (
+            "shard_map_moe_dispatch_fwd",
+            &["all_to_all {data}", "all_to_all {data}"],
+        ),
+        ("shard_map_psum_fwd", &["all_reduce {data}"]),
+        (
+            "shard_map_ring_attention_fwd",
+            &["collective_permute {data}"; 16],
+        ),
         // GPT-2's Conv1D kernels are read transposed: three kernels change their split
         // dimension by all-to-all where XLA gathers less often (10 all-reduces, 2
         // all-gathers); a plan to revisit under issue 13.

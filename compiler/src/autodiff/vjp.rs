@@ -95,6 +95,10 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             "convolutions are not differentiated by shardc yet",
             "differentiate in JAX (export the training step jax.grad made: its backward convolutions run as they are)",
         ),
+        OpKind::ManualComputation { .. } => no_rule(
+            "shard_map bodies are not differentiated by shardc",
+            "differentiate in JAX (jax.grad of a shard_map exports the transposed body)",
+        ),
         OpKind::While | OpKind::Case => no_rule(
             "loops and branches are not differentiated by shardc yet",
             "differentiate in JAX (export the training step jax.grad made), or write the loop unrolled",

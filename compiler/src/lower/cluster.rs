@@ -124,6 +124,7 @@ pub fn role(kind: &OpKind) -> Role {
         OpKind::OptimizationBarrier => Role::Cheap,
         // Not lowered to kernels: alone, so the error names them.
         OpKind::Call { .. }
+        | OpKind::ManualComputation { .. }
         | OpKind::AllGather { .. }
         | OpKind::AllReduce { .. }
         | OpKind::ReduceScatter { .. }

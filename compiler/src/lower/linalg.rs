@@ -310,6 +310,13 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
                 "let the JIT engine cut segments into clusters (it gives such ops clusters of their own), or run the segment with shardc_runtime::engine::Interpreted",
             ));
         }
+        OpKind::ManualComputation { .. } => {
+            return Err(e.unsupported(
+                op,
+                "a manual computation is not lowered to kernels: partitioning puts its body in the per-device program",
+                "compile the program (shardc_compiler::compile) and run the partitioned program",
+            ));
+        }
         OpKind::Call { .. } => {
             return Err(e.unsupported(
                 op,

@@ -369,6 +369,16 @@ impl Compiled {
                 layouts,
             });
         }
+        // The collectives the user wrote in shard_map bodies run as written.
+        for (_, op) in f.body_ops() {
+            collectives.extend(crate::local::manual::written_collectives(
+                &self.global,
+                f,
+                op,
+                mesh,
+                &names,
+            ));
+        }
         Explanation {
             mesh: format!("{} = {}", p.mesh.shape_name(), p.mesh),
             propagation: p.report.clone(),

@@ -133,7 +133,8 @@ pub fn partition(
         .iter()
         .map(|&r| p.graph.layout(eg[eg.find(r)].data.1).clone())
         .collect();
-    let mut func = e.b.finish(&results);
+    // Loops whose bodies communicate (a shard_map's ring) run unrolled.
+    let mut func = shardc_ir::unroll::unroll_communicating_loops(&e.b.finish(&results))?;
     // Pieces have local types; the global layout each argument and result has is recorded
     // as an attribute, as XLA records `sharding` on the parameters of a partitioned module,
     // and for a padded piece the global type too (the pieces alone cannot say it).
@@ -253,6 +254,9 @@ impl Emitter<'_> {
         layout: &Layout,
     ) -> Result<Vec<Layout>, CompileError> {
         let o = self.f.op(op);
+        if let Some((_, outs)) = crate::local::manual::fixed_layouts(o) {
+            return Ok(outs);
+        }
         if o.results.len() == 1 {
             return Ok(vec![layout.clone()]);
         }
@@ -293,7 +297,10 @@ impl Emitter<'_> {
         }
         let f = self.f;
         let o = f.op(op);
-        let outs = if is_identity_locally(&o.kind) {
+        let outs = if crate::local::manual::fixed_layouts(o).is_some() {
+            // A shard_map's body is per-device already: copied in on the pieces.
+            crate::local::manual::inline_body(&mut self.b, f, o, ins)?
+        } else if is_identity_locally(&o.kind) {
             ins.to_vec()
         } else if let Some(local) = splat_piece(&o.kind, &layouts[0], &self.p.mesh) {
             // A splat is the same everywhere: every device makes its piece directly.

@@ -329,6 +329,12 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
     // Rules of every body op; ops with no rule are an error naming the op.
     let mut rules = vec![None; f.ops.len()];
     for (id, op) in f.body_ops() {
+        if let Some(why) = crate::local::manual::unsupported(op, &mesh) {
+            return Err(CompileError::Unsupported {
+                what: op.kind.name(),
+                why,
+            });
+        }
         rules[id.index()] = Some(op_rule(f, op)?);
     }
     let mut users: HashMap<ValueId, Vec<OpId>> = HashMap::new();
@@ -720,6 +726,10 @@ impl Saturate<'_> {
         };
         self.current = Some(o);
         let op = self.f.op(o);
+        if let Some((ins, outs)) = crate::local::manual::fixed_layouts(op) {
+            self.apply_fixed(o, &ins, &outs);
+            return;
+        }
         let tensors: Vec<(TensorRef, ValueId)> = op
             .operands
             .iter()
@@ -879,8 +889,8 @@ impl Saturate<'_> {
             }
             results.push((v, self.graph.layout_id(&l)));
         }
-        let mut children = Vec::with_capacity(op.operands.len());
-        for (k, &v) in op.operands.iter().enumerate() {
+        let mut operands = Vec::with_capacity(op.operands.len());
+        for k in 0..op.operands.len() {
             let l = fa.layout_of(rule, TensorRef::Operand(k));
             let l = match carry {
                 Some((_, partial)) if partial.contains(&k) => l.and_then(with_partial),
@@ -889,7 +899,38 @@ impl Saturate<'_> {
             let Some(l) = l else {
                 return;
             };
-            let lid = self.graph.layout_id(&l);
+            operands.push(self.graph.layout_id(&l));
+        }
+        self.add_local(o, results, &operands, from);
+    }
+
+    /// An op whose operands and results have fixed layouts (a manual computation's):
+    /// the one way it runs.
+    fn apply_fixed(&mut self, o: OpId, ins: &[Layout], outs: &[Layout]) {
+        let op = self.f.op(o);
+        let mut results = Vec::with_capacity(outs.len());
+        for (&v, l) in op.results.iter().zip(outs) {
+            if self.produce.get(&v).is_some_and(|d| !d.allows(l)) {
+                return;
+            }
+            results.push((v, self.graph.layout_id(l)));
+        }
+        let operands: Vec<LayoutId> = ins.iter().map(|l| self.graph.layout_id(l)).collect();
+        self.add_local(o, results, &operands, Vec::new());
+    }
+
+    /// Adds the op run locally, its operands in `operands` layouts, to its results'
+    /// classes (`results`: each result with its layout).
+    fn add_local(
+        &mut self,
+        o: OpId,
+        results: Vec<(ValueId, LayoutId)>,
+        operands: &[LayoutId],
+        from: Vec<Key>,
+    ) {
+        let op = self.f.op(o);
+        let mut children = Vec::with_capacity(op.operands.len());
+        for (&v, &lid) in op.operands.iter().zip(operands) {
             match self.request(v, lid) {
                 Some(id) => children.push(id),
                 None => return,

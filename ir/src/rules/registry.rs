@@ -65,6 +65,10 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
                 fix: "propagate shardings on the global program, before partitioning".into(),
             });
         }
+        // shard_map: its operands and results are laid out as its shardings say, which
+        // propagation takes as they are (`local::manual` in the compiler), never from
+        // factors; the rule (everything whole) is what a caller reading rules sees.
+        OpKind::ManualComputation { .. } => replicated(&x),
         // Control flow runs whole on every device: every dimension of what it reads and
         // gives needs replication (its regions are not partitioned; `docs/rules.md`).
         OpKind::Case | OpKind::While => replicated(&x),

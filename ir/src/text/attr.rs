@@ -1025,6 +1025,33 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `{"data", "model"}`: axis names (a manual computation's manual axes).
+    pub(super) fn axis_names(&mut self) -> PResult<Vec<String>> {
+        Ok(self
+            .axis_set("manual")?
+            .into_iter()
+            .map(|a| a.name)
+            .collect())
+    }
+
+    /// `#sdy<manual_axes{"data"}>` after the `#sdy`.
+    pub(super) fn manual_axes_attr(&mut self) -> PResult<Vec<String>> {
+        match self.tok.tok {
+            Tok::Hash("sdy") => self.bump()?,
+            _ => {
+                return self.err(format!(
+                    "expected `#sdy<manual_axes{{...}}>`, found {}",
+                    self.tok.tok
+                ));
+            }
+        };
+        self.expect(Tok::Less, "after #sdy")?;
+        self.expect_ident("manual_axes", "(#sdy<manual_axes{\"data\"}>)")?;
+        let axes = self.axis_names()?;
+        self.expect(Tok::Greater, "to close #sdy<manual_axes{...}>")?;
+        Ok(axes)
+    }
+
     /// `{"a", "b", ?}p1`
     fn dim_sharding(&mut self) -> PResult<DimSharding> {
         self.expect(

@@ -54,7 +54,7 @@ pub(super) fn op_body(f: &Function, names: &[String], op: &Op, indent: usize) ->
         let rs: Vec<String> = op
             .regions
             .iter()
-            .map(|&r| region(f, names, r, indent))
+            .map(|&r| region(f, names, r, indent, op.region_terminator()))
             .collect();
         format!(" ({})", rs.join(", "))
     };
@@ -77,7 +77,7 @@ pub(super) fn op_body(f: &Function, names: &[String], op: &Op, indent: usize) ->
 }
 
 /// `{\n^bb0(%a: t):\n ... "stablehlo.return"(...) : (...) -> ()\n}` at `indent`.
-fn region(f: &Function, names: &[String], b: BlockId, indent: usize) -> String {
+fn region(f: &Function, names: &[String], b: BlockId, indent: usize, ret: &str) -> String {
     let pad = " ".repeat(indent);
     let mut out = String::from("{\n");
     if let Some(block) = f.blocks.get(b.index()) {
@@ -87,7 +87,7 @@ fn region(f: &Function, names: &[String], b: BlockId, indent: usize) -> String {
                 block_args(f, names, &block.args)
             ));
         }
-        out.push_str(&block_body(f, names, b, indent + 2, "stablehlo.return"));
+        out.push_str(&block_body(f, names, b, indent + 2, ret));
     }
     out.push_str(&pad);
     out.push('}');

@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.manual_computation, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -257,6 +257,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_generic_only,
         no_props,
         |_, _| Ok(OpKind::Case)
+    ),
+    syntax!(
+        &["sdy.manual_computation"],
+        None,
+        1,
+        parse_manual,
+        print_manual,
+        props_manual,
+        from_manual
     ),
     syntax!(
         &["stablehlo.optimization_barrier"],
@@ -1615,6 +1624,124 @@ fn parse_case(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Pars
     )
 }
 
+/// `sdy.manual_computation(%x, ...) in_shardings=[<@mesh, [...]>, ...] out_shardings=[...]
+/// manual_axes={"data"} (%a: t_local, ...) { ... sdy.return %r : r_local } : (t, ...) -> r`
+fn parse_manual(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let xs = p.operand_parens(f)?;
+    let shardings = |p: &mut Parser<'_>, what: &str| -> PResult<Vec<crate::sharding::Sharding>> {
+        p.expect_ident(what, &format!("(`{what}=[<@mesh, [...]>, ...]`)"))?;
+        p.expect(Tok::Equal, &format!("after `{what}`"))?;
+        p.expect(Tok::LSquare, &format!("to open the {what}"))?;
+        let mut out = Vec::new();
+        if !p.eat(Tok::RSquare)? {
+            loop {
+                out.push(p.sharding_body()?);
+                if !p.eat(Tok::Comma)? {
+                    break;
+                }
+            }
+            p.expect(Tok::RSquare, &format!("to close the {what}"))?;
+        }
+        Ok(out)
+    };
+    let in_shardings = shardings(p, "in_shardings")?;
+    let out_shardings = shardings(p, "out_shardings")?;
+    p.expect_ident("manual_axes", &format!("after the out_shardings of {name}"))?;
+    p.expect(Tok::Equal, "after `manual_axes`")?;
+    let manual_axes = p.axis_names()?;
+    let args = p.block_args()?;
+    p.expect(Tok::LBrace, "to open the manual computation's body")?;
+    let body = p.region_body(f, args)?;
+    let attrs = p.op_attrs()?;
+    let sig = functional(p)?;
+    let mut parsed = Parsed::new(
+        OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            manual_axes,
+        },
+        xs,
+        sig,
+    )
+    .with_attrs(attrs);
+    parsed.regions = vec![body];
+    Ok(parsed)
+}
+
+fn print_manual(pp: &Pretty<'_>, op: &Op, indent: usize) -> String {
+    let (
+        OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            manual_axes,
+        },
+        [body],
+    ) = (&op.kind, op.regions.as_slice())
+    else {
+        return pp.generic_at(op, indent);
+    };
+    let Some(block) = pp.f.blocks.get(body.index()) else {
+        return pp.generic_at(op, indent);
+    };
+    let args = join(
+        block
+            .args
+            .iter()
+            .map(|&a| format!("{}: {}", pp.name(a), pp.ty(a))),
+    );
+    let axes = join(manual_axes.iter().map(|a| format!("{a:?}")));
+    format!(
+        "sdy.manual_computation({}) in_shardings=[{}] out_shardings=[{}] manual_axes={{{axes}}} ({args}) {{\n{}{}}}{} : {}",
+        pp.uses(&op.operands),
+        join(in_shardings),
+        join(out_shardings),
+        pp.block_body(*body, indent + 2, "sdy.return"),
+        " ".repeat(indent),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_manual(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            manual_axes,
+        } => vec![
+            ("in_shardings", format::sharding_per_value(in_shardings)),
+            (
+                "manual_axes",
+                format!(
+                    "#sdy<manual_axes{{{}}}>",
+                    join(manual_axes.iter().map(|a| format!("{a:?}")))
+                ),
+            ),
+            ("out_shardings", format::sharding_per_value(out_shardings)),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_manual(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let in_shardings =
+        p.required_prop(g, "in_shardings", "#sdy.sharding_per_value<[...]>", |p| {
+            p.sharding_per_value()
+        })?;
+    let out_shardings =
+        p.required_prop(g, "out_shardings", "#sdy.sharding_per_value<[...]>", |p| {
+            p.sharding_per_value()
+        })?;
+    let manual_axes = p.required_prop(g, "manual_axes", "#sdy<manual_axes{\"data\"}>", |p| {
+        p.manual_axes_attr()
+    })?;
+    Ok(OpKind::ManualComputation {
+        in_shardings,
+        out_shardings,
+        manual_axes,
+    })
+}
+
 /// `stablehlo.optimization_barrier %a, %b : t, u`.
 fn parse_optimization_barrier(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed> {
     let operands = if matches!(p.tok.tok, Tok::Value { .. }) {
@@ -2736,6 +2863,11 @@ mod tests {
             OpKind::While,
             OpKind::Case,
             OpKind::OptimizationBarrier,
+            OpKind::ManualComputation {
+                in_shardings: vec![],
+                out_shardings: vec![],
+                manual_axes: vec![],
+            },
             OpKind::ShardingConstraint(Sharding::replicated("m", 0)),
             OpKind::Rotate {
                 dimension: 0,

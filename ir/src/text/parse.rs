@@ -1097,8 +1097,8 @@ impl<'a> Parser<'a> {
             let (is_func_ret, is_region_ret) = match &self.tok.tok {
                 Tok::Ident("return" | "func.return") => (true, false),
                 Tok::Str(s) if s == "func.return" => (true, false),
-                Tok::Ident("stablehlo.return") => (false, true),
-                Tok::Str(s) if s == "stablehlo.return" => (false, true),
+                Tok::Ident("stablehlo.return" | "sdy.return") => (false, true),
+                Tok::Str(s) if s == "stablehlo.return" || s == "sdy.return" => (false, true),
                 Tok::RBrace | Tok::Eof => {
                     let want = if term == Terminator::Func {
                         "`return`"

@@ -204,6 +204,23 @@ pub(crate) fn check_op(m: &Module, f: &Function, op: &Op) -> Result<(), InterpEr
                 check_op(m, f, f.op(id))?;
             }
         }
+        OpKind::AllReduce { .. } | OpKind::ReduceScatter { .. } => {
+            let [body] = op.regions.as_slice() else {
+                return Err(site.invalid(
+                    format!("needs exactly one reducer region, has {}", op.regions.len()),
+                    "give one reducer",
+                ));
+            };
+            let s = TensorType::scalar(operand_types[0].dtype);
+            check_reducer(&site, *body, &[s.clone(), s])?;
+        }
+        OpKind::ManualComputation { .. } => {
+            shardc_ir::verify::check_manual_computation(m, f, op)
+                .map_err(|v| site.invalid(v.rule, v.fix))?;
+            for &id in &f.block(op.regions[0]).ops {
+                check_op(m, f, f.op(id))?;
+            }
+        }
         OpKind::While | OpKind::Case => {
             shardc_ir::verify::check_control_flow(f, op)
                 .map_err(|v| site.invalid(v.rule, v.fix))?;

@@ -389,6 +389,7 @@ impl<'m> Interp<'m> {
             }
             OpKind::Call { callee } => return self.call(&site, callee, x),
             OpKind::While | OpKind::Case => return self.control(f, op, x, env),
+            OpKind::ManualComputation { .. } => return self.manual(f, op, x),
             OpKind::OptimizationBarrier => return Ok(x.iter().map(|&l| l.clone()).collect()),
             OpKind::ShardingConstraint(_) => x[0].clone(),
             OpKind::Rotate { dimension, shift } => layout::rotate(x[0], *dimension, *shift),
@@ -454,6 +455,81 @@ impl<'m> Interp<'m> {
             }
         };
         Ok(results.into_iter().map(unwrap_rc).collect())
+    }
+
+    /// `sdy.manual_computation` (`shard_map`): the operands sharded by the in_shardings
+    /// over the mesh, the body run on every device in lockstep on the simulated mesh (its
+    /// collectives exact; loops that communicate unrolled), each result reassembled from
+    /// the devices' pieces by its out_sharding (devices holding one block must agree, as
+    /// JAX's replication check asks).
+    fn manual(
+        &mut self,
+        f: &Function,
+        op: &Op,
+        x: &[&Literal],
+    ) -> Result<Vec<Literal>, InterpError> {
+        let site = Site { f, op };
+        let OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            manual_axes,
+        } = &op.kind
+        else {
+            return Err(site.invalid("is not a manual computation", "report it"));
+        };
+        let mesh = in_shardings
+            .first()
+            .or(out_shardings.first())
+            .and_then(|s| self.module.mesh(&s.mesh))
+            .ok_or_else(|| {
+                site.invalid(
+                    "its shardings name no mesh of the module",
+                    "declare the mesh its shardings name",
+                )
+            })?;
+        if let Some(a) = mesh.axes.iter().find(|a| !manual_axes.contains(&a.name)) {
+            return Err(site.invalid(
+                format!(
+                    "maps over {manual_axes:?} but not over axis \"{}\" of mesh @{}: a shard_map with automatic axes is not supported",
+                    a.name, mesh.name
+                ),
+                "map over every axis of the mesh (shard_map's default), or use a mesh of the mapped axes only",
+            ));
+        }
+        let failed = |e: String| site.invalid(e, "check the shard_map's specs against its body");
+        const BODY: &str = "__shard_map_body";
+        let body = shardc_ir::unroll::region_function(f, op.regions[0], BODY)
+            .and_then(|g| shardc_ir::inline::inline_calls(self.module, &g))
+            .and_then(|g| shardc_ir::unroll::unroll_communicating_loops(&g))
+            .map_err(|e| failed(e.to_string()))?;
+        let n = mesh.num_devices();
+        let mut args: Vec<Vec<Literal>> = vec![Vec::with_capacity(x.len()); n];
+        for (&lit, s) in x.iter().zip(in_shardings) {
+            let pieces =
+                crate::shard::shard_all(lit, s, mesh).map_err(|e| failed(e.to_string()))?;
+            for (a, p) in args.iter_mut().zip(pieces) {
+                a.push(p);
+            }
+        }
+        let devices: Vec<usize> = (0..n).map(|p| mesh.device_at(p)).collect();
+        // The body may call the module's functions.
+        let mut module = self.module.clone();
+        module.functions.push(body);
+        let out = crate::simulate::run(&module, BODY, &devices, &args)
+            .map_err(|e| failed(format!("its body failed on the devices: {e}")))?;
+        out_shardings
+            .iter()
+            .zip(&op.results)
+            .enumerate()
+            .map(|(k, (s, &r))| {
+                let pieces: Vec<Literal> = out.iter().map(|d| d[k].clone()).collect();
+                crate::shard::unshard(&pieces, s, mesh, f.ty(r), 0.0).map_err(|e| {
+                    failed(format!(
+                        "result {k} cannot be reassembled by its out_sharding {s}: {e}"
+                    ))
+                })
+            })
+            .collect()
     }
 
     /// `func.call`: runs the callee on copies of the operands.

@@ -1,0 +1,212 @@
+//! Loops whose bodies communicate, unrolled.
+//!
+//! A per-device program runs as a straight sequence of compute segments and per-device
+//! ops (collectives), which devices take part in together; a `while` is a compute op run
+//! on one device at a time. A loop whose body holds a collective (`shard_map` ring
+//! attention: a `fori_loop` of `ppermute`s) therefore runs unrolled: its body copied once
+//! per iteration. That needs its trip count when compiling, which JAX's `fori_loop` and
+//! `scan` give: a counter starting at a constant, compared `<` a constant, stepped by 1.
+//! Loops that do not communicate are left as they are.
+
+use crate::builder::FunctionBuilder;
+use crate::dtype::TensorType;
+use crate::error::IrError;
+use crate::module::{BlockId, Function, ValueId};
+use crate::op::{BinaryOp, ComparisonDirection, Op, OpKind};
+use std::collections::HashMap;
+
+/// More iterations than this are refused (the body would be copied that often).
+pub const MAX_UNROLL: usize = 4096;
+
+/// Whether `f` has a loop (or branch) whose regions hold per-device ops.
+pub fn has_communicating_loops(f: &Function) -> bool {
+    f.ops
+        .iter()
+        .any(|op| matches!(op.kind, OpKind::While | OpKind::Case) && communicates(f, &op.regions))
+}
+
+/// Whether the ops of `regions` (or of regions nested in them) include a per-device op.
+fn communicates(f: &Function, regions: &[BlockId]) -> bool {
+    regions.iter().any(|&r| {
+        f.block(r).ops.iter().any(|&id| {
+            let op = f.op(id);
+            op.kind.is_per_device() || communicates(f, &op.regions)
+        })
+    })
+}
+
+/// `f` with every loop whose body communicates unrolled (nested ones too); `f` itself
+/// when it has none.
+pub fn unroll_communicating_loops(f: &Function) -> Result<Function, IrError> {
+    if !has_communicating_loops(f) {
+        return Ok(f.clone());
+    }
+    let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
+    b.set_visibility(f.visibility);
+    let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
+    copy_ops(f, &f.body().ops, &mut b, &mut map)?;
+    let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
+    let mut g = b.finish(&results);
+    g.arg_attrs = f.arg_attrs.clone();
+    g.result_attrs = f.result_attrs.clone();
+    Ok(g)
+}
+
+fn copy_ops(
+    f: &Function,
+    ops: &[crate::module::OpId],
+    b: &mut FunctionBuilder,
+    map: &mut HashMap<ValueId, ValueId>,
+) -> Result<(), IrError> {
+    for &id in ops {
+        let op = f.op(id);
+        if !communicates(f, &op.regions) {
+            b.copy_op(f, op, map)?;
+            continue;
+        }
+        if op.kind != OpKind::While {
+            return Err(refused(
+                f,
+                op,
+                "its regions communicate, and only loops with a known trip count run so (unrolled)"
+                    .into(),
+                "move the collectives out of the branches",
+            ));
+        }
+        let trips = trip_count(f, op)?;
+        let [_, body] = op.regions.as_slice() else {
+            return Err(refused(
+                f,
+                op,
+                "it has no body".into(),
+                "give the loop a body",
+            ));
+        };
+        let mut carried: Vec<ValueId> = op.written_operands().iter().map(|v| map[v]).collect();
+        let block = f.block(*body);
+        for _ in 0..trips {
+            for (&arg, &v) in block.args.iter().zip(&carried) {
+                map.insert(arg, v);
+            }
+            copy_ops(f, &block.ops, b, map)?;
+            carried = block.results.iter().map(|r| map[r]).collect();
+        }
+        for (&r, &v) in op.results.iter().zip(&carried) {
+            map.insert(r, v);
+        }
+    }
+    Ok(())
+}
+
+fn refused(f: &Function, op: &Op, rule: String, fix: &str) -> IrError {
+    let at = op
+        .results
+        .first()
+        .map(|&r| format!("{} in @{}", f.value_names()[r.index()], f.name))
+        .unwrap_or_else(|| format!("an op in @{}", f.name));
+    IrError::InvalidOp {
+        at,
+        op: op.kind.name(),
+        rule,
+        fix: fix.to_string(),
+    }
+}
+
+/// The scalar integer constant `v` is, if it is one.
+fn constant_int(f: &Function, v: ValueId) -> Option<i64> {
+    let op = f.op(f.defining_op(v)?);
+    match &op.kind {
+        OpKind::Constant(lit) if lit.ty.num_elements() == 1 && lit.ty.dtype.is_int() => {
+            Some(lit.get(0).as_i64())
+        }
+        _ => None,
+    }
+}
+
+/// A loop's trip count: carried value `k` starts at constant `a`, the condition is
+/// `k < c` for a constant `c`, and the body returns `k + 1`.
+fn trip_count(f: &Function, op: &Op) -> Result<usize, IrError> {
+    let unknown = || {
+        refused(
+            f,
+            op,
+            "its body communicates, so it runs unrolled, which needs a trip count known when compiling (a counter from a constant, `counter < constant`, stepped by 1: lax.fori_loop with constant bounds, lax.scan)".into(),
+            "give the loop constant bounds, or move the collectives out of it",
+        )
+    };
+    let [cond, body] = op.regions.as_slice() else {
+        return Err(unknown());
+    };
+    let (cond, body) = (f.block(*cond), f.block(*body));
+    let [done] = cond.results.as_slice() else {
+        return Err(unknown());
+    };
+    let cmp = f.op(f.defining_op(*done).ok_or_else(unknown)?);
+    let (arg, limit) = match (&cmp.kind, cmp.operands.as_slice()) {
+        (
+            OpKind::Compare {
+                direction: ComparisonDirection::Lt,
+                ..
+            },
+            &[x, c],
+        ) => (x, c),
+        (
+            OpKind::Compare {
+                direction: ComparisonDirection::Gt,
+                ..
+            },
+            &[c, x],
+        ) => (x, c),
+        _ => return Err(unknown()),
+    };
+    let k = cond
+        .args
+        .iter()
+        .position(|&a| a == arg)
+        .ok_or_else(unknown)?;
+    let limit = constant_int(f, limit).ok_or_else(unknown)?;
+    let start = op
+        .written_operands()
+        .get(k)
+        .and_then(|&v| constant_int(f, v))
+        .ok_or_else(unknown)?;
+    // The body steps the counter by one.
+    let next = f.op(f.defining_op(body.results[k]).ok_or_else(unknown)?);
+    let steps_by_one = matches!(next.kind, OpKind::Binary(BinaryOp::Add))
+        && match next.operands.as_slice() {
+            &[x, y] => {
+                let one = |v| constant_int(f, v) == Some(1);
+                (x == body.args[k] && one(y)) || (y == body.args[k] && one(x))
+            }
+            _ => false,
+        };
+    if !steps_by_one {
+        return Err(unknown());
+    }
+    let trips = usize::try_from(limit.saturating_sub(start)).unwrap_or(0);
+    if trips > MAX_UNROLL {
+        return Err(refused(
+            f,
+            op,
+            format!(
+                "its body communicates and runs unrolled, but it runs {trips} times (at most {MAX_UNROLL} are unrolled)"
+            ),
+            "run fewer iterations, or move the collectives out of the loop",
+        ));
+    }
+    Ok(trips)
+}
+
+/// The function a region is, as a per-device program: its arguments, ops and returned
+/// values (used for a manual computation's body).
+pub fn region_function(f: &Function, region: BlockId, name: &str) -> Result<Function, IrError> {
+    let block = f.block(region);
+    let types: Vec<TensorType> = block.args.iter().map(|&a| f.ty(a).clone()).collect();
+    let mut b = FunctionBuilder::new(name, &types);
+    let mut map: HashMap<ValueId, ValueId> = block.args.iter().copied().zip(b.args()).collect();
+    for &id in &block.ops {
+        b.copy_op(f, f.op(id), &mut map)?;
+    }
+    let results: Vec<ValueId> = block.results.iter().map(|r| map[r]).collect();
+    Ok(b.finish(&results))
+}

@@ -1,0 +1,195 @@
+// while whose body returns a type the loop does not carry
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.while(%it = %x) : tensor<4xf32>
+  cond {
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %c = stablehlo.constant dense<1.0> : tensor<8xf32>
+    stablehlo.return %c : tensor<8xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// while whose condition is not a boolean
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.while(%it = %x) : tensor<4xf32>
+  cond {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    stablehlo.return %c : tensor<i32>
+  } do {
+    stablehlo.return %it : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// case whose branches return different types
+func.func @main(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.case"(%i) ({
+    stablehlo.return %x : tensor<4xf32>
+  }, {
+    %c = stablehlo.constant dense<1.0> : tensor<2xf32>
+    stablehlo.return %c : tensor<2xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// case with a float index
+func.func @main(%i: tensor<f32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.case"(%i) ({
+    stablehlo.return %x : tensor<4xf32>
+  }) : (tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// scatter whose updates do not match its indices
+func.func @main(%x: tensor<8x4xf32>, %i: tensor<3x1xi32>, %u: tensor<2x4xf32>) -> tensor<8x4xf32> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<8x4xf32>, tensor<3x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// scatter with float indices
+func.func @main(%x: tensor<8x4xf32>, %i: tensor<2x1xf32>, %u: tensor<2x4xf32>) -> tensor<8x4xf32> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<8x4xf32>, tensor<2x1xf32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// scatter whose update computation takes the wrong types
+func.func @main(%x: tensor<8x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<8x4xf32> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %s = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %s : tensor<f64>
+  }) : (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// sort whose comparator does not return a boolean
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = "stablehlo.sort"(%x) <{dimension = 0 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %a : tensor<f32>
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// sort along a dimension the operand does not have
+func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = "stablehlo.sort"(%x) <{dimension = 3 : i64}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// top_k of more elements than the last dimension holds
+func.func @main(%x: tensor<4x8xf32>) -> (tensor<4x9xf32>, tensor<4x9xi32>) {
+  %v, %i = chlo.top_k(%x, k = 9) : tensor<4x8xf32> -> (tensor<4x9xf32>, tensor<4x9xi32>)
+  return %v, %i : tensor<4x9xf32>, tensor<4x9xi32>
+}
+
+// -----
+
+// convolution whose kernel's input features do not match the input's
+func.func @main(%x: tensor<1x8x8x3xf32>, %k: tensor<3x3x2x4xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x8x8x3xf32>, tensor<3x3x2x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// convolution dimension numbers that name a dimension twice
+func.func @main(%x: tensor<1x8x8x3xf32>, %k: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// convolution whose declared output shape is not the window's
+func.func @main(%x: tensor<1x8x8x3xf32>, %k: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// bitcast_convert between widths without the ratio as the last dimension
+func.func @main(%x: tensor<4x3xui32>) -> tensor<4xf64> {
+  %0 = stablehlo.bitcast_convert %x : (tensor<4x3xui32>) -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}
+
+// -----
+
+// an unsigned constant out of its type's range
+func.func @main() -> tensor<ui8> {
+  %0 = stablehlo.constant dense<256> : tensor<ui8>
+  return %0 : tensor<ui8>
+}
+
+// -----
+
+// a shard_map whose body takes the global shape instead of each device's piece
+module {
+  sdy.mesh @mesh = <["data"=8]>
+  func.func @main(%x: tensor<16x4xf32>) -> tensor<16x4xf32> {
+    %0 = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"data"}, {}]>] out_shardings=[<@mesh, [{"data"}, {}]>] manual_axes={"data"} (%a: tensor<16x4xf32>) {
+      sdy.return %a : tensor<16x4xf32>
+    } : (tensor<16x4xf32>) -> tensor<16x4xf32>
+    return %0 : tensor<16x4xf32>
+  }
+}
+
+// -----
+
+// a shard_map over an axis its mesh does not have
+module {
+  sdy.mesh @mesh = <["data"=8]>
+  func.func @main(%x: tensor<16x4xf32>) -> tensor<16x4xf32> {
+    %0 = sdy.manual_computation(%x) in_shardings=[<@mesh, [{"data"}, {}]>] out_shardings=[<@mesh, [{"data"}, {}]>] manual_axes={"model"} (%a: tensor<2x4xf32>) {
+      sdy.return %a : tensor<2x4xf32>
+    } : (tensor<16x4xf32>) -> tensor<16x4xf32>
+    return %0 : tensor<16x4xf32>
+  }
+}
+
+// -----
+
+// a shard_map with fewer in_shardings than operands
+module {
+  sdy.mesh @mesh = <["data"=8]>
+  func.func @main(%x: tensor<16x4xf32>, %y: tensor<16x4xf32>) -> tensor<16x4xf32> {
+    %0 = sdy.manual_computation(%x, %y) in_shardings=[<@mesh, [{"data"}, {}]>] out_shardings=[<@mesh, [{"data"}, {}]>] manual_axes={"data"} (%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) {
+      sdy.return %a : tensor<2x4xf32>
+    } : (tensor<16x4xf32>, tensor<16x4xf32>) -> tensor<16x4xf32>
+    return %0 : tensor<16x4xf32>
+  }
+}
