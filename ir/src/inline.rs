@@ -146,3 +146,32 @@ fn constrained(
         None => Ok(x),
     }
 }
+
+/// The module as MLIR's verifier can read it with unregistered dialects: MLIR takes an
+/// unregistered op with one region (a `sdy.manual_computation`, a `case` with one branch)
+/// for a possible symbol table and then finds no callee for a `func.call` inside it, so
+/// the entry function's calls are inlined when one sits there; the module as it is
+/// otherwise.
+pub fn for_mlir(m: &Module) -> Result<Module, IrError> {
+    let Some(f) = m.entry() else {
+        return Ok(m.clone());
+    };
+    let calls_in = |ops: &[OpId]| {
+        ops.iter()
+            .any(|&i| matches!(f.op(i).kind, OpKind::Call { .. }))
+    };
+    let hidden = f.ops.iter().any(|op| {
+        op.regions.len() == 1
+            && op.regions.iter().any(|&r| {
+                let b = f.block(r);
+                calls_in(&b.ops)
+                    || b.ops
+                        .iter()
+                        .any(|&i| f.op(i).regions.iter().any(|&rr| calls_in(&f.block(rr).ops)))
+            })
+    });
+    if !hidden {
+        return Ok(m.clone());
+    }
+    Ok(m.with_function(inline_calls(m, f)?))
+}

@@ -368,36 +368,11 @@ mod mlir {
             .chain(files(HANDWRITTEN, "mlir"))
         {
             let m = parse_module(&read(&p)).unwrap();
-            // MLIR takes an unregistered op with one region for a possible symbol table,
-            // and then finds no callee for a `func.call` inside it: inline such calls first
-            // (a shard_map body calling a loop body's function; the inliner keeps the rest).
-            let m = if calls_inside_one_region_op(&m) {
-                let f = m.entry().unwrap();
-                m.with_function(shardc_ir::inline::inline_calls(&m, f).unwrap())
-            } else {
-                m
-            };
+            // MLIR takes an unregistered op with one region for a possible symbol table
+            // (a shard_map calling a loop body's function): `for_mlir` inlines such calls.
+            let m = shardc_ir::inline::for_mlir(&m).unwrap();
             check(&m, &p.display().to_string());
         }
-    }
-
-    fn calls_inside_one_region_op(m: &Module) -> bool {
-        m.functions.iter().any(|f| {
-            f.ops.iter().any(|op| {
-                op.regions.len() == 1
-                    && f.captures(&op.regions).is_empty()
-                    && f.block(op.regions[0]).ops.iter().any(|&id| {
-                        let inner = f.op(id);
-                        matches!(inner.kind, OpKind::Call { .. })
-                            || inner.regions.iter().any(|&r| {
-                                f.block(r)
-                                    .ops
-                                    .iter()
-                                    .any(|&i| matches!(f.op(i).kind, OpKind::Call { .. }))
-                            })
-                    })
-            })
-        })
     }
 
     #[test]

@@ -404,3 +404,55 @@ fn next_args_refuses_a_bad_carry() {
         "argument 1 is a tensor<8x8xf32>, but the program takes a tensor<8x16xf32>: give a value of that type"
     );
 }
+
+/// JAX's exported AdamW step of a language model (an embedding, so a scatter-add in the
+/// backward; blocks stacked with `nn.scan`, so loops forward and backward), run for 20
+/// steps on the cpu backend with the MLIR JIT, parameters and optimizer state kept on the
+/// devices and fed from each step to the next as JAX feeds them: every step's loss equals
+/// the one JAX computed (recorded by `corpus.py`).
+#[test]
+fn a_jax_language_model_step_trains_20_steps_with_jaxs_losses() {
+    let name = "flax_scan_lm_adamw_step";
+    let fx = jax_fixtures()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.name == name)
+        .unwrap();
+    let path = shardc::ir::testing::jax::fixtures_dir().join(format!("{name}.json"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let want: Vec<f64> = json["losses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(want.len(), 20);
+    let c = compile(&fx.module, &Options::default()).unwrap();
+    let jit = shardc::compiler::lower::cpu::JitCompute::new(
+        shardc::compiler::lower::cpu::CpuOptions::default(),
+    );
+    let program = CpuProgram::new(&c, &jit).unwrap();
+    // Arguments: parameters and optimizer state, then the batch; results: the loss, then
+    // the new parameters and state in the same order.
+    let n = fx.inputs.len();
+    let batch = fx.inputs[n - 1].clone();
+    let carry: Vec<(usize, usize)> = (0..n - 1).map(|k| (k + 1, k)).collect();
+    let mut args = program.put(&c, &fx.inputs).unwrap();
+    let mut got = Vec::new();
+    for &w in &want {
+        let (results, _) = program.call(args, &RunOptions::default()).unwrap();
+        let loss = program.get(&c, &results, 0, 1e-6).unwrap().get(0).as_f64();
+        got.push(loss);
+        assert!(
+            (loss - w).abs() <= 1e-4 + 1e-3 * w.abs(),
+            "step {}: loss {loss}, JAX's {w}\nso far {got:?}",
+            got.len()
+        );
+        args = program
+            .next_args(&c, results, &carry, &[(n - 1, batch.clone())])
+            .unwrap();
+    }
+    // It learned: the last loss is a fraction of the first.
+    assert!(got[19] < 0.2 * got[0], "{got:?}");
+}

@@ -311,6 +311,21 @@ fn jax_fixture_decisions() {
         ("hf_gpt2_adamw_step", &["all_reduce {data}"; 29]),
         ("hf_llama_adamw_step", &["all_reduce {data}"; 22]),
         ("moe_top2_router_grad", &["all_reduce {data}"]),
+        // The scanned LM: its loops run whole (the activations entering them gathered, the
+        // stacked blocks' gradients then complete); the embedding, head and loss reduce.
+        (
+            "flax_scan_lm_adamw_step",
+            &[
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_gather {data}",
+            ],
+        ),
         // shard_map bodies run as written: their collectives (unrolled with their loop)
         // are in explain, with what each device sends.
         (

@@ -55,7 +55,8 @@ pub fn import<'c>(
     context: &'c Context,
     m: &Module,
 ) -> Result<melior::ir::Module<'c>, CompileError> {
-    parse_and_verify(context, &print_module_generic(m))
+    let m = shardc_ir::inline::for_mlir(m)?;
+    parse_and_verify(context, &print_module_generic(&m))
 }
 
 #[cfg(test)]
