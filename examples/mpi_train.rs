@@ -7,7 +7,14 @@
 //! mpirun -n 8 target/release/examples/mpi_train [--steps 5] [--trace trace.json]
 //! # on several nodes (the same binary at the same path on each):
 //! mpirun -n 16 --hostfile hosts target/release/examples/mpi_train
+//! # restarted from its newest checkpoint when a rank dies or freezes (docs/runtime.md):
+//! cargo run --release -p shardc-cli -- launch -n 4 --max-restarts 3 -- \
+//!     target/release/examples/mpi_train --steps 40 --checkpoints ckpt --every 5
 //! ```
+//!
+//! With `--checkpoints DIR` the run saves a checkpoint every `--every` steps (rank 0
+//! writes it) and starts from the newest good one in `DIR`; `--pace MS` waits between
+//! steps (to watch a run, or to stop one by hand).
 //!
 //! The mesh is `data=2 x model=N/2` for `N` processes (an even number). Every rank runs this
 //! program: it traces and compiles the step and prepares it once (`shardc::MpiProgram`);
@@ -24,7 +31,9 @@ use shardc::ir::{DType, Literal, TensorType};
 use shardc::runtime::backend::RunOptions;
 use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
 use shardc::runtime::engine::Interpreted;
-use shardc::{Mesh, MpiProgram, OnRank};
+use shardc::{Mesh, MpiProgram};
+use shardc_train::checkpoint::{Checkpoint, Checkpointer};
+use shardc_train::session::Session;
 use shardc_train::step::{Optimizer, TrainStep, train_step};
 use shardc_train::strategy::Strategy;
 
@@ -41,13 +50,16 @@ fn det(shape: &[usize], k: usize, scale: f64) -> Literal {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut steps = 5;
-    let mut trace = None;
+    let (mut steps, mut trace, mut checkpoints, mut every, mut pace) = (5, None, None, 5, 0);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
-            "--steps" => steps = args.next().ok_or("--steps needs a number")?.parse()?,
-            "--trace" => trace = Some(args.next().ok_or("--trace needs a path")?),
+            "--steps" => steps = value()?.parse()?,
+            "--trace" => trace = Some(value()?),
+            "--checkpoints" => checkpoints = Some(value()?),
+            "--every" => every = value()?.parse()?,
+            "--pace" => pace = value()?.parse()?,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -77,38 +89,63 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
     let compiled = ts.program.compile(&ts.options())?;
+    let init = || -> Vec<Literal> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(k, t)| det(&t.shape, k, 0.1))
+            .collect()
+    };
+    let program = MpiProgram::new(&mpi, &compiled, &Interpreted)?;
+    let mut session = match &checkpoints {
+        Some(dir) => Session::resume(
+            &ts,
+            &compiled,
+            &program,
+            Checkpointer::new(dir),
+            every,
+            init,
+        )?,
+        None => Session::new(
+            &ts,
+            &compiled,
+            &program,
+            Checkpoint {
+                step: 0,
+                params: init(),
+                state: ts.init_state(),
+            },
+        ),
+    };
     if rank == 0 {
         println!("dp_tp on {mesh}: {n} processes, one device each");
+        if session.resumed_from() > 0 {
+            println!("resumed after step {}", session.resumed_from());
+        }
     }
-    let init: Vec<Literal> = types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| det(&t.shape, k, 0.1))
-        .collect();
-    let program = MpiProgram::new(&mpi, &compiled, &Interpreted)?;
-    let (mut p_ref, mut s_ref) = (init.clone(), ts.init_state());
-    let mut held: Option<OnRank> = None;
+    // The single-device reference, from where the run starts.
+    let start = session.checkpoint()?;
+    let (mut p_ref, mut s_ref) = (start.params, start.state);
     let mut last = None;
-    for t in 1..=steps {
+    while session.steps_done() < steps {
+        let t = session.steps_done() + 1;
         let batch = [det(&[BATCH, D], 10 + t, 1.0), det(&[BATCH, D], 20 + t, 0.5)];
         let (l_ref, p, s) = ts.split(
             ts.program
                 .run_reference(&ts.args(&p_ref, &s_ref, t, &batch))?,
         );
         (p_ref, s_ref) = (p, s);
-        let args = match held.take() {
-            None => program.put(&compiled, &ts.args(&init, &ts.init_state(), t, &batch))?,
-            Some(results) => {
-                program.next_args(&compiled, results, &ts.carried(), &ts.fresh(t, &batch))?
-            }
-        };
-        let (results, report) = program.call(args, &RunOptions::default())?;
-        let l_mpi = program.get(&compiled, &results, 0, 1e-6)?.to_f64_vec()[0];
-        held = Some(results);
+        let stepped = session.step(&batch, &RunOptions::default())?;
+        let l_mpi = stepped.loss;
         if rank == 0 {
             println!(
-                "step {t}: loss {l_mpi:.6} on {n} processes, {l_ref:.6} on one ({:.1} ms)",
-                report.stats.wall.as_secs_f64() * 1e3
+                "step {t}: loss {l_mpi:.6} on {n} processes, {l_ref:.6} on one ({:.1} ms){}",
+                stepped.report.stats.wall.as_secs_f64() * 1e3,
+                stepped
+                    .saved
+                    .as_ref()
+                    .map(|p| format!(", saved {}", p.display()))
+                    .unwrap_or_default()
             );
         }
         // Every rank computed the same losses, so every rank stops here if they differ.
@@ -118,27 +155,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             )
             .into());
         }
-        last = Some(report);
+        last = Some(stepped.report);
+        std::thread::sleep(std::time::Duration::from_millis(pace));
     }
     // The parameters, gathered from every rank, against the reference's.
-    if let Some(results) = &held {
-        for (i, want) in p_ref.iter().enumerate() {
-            let got = program.get(&compiled, results, 1 + i, 1e-6)?;
-            let worst = got
-                .to_f64_vec()
-                .iter()
-                .zip(want.to_f64_vec())
-                .map(|(g, w)| (g - w).abs())
-                .fold(0.0, f64::max);
-            if worst > 1e-5 {
-                return Err(format!(
-                    "parameter {i} after {steps} steps is off the reference's by {worst:.2e}"
-                )
-                .into());
-            }
+    let end = session.checkpoint()?;
+    for (i, (got, want)) in end.params.iter().zip(&p_ref).enumerate() {
+        let worst = got
+            .to_f64_vec()
+            .iter()
+            .zip(want.to_f64_vec())
+            .map(|(g, w)| (g - w).abs())
+            .fold(0.0, f64::max);
+        if worst > 1e-5 {
+            return Err(format!(
+                "parameter {i} after {steps} steps is off the reference's by {worst:.2e}"
+            )
+            .into());
         }
-        if rank == 0 {
-            println!("parameters after {steps} steps match the reference's within 1e-5");
+    }
+    if rank == 0 {
+        println!("parameters after {steps} steps match the reference's within 1e-5");
+    }
+    if let Some(dir) = &checkpoints
+        && !session.steps_done().is_multiple_of(every)
+    {
+        let saved = session.save(&Checkpointer::new(dir))?;
+        if let Some(path) = saved {
+            println!("final state: {}", path.display());
         }
     }
     if let (0, Some(report)) = (rank, &last) {

@@ -14,7 +14,8 @@ command -v mpirun >/dev/null || {
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261129}"
 echo "test.sh: property tests seeded with PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED"
 echo "test.sh: cargo test --workspace --all-targets; among them the mpi backend's, which launch" \
-     "themselves under mpirun: runtime/tests/mpi.rs (mpirun -n 8), tests/mpi_check.rs (mpirun -n 4, then -n 8)"
+     "themselves under mpirun: runtime/tests/mpi.rs (mpirun -n 8), tests/mpi_check.rs (mpirun -n 4, then -n 8)," \
+     "tests/launch.rs (shardc launch's launcher over mpirun -n 4, ranks killed and frozen)"
 cargo test --workspace --all-targets
 echo "test.sh: cargo test --workspace --doc"
 cargo test --workspace --doc

@@ -18,6 +18,7 @@ mod jit;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod nn;
+mod resident;
 mod simulate;
 mod spec;
 mod trace;
@@ -32,6 +33,7 @@ pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 pub use mpi::run_cuda_mpi;
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiProgram, MpiRun, OnRank, run_mpi, run_mpi_with};
+pub use resident::Resident;
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};
 pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};

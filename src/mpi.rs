@@ -129,6 +129,11 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
         })
     }
 
+    /// The mesh it runs on.
+    pub fn mesh(&self) -> &'m MpiMesh<'u> {
+        self.mesh
+    }
+
     /// Keeps this device's pieces of global `args`. Collective (a refusal on one rank is
     /// every rank's).
     pub fn put(&self, c: &Compiled, args: &[Literal]) -> Result<OnRank, Error> {

@@ -76,6 +76,41 @@ enum Command {
         #[arg(long, default_value_t = 5)]
         repeats: usize,
     },
+    /// Run a job of N processes (one per device) under mpirun or srun, and when a rank
+    /// dies, times out in a collective or the job stops making progress, end it and start
+    /// it again (the program resumes from its newest good checkpoint), up to
+    /// --max-restarts times: `shardc launch -n 4 -- target/release/examples/mpi_train
+    /// --checkpoints ckpt`.
+    Launch {
+        /// Processes to run.
+        #[arg(short = 'n', long = "ranks")]
+        ranks: usize,
+        /// Restarts after failures before giving up.
+        #[arg(long, default_value_t = 3)]
+        max_restarts: usize,
+        /// Seconds a rank waits in a collective for its peers before ending itself
+        /// (exported as SHARDC_COLLECTIVE_TIMEOUT).
+        #[arg(long, default_value_t = 600.0)]
+        timeout: f64,
+        /// Seconds without any rank completing a step (once one has) before the job is
+        /// ended as stalled [default: twice --timeout].
+        #[arg(long)]
+        stall_timeout: Option<f64>,
+        /// An Open MPI hostfile: ranks on several nodes (the program at the same path on
+        /// each).
+        #[arg(long, conflicts_with = "srun")]
+        hostfile: Option<PathBuf>,
+        /// Start the ranks with Slurm's srun (inside salloc or sbatch) instead of mpirun.
+        #[arg(long)]
+        srun: bool,
+        /// Where ranks report their progress (a temporary folder when absent; give a
+        /// folder every node sees when running on several).
+        #[arg(long)]
+        progress_dir: Option<PathBuf>,
+        /// The program and its arguments.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
     /// Benchmarks that print JSON.
     Bench {
         #[command(subcommand)]
@@ -247,8 +282,68 @@ fn emit(text: &str) {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    if let Command::Launch { .. } = cli.command {
+        return launch(cli.command);
+    }
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `shardc launch`: exits with the job's status (0 when an attempt finished).
+fn launch(command: Command) -> ExitCode {
+    let Command::Launch {
+        ranks,
+        max_restarts,
+        timeout,
+        stall_timeout,
+        hostfile,
+        srun,
+        progress_dir,
+        command,
+    } = command
+    else {
+        return ExitCode::FAILURE;
+    };
+    let seconds = |s: f64, flag: &str| {
+        if s.is_finite() && s > 0.0 {
+            Ok(std::time::Duration::from_secs_f64(s))
+        } else {
+            Err(format!("{flag} {s}: give a positive number of seconds"))
+        }
+    };
+    let job = (|| {
+        let collective_timeout = seconds(timeout, "--timeout")?;
+        let stall_timeout = seconds(stall_timeout.unwrap_or(2.0 * timeout), "--stall-timeout")?;
+        Ok::<_, String>(shardc::runtime::launch::Launch {
+            ranks,
+            command,
+            max_restarts,
+            collective_timeout,
+            stall_timeout,
+            via: if srun {
+                shardc::runtime::launch::Via::Srun
+            } else {
+                shardc::runtime::launch::Via::Mpirun
+            },
+            launcher_args: hostfile
+                .map(|h| vec!["--hostfile".to_string(), h.display().to_string()])
+                .unwrap_or_default(),
+            progress_dir,
+        })
+    })();
+    let report = job.and_then(|job| job.run(&mut std::io::stderr()).map_err(|e| e.to_string()));
+    match report {
+        Ok(r) if r.finished() => ExitCode::SUCCESS,
+        Ok(r) => {
+            let status = r.attempts.last().and_then(|a| a.status).unwrap_or(1);
+            ExitCode::from(u8::try_from(status).ok().filter(|&s| s != 0).unwrap_or(1))
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -258,6 +353,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
+        Command::Launch { .. } => Err("shardc launch runs from main".into()),
         Command::Compile {
             file,
             explain,

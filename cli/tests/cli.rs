@@ -122,3 +122,56 @@ fn the_dump_dir_has_every_stage_with_the_propagated_shardings() {
     shardc::ir::text::parse_module(&propagated).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `shardc launch` restarts a failing job up to `--max-restarts` times, says what failed
+/// each time, gives up with the job's status, and refuses bad arguments.
+#[test]
+fn launch_restarts_a_failing_job_and_gives_up() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // A rank that exits with status 3 while the other one works.
+    let job = "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exit 3; fi; sleep 20";
+    let out = run(&[
+        "launch",
+        "-n",
+        "2",
+        "--max-restarts",
+        "1",
+        "--timeout",
+        "30",
+        "--",
+        "sh",
+        "-c",
+        job,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("attempt 1 failed: rank 1 exited with status 3"),
+        "{err}"
+    );
+    assert!(err.contains("restarting (1 of 1)"), "{err}");
+    assert!(
+        err.contains("attempt 2 failed: rank 1 exited with status 3"),
+        "{err}"
+    );
+    assert!(
+        err.contains("giving up after 1 restart (--max-restarts 1)"),
+        "{err}"
+    );
+    let ok = run(&["launch", "-n", "2", "--", "true"]);
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stderr).contains("attempt 1 finished"));
+    let bad = run(&["launch", "-n", "2", "--timeout", "0", "--", "true"]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("--timeout 0: give a positive number of seconds"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}

@@ -2,6 +2,7 @@
 
 pub mod backend;
 pub mod engine;
+pub mod launch;
 pub mod reference;
 pub mod shard;
 pub mod simulate;

@@ -110,8 +110,39 @@ impl Checkpointer {
     /// but the newest `keep` checkpoints. Returns the file written.
     pub fn save(&self, ts: &TrainStep, ck: &Checkpoint) -> Result<PathBuf, Error> {
         let path = self.path_of(ck.step);
-        let problem = |problem: String| Error::Checkpoint {
+        let file = self.encode(ts, ck)?;
+        std::fs::create_dir_all(&self.dir).map_err(|source| Error::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let tmp = self
+            .dir
+            .join(format!(".step-{:08}.safetensors.tmp", ck.step));
+        write_durably(&tmp, &file)?;
+        std::fs::rename(&tmp, &path).map_err(|source| Error::Io {
             path: path.clone(),
+            source,
+        })?;
+        // Make the rename itself durable (best effort: not every file system can sync a
+        // directory).
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        let all = self.list()?;
+        for (_, old) in all.iter().take(all.len().saturating_sub(self.keep)) {
+            std::fs::remove_file(old).map_err(|source| Error::Io {
+                path: old.clone(),
+                source,
+            })?;
+        }
+        Ok(path)
+    }
+
+    /// The bytes of `ck`'s file, as [`Checkpointer::save`] writes them (what rank 0 sends
+    /// the other ranks when a run resumes: `crate::session::Session::resume`).
+    pub fn encode(&self, ts: &TrainStep, ck: &Checkpoint) -> Result<Vec<u8>, Error> {
+        let problem = |problem: String| Error::Checkpoint {
+            path: self.path_of(ck.step),
             problem,
         };
         let layout = self.layout(ts)?;
@@ -151,33 +182,8 @@ impl Checkpointer {
         for ((name, _), data) in layout.iter().zip(&bytes) {
             metadata.insert(checksum_key(name), checksum(data));
         }
-        let file = safetensors::serialize(views, Some(metadata))
-            .map_err(|e| problem(format!("cannot serialize: {e}")))?;
-        std::fs::create_dir_all(&self.dir).map_err(|source| Error::Io {
-            path: self.dir.clone(),
-            source,
-        })?;
-        let tmp = self
-            .dir
-            .join(format!(".step-{:08}.safetensors.tmp", ck.step));
-        write_durably(&tmp, &file)?;
-        std::fs::rename(&tmp, &path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        // Make the rename itself durable (best effort: not every file system can sync a
-        // directory).
-        if let Ok(d) = std::fs::File::open(&self.dir) {
-            let _ = d.sync_all();
-        }
-        let all = self.list()?;
-        for (_, old) in all.iter().take(all.len().saturating_sub(self.keep)) {
-            std::fs::remove_file(old).map_err(|source| Error::Io {
-                path: old.clone(),
-                source,
-            })?;
-        }
-        Ok(path)
+        safetensors::serialize(views, Some(metadata))
+            .map_err(|e| problem(format!("cannot serialize: {e}")))
     }
 
     /// The directory's entries (none if it does not exist).
@@ -287,6 +293,23 @@ impl Checkpointer {
     }
 
     fn read(&self, ts: &TrainStep, path: &Path, with_state: bool) -> Result<Checkpoint, Error> {
+        let file = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.decode(ts, path, &file, with_state)
+    }
+
+    /// The checkpoint in `file`, the bytes of a checkpoint file (`path` names it in
+    /// errors), checked as [`Checkpointer::load`] checks a file; with the optimizer state
+    /// started afresh unless `with_state`.
+    pub fn decode(
+        &self,
+        ts: &TrainStep,
+        path: &Path,
+        file: &[u8],
+        with_state: bool,
+    ) -> Result<Checkpoint, Error> {
         let problem = |problem: String| Error::Checkpoint {
             path: path.to_path_buf(),
             problem,
@@ -295,12 +318,8 @@ impl Checkpointer {
             path: path.to_path_buf(),
             problem,
         };
-        let file = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
         let (info, sums) =
-            read_header(&file).map_err(
+            read_header(file).map_err(
                 |(e, is_damage)| {
                     if is_damage { damaged(e) } else { problem(e) }
                 },
@@ -313,7 +332,7 @@ impl Checkpointer {
                 ts.optimizer.name()
             )));
         }
-        let st = SafeTensors::deserialize(&file)
+        let st = SafeTensors::deserialize(file)
             .map_err(|e| damaged(format!("not a whole safetensors file: {e}")))?;
         let mut layout = self.layout(ts)?;
         if !with_state {

@@ -20,6 +20,7 @@ mod device;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod report;
+pub mod watchdog;
 
 pub use collective::{Exchange, Link, LinkError};
 pub use report::{DeviceStats, Lane, OpStats, RunReport, Span, Stats};

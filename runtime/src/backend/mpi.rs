@@ -290,6 +290,9 @@ pub struct MpiMesh<'u> {
     devices: usize,
     /// A communicator per replica groups of more than one device, made once.
     groups: RefCell<HashMap<ReplicaGroups, SimpleCommunicator>>,
+    /// How long an MPI call may wait for its peers before this process ends itself
+    /// (`backend::watchdog`).
+    timeout: std::time::Duration,
     universe: PhantomData<&'u Universe>,
 }
 
@@ -308,14 +311,50 @@ impl<'u> MpiMesh<'u> {
     ) -> Result<MpiMesh<'u>, RuntimeError> {
         // The same on every rank, so a refusal leaves no rank waiting in the duplicate.
         enough_threading(mpi::environment::threading_support())?;
+        let timeout = super::watchdog::timeout_from_env().map_err(RuntimeError::Mpi)?;
         let comm = comm.duplicate();
         Ok(MpiMesh {
             device: comm.rank() as usize,
             devices: comm.size() as usize,
             comm,
             groups: RefCell::new(HashMap::new()),
+            timeout,
             universe: PhantomData,
         })
+    }
+
+    /// The mesh with another collective timeout: an MPI call of this mesh still waiting for
+    /// its peers after `timeout` ends the process (exit 124) with a message naming the call
+    /// and the ranks it waited for (default: `SHARDC_COLLECTIVE_TIMEOUT` seconds, else 10
+    /// minutes).
+    pub fn with_collective_timeout(mut self, timeout: std::time::Duration) -> MpiMesh<'u> {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Runs the blocking MPI call `f` under the collective watchdog: `what` names it and
+    /// `ranks` the peers it waits for.
+    fn guarded<T>(
+        &self,
+        what: impl std::fmt::Display,
+        ranks: &[usize],
+        f: impl FnOnce() -> T,
+    ) -> T {
+        let peers: Vec<usize> = ranks
+            .iter()
+            .copied()
+            .filter(|&r| r != self.device)
+            .collect();
+        super::watchdog::guard(
+            self.timeout,
+            format!("rank {}: {what}, waiting for ranks {peers:?},", self.device),
+            f,
+        )
+    }
+
+    /// Every rank of the mesh.
+    fn all_ranks(&self) -> Vec<usize> {
+        (0..self.devices).collect()
     }
 
     /// This process's device: its rank in the mesh's communicator.
@@ -380,7 +419,9 @@ impl<'u> MpiMesh<'u> {
         let how = self.agree(self.check(exe, &args).and_then(|()| self.reductions(exe)))?;
         self.make_communicators(exe);
 
-        self.comm.barrier();
+        self.guarded("the barrier that starts a run", &self.all_ranks(), || {
+            self.comm.barrier()
+        });
         let clock = Instant::now();
         let device = self.device;
         let (jobs_tx, jobs_rx) = channel::<Job>();
@@ -458,7 +499,11 @@ impl<'u> MpiMesh<'u> {
     pub(crate) fn same_program(&self, exe: &Executable) -> Result<(), RuntimeError> {
         let mine = fingerprint(exe);
         let mut all = vec![0u64; self.devices];
-        self.comm.all_gather_into(&mine, &mut all[..]);
+        self.guarded(
+            "the check that every rank runs one program",
+            &self.all_ranks(),
+            || self.comm.all_gather_into(&mine, &mut all[..]),
+        );
         match all.iter().position(|&f| f != all[0]) {
             None => Ok(()),
             Some(d) => Err(RuntimeError::Mpi(format!(
@@ -531,10 +576,15 @@ impl<'u> MpiMesh<'u> {
                 .enumerate()
                 .find_map(|(i, g)| g.iter().position(|&d| d == self.device).map(|p| (i, p)))
                 .unwrap_or((0, 0));
-            if let Some(c) = self
-                .comm
-                .split_by_color_with_key(Color::with_value(index as i32), position as i32)
-            {
+            let split = self.guarded(
+                "the split of a replica group's communicator",
+                &self.all_ranks(),
+                || {
+                    self.comm
+                        .split_by_color_with_key(Color::with_value(index as i32), position as i32)
+                },
+            );
+            if let Some(c) = split {
                 cache.insert(groups.clone(), c);
             }
         }
@@ -557,7 +607,11 @@ impl<'u> MpiMesh<'u> {
     pub(crate) fn settle(&self, failed: Option<(u64, RuntimeError)>) -> Result<(), RuntimeError> {
         let key = failed.as_ref().map_or(u64::MAX, |(when, _)| *when);
         let mut keys = vec![0u64; self.devices];
-        self.comm.all_gather_into(&key, &mut keys[..]);
+        self.guarded(
+            "the agreement on failures after a run",
+            &self.all_ranks(),
+            || self.comm.all_gather_into(&key, &mut keys[..]),
+        );
         let Some((root, &first)) = keys.iter().enumerate().min_by_key(|&(r, k)| (*k, r)) else {
             return Ok(());
         };
@@ -570,13 +624,20 @@ impl<'u> MpiMesh<'u> {
             .unwrap_or_default();
         let process = self.comm.process_at_rank(root as i32);
         let mut len = message.len() as u64;
-        process.broadcast_into(&mut len);
-        let mut bytes = if root == self.device {
-            message.into_bytes()
-        } else {
-            vec![0u8; len as usize]
-        };
-        process.broadcast_into(&mut bytes[..]);
+        let mut bytes = Vec::new();
+        self.guarded(
+            "the broadcast of a rank's failure",
+            &self.all_ranks(),
+            || {
+                process.broadcast_into(&mut len);
+                bytes = if root == self.device {
+                    message.into_bytes()
+                } else {
+                    vec![0u8; len as usize]
+                };
+                process.broadcast_into(&mut bytes[..]);
+            },
+        );
         match failed {
             Some((_, e)) if root == self.device => Err(e),
             _ => Err(RuntimeError::Remote {
@@ -702,10 +763,33 @@ impl<'u> MpiMesh<'u> {
         outputs
     }
 
+    /// The bytes rank `root` gives, on every rank (`mine` is read on `root` only): the
+    /// length, then the bytes, broadcast. Collective.
+    pub fn broadcast_bytes(&self, root: usize, mine: Vec<u8>) -> Vec<u8> {
+        let process = self.comm.process_at_rank(root as i32);
+        let mut len = mine.len() as u64;
+        self.guarded(
+            format!("the broadcast of rank {root}'s bytes"),
+            &self.all_ranks(),
+            || {
+                process.broadcast_into(&mut len);
+                let mut bytes = if root == self.device {
+                    mine
+                } else {
+                    vec![0u8; len as usize]
+                };
+                process.broadcast_into(&mut bytes[..]);
+                bytes
+            },
+        )
+    }
+
     /// Every device's piece of one value of per-device type `ty` (the same on every
     /// device), by device, on every rank: one all-gather. Collective.
     pub fn gather_piece(&self, ty: &TensorType, mine: &Literal) -> Vec<Literal> {
-        let all = typed!(&mine.to_dense().elements, |v| all_gather(&self.comm, v));
+        let all = self.guarded("the gather of a result's pieces", &self.all_ranks(), || {
+            typed!(&mine.to_dense().elements, |v| all_gather(&self.comm, v))
+        });
         split_even(&all, self.devices)
             .into_iter()
             .map(|elements| Literal {
@@ -720,7 +804,9 @@ impl<'u> MpiMesh<'u> {
         let steps = exe.steps.len();
         let mut all = vec![0u64; steps * self.devices];
         if steps > 0 {
-            self.comm.all_gather_into(mine, &mut all[..]);
+            self.guarded("the gather of the bytes sent", &self.all_ranks(), || {
+                self.comm.all_gather_into(mine, &mut all[..])
+            });
         }
         (0..steps)
             .map(|s| (0..self.devices).map(|d| all[d * steps + s]).collect())
@@ -733,8 +819,10 @@ impl<'u> MpiMesh<'u> {
         let bytes = serde_json::to_vec(mine)
             .map_err(|e| RuntimeError::Mpi(format!("cannot encode the spans: {e}")))?;
         let mut counts = vec![0 as mpi::Count; self.devices];
-        self.comm
-            .all_gather_into(&(bytes.len() as mpi::Count), &mut counts[..]);
+        self.guarded("the gather of the trace", &self.all_ranks(), || {
+            self.comm
+                .all_gather_into(&(bytes.len() as mpi::Count), &mut counts[..])
+        });
         let displs: Vec<mpi::Count> = counts
             .iter()
             .scan(0, |acc, &c| {
@@ -747,8 +835,10 @@ impl<'u> MpiMesh<'u> {
         let mut all = vec![0u8; total];
         {
             let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-            self.comm
-                .all_gather_varcount_into(&bytes[..], &mut partition);
+            self.guarded("the gather of the trace", &self.all_ranks(), || {
+                self.comm
+                    .all_gather_varcount_into(&bytes[..], &mut partition)
+            });
         }
         let mut spans = Vec::new();
         for (d, (&at, &len)) in displs.iter().zip(&counts).enumerate() {
@@ -943,8 +1033,28 @@ impl Context<'_, '_> {
             .ok_or_else(|| "its replica groups have no communicator (a bug in the backend)".into())
     }
 
-    /// The MPI calls of an op on operand `x`.
+    /// The MPI calls of an op on operand `x`, under the collective watchdog.
     fn call(&self, ex: &Exchange, x: Elements) -> Result<Elements, String> {
+        let device = self.mesh.device;
+        let group: Vec<usize> = if ex.is_permute() {
+            ex.groups()
+                .into_iter()
+                .filter(|pair| pair.contains(&device))
+                .flatten()
+                .collect()
+        } else {
+            ex.groups()
+                .into_iter()
+                .find(|g| g.contains(&device))
+                .unwrap_or_default()
+        };
+        self.mesh
+            .guarded(format!("{} {}", ex.op, ex.at), &group, || {
+                self.call_now(ex, x)
+            })
+    }
+
+    fn call_now(&self, ex: &Exchange, x: Elements) -> Result<Elements, String> {
         match &ex.kind {
             Kind::AllReduce { groups, .. } => {
                 let Some(comm) = self.group(groups)? else {

@@ -1,0 +1,285 @@
+//! A training run on any backend that keeps values on its devices ([`shardc::Resident`]:
+//! the cpu backend's threads, the mpi backend's processes): the loop every training
+//! program writes — put the state on the devices, run a step, carry the new parameters and
+//! optimizer state to the next step without moving them, read the loss — with
+//! checkpoints every N steps and resumption from the newest good one.
+//!
+//! Checkpoints are global tensors (`docs/checkpoint.md`), so a run can resume on another
+//! mesh or strategy. On the mpi backend every rank gathers the state (the same collectives
+//! [`shardc::MpiProgram::get`] runs) and **rank 0 writes the file**; when a run resumes,
+//! rank 0 reads and checks the newest whole checkpoint and sends its bytes to every rank,
+//! so the checkpoint directory need only be on rank 0's node. Rank 0 writes a checkpoint
+//! under a temporary name and renames it into place, so a checkpoint exists only once
+//! every tensor and the index (the safetensors header, with a checksum per tensor) are
+//! written. Gathering to one rank bounds a checkpoint by one process's memory, which suits
+//! the models shardc trains today; sharded checkpoints (each rank its pieces) are the way
+//! past it.
+//!
+//! Every step is reported to a launcher that asked (`shardc launch`,
+//! [`shardc::runtime::launch::report_progress`]).
+
+use crate::checkpoint::{Checkpoint, Checkpointer};
+use crate::step::TrainStep;
+use shardc::runtime::backend::{RunOptions, RunReport};
+use shardc::runtime::launch::{Progress, report_progress};
+use shardc::{Compiled, Error, Resident};
+use shardc_ir::Literal;
+use std::path::PathBuf;
+
+/// Where the run's state is: as global values before the first step, then on the devices.
+enum Held<V> {
+    Global(Checkpoint),
+    OnDevices(V),
+}
+
+/// A training run of `ts` on a prepared program.
+pub struct Session<'a, P: Resident> {
+    ts: &'a TrainStep,
+    compiled: &'a Compiled,
+    program: &'a P,
+    held: Option<Held<P::Values>>,
+    done: usize,
+    resumed_from: usize,
+    saving: Option<(Checkpointer, usize)>,
+    tolerance: f64,
+    /// Whether reporting progress failed already (said once).
+    progress_failed: std::cell::Cell<bool>,
+}
+
+/// What a step gave.
+pub struct Stepped {
+    /// The step's number, from 1.
+    pub step: usize,
+    pub loss: f64,
+    pub report: RunReport,
+    /// The checkpoint written after it (on rank 0), if one was due.
+    pub saved: Option<PathBuf>,
+}
+
+/// The first byte of what rank 0 sends the others.
+const NOTHING: u8 = 0;
+const BYTES: u8 = 1;
+const FAILED: u8 = 2;
+
+impl<'a, P: Resident> Session<'a, P> {
+    /// A run from `start` (step 0 and the initial parameters with
+    /// [`TrainStep::init_state`], or a checkpoint), without checkpoints.
+    pub fn new(
+        ts: &'a TrainStep,
+        compiled: &'a Compiled,
+        program: &'a P,
+        start: Checkpoint,
+    ) -> Self {
+        let done = start.step;
+        let s = Session {
+            ts,
+            compiled,
+            program,
+            held: Some(Held::Global(start)),
+            done,
+            resumed_from: done,
+            saving: None,
+            tolerance: 1e-3,
+            progress_failed: std::cell::Cell::new(false),
+        };
+        s.report();
+        s
+    }
+
+    /// A run from the newest whole checkpoint in `checkpoints` (damaged newer ones
+    /// skipped, and said), or from `init()`'s parameters at step 0 if there is none,
+    /// saving a checkpoint every `every` steps. Rank 0 removes what interrupted saves
+    /// left, reads the checkpoint and sends it to every rank. Collective.
+    pub fn resume(
+        ts: &'a TrainStep,
+        compiled: &'a Compiled,
+        program: &'a P,
+        checkpoints: Checkpointer,
+        every: usize,
+        init: impl FnOnce() -> Vec<Literal>,
+    ) -> Result<Self, Error> {
+        if every == 0 {
+            return Err(Error::Usage(
+                "checkpoints every 0 steps: give a positive interval (every 100 steps: 100)".into(),
+            ));
+        }
+        let found = if program.rank() == 0 {
+            (|| {
+                checkpoints.remove_stale()?;
+                match checkpoints.load_latest(ts)? {
+                    Some(ck) => checkpoints.encode(ts, &ck).map(|b| prefixed(BYTES, b)),
+                    None => Ok(vec![NOTHING]),
+                }
+            })()
+            .unwrap_or_else(|e| prefixed(FAILED, e.to_string().into_bytes()))
+        } else {
+            Vec::new()
+        };
+        let found = program.broadcast_from_rank0(found)?;
+        let start = match found.split_first() {
+            Some((&BYTES, file)) => {
+                let path = checkpoints.dir().join("(sent by rank 0)");
+                checkpoints.decode(ts, &path, file, true)?
+            }
+            Some((&FAILED, why)) => {
+                return Err(Error::Usage(format!(
+                    "rank 0 could not resume from {}: {}",
+                    checkpoints.dir().display(),
+                    String::from_utf8_lossy(why)
+                )));
+            }
+            _ => Checkpoint {
+                step: 0,
+                params: init(),
+                state: ts.init_state(),
+            },
+        };
+        if start.params.len() != ts.param_types.len() {
+            return Err(Error::Usage(format!(
+                "{} initial parameters given, but the training step has {}",
+                start.params.len(),
+                ts.param_types.len()
+            )));
+        }
+        let mut s = Session::new(ts, compiled, program, start);
+        s.saving = Some((checkpoints, every));
+        Ok(s)
+    }
+
+    /// Checks that devices holding the same piece of a result agree within `tolerance`
+    /// when it is read (default 1e-3).
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    /// Steps completed.
+    pub fn steps_done(&self) -> usize {
+        self.done
+    }
+
+    /// Steps completed when the run started (the checkpoint it resumed from; 0 from the
+    /// start).
+    pub fn resumed_from(&self) -> usize {
+        self.resumed_from
+    }
+
+    /// Runs the next step on `batch`; saves a checkpoint after it when one is due.
+    /// Collective on the mpi backend.
+    pub fn step(&mut self, batch: &[Literal], options: &RunOptions) -> Result<Stepped, Error> {
+        let t = self.done + 1;
+        let (ts, c) = (self.ts, self.compiled);
+        let args = match self.held.take() {
+            None => {
+                return Err(Error::Usage(
+                    "a step of this session failed earlier; its state is lost: start a new session (from its checkpoint)".into(),
+                ));
+            }
+            Some(Held::Global(ck)) => self
+                .program
+                .put(c, &ts.args(&ck.params, &ck.state, t, batch))?,
+            Some(Held::OnDevices(results)) => {
+                self.program
+                    .next_args(c, results, &ts.carried(), &ts.fresh(t, batch))?
+            }
+        };
+        let (results, report) = self.program.call(args, options)?;
+        let loss = self
+            .program
+            .get(c, &results, 0, self.tolerance)?
+            .to_f64_vec()[0];
+        self.held = Some(Held::OnDevices(results));
+        self.done = t;
+        let saved = match &self.saving {
+            Some((checkpoints, every)) if t.is_multiple_of(*every) => self.save(checkpoints)?,
+            _ => None,
+        };
+        self.report();
+        Ok(Stepped {
+            step: t,
+            loss,
+            report,
+            saved,
+        })
+    }
+
+    /// The run's state now, as global values on every rank. Collective.
+    pub fn checkpoint(&self) -> Result<Checkpoint, Error> {
+        match &self.held {
+            None => Err(Error::Usage(
+                "a step of this session failed; its state is lost".into(),
+            )),
+            Some(Held::Global(ck)) => Ok(ck.clone()),
+            Some(Held::OnDevices(results)) => {
+                let (n, held) = (self.ts.param_types.len(), self.ts.carried().len());
+                let mut values = (1..=held)
+                    .map(|k| self.program.get(self.compiled, results, k, self.tolerance))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let state = values.split_off(n);
+                Ok(Checkpoint {
+                    step: self.done,
+                    params: values,
+                    state,
+                })
+            }
+        }
+    }
+
+    /// Saves the state now in `checkpoints`: every rank gathers it, rank 0 writes it
+    /// (and gets the file's path); a failure to write is every rank's. Collective.
+    pub fn save(&self, checkpoints: &Checkpointer) -> Result<Option<PathBuf>, Error> {
+        let ck = self.checkpoint()?;
+        let written = if self.program.rank() == 0 {
+            Some(checkpoints.save(self.ts, &ck))
+        } else {
+            None
+        };
+        let outcome = match &written {
+            Some(Err(e)) => prefixed(FAILED, e.to_string().into_bytes()),
+            _ => vec![NOTHING],
+        };
+        match self.program.broadcast_from_rank0(outcome)?.split_first() {
+            Some((&FAILED, why)) => match written {
+                Some(Err(e)) => Err(e),
+                _ => Err(Error::Usage(format!(
+                    "rank 0 could not save the checkpoint of step {}: {}",
+                    self.done,
+                    String::from_utf8_lossy(why)
+                ))),
+            },
+            _ => Ok(written.and_then(Result::ok)),
+        }
+    }
+
+    /// The results of the last step, on the devices.
+    pub fn results(&self) -> Option<&P::Values> {
+        match &self.held {
+            Some(Held::OnDevices(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Tells a launcher that asked how far this rank got.
+    fn report(&self) {
+        let p = Progress {
+            rank: self.program.rank(),
+            pid: std::process::id(),
+            step: self.done,
+            resumed_from: self.resumed_from,
+        };
+        if let Err(e) = report_progress(&p)
+            && !self.progress_failed.replace(true)
+        {
+            eprintln!(
+                "shardc: cannot report progress to the launcher ({e}); it cannot tell a stalled job"
+            );
+        }
+    }
+}
+
+fn prefixed(tag: u8, bytes: Vec<u8>) -> Vec<u8> {
+    let mut v = Vec::with_capacity(bytes.len() + 1);
+    v.push(tag);
+    v.extend(bytes);
+    v
+}
