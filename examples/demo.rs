@@ -17,9 +17,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
 use shardc::ir::{DType, TensorType};
 use shardc::runtime::backend::RunOptions;
-use shardc::{CpuProgram, Literal, Mesh, OnDevices, Tensor};
+use shardc::{CpuProgram, Literal, Mesh, Tensor};
+use shardc_train::checkpoint::Checkpoint;
 use shardc_train::data::CharDataset;
 use shardc_train::models::gpt_loss;
+use shardc_train::session::Session;
 use shardc_train::step::{Optimizer, train_step};
 use shardc_train::strategy::Strategy;
 use std::time::Instant;
@@ -111,16 +113,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bar = ProgressBar::new(steps as u64)
         .with_style(style)
         .with_prefix("8 devices");
-    // Parameters and optimizer state stay on the devices from step to step; a step gets
-    // the step number and its batch (`next_args`), and only the loss comes back.
-    let (params0, state0) = (cfg.init(0), ts.init_state());
-    let carried = ts.carried();
-    let mut held: Option<OnDevices> = None;
-    let global_results = |results: &OnDevices| -> Result<Vec<Literal>, shardc::Error> {
-        (0..results.len())
-            .map(|k| program.get(&compiled, results, k, 1e-3))
-            .collect()
+    // Parameters and optimizer state stay on the devices from step to step (a `Session`);
+    // a step gets the step number and its batch, and only the loss comes back.
+    let start_state = Checkpoint {
+        step: 0,
+        params: cfg.init(0),
+        state: ts.init_state(),
     };
+    let mut session = Session::new(&ts, &compiled, &program, start_state);
     let mut curve = Vec::with_capacity(steps);
     let start = Instant::now();
     let mut sent = 0u64;
@@ -130,38 +130,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for t in 1..=steps {
         let (x, y) = data.batch(t as u64, cfg.block.batch, cfg.block.seq);
         let batch = [x, y];
-        // On a checked step, the global arguments, for the reference.
+        // On a checked step, the state before it, gathered, for the reference.
         let check = t == 1 || t % CHECK_EVERY == 0;
         let t_check = Instant::now();
-        let global = match (&held, check) {
-            (_, false) => None,
-            (None, true) => Some(ts.args(&params0, &state0, t, &batch)),
-            (Some(results), true) => {
-                let (_, p, s) = ts.split(global_results(results)?);
-                Some(ts.args(&p, &s, t, &batch))
-            }
+        let before = if check {
+            Some(session.checkpoint()?)
+        } else {
+            None
         };
         checking += t_check.elapsed().as_secs_f64();
-        let args = match held.take() {
-            None => program.put(&compiled, &ts.args(&params0, &state0, t, &batch))?,
-            Some(results) => {
-                program.next_args(&compiled, results, &carried, &ts.fresh(t, &batch))?
-            }
-        };
-        let (results, report) = program.call(args, &RunOptions::default())?;
-        let loss = program.get(&compiled, &results, 0, 1e-3)?.to_f64_vec()[0];
+        let stepped = session.step(&batch, &RunOptions::default())?;
+        let (loss, report) = (stepped.loss, stepped.report);
         let step_bytes: u64 = report.stats.ops.iter().map(|o| o.max_bytes()).sum();
         sent += step_bytes;
-        if let Some(args) = global {
+        if let Some(before) = before {
             let t_ref = Instant::now();
+            let args = ts.args(&before.params, &before.state, t, &batch);
             let (ref_loss, ref_params, _) = ts.split(ts.program.run_reference(&args)?);
-            let (_, p, _) = ts.split(global_results(&results)?);
+            let after = session.checkpoint()?;
             checking += t_ref.elapsed().as_secs_f64();
             worst_loss = worst_loss.max((loss - ref_loss).abs());
-            worst_param = worst_param.max(max_difference(&p, &ref_params));
+            worst_param = worst_param.max(max_difference(&after.params, &ref_params));
             checked += 1;
         }
-        held = Some(results);
         curve.push(loss);
         if let (Some(path), true) = (&trace, t == steps) {
             report.write_trace(path)?;

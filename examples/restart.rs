@@ -155,12 +155,10 @@ fn train(
 ) -> Result<TrainLog, shardc::Error> {
     sup.train(
         ts,
+        c,
         steps,
         || cfg.init(0),
         batch,
-        || {
-            let program = CpuProgram::new(c, engine)?;
-            Ok(move |args: &[Literal]| program.run(c, args, 1e-3).map(|r| r.outputs))
-        },
+        || CpuProgram::new(c, engine),
     )
 }

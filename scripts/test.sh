@@ -21,3 +21,6 @@ echo "test.sh: cargo test --workspace --doc"
 cargo test --workspace --doc
 echo "test.sh: the GPU check compiles every program it would run to PTX (no GPU needed)"
 cargo run -q --example gpu_check -- --compile-only | tail -8
+fuzz_seconds="${SHARDC_FUZZ_SECONDS:-60}"
+echo "test.sh: fuzzing the text parser and verifier for ${fuzz_seconds} s (scripts/fuzz.sh; SHARDC_FUZZ_SECONDS sets it)"
+./scripts/fuzz.sh "$fuzz_seconds"

@@ -12,15 +12,17 @@
 //! (the run report's wall time).
 
 use serde_json::{Value, json};
-use shardc::{CpuProgram, DType, Engine, Error, Literal, Mesh, OnDevices, Tensor, TensorType};
+use shardc::{CpuProgram, DType, Engine, Error, Literal, Mesh, Tensor, TensorType};
 use shardc_ir::{Function, Module};
 use shardc_runtime::backend::{DeviceStats, RunOptions, RunReport};
 use shardc_runtime::engine::{
     Buffers, Compute, EngineError, Kernel, Segment, interpret, last_reads,
 };
+use shardc_train::checkpoint::Checkpoint;
 use shardc_train::data::CharDataset;
 use shardc_train::models::{GptConfig, gpt_loss};
 use shardc_train::presets::{CORPUS, demo_optimizer, mesh_shape};
+use shardc_train::session::Session;
 use shardc_train::step::{Optimizer, TrainStep, train_step};
 use shardc_train::strategy::Strategy;
 use shardc_train::strategy::axis::{DATA, MODEL};
@@ -188,23 +190,18 @@ fn one_mesh(
     };
     // Parameters and optimizer state stay on the devices from step to step, as JAX's
     // sharded arrays do: a step shards only the step number and the batch.
-    let carried = ts.carried();
-    let mut held: Option<OnDevices> = None;
+    let start_state = Checkpoint {
+        step: 0,
+        params: cfg.init(0),
+        state: ts.init_state(),
+    };
+    let mut session = Session::new(&ts, &compiled, &program, start_state);
     for t in 1..=b.warmup + b.steps {
         let (x, y) = data.batch(t as u64, d.batch, d.seq);
         let start = Instant::now();
-        let args = match held.take() {
-            None => program.put(
-                &compiled,
-                &ts.args(&cfg.init(0), &ts.init_state(), t, &[x, y]),
-            )?,
-            Some(results) => {
-                program.next_args(&compiled, results, &carried, &ts.fresh(t, &[x, y]))?
-            }
-        };
-        let (results, report) = program.call(args, &RunOptions::default())?;
-        let loss = program.get(&compiled, &results, 0, 1e-3)?;
+        let stepped = session.step(&[x, y], &RunOptions::default())?;
         let elapsed = start.elapsed();
+        let report = stepped.report;
         if t > b.warmup {
             step_times.push(elapsed);
             device_times.push(report.stats.wall);
@@ -215,8 +212,7 @@ fn one_mesh(
         let ops = &report.stats.ops;
         collectives = ops.iter().filter(|o| is_collective(&o.kind)).count();
         bytes = ops.iter().map(|o| o.max_bytes()).sum();
-        losses.push(loss.to_f64_vec()[0]);
-        held = Some(results);
+        losses.push(stepped.loss);
     }
     let explained = compiled.explain();
     let median_s = median(&step_times).as_secs_f64();

@@ -17,8 +17,10 @@
 //! [`FailOnce`] wraps a compute engine and fails one kernel call, to test all this.
 
 use crate::checkpoint::{Checkpoint, Checkpointer};
+use crate::session::Session;
 use crate::step::TrainStep;
-use shardc::Error;
+use shardc::runtime::backend::RunOptions;
+use shardc::{Compiled, Error, Resident};
 use shardc_ir::{Function, Literal, Module};
 use shardc_runtime::engine::{Buffers, Compute, EngineError, Kernel, Segment};
 use std::sync::Arc;
@@ -81,72 +83,88 @@ impl Supervisor {
         self
     }
 
-    /// Trains `ts` up to step `steps`: `init` gives the initial parameters (used when the
-    /// directory has no checkpoint), `batch(t)` the batch of step `t`, and `launch` a
-    /// runner — a function from a step's global arguments to its global results (e.g. a
-    /// [`crate::CpuProgram`] running the compiled step) — made again after each failure.
-    pub fn train<R>(
+    /// Trains `ts`, compiled as `compiled`, up to step `steps`: `init` gives the initial
+    /// parameters (used when the directory has no checkpoint), `batch(t)` the batch of
+    /// step `t`, and `launch` the backend's prepared program (a [`shardc::CpuProgram`] of
+    /// `compiled`, say), made again after each failure. The state stays on the devices
+    /// between steps ([`Session`]); a restart reloads it from the newest checkpoint on the
+    /// disk, as a relaunched process would.
+    pub fn train<P: Resident>(
         &self,
         ts: &TrainStep,
+        compiled: &Compiled,
         steps: usize,
-        init: impl FnOnce() -> Vec<Literal>,
+        init: impl Fn() -> Vec<Literal>,
         mut batch: impl FnMut(usize) -> Vec<Literal>,
-        mut launch: impl FnMut() -> Result<R, Error>,
-    ) -> Result<TrainLog, Error>
-    where
-        R: FnMut(&[Literal]) -> Result<Vec<Literal>, Error>,
-    {
-        let mut checkpoint_time = Duration::ZERO;
-        let t0 = Instant::now();
-        self.checkpoints.remove_stale()?;
-        let start = match self.checkpoints.load_latest(ts)? {
-            Some(ck) => ck,
-            None => Checkpoint {
-                step: 0,
-                params: init(),
-                state: ts.init_state(),
-            },
-        };
-        checkpoint_time += t0.elapsed();
-        if start.params.len() != ts.param_types.len() {
-            return Err(Error::Usage(format!(
-                "{} initial parameters given, but the training step has {}",
-                start.params.len(),
-                ts.param_types.len()
-            )));
-        }
+        mut launch: impl FnMut() -> Result<P, Error>,
+    ) -> Result<TrainLog, Error> {
         let mut log = TrainLog {
-            started_from: start.step,
+            started_from: 0,
             losses: Vec::new(),
             restarts: Vec::new(),
             saved: 0,
-            checkpoint_time,
-            last: start.clone(),
+            checkpoint_time: Duration::ZERO,
+            last: Checkpoint {
+                step: 0,
+                params: Vec::new(),
+                state: Vec::new(),
+            },
         };
-        // The state to go back to after a failure when no checkpoint is saved yet.
-        let initial = start.clone();
-        let mut current = start;
-        let mut runner = launch()?;
-        while current.step < steps {
-            let t = current.step + 1;
-            let args = ts.args(&current.params, &current.state, t, &batch(t));
-            match runner(&args) {
-                Ok(results) => {
-                    let (loss, params, state) = ts.split(results);
-                    log.losses.push((t, loss));
-                    current = Checkpoint {
-                        step: t,
-                        params,
-                        state,
-                    };
-                    if t % self.every == 0 || t == steps {
+        let mut failed: Option<(usize, Error)> = None;
+        loop {
+            let program = launch()?;
+            let t0 = Instant::now();
+            let mut session = Session::resume(
+                ts,
+                compiled,
+                &program,
+                self.checkpoints.clone(),
+                self.every,
+                &init,
+            )?;
+            log.checkpoint_time += t0.elapsed();
+            let from = session.resumed_from();
+            match failed.take() {
+                None => log.started_from = from,
+                Some((t, e)) => {
+                    log.restarts.push(Restart {
+                        failed_at: t,
+                        resumed_from: from,
+                        error: e.to_string(),
+                    });
+                    log.losses.retain(|&(s, _)| s <= from);
+                }
+            }
+            let outcome = loop {
+                let t = session.steps_done() + 1;
+                if t > steps {
+                    break Ok(());
+                }
+                match session.step(&batch(t), &RunOptions::default()) {
+                    Ok(stepped) => {
+                        log.losses.push((t, stepped.loss));
+                        if stepped.saved.is_some() {
+                            log.saved += 1;
+                            log.checkpoint_time += stepped.saving;
+                        }
+                    }
+                    Err(e) => break Err((t, e)),
+                }
+            };
+            match outcome {
+                Ok(()) => {
+                    // The last step's state is saved too.
+                    let done = session.steps_done();
+                    if done > from && !done.is_multiple_of(self.every) {
                         let t0 = Instant::now();
-                        self.checkpoints.save(ts, &current)?;
+                        session.save(&self.checkpoints)?;
                         log.checkpoint_time += t0.elapsed();
                         log.saved += 1;
                     }
+                    log.last = session.checkpoint()?;
+                    return Ok(log);
                 }
-                Err(e) if e.is_device_failure() => {
+                Err((t, e)) if e.is_device_failure() => {
                     if log.restarts.len() == self.max_restarts {
                         return Err(Error::GaveUp {
                             restarts: log.restarts.len(),
@@ -154,28 +172,11 @@ impl Supervisor {
                             last: Box::new(e),
                         });
                     }
-                    drop(runner);
-                    runner = launch()?;
-                    // From the disk, as a relaunched process would: the checkpoint must
-                    // be loadable, not only in memory.
-                    let t0 = Instant::now();
-                    current = self
-                        .checkpoints
-                        .load_latest(ts)?
-                        .unwrap_or_else(|| initial.clone());
-                    log.checkpoint_time += t0.elapsed();
-                    log.restarts.push(Restart {
-                        failed_at: t,
-                        resumed_from: current.step,
-                        error: e.to_string(),
-                    });
-                    log.losses.retain(|&(s, _)| s <= current.step);
+                    failed = Some((t, e));
                 }
-                Err(e) => return Err(e),
+                Err((_, e)) => return Err(e),
             }
         }
-        log.last = current;
-        Ok(log)
     }
 }
 

@@ -54,6 +54,8 @@ pub struct Stepped {
     pub report: RunReport,
     /// The checkpoint written after it (on rank 0), if one was due.
     pub saved: Option<PathBuf>,
+    /// Time spent gathering and saving that checkpoint.
+    pub saving: std::time::Duration,
 }
 
 /// The first byte of what rank 0 sends the others.
@@ -190,16 +192,19 @@ impl<'a, P: Resident> Session<'a, P> {
             .to_f64_vec()[0];
         self.held = Some(Held::OnDevices(results));
         self.done = t;
+        let t0 = std::time::Instant::now();
         let saved = match &self.saving {
             Some((checkpoints, every)) if t.is_multiple_of(*every) => self.save(checkpoints)?,
             _ => None,
         };
+        let saving = t0.elapsed();
         self.report();
         Ok(Stepped {
             step: t,
             loss,
             report,
             saved,
+            saving,
         })
     }
 
