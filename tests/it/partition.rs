@@ -333,6 +333,9 @@ fn jax_fixture_decisions() {
             &["all_to_all {data}", "all_to_all {data}"],
         ),
         ("shard_map_psum_fwd", &["all_reduce {data}"]),
+        // A placement annotation is its operand: row-parallel elementwise work, no
+        // collective.
+        ("offload_device_put_fwd", &[]),
         (
             "shard_map_ring_attention_fwd",
             &["collective_permute {data}"; 16],

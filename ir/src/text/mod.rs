@@ -65,6 +65,7 @@
 
 mod attr;
 mod chlo;
+mod custom_call;
 mod format;
 mod generic;
 mod lexer;

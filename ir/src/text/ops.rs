@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.manual_computation, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -385,7 +385,7 @@ static SYNTAX: &[OpSyntax] = &[
         from_call
     ),
     syntax!(
-        &["sdy.sharding_constraint"],
+        &["sdy.sharding_constraint", "sdy.reshard"],
         None,
         0,
         parse_constraint,
@@ -2571,7 +2571,9 @@ fn from_call(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     Ok(OpKind::Call { callee })
 }
 
-/// `sdy.sharding_constraint %x <@mesh, [{"data"}, {}]> : t`
+/// `sdy.sharding_constraint %x <@mesh, [{"data"}, {}]> : t`, and `sdy.reshard` of the
+/// same syntax (`jax.sharding.reshard`): both fix the value's sharding at that point, which
+/// the partitioner reaches by resharding, so both are read as the constraint.
 fn parse_constraint(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
     let x = operands_n(p, f, 1, name)?;
     let at = p.tok.start;

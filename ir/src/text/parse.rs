@@ -23,6 +23,8 @@ use std::collections::HashMap;
 
 pub(super) type PResult<T> = Result<T, ParseError>;
 
+/// `stablehlo.custom_call`, read by `custom_call.rs`.
+const CUSTOM_CALL: &str = "stablehlo.custom_call";
 /// Deepest nesting of regions (a reduce in the reducer of a reduce in ...).
 pub(super) const MAX_REGION_DEPTH: usize = 16;
 
@@ -1255,6 +1257,17 @@ impl<'a> Parser<'a> {
             let values = chlo::top_k(self, f, "chlo.top_k", name_offset, generic)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, "chlo.top_k", values);
+        }
+        let custom_call = match &self.tok.tok {
+            Tok::Str(n) if n == CUSTOM_CALL => Some(true),
+            Tok::Ident(CUSTOM_CALL) => Some(false),
+            _ => None,
+        };
+        if let Some(generic) = custom_call {
+            self.bump()?;
+            let values = super::custom_call::parse(self, f, CUSTOM_CALL, name_offset, generic)?;
+            self.skip_loc()?;
+            return self.bind_results(f, &groups, CUSTOM_CALL, values);
         }
         let (syntax, parsed) = match self.tok.tok.clone() {
             Tok::Str(name) if chlo::is_chlo(&name) => {

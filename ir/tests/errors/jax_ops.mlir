@@ -193,3 +193,43 @@ module {
     return %0 : tensor<16x4xf32>
   }
 }
+
+// -----
+
+// custom_call of a LAPACK routine (jnp.linalg.inv)
+func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%x) {backend_config = "", mhlo.frontend_attributes = {num_batch_dims = "0"}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
+  return %0#0 : tensor<4x4xf32>
+}
+
+// -----
+
+// custom_call of a Python callback, generic form
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.custom_call"(%x) <{call_target_name = "xla_ffi_python_cpu_callback", has_side_effect = true}> : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// custom_call of an unknown target
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.custom_call @my_kernel(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// a placement annotation that changes the type
+func.func @main(%x: tensor<4xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.custom_call @MoveToHost(%x) : (tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// generic custom_call without its target
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.custom_call"(%x) <{has_side_effect = true}> : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
