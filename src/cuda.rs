@@ -1,7 +1,8 @@
 //! Running a compiled program on the cuda backend from global inputs.
 
 use crate::Error;
-use crate::simulate::{shard_args, unshard_results};
+use crate::on_devices::{OnDevices, Placement};
+use crate::simulate::unshard_results;
 use shardc_compiler::Compiled;
 use shardc_compiler::lower::gpu::Target;
 use shardc_compiler::lower::gpu_program::PtxCompiler;
@@ -41,30 +42,19 @@ pub struct CudaProgram {
     exe: Executable,
     mesh: CudaMesh,
     compiler: PtxCompiler,
-    ids: Vec<usize>,
+    place: Placement,
 }
 
 impl CudaProgram {
     pub fn new(c: &Compiled, options: &CudaOptions) -> Result<CudaProgram, Error> {
-        let mesh = &c.partitioned.mesh;
-        let n = mesh.num_devices();
-        let ids: Vec<usize> = (0..n).map(|pos| mesh.device_at(pos)).collect();
-        let mut seen = vec![false; n];
-        for &id in &ids {
-            if id >= n || std::mem::replace(&mut seen[id], true) {
-                return Err(Error::Usage(format!(
-                    "mesh @{} has device ids {ids:?}; the cuda backend runs devices 0..{n}, each once",
-                    mesh.name
-                )));
-            }
-        }
-        let cuda = CudaMesh::with_options(n, options)?;
+        let place = Placement::new(c, "cuda")?;
+        let cuda = CudaMesh::with_options(place.devices(), options)?;
         let compiler = PtxCompiler::new(target_of(&cuda)?);
         Ok(CudaProgram {
             exe: Executable::new(&c.partitioned.module, c.entry_name(), &compiler)?,
             mesh: cuda,
             compiler,
-            ids,
+            place,
         })
     }
 
@@ -82,21 +72,48 @@ impl CudaProgram {
 
     /// Runs on global arguments; returns the global results and the run's report.
     pub fn run(&self, c: &Compiled, args: &[Literal], tolerance: f64) -> Result<CudaRun, Error> {
-        let mut pieces: Vec<Option<Vec<Literal>>> =
-            shard_args(c, args)?.into_iter().map(Some).collect();
-        let mut per_device: Vec<Vec<Literal>> = vec![Vec::new(); self.ids.len()];
-        for (pos, &id) in self.ids.iter().enumerate() {
-            per_device[id] = pieces[pos].take().unwrap_or_default();
-        }
-        let report = self
-            .exe
-            .run_with(&self.mesh, per_device, &RunOptions::default())?;
-        let by_position: Vec<Vec<Literal>> = self
-            .ids
-            .iter()
-            .map(|&id| report.outputs[id].clone())
-            .collect();
-        let outputs = unshard_results(c, by_position, tolerance)?;
+        let (results, report) = self.call(self.put(c, args)?, &RunOptions::default())?;
+        let outputs = unshard_results(c, self.place.by_position(results), tolerance)?;
         Ok(CudaRun { outputs, report })
+    }
+
+    /// Shards global `args` for the devices. The pieces are kept on the host between
+    /// calls and copied to the GPUs by each call (state resident on the GPUs is issue
+    /// 18's); the interface is the cpu backend's, so a training loop is the same.
+    pub fn put(&self, c: &Compiled, args: &[Literal]) -> Result<OnDevices, Error> {
+        self.place.put(c, args)
+    }
+
+    /// Runs on the pieces `put` or `next_args` gave; the results' pieces come back.
+    pub fn call(
+        &self,
+        args: OnDevices,
+        options: &RunOptions,
+    ) -> Result<(OnDevices, RunReport), Error> {
+        let mut report = self.exe.run_with(&self.mesh, args.into_pieces(), options)?;
+        let pieces = std::mem::take(&mut report.outputs);
+        Ok((OnDevices::from_pieces(pieces), report))
+    }
+
+    /// The global value of result `k` of a call.
+    pub fn get(
+        &self,
+        c: &Compiled,
+        results: &OnDevices,
+        k: usize,
+        tolerance: f64,
+    ) -> Result<Literal, Error> {
+        self.place.get(c, results, k, tolerance)
+    }
+
+    /// The next call's arguments, as [`crate::CpuProgram::next_args`].
+    pub fn next_args(
+        &self,
+        c: &Compiled,
+        results: OnDevices,
+        carry: &[(usize, usize)],
+        fresh: &[(usize, Literal)],
+    ) -> Result<OnDevices, Error> {
+        self.place.next_args(c, results, carry, fresh)
     }
 }

@@ -18,12 +18,13 @@ mod jit;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod nn;
+mod on_devices;
 mod resident;
 mod simulate;
 mod spec;
 mod trace;
 
-pub use cpu::{CpuProgram, CpuRun, OnDevices, run_cpu, run_cpu_with};
+pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 #[cfg(feature = "cuda")]
 pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
 pub use engine::Engine;
@@ -33,6 +34,7 @@ pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 pub use mpi::run_cuda_mpi;
 #[cfg(feature = "mpi")]
 pub use mpi::{MpiProgram, MpiRun, OnRank, run_mpi, run_mpi_with};
+pub use on_devices::OnDevices;
 pub use resident::Resident;
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};

@@ -3,7 +3,7 @@
 //! [`run_cuda_mpi`], the same on GPUs, one process per GPU.
 
 use crate::Error;
-use crate::cpu::{Source, sources};
+use crate::on_devices::{Source, sources};
 use crate::simulate::{shard_arg_at, sharding, unshard_result, unshard_results};
 use shardc_compiler::Compiled;
 #[cfg(feature = "cuda")]

@@ -3,8 +3,9 @@
 //! (`shardc_train::session`): put global values on the devices, call the program on them,
 //! get one result back as a global value, feed results to the next call.
 //!
-//! Implemented by [`crate::CpuProgram`] (one process, a thread per device) and
-//! `MpiProgram` (a process per device, every method collective).
+//! Implemented by [`crate::CpuProgram`] (one process, a thread per device), `MpiProgram`
+//! (a process per device, every method collective) and `CudaProgram` (GPUs of one process;
+//! its pieces wait on the host between calls).
 
 use crate::Error;
 use shardc_compiler::Compiled;
@@ -138,5 +139,42 @@ impl Resident for crate::MpiProgram<'_, '_> {
 
     fn broadcast_from_rank0(&self, mine: Vec<u8>) -> Result<Vec<u8>, Error> {
         Ok(self.mesh().broadcast_bytes(0, mine))
+    }
+}
+
+#[cfg(feature = "cuda")]
+impl Resident for crate::CudaProgram {
+    type Values = crate::OnDevices;
+
+    fn put(&self, c: &Compiled, args: &[Literal]) -> Result<Self::Values, Error> {
+        crate::CudaProgram::put(self, c, args)
+    }
+
+    fn call(
+        &self,
+        args: Self::Values,
+        options: &RunOptions,
+    ) -> Result<(Self::Values, RunReport), Error> {
+        crate::CudaProgram::call(self, args, options)
+    }
+
+    fn get(
+        &self,
+        c: &Compiled,
+        results: &Self::Values,
+        k: usize,
+        tolerance: f64,
+    ) -> Result<Literal, Error> {
+        crate::CudaProgram::get(self, c, results, k, tolerance)
+    }
+
+    fn next_args(
+        &self,
+        c: &Compiled,
+        results: Self::Values,
+        carry: &[(usize, usize)],
+        fresh: &[(usize, Literal)],
+    ) -> Result<Self::Values, Error> {
+        crate::CudaProgram::next_args(self, c, results, carry, fresh)
     }
 }

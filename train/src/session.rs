@@ -1,5 +1,5 @@
 //! A training run on any backend that keeps values on its devices ([`shardc::Resident`]:
-//! the cpu backend's threads, the mpi backend's processes): the loop every training
+//! the cpu backend's threads, the mpi backend's processes, the cuda backend's GPUs): the loop every training
 //! program writes — put the state on the devices, run a step, carry the new parameters and
 //! optimizer state to the next step without moving them, read the loss — with
 //! checkpoints every N steps and resumption from the newest good one.
