@@ -7,6 +7,10 @@
 //! and a few more steps train from it.
 //!
 //! `cargo run --release --example restart -- [--steps N] [--dir DIR]`
+//!
+//! It compares two runs from step 0, so it empties its folder first. A training program
+//! that resumes where it stopped when run again is `examples/mpi_train.rs --checkpoints
+//! DIR` (under `shardc launch`, also after a rank dies: `docs/checkpoint.md`).
 
 use shardc::ir::{DType, TensorType};
 use shardc::runtime::engine::{Compute, Interpreted};
