@@ -376,6 +376,21 @@ fn collectives_overlap_compute_that_does_not_need_them() {
                 .iter()
                 .any(|e| e["ph"] == "M" && e["args"]["name"] == "device 7")
         );
+        // A report whose results stayed on the devices (a program's `call`) names every
+        // device's tracks too.
+        let mut kept = r.clone();
+        kept.outputs.clear();
+        let trace: serde_json::Value = serde_json::from_str(&kept.trace_json()).unwrap();
+        let named = |what: &str| {
+            trace["traceEvents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["ph"] == "M" && e["name"] == what)
+                .count()
+        };
+        assert_eq!(named("process_name"), DEVICES);
+        assert_eq!(named("thread_name"), 2 * DEVICES);
     }
     // On 8 devices sharing a few cores, some device's all-reduce runs beside its compute
     // (in one of the runs).

@@ -138,7 +138,10 @@ impl RunReport {
     /// for compute and 1 for communication, plus metadata naming them.
     pub fn trace_json(&self) -> String {
         let mut events = Vec::new();
-        for d in 0..self.outputs.len() {
+        // Every device of the run, whether or not its results are in the report (a call
+        // that leaves them on the devices reports none).
+        let devices = self.stats.devices.len().max(self.outputs.len());
+        for d in 0..devices {
             events.push(json!({"name": "process_name", "ph": "M", "pid": d,
                 "args": {"name": format!("device {d}")}}));
             events.push(json!({"name": "process_sort_index", "ph": "M", "pid": d,
