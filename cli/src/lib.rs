@@ -1,8 +1,9 @@
 //! The `shardc` command line's library half: the benchmarks that `shardc bench` runs and
-//! prints as JSON (`bench`), kept out of the `shardc` library so that a user program
-//! links none of their dependencies.
+//! prints as JSON (`bench`) and `shardc run` (`run`), kept out of the `shardc` library so
+//! that a user program links none of their dependencies.
 
 pub mod bench;
 pub mod calibrate;
 pub mod peer;
 pub mod plans;
+pub mod run;

@@ -60,6 +60,34 @@ enum Command {
         #[command(flatten)]
         cost: CostArgs,
     },
+    /// Compile a program and run it: print its outputs and the collectives the run made,
+    /// check them against the reference interpreter and against recorded outputs.
+    Run {
+        file: PathBuf,
+        /// Inputs: a recorded run (.json, as tests/fixtures/jax/corpus.py writes beside a
+        /// JAX export; its outputs are checked too) or a .safetensors file with tensors
+        /// named 0, 1, ...; deterministic inputs when absent.
+        #[arg(long)]
+        inputs: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: shardc_cli::run::Backend,
+        #[arg(long, default_value = "jit")]
+        engine: shardc::Engine,
+        /// Write the run's trace (Chrome's JSON; ui.perfetto.dev).
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Also run the reference interpreter on the global program and compare.
+        #[arg(long)]
+        check_reference: bool,
+        /// Write the outputs to a .safetensors file (tensors named 0, 1, ...).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Let shardings split dimensions their axes do not divide (padded).
+        #[arg(long)]
+        pad: bool,
+        #[command(flatten)]
+        cost: CostArgs,
+    },
     /// Measure the cpu backend on this host with a mesh (matmul and elementwise rates per
     /// device while all compute, all-reduce latency and bandwidth per axis) and write the
     /// cost profile compilation then optimises (`--cost-profile FILE`, `SHARDC_COST_PROFILE`).
@@ -354,6 +382,41 @@ fn launch(command: Command) -> ExitCode {
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     match cli.command {
         Command::Launch { .. } => Err("shardc launch runs from main".into()),
+        Command::Run {
+            file,
+            inputs,
+            backend,
+            engine,
+            trace,
+            check_reference,
+            out,
+            pad,
+            cost,
+        } => {
+            let outcome = shardc_cli::run::run(&shardc_cli::run::Run {
+                file,
+                inputs,
+                backend,
+                engine,
+                trace,
+                check_reference,
+                out,
+                options: Options {
+                    pad_uneven: pad,
+                    cost: cost.model()?,
+                    ..Options::default()
+                },
+                pad,
+            })?;
+            if outcome.prints {
+                emit(outcome.text.trim_end());
+            }
+            if outcome.passed {
+                Ok(())
+            } else {
+                Err("the outputs do not match (see above)".into())
+            }
+        }
         Command::Compile {
             file,
             explain,

@@ -175,3 +175,167 @@ fn launch_restarts_a_failing_job_and_gives_up() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+/// `shardc run` runs every JAX fixture on the cpu backend from its recorded inputs, and its
+/// outputs match JAX's recorded ones and the reference interpreter's.
+#[test]
+fn run_matches_jax_and_the_reference_on_every_fixture() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".mlir").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 50, "{names:?}");
+    for name in &names {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(["run", &format!("{dir}/{name}.mlir"), "--inputs"])
+            .arg(format!("{dir}/{name}.json"))
+            .args(["--engine", "interpreted", "--check-reference"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {text}{err}");
+        assert!(
+            text.contains("every result matches the reference interpreter")
+                && text.contains("every result matches the outputs recorded in"),
+            "{name}: {text}"
+        );
+    }
+}
+
+/// `shardc run` with the JIT, a trace with a named track per device and thread, outputs
+/// written to safetensors and read back as inputs, deterministic inputs, and bad inputs
+/// refused with what and where.
+#[test]
+fn run_writes_traces_and_outputs_and_refuses_bad_inputs() {
+    let case = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/jax/flax_mlp_relu_fwd"
+    );
+    let tmp = std::env::temp_dir().join(format!("shardc-run-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .arg("run")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (trace, outs) = (tmp.join("trace.json"), tmp.join("out.safetensors"));
+    let ok = run(&[
+        &format!("{case}.mlir"),
+        "--inputs",
+        &format!("{case}.json"),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--out",
+        outs.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(text.contains("on the cpu backend (8 devices"), "{text}");
+    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let names: Vec<String> = t["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "process_name")
+        .map(|e| e["args"]["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 8, "{names:?}");
+    // The outputs written, read back: the first result of the run is the file's `0`.
+    let bytes = std::fs::read(&outs).unwrap();
+    let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    assert!(st.tensor("0").is_ok());
+    // Deterministic inputs when none are given: the same outputs twice.
+    let a = run(&[&format!("{case}.mlir"), "--engine", "interpreted"]);
+    let b = run(&[
+        &format!("{case}.mlir"),
+        "--engine",
+        "interpreted",
+        "--backend",
+        "simulated",
+    ]);
+    assert!(a.status.success() && b.status.success());
+    let results = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| l.starts_with("result "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(results(&a), results(&b));
+    // Inputs of another program: the argument, both types and the file are named.
+    let other = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/jax/flax_mlp_sgd_step.json"
+    );
+    let bad = run(&[&format!("{case}.mlir"), "--inputs", other]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success());
+    assert!(
+        err.contains("flax_mlp_sgd_step.json:") && err.contains("the program takes"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `shardc run --backend mpi` under `shardc launch`: one process per device, rank 0
+/// prints, the outputs match JAX's; started without a launcher, it says how to start it.
+#[test]
+fn run_on_the_mpi_backend_under_launch() {
+    let case = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/jax/flax_mlp_sgd_step"
+    );
+    let shardc = env!("CARGO_BIN_EXE_shardc");
+    let out = std::process::Command::new(shardc)
+        .args([
+            "launch",
+            "-n",
+            "8",
+            "--max-restarts",
+            "0",
+            "--timeout",
+            "120",
+            "--",
+        ])
+        .args([shardc, "run", "--backend", "mpi", "--engine", "interpreted"])
+        .arg(format!("{case}.mlir"))
+        .arg("--inputs")
+        .arg(format!("{case}.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text.matches("ran @main").count(), 1, "{text}");
+    assert!(text.contains("on the mpi backend (8 devices"), "{text}");
+    assert!(
+        text.contains("every result matches the outputs recorded in"),
+        "{text}"
+    );
+    let alone = std::process::Command::new(shardc)
+        .args(["run", "--backend", "mpi"])
+        .arg(format!("{case}.mlir"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&alone.stderr);
+    assert!(!alone.status.success());
+    assert!(
+        err.contains("start it as `shardc launch -n 8 -- shardc run --backend mpi"),
+        "{err}"
+    );
+}

@@ -13,6 +13,7 @@ pub mod literal;
 pub mod mesh;
 pub mod module;
 pub mod op;
+pub mod record;
 pub mod rules;
 pub mod sharding;
 pub mod testing;

@@ -536,7 +536,8 @@ fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     f.sync_all().map_err(io)
 }
 
-fn dtype_to_st(d: DType) -> Dtype {
+/// The safetensors dtype of an element type (every shardc type has one).
+pub fn dtype_to_st(d: DType) -> Dtype {
     match d {
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
@@ -554,7 +555,8 @@ fn dtype_to_st(d: DType) -> Dtype {
     }
 }
 
-fn dtype_from_st(d: Dtype) -> Option<DType> {
+/// The element type of a safetensors dtype, if shardc has it.
+pub fn dtype_from_st(d: Dtype) -> Option<DType> {
     Some(match d {
         Dtype::F32 => DType::F32,
         Dtype::F64 => DType::F64,

@@ -1,0 +1,392 @@
+//! `shardc run`: compile a program and run it on a backend, from inputs in a file (a
+//! recorded run's JSON, safetensors) or made up deterministically; print the outputs and
+//! the run's collectives, check them against the reference interpreter and against
+//! recorded outputs, write them and the trace.
+
+use safetensors::SafeTensors;
+use shardc::compiler::{Compiled, Options, compile};
+use shardc::ir::record::{Record, excess_error};
+use shardc::ir::{DType, Literal, Module, TensorType};
+use shardc::runtime::backend::{RunOptions, RunReport};
+use shardc::{Engine, run_simulated_with};
+use shardc_train::checkpoint::{dtype_from_st, dtype_to_st};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Where the program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// A thread per device, ring collectives.
+    Cpu,
+    /// The devices simulated one after another, collectives by the reference.
+    Simulated,
+    /// A process per device (start under mpirun or shardc launch with -n DEVICES).
+    Mpi,
+    /// GPUs through the CUDA driver (one process).
+    Cuda,
+}
+
+/// What to run and how.
+pub struct Run {
+    pub file: PathBuf,
+    pub inputs: Option<PathBuf>,
+    pub backend: Backend,
+    pub engine: Engine,
+    pub trace: Option<PathBuf>,
+    pub check_reference: bool,
+    pub out: Option<PathBuf>,
+    pub options: Options,
+    pub pad: bool,
+}
+
+/// What a run gave, for the caller to print: the text, and whether every check passed.
+pub struct Outcome {
+    pub text: String,
+    pub passed: bool,
+    /// Whether this process prints (rank 0 of an mpi run; always otherwise).
+    pub prints: bool,
+}
+
+/// Runs `r`.
+pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
+    let text = std::fs::read(&r.file).map_err(|e| format!("{}: {e}", r.file.display()))?;
+    let text = String::from_utf8(text).map_err(|e| {
+        format!(
+            "{}: not UTF-8 text (byte {} is not valid)",
+            r.file.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let uneven = if r.pad {
+        shardc::ir::Uneven::Pad
+    } else {
+        shardc::ir::Uneven::Refuse
+    };
+    let m = shardc::ir::text::parse_module_with(&text, uneven)
+        .map_err(|e| format!("{}:{e}", r.file.display()))?;
+    let c = compile(&m, &r.options)?;
+    let types = input_types(&m)?;
+    let record = match &r.inputs {
+        None => None,
+        Some(p) => Some(read_inputs(p, &types)?),
+    };
+    let args = match &record {
+        Some(rec) => rec.inputs.clone(),
+        None => types
+            .iter()
+            .enumerate()
+            .map(|(k, t)| Literal::deterministic(t, k))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let tolerance = record.as_ref().map_or(1e-4, |r| r.abs.max(r.rel));
+    let (outputs, report, prints) = execute(r, &c, &args, tolerance)?;
+
+    let mut out = String::new();
+    let f = m.entry().ok_or("the module has no function to run")?;
+    writeln!(
+        out,
+        "ran @{} of {} on the {} backend ({} devices, mesh {}){}",
+        c.entry_name(),
+        r.file.display(),
+        backend_name(r.backend),
+        c.partitioned.mesh.num_devices(),
+        c.partitioned.mesh,
+        match &r.inputs {
+            Some(p) => format!(", inputs from {}", p.display()),
+            None => ", deterministic inputs".into(),
+        }
+    )?;
+    for (k, v) in outputs.iter().enumerate() {
+        let name = f
+            .result_attrs
+            .get(k)
+            .and_then(|a| a.attrs.iter().find(|(n, _)| n == "jax.result_info"))
+            .map(|(_, v)| format!(" {v}"))
+            .unwrap_or_default();
+        writeln!(out, "result {k}{name}: {}", describe(v))?;
+    }
+    if let Some(report) = &report {
+        let ops = &report.stats.ops;
+        writeln!(
+            out,
+            "{:.3} ms; {} per-device ops, {} B sent per device",
+            report.stats.wall.as_secs_f64() * 1e3,
+            ops.len(),
+            ops.iter().map(|o| o.max_bytes()).sum::<u64>()
+        )?;
+        for op in ops {
+            writeln!(
+                out,
+                "  {} {} (groups of {}): {} B/device",
+                op.kind,
+                op.value,
+                op.group_size,
+                op.max_bytes()
+            )?;
+        }
+        if let Some(path) = &r.trace {
+            report.write_trace(path)?;
+            writeln!(
+                out,
+                "trace: {} (open it in ui.perfetto.dev)",
+                path.display()
+            )?;
+        }
+    }
+    let mut passed = true;
+    if r.check_reference {
+        let want = shardc::runtime::reference::run(&m, c.entry_name(), &args)?;
+        passed &= compare(
+            &mut out,
+            "the reference interpreter",
+            &outputs,
+            &want,
+            1e-4,
+            1e-4,
+        )?;
+    }
+    if let Some(rec) = record.filter(|rec| !rec.outputs.is_empty()) {
+        let what = format!(
+            "the outputs recorded in {}",
+            r.inputs
+                .as_deref()
+                .map_or(String::new(), |p| p.display().to_string())
+        );
+        passed &= compare(&mut out, &what, &outputs, &rec.outputs, rec.abs, rec.rel)?;
+    }
+    if let (Some(path), true) = (&r.out, prints) {
+        write_safetensors(path, &outputs)?;
+        writeln!(out, "outputs written to {}", path.display())?;
+    }
+    Ok(Outcome {
+        text: out,
+        passed,
+        prints,
+    })
+}
+
+fn backend_name(b: Backend) -> &'static str {
+    match b {
+        Backend::Cpu => "cpu",
+        Backend::Simulated => "simulated",
+        Backend::Mpi => "mpi",
+        Backend::Cuda => "cuda",
+    }
+}
+
+fn input_types(m: &Module) -> Result<Vec<TensorType>, String> {
+    let f = m.entry().ok_or("the module has no function to run")?;
+    Ok(f.arg_types())
+}
+
+/// A run's global outputs, its report (none for the simulated backend), and whether this
+/// process prints.
+type Executed = (Vec<Literal>, Option<RunReport>, bool);
+
+/// Runs on the chosen backend.
+fn execute(
+    r: &Run,
+    c: &Compiled,
+    args: &[Literal],
+    tolerance: f64,
+) -> Result<Executed, Box<dyn std::error::Error>> {
+    let engine = r.engine.compute();
+    match r.backend {
+        Backend::Simulated => Ok((
+            run_simulated_with(engine.as_ref(), c, args, tolerance)?,
+            None,
+            true,
+        )),
+        Backend::Cpu => {
+            let run = shardc::CpuProgram::new(c, engine.as_ref())?.run_with(
+                c,
+                args,
+                tolerance,
+                &RunOptions::default(),
+            )?;
+            Ok((run.outputs, Some(run.report), true))
+        }
+        Backend::Mpi => {
+            use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
+            if !launched() {
+                return Err(format!(
+                    "the mpi backend runs one process per device: start it as `shardc launch -n {} -- shardc run --backend mpi {}` (or under mpirun -n {})",
+                    c.partitioned.mesh.num_devices(),
+                    r.file.display(),
+                    c.partitioned.mesh.num_devices()
+                )
+                .into());
+            }
+            let universe = initialize()?;
+            abort_on_panic();
+            let mesh = MpiMesh::world(&universe)?;
+            let rank = mesh.device();
+            let run = shardc::run_mpi(&mesh, c, args, engine.as_ref(), tolerance)?;
+            Ok((run.outputs, Some(run.report), rank == 0))
+        }
+        Backend::Cuda => {
+            let run = shardc::run_cuda(c, args, tolerance)?;
+            Ok((run.outputs, Some(run.report), true))
+        }
+    }
+}
+
+/// `f32[8,4] = [0.1, 0.2, ...] (min -1, max 1, mean 0.01)`.
+fn describe(v: &Literal) -> String {
+    let xs = v.to_f64_vec();
+    // Each element as its type prints it (an f32 to the digits an f32 has).
+    let show = |x: f64| match v.ty.dtype {
+        DType::F64 => format!("{x}"),
+        d if d.is_float() => format!("{}", x as f32),
+        _ => format!("{}", x as i128),
+    };
+    let shown: Vec<String> = xs.iter().take(6).map(|&x| show(x)).collect();
+    let more = if xs.len() > 6 { ", ..." } else { "" };
+    let mut s = format!("{} = [{}{more}]", v.ty, shown.join(", "));
+    if xs.len() > 1 {
+        let (lo, hi) = xs
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+                (l.min(x), h.max(x))
+            });
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        write!(s, " (min {}, max {}, mean {mean:.6})", show(lo), show(hi))
+            .expect("writing to a String");
+    }
+    s
+}
+
+/// Compares outputs with `want`, writing a line per output; whether all are within.
+fn compare(
+    out: &mut String,
+    what: &str,
+    got: &[Literal],
+    want: &[Literal],
+    abs: f64,
+    rel: f64,
+) -> Result<bool, std::fmt::Error> {
+    if got.len() != want.len() {
+        writeln!(
+            out,
+            "FAILED: {} outputs, but {what} has {}",
+            got.len(),
+            want.len()
+        )?;
+        return Ok(false);
+    }
+    let mut ok = true;
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        match excess_error(g, w, abs, rel) {
+            Ok(e) if e <= 0.0 => {}
+            Ok(e) => {
+                ok = false;
+                writeln!(
+                    out,
+                    "FAILED: result {k} differs from {what} by {e:.3e} beyond |d| <= {abs:e} + {rel:e}|want|"
+                )?;
+            }
+            Err(e) => {
+                ok = false;
+                writeln!(out, "FAILED: result {k}: {e} ({what})")?;
+            }
+        }
+    }
+    if ok {
+        writeln!(
+            out,
+            "every result matches {what} within |d| <= {abs:e} + {rel:e}|want|"
+        )?;
+    }
+    Ok(ok)
+}
+
+/// The inputs in `path`: a recorded run (`.json`) or a safetensors file whose tensors are
+/// named `0`, `1`, ... or `arg0`, `arg1`, ... (one per argument of the entry function).
+fn read_inputs(path: &Path, types: &[TensorType]) -> Result<Record, String> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let record = match ext {
+        "json" => Record::read(path)?,
+        "safetensors" => {
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let st = SafeTensors::deserialize(&bytes)
+                .map_err(|e| format!("{}: not a safetensors file: {e}", path.display()))?;
+            let mut inputs = Vec::with_capacity(types.len());
+            for (k, ty) in types.iter().enumerate() {
+                let view = st
+                    .tensor(&k.to_string())
+                    .or_else(|_| st.tensor(&format!("arg{k}")))
+                    .map_err(|_| {
+                        format!(
+                            "{}: no tensor `{k}` or `arg{k}` for argument {k} ({ty}); name the tensors by argument number (it has {:?})",
+                            path.display(),
+                            st.names()
+                        )
+                    })?;
+                let got = TensorType::new(
+                    dtype_from_st(view.dtype()).ok_or_else(|| {
+                        format!("{}: tensor for argument {k} has dtype {:?}, which shardc does not have", path.display(), view.dtype())
+                    })?,
+                    view.shape(),
+                );
+                if &got != ty {
+                    return Err(format!(
+                        "{}: argument {k} is {ty}, but the file's tensor is {got}",
+                        path.display()
+                    ));
+                }
+                inputs.push(
+                    Literal::from_le_bytes(ty, view.data())
+                        .map_err(|e| format!("{}: argument {k}: {e}", path.display()))?,
+                );
+            }
+            Record {
+                inputs,
+                outputs: Vec::new(),
+                abs: 1e-4,
+                rel: 1e-4,
+            }
+        }
+        _ => {
+            return Err(format!(
+                "{}: give inputs as a recorded run (.json: what tests/fixtures/jax/corpus.py writes beside a JAX export) or a .safetensors file (tensors named 0, 1, ...)",
+                path.display()
+            ));
+        }
+    };
+    if record.inputs.len() != types.len() {
+        return Err(format!(
+            "{}: {} inputs, but the program takes {} ({})",
+            path.display(),
+            record.inputs.len(),
+            types.len(),
+            types
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for (k, (got, want)) in record.inputs.iter().zip(types).enumerate() {
+        if &got.ty != want {
+            return Err(format!(
+                "{}: input {k} is {}, but the program's argument {k} is {want}",
+                path.display(),
+                got.ty
+            ));
+        }
+    }
+    Ok(record)
+}
+
+fn write_safetensors(path: &Path, outputs: &[Literal]) -> Result<(), String> {
+    let bytes: Vec<Vec<u8>> = outputs.iter().map(Literal::to_le_bytes).collect();
+    let mut views = Vec::with_capacity(outputs.len());
+    for (k, (v, data)) in outputs.iter().zip(&bytes).enumerate() {
+        let view =
+            safetensors::tensor::TensorView::new(dtype_to_st(v.ty.dtype), v.ty.shape.clone(), data)
+                .map_err(|e| format!("result {k}: {e}"))?;
+        views.push((k.to_string(), view));
+    }
+    let file = safetensors::serialize(views, None).map_err(|e| e.to_string())?;
+    std::fs::write(path, file).map_err(|e| format!("{}: {e}", path.display()))
+}
