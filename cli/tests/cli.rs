@@ -150,15 +150,19 @@ fn launch_restarts_a_failing_job_and_gives_up() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(
-        err.contains("attempt 1 failed: rank 1 exited with status 3"),
-        "{err}"
-    );
+    // Open MPI does not always print which process failed (its "Process name" block is
+    // sometimes left out when the job is aborted); the launcher then says "a rank".
+    for attempt in [1, 2] {
+        assert!(
+            err.contains(&format!(
+                "attempt {attempt} failed: rank 1 exited with status 3"
+            )) || err.contains(&format!(
+                "attempt {attempt} failed: a rank exited with status 3"
+            )),
+            "{err}"
+        );
+    }
     assert!(err.contains("restarting (1 of 1)"), "{err}");
-    assert!(
-        err.contains("attempt 2 failed: rank 1 exited with status 3"),
-        "{err}"
-    );
     assert!(
         err.contains("giving up after 1 restart (--max-restarts 1)"),
         "{err}"

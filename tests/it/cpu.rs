@@ -3,6 +3,7 @@
 //! `explain` states for each collective.
 
 use crate::partition::{det_inputs, parse_case};
+use crate::util::{measured, stated};
 use shardc::compiler::{Compiled, Options, Stage, compile};
 use shardc::ir::testing::jax::{excess_error, jax_fixtures};
 use shardc::ir::{Literal, Module, OpKind};
@@ -29,45 +30,6 @@ fn check(c: &Compiled, got: &[Literal], want: &[Literal], abs: f64, rel: f64) {
         );
     }
 }
-
-/// The measured bytes of every collective: its kind and the bytes a device sent as the
-/// compiler states them (for a permute, what a device that moves its block sends, the
-/// others sending nothing; for the rest, the mean over devices, which is every device's
-/// when the buffer divides evenly), sorted like [`stated`].
-fn measured(run: &CpuRun) -> Vec<String> {
-    let mut got: Vec<String> = run
-        .report
-        .stats
-        .ops
-        .iter()
-        .filter(|o| !matches!(o.kind.as_str(), "shard_slice" | "axis_index"))
-        .map(|o| {
-            let bytes = if o.kind == "collective_permute" {
-                let max = o.max_bytes();
-                assert!(o.bytes_sent.iter().all(|&b| b == max || b == 0), "{o:?}");
-                max
-            } else {
-                o.mean_bytes()
-            };
-            format!("{} {bytes}", o.kind)
-        })
-        .collect();
-    got.sort();
-    got
-}
-
-/// The collectives `explain` states, with their bytes per device, sorted.
-fn stated(c: &Compiled) -> Vec<String> {
-    let mut want: Vec<String> = c
-        .explain()
-        .collectives
-        .iter()
-        .map(|c| format!("{} {}", c.kind, c.bytes_per_device))
-        .collect();
-    want.sort();
-    want
-}
-
 /// The canonical cases of `tests/partition/`: the numbers match the reference, and the
 /// bytes each device sends per collective are the ones `explain` states.
 #[test]
@@ -87,7 +49,7 @@ fn canonical_cases_match_the_reference_and_explains_bytes() {
         let run = on_cpu(&c, &args);
         check(&c, &run.outputs, &want, 1e-5, 1e-5);
         assert_eq!(
-            measured(&run),
+            measured(&run.report),
             stated(&c),
             "{}\n{}",
             path.display(),
@@ -102,7 +64,7 @@ fn jax_fixtures_match_jax_on_the_cpu_backend() {
         let c = compile(&fx.module, &Options::default()).unwrap();
         let run = on_cpu(&c, &fx.inputs);
         check(&c, &run.outputs, &fx.outputs, fx.abs, fx.rel);
-        assert_eq!(measured(&run), stated(&c), "{}", fx.name);
+        assert_eq!(measured(&run.report), stated(&c), "{}", fx.name);
     }
 }
 
@@ -243,8 +205,8 @@ mod random_programs {
             }
             // Every device sends the ring algorithms' volume for each collective of the
             // per-device program, and those are the figures `explain` states.
-            prop_assert_eq!(measured(&run), volumes(&c));
-            prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
+            prop_assert_eq!(measured(&run.report), volumes(&c));
+            prop_assert_eq!(measured(&run.report), stated(&c), "{}", c.explain());
         }
 
         /// The same for uneven programs compiled with padding: padded inputs (NaN in the
@@ -261,8 +223,8 @@ mod random_programs {
                 let excess = excess_error(g, w, 1e-4, 1e-4).unwrap();
                 prop_assert!(excess <= 0.0, "result {k} off by {excess:e}\n{}\n{}", shardc::ir::text::print_module(m), c.as_text(Stage::Partitioned));
             }
-            prop_assert_eq!(measured(&run), volumes(&c));
-            prop_assert_eq!(measured(&run), stated(&c), "{}", c.explain());
+            prop_assert_eq!(measured(&run.report), volumes(&c));
+            prop_assert_eq!(measured(&run.report), stated(&c), "{}", c.explain());
         }
     }
 }

@@ -3,7 +3,7 @@
 //! theoretical volumes, and 5 steps run on the simulated mesh against the single-device
 //! reference, step by step.
 
-use crate::util::{assert_close, collectives, det};
+use crate::util::{assert_close, collectives, det, measured, stated};
 use shardc::ir::{DType, Literal, Mesh, TensorType};
 use shardc::{Options, P, Tensor};
 use shardc_train::step::{Optimizer, TrainStep, train_step};
@@ -90,7 +90,17 @@ fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> 
             .unwrap();
         let args = ts.args(&p_sim, &s_sim, t, &b);
         let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
-        let on_cpu = cpu.run(&c, &args, 1e-5).unwrap().outputs;
+        let run = cpu.run(&c, &args, 1e-5).unwrap();
+        // Every collective that ran is in explain, with its bytes (buckets and regathered
+        // all-gathers included), count for count.
+        assert_eq!(
+            measured(&run.report),
+            stated(&c),
+            "{}: explain against the run\n{}",
+            ts.strategy.name(),
+            c.explain()
+        );
+        let on_cpu = run.outputs;
         assert_eq!(on_cpu.len(), got.len());
         let name = ts.strategy.name();
         assert_close(
@@ -251,8 +261,13 @@ fn zero3_gathers_parameters_for_forward_and_again_for_backward() {
             .filter(|(kind, a, bytes)| kind == k && a == "data" && *bytes == b)
             .count()
     };
-    // Propagation gathers each parameter once and reduce-scatters each gradient.
-    assert_eq!(count("all_gather", gather_or_scatter(4, W)), 4, "{got:?}");
+    // Propagation gathers each parameter once and reduce-scatters each gradient; explain
+    // also lists the 3 gathers regathering adds for the backward pass (below).
+    assert_eq!(
+        count("all_gather", gather_or_scatter(4, W)),
+        4 + 3,
+        "{got:?}"
+    );
     assert_eq!(
         count("reduce_scatter", gather_or_scatter(4, W)),
         4,
@@ -388,11 +403,11 @@ fn fsdp_times_tp_splits_every_weight_both_ways_and_keeps_the_batch_on_data() {
     };
     let piece = W / 2; // a weight's tensor-parallel piece
     let act = (BATCH / 2 * D * 4) as u64; // the batch's half on this data row
-    // (explain lists the forward gathers; regathering adds one per weight the backward
-    // pass reads, after the plan: issue 15 makes explain list those too.)
+    // The forward gathers, and one more per weight the backward pass reads
+    // (regathering), all listed by explain as they run.
     assert_eq!(
         count("all_gather", "data", gather_or_scatter(2, piece)),
-        4,
+        4 + 3,
         "{got:?}"
     );
     assert_eq!(c.regathered, 3);
@@ -408,7 +423,7 @@ fn fsdp_times_tp_splits_every_weight_both_ways_and_keeps_the_batch_on_data() {
     );
     // Nothing else moves but the loss's mean over data (4 bytes): no batch gather.
     assert_eq!(count("all_reduce", "data", all_reduce(2, 4)), 1, "{got:?}");
-    assert_eq!(got.len(), 4 + 4 + 3 + 1, "{got:?}");
+    assert_eq!(got.len(), 4 + 3 + 4 + 3 + 1, "{got:?}");
     snapshot("fsdp_tp", &ts, &c);
     run_both(&ts, &ts.options(), 5, 1e-5);
 }

@@ -101,3 +101,40 @@ pub fn adamw() -> shardc_train::step::Optimizer {
         adam: Default::default(),
     }
 }
+
+/// The measured bytes of every collective: its kind and the bytes a device sent as the
+/// compiler states them (for a permute, what a device that moves its block sends, the
+/// others sending nothing; for the rest, the mean over devices, which is every device's
+/// when the buffer divides evenly), sorted like [`stated`].
+pub fn measured(report: &shardc::runtime::backend::RunReport) -> Vec<String> {
+    let mut got: Vec<String> = report
+        .stats
+        .ops
+        .iter()
+        .filter(|o| !matches!(o.kind.as_str(), "shard_slice" | "axis_index"))
+        .map(|o| {
+            let bytes = if o.kind == "collective_permute" {
+                let max = o.max_bytes();
+                assert!(o.bytes_sent.iter().all(|&b| b == max || b == 0), "{o:?}");
+                max
+            } else {
+                o.mean_bytes()
+            };
+            format!("{} {bytes}", o.kind)
+        })
+        .collect();
+    got.sort();
+    got
+}
+
+/// The collectives `explain` states, with their bytes per device, sorted.
+pub fn stated(c: &shardc::Compiled) -> Vec<String> {
+    let mut want: Vec<String> = c
+        .explain()
+        .collectives
+        .iter()
+        .map(|c| format!("{} {}", c.kind, c.bytes_per_device))
+        .collect();
+    want.sort();
+    want
+}

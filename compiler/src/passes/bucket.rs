@@ -16,6 +16,7 @@
 //! bucket starts a new bucket instead (the fused all-reduce could not wait for it).
 
 use crate::error::CompileError;
+use crate::passes::partition::OF;
 use serde::Serialize;
 use shardc_ir::{
     DType, Function, FunctionBuilder, Module, Op, OpId, OpKind, ReplicaGroups, TensorType, ValueId,
@@ -200,8 +201,18 @@ fn fuse(
     // The members share their reducer: copy the first one's region.
     let mut inner = HashMap::new();
     let region = b.copy_region(f, first.regions[0], &mut inner)?;
-    let reduced = b.push(first.kind.clone(), &[joined], Some(&[total]), vec![region])?;
-    let reduced = b.func().op(reduced).results[0];
+    let id = b.push(first.kind.clone(), &[joined], Some(&[total]), vec![region])?;
+    // The fused all-reduce reshards every member's value.
+    let of: Vec<String> = members
+        .iter()
+        .flat_map(|&m| crate::passes::partition::of(f.op(m)))
+        .collect();
+    if !of.is_empty() {
+        b.op_mut(id)
+            .attrs
+            .push((OF.to_string(), format!("\"{}\"", of.join(", "))));
+    }
+    let reduced = b.func().op(id).results[0];
     let mut offset = 0;
     for (&m, piece) in members.iter().zip(&flat) {
         let n = b.ty(*piece).num_elements();

@@ -81,6 +81,97 @@ pub struct Alternative {
     pub cost_us: f64,
 }
 
+/// The planned collectives as the per-device program runs them, matched through the
+/// [`crate::passes::partition::OF`] attribute the partitioner writes on each: a bucket
+/// (one all-reduce of several values) replaces its members, at the first one's place; a
+/// value gathered again (regathering) is listed again after its first gather. Planned
+/// collectives the per-device program does not name stay as they are.
+fn as_run(planned: Vec<Collective>, per_device: &shardc_ir::Function) -> Vec<Collective> {
+    let mut used = vec![false; planned.len()];
+    // Entries to add after (or, for buckets, in place of) planned entry `i`.
+    let mut again: HashMap<usize, Vec<Collective>> = HashMap::new();
+    let mut bucketed: HashMap<usize, Option<Collective>> = HashMap::new();
+    for (_, op) in per_device.body_ops() {
+        let of = crate::passes::partition::of(op);
+        let kind = op.kind.name();
+        let kind = kind.trim_start_matches("stablehlo.");
+        let find = |used: &[bool], name: &str, fresh: bool| {
+            planned
+                .iter()
+                .enumerate()
+                .position(|(i, c)| used[i] != fresh && c.kind == kind && c.value == name)
+        };
+        match of.as_slice() {
+            [] => {}
+            [one] => {
+                if let Some(i) = find(&used, one, true) {
+                    used[i] = true;
+                } else if let Some(i) = find(&used, one, false) {
+                    let mut c = planned[i].clone();
+                    c.needed_by = vec![format!(
+                        "gathered again for its later reads (regathering, Options::regather_gap), after {}",
+                        planned[i].needed_by.join(", ")
+                    )];
+                    again.entry(i).or_default().push(c);
+                }
+            }
+            members => {
+                let idx: Vec<usize> = members
+                    .iter()
+                    .filter_map(|m| {
+                        let i = find(&used, m, true)?;
+                        used[i] = true;
+                        Some(i)
+                    })
+                    .collect();
+                let Some(&first) = idx.first() else {
+                    continue;
+                };
+                let size: u64 = op
+                    .operands
+                    .first()
+                    .map_or(0, |&x| per_device.ty(x).size_bytes() as u64);
+                let g = match &op.kind {
+                    shardc_ir::OpKind::AllReduce { groups } => groups.group_size() as u64,
+                    _ => 1,
+                };
+                let bucket = Collective {
+                    kind: planned[first].kind.clone(),
+                    axes: planned[first].axes.clone(),
+                    value: idx
+                        .iter()
+                        .map(|&i| planned[i].value.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    from: format!("{} values flattened into one bucket of {size} B", idx.len()),
+                    to: "each value summed over the group".to_string(),
+                    bytes_per_device: if g > 1 { 2 * (g - 1) * size / g } else { 0 },
+                    needed_by: idx
+                        .iter()
+                        .flat_map(|&i| planned[i].needed_by.iter().cloned())
+                        .collect(),
+                    cost_us: idx.iter().map(|&i| planned[i].cost_us).sum(),
+                    alternatives: Vec::new(),
+                };
+                for &i in &idx {
+                    bucketed.insert(i, None);
+                }
+                bucketed.insert(first, Some(bucket));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(planned.len());
+    for (i, c) in planned.into_iter().enumerate() {
+        match bucketed.remove(&i) {
+            Some(Some(bucket)) => out.push(bucket),
+            Some(None) => {}
+            None => out.push(c),
+        }
+        out.extend(again.remove(&i).unwrap_or_default());
+    }
+    out
+}
+
 fn us(seconds: f64) -> f64 {
     (seconds * 1e9).round() / 1e3
 }
@@ -369,6 +460,12 @@ impl Compiled {
                 layouts,
             });
         }
+        // What the passes after partitioning changed: buckets fuse all-reduces, regathering
+        // gathers a parameter again for its later reads.
+        let mut collectives = match self.partitioned.module.entry() {
+            Some(per_device) => as_run(collectives, per_device),
+            None => collectives,
+        };
         // The collectives the user wrote in shard_map bodies run as written.
         for (_, op) in f.body_ops() {
             collectives.extend(crate::local::manual::written_collectives(

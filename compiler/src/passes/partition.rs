@@ -58,6 +58,29 @@ struct Emitter<'a> {
     /// Classes being emitted (to report a cyclic choice instead of recursing forever).
     pending: std::collections::HashSet<Id>,
     masker: Masker,
+    /// The global program's value names, for [`OF`].
+    names: Vec<String>,
+}
+
+/// The attribute of each collective the partitioner emits naming the global value it
+/// reshards (`shardc.of = "%4"`; a bucket lists its members): how `explain` and the run
+/// report refer to the same collective.
+pub const OF: &str = "shardc.of";
+
+/// The global values a per-device op reshards, from its [`OF`] attribute (none for ops
+/// the partitioner did not emit for a value: the user's own collectives).
+pub fn of(op: &shardc_ir::Op) -> Vec<String> {
+    op.attrs
+        .iter()
+        .find(|(k, _)| k == OF)
+        .map(|(_, v)| {
+            v.trim_matches('"')
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn internal(what: String) -> CompileError {
@@ -113,6 +136,7 @@ pub fn partition(
         ops: HashMap::new(),
         pending: std::collections::HashSet::new(),
         masker: Masker::default(),
+        names: f.value_names(),
     };
     for v in program_order(f) {
         for &l in p.graph.layouts_of(v) {
@@ -432,9 +456,18 @@ impl Emitter<'_> {
                 *out = self
                     .b
                     .push1_typed(OpKind::CollectivePermute { pairs }, &[*out], ty)?;
+                self.mark(*out, self.f.op(op).results[k]);
             }
         }
         Ok(outs)
+    }
+
+    /// Names the global value `v` on the op defining `x` ([`OF`]).
+    fn mark(&mut self, x: ValueId, v: ValueId) {
+        if let Some(op) = self.b.func().defining_op(x) {
+            let name = format!("\"{}\"", self.names[v.index()]);
+            self.b.op_mut(op).attrs.push((OF.to_string(), name));
+        }
     }
 
     fn groups(&self, axes: &[AxisRef]) -> Result<ReplicaGroups, CompileError> {
@@ -536,6 +569,9 @@ impl Emitter<'_> {
                         .push1_typed(OpKind::CollectivePermute { pairs }, &[x], ty)?
                 }
             };
+            if !matches!(step, Step::Slice { .. }) {
+                self.mark(x, v);
+            }
             // A dimension gathered whole drops the padding of its last blocks.
             if pieces.output != pieces.raw {
                 let rank = pieces.raw.len();
