@@ -203,6 +203,10 @@ enum Bench {
         /// Fuse all-reduces into buckets of at most this many bytes (as `compile`).
         #[arg(long)]
         bucket_bytes: Option<usize>,
+        /// Also time every step with the ring collectives over channels, alternating with
+        /// the shared-memory ones (`ring_collectives_step_ms`).
+        #[arg(long)]
+        compare_collectives: bool,
     },
     /// A program's chosen plan beside the best plans of other machines' figures, each
     /// run on the cpu backend: predicted (one formula, the chosen model) vs measured.
@@ -521,9 +525,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     cost,
                     profile,
                     bucket_bytes,
+                    compare_collectives,
                 },
         } => {
             let b = shardc_cli::peer::PeerBench {
+                compare_collectives,
                 dir,
                 cases,
                 steps,

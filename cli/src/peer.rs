@@ -31,6 +31,9 @@ pub struct PeerBench {
     pub profile: bool,
     /// [`Options::bucket_bytes`]: all-reduces fused into buckets of at most this size.
     pub bucket_bytes: Option<usize>,
+    /// Also time the steps with the cpu backend's ring collectives (over channels),
+    /// alternating step by step with the default ([`RunOptions::shared_memory_min_bytes`]).
+    pub compare_collectives: bool,
 }
 
 /// The cases of a folder, sorted by name.
@@ -87,7 +90,7 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
     };
     let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;
     let compiled = start.elapsed();
-    let s = step(&m, &c, b.engine, b.steps)?;
+    let s = step_with(&m, &c, b.engine, b.steps, b.compare_collectives)?;
     let first = compiled + s.prepare + s.first_call;
     let profile = if b.profile {
         profile(
@@ -103,6 +106,7 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
         "devices": mesh_devices,
         "step_ms": ms(s.median),
         "steps": b.steps,
+        "ring_collectives_step_ms": s.median_ring.map(ms),
         "first_step_ms": ms(first),
         "time_to_first_step_ms": {
             "parse": ms(parsed),
@@ -142,6 +146,8 @@ pub struct Stepped {
     pub first_call: Duration,
     /// The median of the calls after it.
     pub median: Duration,
+    /// With the ring collectives compared: the median of the calls that ran them.
+    pub median_ring: Option<Duration>,
     /// The most bytes a device sent in the last call, and the most it held at once.
     pub bytes_sent: u64,
     pub peak_bytes: u64,
@@ -160,6 +166,19 @@ pub fn step(
     c: &shardc::Compiled,
     engine: Engine,
     steps: usize,
+) -> Result<Stepped, Error> {
+    step_with(m, c, engine, steps, false)
+}
+
+/// [`step`], and with `compare_ring` as many more calls with the ring collectives
+/// ([`RunOptions::shared_memory_min_bytes`] `usize::MAX`), alternating with the others so that both see the
+/// same machine.
+pub fn step_with(
+    m: &shardc::ir::Module,
+    c: &shardc::Compiled,
+    engine: Engine,
+    steps: usize,
+    compare_ring: bool,
 ) -> Result<Stepped, Error> {
     let start = Instant::now();
     let compute = engine.compute();
@@ -181,16 +200,37 @@ pub fn step(
         .collect();
     let mut args = program.put(c, &globals)?;
     let mut times = Vec::new();
+    let mut ring_times = Vec::new();
     let mut last = None;
-    for _ in 0..=steps.max(1) {
-        let t = Instant::now();
-        let (results, report) = program.call(args, &RunOptions::default())?;
-        times.push(t.elapsed());
-        args = program.next_args(c, results, &carry, &fresh)?;
-        last = Some(report);
+    let ring = RunOptions {
+        shared_memory_min_bytes: usize::MAX,
+        ..RunOptions::default()
+    };
+    for k in 0..=steps.max(1) {
+        for compared in [false, true] {
+            if compared && (!compare_ring || k == 0) {
+                continue;
+            }
+            let options = if compared {
+                &ring
+            } else {
+                &RunOptions::default()
+            };
+            let t = Instant::now();
+            let (results, report) = program.call(args, options)?;
+            let elapsed = t.elapsed();
+            args = program.next_args(c, results, &carry, &fresh)?;
+            if compared {
+                ring_times.push(elapsed);
+            } else {
+                times.push(elapsed);
+                last = Some(report);
+            }
+        }
     }
     let first_call = times.remove(0);
     times.sort();
+    ring_times.sort();
     let devs = last.map(|r| r.stats.devices).unwrap_or_default();
     let mean = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
         devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32
@@ -199,6 +239,7 @@ pub fn step(
         prepare,
         first_call,
         median: times[times.len() / 2],
+        median_ring: ring_times.get(ring_times.len() / 2).copied(),
         bytes_sent: devs.iter().map(|d| d.bytes_sent).max().unwrap_or(0),
         peak_bytes: devs.iter().map(|d| d.peak_bytes).max().unwrap_or(0),
         compute: mean(&|d| d.compute),

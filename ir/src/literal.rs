@@ -238,14 +238,77 @@ impl Elements {
         map_elements!(self, v => v[range].to_vec())
     }
 
+    /// The elements of `ranges`, one range after the other.
+    pub fn ranges(&self, ranges: &[std::ops::Range<usize>]) -> Elements {
+        let len = ranges.iter().map(ExactSizeIterator::len).sum();
+        map_elements!(self, v => {
+            let mut out = Vec::with_capacity(len);
+            for r in ranges {
+                out.extend_from_slice(&v[r.clone()]);
+            }
+            out
+        })
+    }
+
+    /// Runs of `run` elements taken from each part in turn (the first run of every part,
+    /// then the second, ...): blocks of a dimension joined, when each part is a block and
+    /// `run` the block's extent times the dimensions after it. `None` when the parts differ
+    /// in dtype or length, a part is not a whole number of runs, or there are none.
+    pub fn interleave<E: std::borrow::Borrow<Elements>>(
+        parts: &[E],
+        run: usize,
+    ) -> Option<Elements> {
+        let first = parts.first()?.borrow();
+        let len = first.len();
+        if parts.iter().any(|p| p.borrow().len() != len) || (run == 0 && len != 0) {
+            return None;
+        }
+        if run == 0 || len % run != 0 {
+            return (len == 0).then(|| Elements::zeros(first.dtype(), 0));
+        }
+        macro_rules! weave {
+            ($variant:ident) => {{
+                let slices: Vec<&[_]> = parts
+                    .iter()
+                    .map(|p| match p.borrow() {
+                        Elements::$variant(v) => Some(v.as_slice()),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                let mut out = Vec::with_capacity(len * parts.len());
+                for o in 0..len / run {
+                    for s in &slices {
+                        out.extend_from_slice(&s[o * run..(o + 1) * run]);
+                    }
+                }
+                Elements::$variant(out)
+            }};
+        }
+        Some(match first {
+            Elements::F32(_) => weave!(F32),
+            Elements::F64(_) => weave!(F64),
+            Elements::BF16(_) => weave!(BF16),
+            Elements::F16(_) => weave!(F16),
+            Elements::I32(_) => weave!(I32),
+            Elements::I64(_) => weave!(I64),
+            Elements::I1(_) => weave!(I1),
+            Elements::I8(_) => weave!(I8),
+            Elements::I16(_) => weave!(I16),
+            Elements::U8(_) => weave!(U8),
+            Elements::U16(_) => weave!(U16),
+            Elements::U32(_) => weave!(U32),
+            Elements::U64(_) => weave!(U64),
+        })
+    }
+
     /// The parts one after the other; `None` when they are not all of one dtype (or there
     /// are none).
-    pub fn concat(parts: &[Elements]) -> Option<Elements> {
+    pub fn concat<E: std::borrow::Borrow<Elements>>(parts: &[E]) -> Option<Elements> {
         macro_rules! cat {
             ($variant:ident) => {{
                 let mut out = Vec::new();
                 for p in parts {
-                    let Elements::$variant(v) = p else {
+                    let Elements::$variant(v) = p.borrow() else {
                         return None;
                     };
                     out.extend_from_slice(v);
@@ -253,7 +316,7 @@ impl Elements {
                 Elements::$variant(out)
             }};
         }
-        Some(match parts.first()? {
+        Some(match parts.first()?.borrow() {
             Elements::F32(_) => cat!(F32),
             Elements::F64(_) => cat!(F64),
             Elements::BF16(_) => cat!(BF16),

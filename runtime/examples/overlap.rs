@@ -126,7 +126,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut walls = Vec::new();
         let mut last = None;
         for _ in 0..runs {
-            let r = exe.run_with(&mesh, args(size), &RunOptions { overlap })?;
+            let r = exe.run_with(
+                &mesh,
+                args(size),
+                &RunOptions {
+                    overlap,
+                    ..RunOptions::default()
+                },
+            )?;
             walls.push(r.stats.wall);
             last = Some(r);
         }

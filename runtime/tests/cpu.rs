@@ -211,7 +211,14 @@ fn a_device_that_fails_is_named_and_the_others_stop() {
     let exe = Executable::new(&m, "main", &Interpreted).unwrap();
     let mesh = CpuMesh::new(DEVICES).unwrap();
     let sync = exe
-        .run_with(&mesh, args.clone(), &RunOptions { overlap: false })
+        .run_with(
+            &mesh,
+            args.clone(),
+            &RunOptions {
+                overlap: false,
+                ..RunOptions::default()
+            },
+        )
         .unwrap();
     assert_eq!(sync.outputs, ok.outputs);
     for (sabotage, want) in [
@@ -295,7 +302,14 @@ fn collectives_overlap_compute_that_does_not_need_them() {
             continue;
         }
         let r = exe
-            .run_with(&mesh, args.clone(), &RunOptions { overlap })
+            .run_with(
+                &mesh,
+                args.clone(),
+                &RunOptions {
+                    overlap,
+                    ..RunOptions::default()
+                },
+            )
             .unwrap();
         for (d, want) in want.iter().enumerate() {
             // Everything equals the simulator; %h = x·x involves no collective: bit for bit.
@@ -398,4 +412,41 @@ fn collectives_overlap_compute_that_does_not_need_them() {
         overlapped > 0,
         "no device overlapped communication with compute"
     );
+}
+
+/// The collectives through shared memory give the ring's results bit for bit (they fold
+/// in the ring's order) and count the same bytes, for every op, dtype and reducer, with
+/// the groups of the cases (contiguous, strided, shuffled).
+#[test]
+fn shared_memory_collectives_equal_the_rings_bit_for_bit() {
+    for (t, reducers) in CASES {
+        for r in *reducers {
+            let m = parse_module(&collectives(t, r)).unwrap_or_else(|e| panic!("{t} {r}: {e}"));
+            let args = args_for(&m, DEVICES, 5);
+            let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+            let mesh = CpuMesh::new(DEVICES).unwrap();
+            let run = |shared: bool| {
+                let options = RunOptions {
+                    shared_memory_min_bytes: if shared { 0 } else { usize::MAX },
+                    ..RunOptions::default()
+                };
+                exe.run_with(&mesh, args.clone(), &options)
+                    .unwrap_or_else(|e| panic!("{t} {r}: {e}"))
+            };
+            let (shared, ring) = (run(true), run(false));
+            for (d, (a, b)) in shared.outputs.iter().zip(&ring.outputs).enumerate() {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    assert_eq!(
+                        x.to_le_bytes(),
+                        y.to_le_bytes(),
+                        "{t} {r}: device {d} output {i}"
+                    );
+                }
+            }
+            let bytes = |rep: &RunReport| -> Vec<Vec<u64>> {
+                rep.stats.ops.iter().map(|o| o.bytes_sent.clone()).collect()
+            };
+            assert_eq!(bytes(&shared), bytes(&ring), "{t} {r}");
+        }
+    }
 }

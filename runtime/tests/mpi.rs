@@ -366,7 +366,10 @@ fn overlap_off_and_report(_: &Universe, mesh: &MpiMesh) {
         .run_with(
             &exe,
             args[mesh.device()].clone(),
-            &RunOptions { overlap: false },
+            &RunOptions {
+                overlap: false,
+                ..RunOptions::default()
+            },
         )
         .unwrap();
     assert_eq!(on.outputs, off.outputs);

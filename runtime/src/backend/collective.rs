@@ -61,11 +61,8 @@ pub(crate) struct Blocks {
     inverse: Vec<usize>,
     /// The shape cut, the dimension and the number of blocks (for backends that move
     /// blocks as strided copies).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) shape: Vec<usize>,
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) dim: usize,
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) n: usize,
 }
 

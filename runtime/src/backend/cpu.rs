@@ -1,6 +1,6 @@
 //! The cpu backend: a mesh of `N` devices in one process, each device a compute thread and
-//! a communication thread, collectives as ring algorithms ([`super::collective`]) over
-//! shared-memory channels.
+//! a communication thread, collectives through shared memory ([`super::shared`]) and
+//! channels.
 //!
 //! Every ordered pair of devices has a channel (a mailbox of messages from one to the
 //! other, in order); a message is a buffer moved, not copied. A run spawns the threads
@@ -10,8 +10,11 @@
 //!   kernel, and hands each per-device op to its communication thread without waiting;
 //!   it waits for a per-device op's result only when a later step reads it (with
 //!   [`RunOptions::overlap`] off, right away);
-//! - the **communication thread** runs the per-device ops in program order, exchanging
-//!   buffers with the other devices' communication threads, and hands results back.
+//! - the **communication thread** runs the per-device ops in program order and hands
+//!   results back: the collectives of groups of [`RunOptions::shared_memory_min_bytes`] or more through
+//!   shared memory (each device reads its peers' operands in place, [`super::shared`]),
+//!   smaller ones as ring algorithms and a `collective_permute` as one message, over
+//!   channels.
 //!
 //! Every device runs the same ops in the same order, so the messages between two devices
 //! arrive in the order the algorithms expect (each carries its op's step, checked). When a
@@ -20,11 +23,13 @@
 //! failed first for a reason of its own.
 
 use super::device::{Communication, Job, assemble, compute, joined};
+use super::shared::Board;
 use super::{
     DeviceError, Executable, Link, LinkError, Mesh, RunOptions, RunReport, RuntimeError, Span,
 };
 use crate::engine::Buffers;
 use shardc_ir::{Elements, Literal};
+use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread;
@@ -177,6 +182,8 @@ impl Mesh for CpuMesh {
             });
         }
         let boxes = mailboxes(n);
+        let board = Board::new(n);
+        let board = &board;
         let clock = Instant::now();
         let outcomes = thread::scope(|scope| {
             let mut handles = Vec::with_capacity(n);
@@ -186,7 +193,7 @@ impl Mesh for CpuMesh {
                 let comm = thread::Builder::new()
                     .name(format!("device {device} communication"))
                     .spawn_scoped(scope, move || {
-                        communicate(exe, device, jobs_rx, mailbox, clock)
+                        communicate(exe, device, jobs_rx, mailbox, board, options, clock)
                     });
                 let comm = match comm {
                     Ok(h) => h,
@@ -272,16 +279,36 @@ fn communicate(
     device: usize,
     jobs: Receiver<Job>,
     mut link: Mailbox,
+    board: &Board,
+    options: &RunOptions,
     clock: Instant,
 ) -> Result<Communicated, DeviceError> {
+    // However this thread ends, peers waiting on it at the board stop waiting.
+    struct Leaves<'b>(&'b Board, usize);
+    impl Drop for Leaves<'_> {
+        fn drop(&mut self) {
+            self.0.leave(self.1);
+        }
+    }
+    let _leaves = Leaves(board, device);
     let mut comm = Communication::new(exe, device, clock);
     // Ends when the compute thread is done (or gone) and every job has run.
     for job in jobs {
         let exchange = comm.exchange(job.step)?;
-        let input = comm.input(job.step, job.input.as_ref())?;
         link.step = job.step;
         let start = clock.elapsed();
-        let (out, sent) = exchange.run(device, input, &mut link)?;
+        let small = exchange.result_ty.size_bytes() < options.shared_memory_min_bytes;
+        let (out, sent) = if exchange.is_permute() || small {
+            let input = comm.input(job.step, job.input.as_ref())?;
+            exchange.run(device, input, &mut link)?
+        } else {
+            // The operand computed for this op is moved onto the board, not copied.
+            let input = match comm.input(job.step, None)? {
+                Some(kept) => Some(Cow::Borrowed(kept)),
+                None => job.input.map(Cow::Owned),
+            };
+            exchange.run_shared(device, input, board)?
+        };
         comm.finish(job.step, out, sent, start, job.reply)?;
     }
     Ok(Communicated {

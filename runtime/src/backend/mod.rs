@@ -20,6 +20,7 @@ mod device;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod report;
+pub mod shared;
 pub mod watchdog;
 
 pub use collective::{Exchange, Link, LinkError};
@@ -160,11 +161,19 @@ pub struct RunOptions {
     /// Start each collective and keep computing until a step reads its result (`true`),
     /// or wait for every collective as soon as it starts (`false`).
     pub overlap: bool,
+    /// The cpu backend runs a collective of groups whose result has at least this many
+    /// bytes through shared memory, a smaller one as a ring algorithm over channels (same
+    /// results bit for bit, same bytes counted). `usize::MAX`: rings only, for comparison;
+    /// `0`: shared memory only. Other backends ignore it.
+    pub shared_memory_min_bytes: usize,
 }
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
-        RunOptions { overlap: true }
+        RunOptions {
+            overlap: true,
+            shared_memory_min_bytes: shared::MIN_BYTES,
+        }
     }
 }
 

@@ -495,6 +495,56 @@ pub(crate) fn zip_elements(op: BinaryOp, x: &Elements, y: &Elements) -> Option<E
     Some(with_native!(x.dtype(), T => T::wrap(T::zip(op, T::slice(x)?, T::slice(y)?)?)))
 }
 
+/// `op` folded over the same `segments` of each of `parts`, in the order given
+/// (`((p0 ⊕ p1) ⊕ p2) ⊕ ...`, rounded to the dtype after every step, as [`zip_elements`]
+/// computes each pair): the result holds the segments' elements one after the other.
+/// Worked in tiles of a few thousand elements so the partial result stays in cache while
+/// the parts stream through. `None` when the parts differ in dtype, a segment lies outside
+/// a part, or the op is not defined on the dtype.
+pub(crate) fn fold_segments(
+    op: BinaryOp,
+    parts: &[&Elements],
+    segments: &[std::ops::Range<usize>],
+) -> Option<Elements> {
+    const TILE: usize = 4096;
+    let first = parts.first()?;
+    let len: usize = segments.iter().map(ExactSizeIterator::len).sum();
+    Some(with_native!(first.dtype(), T => {
+        let slices: Vec<&[T]> = parts.iter().map(|p| T::slice(p)).collect::<Option<_>>()?;
+        if segments.iter().any(|r| slices.iter().any(|s| r.end > s.len())) {
+            return None;
+        }
+        // The segments cut into tiles of at most TILE elements.
+        let mut tiles: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new()];
+        let mut filled = 0;
+        for r in segments {
+            let mut start = r.start;
+            while start < r.end {
+                if filled == TILE {
+                    tiles.push(Vec::new());
+                    filled = 0;
+                }
+                let end = r.end.min(start + TILE - filled);
+                tiles.last_mut()?.push(start..end);
+                filled += end - start;
+                start = end;
+            }
+        }
+        let gather = |s: &[T], tile: &[std::ops::Range<usize>]| -> Vec<T> {
+            tile.iter().flat_map(|r| s[r.clone()].iter().copied()).collect()
+        };
+        let mut out: Vec<T> = Vec::with_capacity(len);
+        for tile in &tiles {
+            let mut acc = gather(slices[0], tile);
+            for s in &slices[1..] {
+                acc = T::zip(op, &acc, &gather(s, tile))?;
+            }
+            out.extend_from_slice(&acc);
+        }
+        T::wrap(out)
+    }))
+}
+
 pub(crate) fn compare(
     site: &Site,
     dir: ComparisonDirection,

@@ -127,6 +127,18 @@ pub fn zip_elements(
     elementwise::zip_elements(op, x, y)
 }
 
+/// `op` folded over the same `segments` of each of `parts`, in their order, with the op's
+/// exact semantics (see [`zip_elements`]); the segments' results end to end. `None` if the
+/// parts differ in dtype, a segment is out of range or the op is not defined on the dtype.
+/// The cpu backend's shared-memory reductions fold their peers' pieces with it.
+pub(crate) fn fold_segments(
+    op: shardc_ir::BinaryOp,
+    parts: &[&shardc_ir::Elements],
+    segments: &[std::ops::Range<usize>],
+) -> Option<shardc_ir::Elements> {
+    elementwise::fold_segments(op, parts, segments)
+}
+
 /// Evaluates one op of `f` on the values of its operands and returns its results.
 ///
 /// `inputs` holds one literal per operand, of the operand's type (splats are accepted).
