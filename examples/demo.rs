@@ -119,6 +119,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         step: 0,
         params: cfg.init(0),
         state: ts.init_state(),
+        data: None,
     };
     let mut session = Session::new(&ts, &compiled, &program, start_state);
     let mut curve = Vec::with_capacity(steps);

@@ -114,6 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 step: 0,
                 params: init(),
                 state: ts.init_state(),
+                data: None,
             },
         ),
     };

@@ -80,6 +80,22 @@ impl Tensor {
     }
 
     #[track_caller]
+    pub fn sin(&self) -> Tensor {
+        self.unary(UnaryOp::Sine)
+    }
+
+    #[track_caller]
+    pub fn cos(&self) -> Tensor {
+        self.unary(UnaryOp::Cosine)
+    }
+
+    /// SiLU (swish): `x * sigmoid(x)`, as `jax.nn.silu` and `torch.nn.SiLU`.
+    #[track_caller]
+    pub fn silu(&self) -> Tensor {
+        self * &self.sigmoid()
+    }
+
+    #[track_caller]
     pub fn maximum(&self, other: &Tensor) -> Tensor {
         self.binary(BinaryOp::Maximum, other)
     }
@@ -138,6 +154,74 @@ impl Tensor {
         let var = (&xc * &xc).mean(&[-1]).keep_dims(&[-1], r);
         let y = xc * (var + eps).rsqrt();
         y * gamma + beta
+    }
+
+    /// RMS normalisation over the last dimension (Llama's `RMSNorm`, `flax.linen.RMSNorm`):
+    /// `x / sqrt(mean(x^2) + eps) * gamma`, `gamma` of the last dimension's size.
+    #[track_caller]
+    pub fn rms_norm(&self, gamma: &Tensor, eps: f64) -> Tensor {
+        let r = self.rank();
+        let ms = (self * self).mean(&[-1]).keep_dims(&[-1], r);
+        self * &(ms + eps).rsqrt() * gamma
+    }
+
+    /// The gated half of a SwiGLU feed-forward (Llama's MLP before its down projection):
+    /// `silu(x @ w_gate) * (x @ w_up)`.
+    #[track_caller]
+    pub fn swiglu(&self, w_gate: &Tensor, w_up: &Tensor) -> Tensor {
+        self.matmul(w_gate).silu() * self.matmul(w_up)
+    }
+
+    /// Rotary position embedding (RoPE) in the rotate-half convention of GPT-NeoX and Llama
+    /// (transformers' `apply_rotary_pos_emb`): for `x` of shape `[.., seq, d]` (`d` even)
+    /// and position `p` in `0..seq`, the pair `(x[i], x[i + d/2])` turned by the angle
+    /// `p * base^(-2i/d)`: `x * cos + rotate_half(x) * sin` with
+    /// `rotate_half(x) = [-x[d/2..], x[..d/2]]`. The angles' sines and cosines are
+    /// constants of the program (computed in `f64`, rounded to `x`'s dtype).
+    #[track_caller]
+    pub fn rotary(&self, base: f64) -> Tensor {
+        let at = std::panic::Location::caller();
+        let shape = self.shape().to_vec();
+        let r = shape.len();
+        if r < 2 || !shape[r - 1].is_multiple_of(2) || base <= 0.0 {
+            return self.user_error(
+                "rotary",
+                at,
+                format!(
+                    "rotary takes [.., seq, d] with d even and a positive base; got shape {shape:?} and base {base}"
+                ),
+                "give the heads' dimension last (an even size) and the sequence before it",
+            );
+        }
+        let (seq, d) = (shape[r - 2], shape[r - 1]);
+        let half = d / 2;
+        let angle = |p: usize, j: usize| p as f64 * base.powf(-2.0 * (j % half) as f64 / d as f64);
+        let table = |f: fn(f64) -> f64| -> Vec<f64> {
+            (0..seq)
+                .flat_map(|p| (0..d).map(move |j| f(angle(p, j))))
+                .collect()
+        };
+        let constant =
+            |values: Vec<f64>| match shardc_ir::Literal::from_f64(self.dtype(), &[seq, d], &values)
+            {
+                Ok(lit) => self.constant(lit),
+                Err(e) => self.user_error(
+                    "rotary",
+                    at,
+                    format!("the angle tables do not fit {}: {e}", self.dtype()),
+                    "apply rotary to a floating-point tensor",
+                ),
+            };
+        let (cos, sin) = (constant(table(f64::cos)), constant(table(f64::sin)));
+        let mut start = vec![0; r];
+        let mut limit = shape.clone();
+        limit[r - 1] = half;
+        let first = self.slice(&start, &limit);
+        start[r - 1] = half;
+        limit[r - 1] = d;
+        let second = self.slice(&start, &limit);
+        let rotated = (-second).concatenate(&[&first], r - 1);
+        self * &cos + rotated * sin
     }
 
     /// Batch normalisation over the leading (batch) dimension, in training mode: each

@@ -194,6 +194,7 @@ fn one_mesh(
         step: 0,
         params: cfg.init(0),
         state: ts.init_state(),
+        data: None,
     };
     let mut session = Session::new(&ts, &compiled, &program, start_state);
     for t in 1..=b.warmup + b.steps {

@@ -250,6 +250,84 @@ mod composites {
     }
 
     #[test]
+    fn sin_cos_and_silu_by_hand() {
+        let l = jit(|x: Tensor| vec![x.sin(), x.cos(), x.silu()])
+            .lower(&[f32(&[3])])
+            .unwrap();
+        let got = l.run_reference(&[lit(&[3], &[-1.0, 0.0, 1.0])]).unwrap();
+        close(&got[0].to_f64_vec(), &[-0.84147098, 0.0, 0.84147098]);
+        close(&got[1].to_f64_vec(), &[0.54030231, 1.0, 0.54030231]);
+        // x * sigmoid(x): -1 / (1 + e), 0, 1 / (1 + 1/e).
+        close(&got[2].to_f64_vec(), &[-0.26894142, 0.0, 0.73105858]);
+    }
+
+    #[test]
+    fn rms_norm_by_hand() {
+        let l = jit(|x: Tensor, g: Tensor| x.rms_norm(&g, 0.0))
+            .lower(&[f32(&[1, 4]), f32(&[4])])
+            .unwrap();
+        let got = run1(
+            &l,
+            &[
+                lit(&[1, 4], &[1.0, 2.0, 3.0, 4.0]),
+                lit(&[4], &[1.0, 1.0, 2.0, 2.0]),
+            ],
+        );
+        // mean of squares 30/4 = 7.5; 1/sqrt(7.5) = 0.36514837.
+        close(&got, &[0.36514837, 0.73029674, 2.19089023, 2.92118698]);
+    }
+
+    #[test]
+    fn swiglu_by_hand() {
+        let l = jit(|x: Tensor, wg: Tensor, wu: Tensor| x.swiglu(&wg, &wu))
+            .lower(&[f32(&[1, 2]), f32(&[2, 1]), f32(&[2, 1])])
+            .unwrap();
+        let got = run1(
+            &l,
+            &[
+                lit(&[1, 2], &[1.0, 2.0]),
+                lit(&[2, 1], &[1.0, 0.0]),
+                lit(&[2, 1], &[0.0, 1.0]),
+            ],
+        );
+        // silu(1) * 2.
+        close(&got, &[2.0 * 0.73105858]);
+    }
+
+    #[test]
+    fn rotary_by_hand() {
+        let l = jit(|x: Tensor| x.rotary(100.0))
+            .lower(&[f32(&[2, 4])])
+            .unwrap();
+        let got = run1(
+            &l,
+            &[lit(&[2, 4], &[1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0])],
+        );
+        // Position 0 is not turned. Position 1: pairs (x0, x2) by 1 rad and (x1, x3) by
+        // 100^(-1/2) = 0.1 rad: x0 cos 1 - x2 sin 1, x1 cos .1 - x3 sin .1,
+        // x2 cos 1 + x0 sin 1, x3 cos .1 + x1 sin .1.
+        close(
+            &got,
+            &[
+                1.0,
+                2.0,
+                3.0,
+                4.0,
+                -1.98411063,
+                1.59067466,
+                2.46237791,
+                4.17968351,
+            ],
+        );
+        let odd = jit(|x: Tensor| x.rotary(10_000.0)).lower(&[f32(&[2, 3])]);
+        let err = match odd {
+            Ok(_) => panic!("an odd head dimension is refused"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains("rotary") && err.contains("d even"), "{err}");
+    }
+
+    #[test]
     fn cross_entropy_by_hand() {
         let l = jit(|logits: Tensor, labels: Tensor| logits.cross_entropy(&labels))
             .lower(&[f32(&[2, 3]), TensorType::new(DType::I32, [2])])
@@ -373,6 +451,67 @@ mod optimizers {
         close(&run(&l, &[lit(3.0), lit(4.0)]), &[0.6, 0.8, 5.0]);
         // Below the limit nothing changes.
         close(&run(&l, &[lit(0.3), lit(0.4)]), &[0.3, 0.4, 0.5]);
+    }
+
+    #[test]
+    fn schedules_by_hand() {
+        use shardc_train::optim::Schedule;
+        let cases: [(Schedule, &[(f64, f64)]); 4] = [
+            (Schedule::Constant { lr: 0.3 }, &[(1.0, 0.3), (500.0, 0.3)]),
+            (
+                Schedule::WarmupLinear {
+                    lr: 1.0,
+                    warmup: 10.0,
+                    total: 110.0,
+                    end_ratio: 0.0,
+                },
+                &[
+                    (5.0, 0.5),
+                    (10.0, 1.0),
+                    (35.0, 0.75),
+                    (110.0, 0.0),
+                    (200.0, 0.0),
+                ],
+            ),
+            (
+                Schedule::Step {
+                    lr: 1.0,
+                    every: 10.0,
+                    gamma: 0.5,
+                },
+                &[(1.0, 1.0), (9.0, 1.0), (10.0, 0.5), (25.0, 0.25)],
+            ),
+            (
+                // Up to 1 over 10 steps, a drop to 0.1 at 50, constant after 100.
+                Schedule::Piecewise(&[
+                    (0.0, 0.0),
+                    (10.0, 1.0),
+                    (50.0, 1.0),
+                    (50.0, 0.1),
+                    (100.0, 0.2),
+                ]),
+                &[
+                    (5.0, 0.5),
+                    (30.0, 1.0),
+                    (49.0, 1.0),
+                    (50.0, 0.1),
+                    (75.0, 0.15),
+                    (300.0, 0.2),
+                ],
+            ),
+        ];
+        for (schedule, points) in cases {
+            let l = jit(move |s: Tensor| schedule.rate(&s))
+                .lower(&[f32(&[])])
+                .unwrap();
+            for &(step, want) in points {
+                let got = run(&l, &[scalar(step)]);
+                assert!(
+                    (got[0] - want).abs() < 1e-6,
+                    "{schedule:?} at {step}: {got:?}, want {want}"
+                );
+            }
+        }
     }
 
     #[test]

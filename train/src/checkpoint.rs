@@ -27,6 +27,9 @@ use std::path::{Path, PathBuf};
 /// The `format` metadata of a shardc checkpoint.
 pub const FORMAT: &str = "shardc-checkpoint/2";
 
+/// The metadata key of the checksum of the data loader's position.
+const DATA_CHECKSUM: &str = "data.crc32";
+
 /// The metadata key of a tensor's checksum.
 fn checksum_key(name: &str) -> String {
     format!("crc32.{name}")
@@ -53,6 +56,9 @@ pub struct Checkpoint {
     pub params: Vec<Literal>,
     /// Global optimizer state, in the training step's order (slot by slot).
     pub state: Vec<Literal>,
+    /// Where the data loader was, as text (`crate::sampler::DistributedSampler::state`),
+    /// kept in the file's metadata with its own checksum; `None` if not given.
+    pub data: Option<String>,
 }
 
 /// What a checkpoint file says about the run that wrote it.
@@ -64,6 +70,8 @@ pub struct CheckpointInfo {
     pub strategy: String,
     /// The mesh that wrote it, as `name=size` per axis.
     pub mesh: String,
+    /// Where the data loader was ([`Checkpoint::data`]).
+    pub data: Option<String>,
 }
 
 /// Saves and finds the checkpoints of one run in a directory.
@@ -181,6 +189,10 @@ impl Checkpointer {
         ]);
         for ((name, _), data) in layout.iter().zip(&bytes) {
             metadata.insert(checksum_key(name), checksum(data));
+        }
+        if let Some(data) = &ck.data {
+            metadata.insert("data".to_string(), data.clone());
+            metadata.insert(DATA_CHECKSUM.to_string(), checksum(data.as_bytes()));
         }
         safetensors::serialize(views, Some(metadata))
             .map_err(|e| problem(format!("cannot serialize: {e}")))
@@ -401,6 +413,7 @@ impl Checkpointer {
             step: info.step,
             params: values,
             state,
+            data: info.data,
         })
     }
 
@@ -511,6 +524,22 @@ fn read_header(file: &[u8]) -> Result<(CheckpointInfo, HashMap<String, String>),
         optimizer: field("optimizer")?,
         strategy: field("strategy")?,
         mesh,
+        data: match (meta.get("data"), meta.get(DATA_CHECKSUM)) {
+            (None, _) => None,
+            (Some(data), Some(sum)) if *sum == checksum(data.as_bytes()) => Some(data.clone()),
+            (Some(_), Some(_)) => {
+                return Err((
+                    "has a `data` entry (the data loader's position) that does not match its checksum".into(),
+                    true,
+                ));
+            }
+            (Some(_), None) => {
+                return Err((
+                    format!("has a `data` entry but no `{DATA_CHECKSUM}` in its metadata"),
+                    true,
+                ));
+            }
+        },
     };
     Ok((info, sums))
 }

@@ -12,6 +12,7 @@ pub mod optim;
 pub mod pipelining;
 pub mod presets;
 pub mod restart;
+pub mod sampler;
 pub mod session;
 pub mod step;
 pub mod strategy;

@@ -2,8 +2,8 @@
 //! demo compile.
 
 use crate::strategy::axis::{DATA, MODEL};
-use shardc::PartitionSpec;
 use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
+use shardc::{DimSpec, PartitionSpec};
 
 /// Sizes of a GPT-style transformer.
 #[derive(Copy, Clone, Debug)]
@@ -312,6 +312,152 @@ impl GptConfig {
             })
             .collect()
     }
+}
+
+/// Sizes of a Llama-style decoder: RMSNorm before attention and MLP, rotary position
+/// embeddings on queries and keys, causal multi-head attention, a SwiGLU MLP, no biases,
+/// an untied output head (transformers' `LlamaForCausalLM`, without grouped-query
+/// attention).
+#[derive(Copy, Clone, Debug)]
+pub struct LlamaConfig {
+    pub vocab: usize,
+    pub layers: usize,
+    pub d_model: usize,
+    pub heads: usize,
+    /// The SwiGLU MLP's hidden width.
+    pub ffn: usize,
+    pub batch: usize,
+    pub seq: usize,
+    /// The rotary embeddings' base (Llama's 10000).
+    pub rope_base: f64,
+}
+
+/// The weights of one Llama layer, in argument order.
+pub const LLAMA_LAYER_WEIGHTS: [&str; 9] = [
+    "attn_norm",
+    "attn.wq",
+    "attn.wk",
+    "attn.wv",
+    "attn.wo",
+    "mlp_norm",
+    "mlp.w_gate",
+    "mlp.w_up",
+    "mlp.w_down",
+];
+
+impl LlamaConfig {
+    /// The parameters' names, in argument order: `embed`, `layers.L.attn.wq`, ...,
+    /// `norm`, `lm_head`.
+    pub fn param_names(&self) -> Vec<String> {
+        let mut names = vec!["embed".to_string()];
+        for l in 0..self.layers {
+            names.extend(
+                LLAMA_LAYER_WEIGHTS
+                    .iter()
+                    .map(|w| format!("layers.{l}.{w}")),
+            );
+        }
+        names.extend(["norm".to_string(), "lm_head".to_string()]);
+        names
+    }
+
+    /// The parameters' types, in [`param_names`](Self::param_names) order.
+    pub fn param_types(&self) -> Vec<TensorType> {
+        let f = |s: &[usize]| TensorType::new(DType::F32, s);
+        let (d, h) = (self.d_model, self.ffn);
+        let mut types = vec![f(&[self.vocab, d])];
+        for _ in 0..self.layers {
+            types.extend([
+                f(&[d]),
+                f(&[d, d]),
+                f(&[d, d]),
+                f(&[d, d]),
+                f(&[d, d]),
+                f(&[d]),
+                f(&[d, h]),
+                f(&[d, h]),
+                f(&[h, d]),
+            ]);
+        }
+        types.extend([f(&[d]), f(&[d, self.vocab])]);
+        types
+    }
+
+    /// Megatron shardings over `axis`: Q, K, V, the gate and the up projection split by
+    /// columns (heads, hidden units), the output and down projections by rows, so each
+    /// layer needs one all-reduce forward for attention and one for the MLP; embeddings,
+    /// norms and the head replicated (FSDP x TP adds `data` on a free dimension).
+    pub fn param_specs(&self, axis: &str) -> Vec<PartitionSpec> {
+        let cols = PartitionSpec::new(vec![DimSpec::replicated(), DimSpec::axes(&[axis])]);
+        let rows = PartitionSpec::new(vec![DimSpec::axes(&[axis]), DimSpec::replicated()]);
+        let mut specs = vec![P![]];
+        for _ in 0..self.layers {
+            specs.extend([
+                P![],
+                cols.clone(),
+                cols.clone(),
+                cols.clone(),
+                rows.clone(),
+                P![],
+                cols.clone(),
+                cols.clone(),
+                rows.clone(),
+            ]);
+        }
+        specs.extend([P![], P![]]);
+        specs
+    }
+
+    /// Initial parameters: norms' gains 1, every other weight normal with std 0.02;
+    /// deterministic in `seed`.
+    pub fn init(&self, seed: i64) -> Vec<shardc_ir::Literal> {
+        use shardc_runtime::reference::random::{bits, normal_f64};
+        self.param_names()
+            .iter()
+            .zip(self.param_types())
+            .enumerate()
+            .map(|(k, (name, ty))| {
+                let n = ty.num_elements();
+                let values: Vec<f64> = if name.ends_with("norm") {
+                    vec![1.0; n]
+                } else {
+                    let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
+                    (0..n)
+                        .map(|i| 0.02 * normal_f64(bits(s, i as u64)))
+                        .collect()
+                };
+                shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
+                    .expect("sizes match the type")
+            })
+            .collect()
+    }
+}
+
+/// The mean next-token cross-entropy of a [`LlamaConfig`] model: `tokens` and `targets`
+/// `[batch, seq]` integers, `p` in [`LlamaConfig::param_names`] order.
+pub fn llama_loss(cfg: &LlamaConfig, tokens: &Tensor, targets: &Tensor, p: &[Tensor]) -> Tensor {
+    let (b, t, d, h) = (cfg.batch, cfg.seq, cfg.d_model, cfg.heads);
+    let hd = d / h;
+    let per_layer = LLAMA_LAYER_WEIGHTS.len();
+    let mut x = p[0].take_rows(tokens);
+    for l in 0..cfg.layers {
+        let w = &p[1 + l * per_layer..1 + (l + 1) * per_layer];
+        let a = x.rms_norm(&w[0], 1e-6);
+        // [b, t, d] -> [b, heads, t, hd] for the rotary embedding, and back.
+        let heads = |y: Tensor| y.reshape(&[b, t, h, hd]).transpose(&[0, 2, 1, 3]);
+        let back = |y: Tensor| y.transpose(&[0, 2, 1, 3]);
+        let q = back(heads(a.matmul(&w[1])).rotary(cfg.rope_base));
+        let k = back(heads(a.matmul(&w[2])).rotary(cfg.rope_base));
+        let v = a.matmul(&w[3]).reshape(&[b, t, h, hd]);
+        let y = full_attention(&q, &k, &v).reshape(&[b, t, d]);
+        x = &x + &y.matmul(&w[4]);
+        let m = x.rms_norm(&w[5], 1e-6);
+        x = &x + &m.swiglu(&w[6], &w[7]).matmul(&w[8]);
+    }
+    let n = p.len();
+    x.rms_norm(&p[n - 2], 1e-6)
+        .matmul(&p[n - 1])
+        .cross_entropy(targets)
 }
 
 /// Sizes of a mixture-of-experts layer (GShard's grouped top-k routing with a capacity

@@ -118,3 +118,82 @@ pub fn warmup_cosine(step: &Tensor, base: f64, warmup: f64, total: f64, min: f64
     let in_warmup = step.compare(ComparisonDirection::Lt, &step.scalar(warmup));
     Tensor::select(&in_warmup, &warm, &decayed)
 }
+
+/// A learning-rate schedule: the rate at step `t` (from 1), traced into the training step.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Schedule {
+    /// `lr` at every step.
+    Constant { lr: f64 },
+    /// Linear warm-up to `lr`, then cosine decay to `lr * min_ratio` at `total`
+    /// ([`warmup_cosine`]).
+    WarmupCosine {
+        lr: f64,
+        warmup: f64,
+        total: f64,
+        min_ratio: f64,
+    },
+    /// Linear warm-up to `lr`, then linear decay to `lr * end_ratio` at `total` and that
+    /// after (transformers' `get_linear_schedule_with_warmup` with `end_ratio` 0).
+    WarmupLinear {
+        lr: f64,
+        warmup: f64,
+        total: f64,
+        end_ratio: f64,
+    },
+    /// `lr * gamma^floor(t / every)` (PyTorch's `StepLR`).
+    Step { lr: f64, every: f64, gamma: f64 },
+    /// Any schedule as points `(step, rate)` in increasing steps, linearly interpolated
+    /// between them and constant beyond the first and last (optax's
+    /// `piecewise_interpolate_schedule` with linear interpolation).
+    Piecewise(&'static [(f64, f64)]),
+}
+
+impl Schedule {
+    /// The rate at step `t` (a float scalar).
+    pub fn rate(&self, t: &Tensor) -> Tensor {
+        match *self {
+            Schedule::Constant { lr } => t * 0.0 + lr,
+            Schedule::WarmupCosine {
+                lr,
+                warmup,
+                total,
+                min_ratio,
+            } => warmup_cosine(t, lr, warmup, total, lr * min_ratio),
+            Schedule::WarmupLinear {
+                lr,
+                warmup,
+                total,
+                end_ratio,
+            } => {
+                let warm = t * (lr / warmup.max(1.0));
+                let progress = ((t - warmup) / (total - warmup).max(1.0))
+                    .minimum(&t.scalar(1.0))
+                    .maximum(&t.scalar(0.0));
+                let decayed = progress * (lr * end_ratio - lr) + lr;
+                let in_warmup = t.compare(ComparisonDirection::Lt, &t.scalar(warmup));
+                Tensor::select(&in_warmup, &warm, &decayed)
+            }
+            Schedule::Step { lr, every, gamma } => {
+                let k = (t / every.max(1.0)).unary(UnaryOp::Floor);
+                t.scalar(gamma).pow(&k) * lr
+            }
+            Schedule::Piecewise(points) => {
+                let Some(&(_, first)) = points.first() else {
+                    return t * 0.0;
+                };
+                // first + the sum of each segment's slope times the part of it passed.
+                points.windows(2).fold(t * 0.0 + first, |acc, w| {
+                    let ((s0, v0), (s1, v1)) = (w[0], w[1]);
+                    let len = s1 - s0;
+                    if len <= 0.0 {
+                        // A jump at s0.
+                        let after = t.compare(ComparisonDirection::Ge, &t.scalar(s0));
+                        return acc + Tensor::select(&after, &t.scalar(v1 - v0), &t.scalar(0.0));
+                    }
+                    let passed = (t - s0).maximum(&t.scalar(0.0)).minimum(&t.scalar(len));
+                    acc + passed * ((v1 - v0) / len)
+                })
+            }
+        }
+    }
+}

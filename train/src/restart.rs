@@ -108,6 +108,7 @@ impl Supervisor {
                 step: 0,
                 params: Vec::new(),
                 state: Vec::new(),
+                data: None,
             },
         };
         let mut failed: Option<(usize, Error)> = None;

@@ -41,6 +41,9 @@ pub struct Session<'a, P: Resident> {
     done: usize,
     resumed_from: usize,
     saving: Option<(Checkpointer, usize)>,
+    /// Where the data loader is ([`Checkpoint::data`]): from the checkpoint resumed, then
+    /// as [`Session::set_data`] says.
+    data: Option<String>,
     tolerance: f64,
     /// Whether reporting progress failed already (said once).
     progress_failed: std::cell::Cell<bool>,
@@ -73,6 +76,7 @@ impl<'a, P: Resident> Session<'a, P> {
         start: Checkpoint,
     ) -> Self {
         let done = start.step;
+        let data = start.data.clone();
         let s = Session {
             ts,
             compiled,
@@ -81,6 +85,7 @@ impl<'a, P: Resident> Session<'a, P> {
             done,
             resumed_from: done,
             saving: None,
+            data,
             tolerance: 1e-3,
             progress_failed: std::cell::Cell::new(false),
         };
@@ -134,6 +139,7 @@ impl<'a, P: Resident> Session<'a, P> {
                 step: 0,
                 params: init(),
                 state: ts.init_state(),
+                data: None,
             },
         };
         if start.params.len() != ts.param_types.len() {
@@ -146,6 +152,18 @@ impl<'a, P: Resident> Session<'a, P> {
         let mut s = Session::new(ts, compiled, program, start);
         s.saving = Some((checkpoints, every));
         Ok(s)
+    }
+
+    /// Where the data loader is now (`DistributedSampler::state`), saved with every
+    /// checkpoint from here on: set it before each step to where the loader will be once
+    /// the step's batch is read, and a resumed run starts its loader there.
+    pub fn set_data(&mut self, data: String) {
+        self.data = Some(data);
+    }
+
+    /// Where the data loader was at the checkpoint the run resumed from (or as last set).
+    pub fn data(&self) -> Option<&str> {
+        self.data.as_deref()
     }
 
     /// Checks that devices holding the same piece of a result agree within `tolerance`
@@ -214,7 +232,10 @@ impl<'a, P: Resident> Session<'a, P> {
             None => Err(Error::Usage(
                 "a step of this session failed; its state is lost".into(),
             )),
-            Some(Held::Global(ck)) => Ok(ck.clone()),
+            Some(Held::Global(ck)) => Ok(Checkpoint {
+                data: self.data.clone(),
+                ..ck.clone()
+            }),
             Some(Held::OnDevices(results)) => {
                 let (n, held) = (self.ts.param_types.len(), self.ts.carried().len());
                 let mut values = (1..=held)
@@ -225,6 +246,7 @@ impl<'a, P: Resident> Session<'a, P> {
                     step: self.done,
                     params: values,
                     state,
+                    data: self.data.clone(),
                 })
             }
         }

@@ -8,7 +8,7 @@
 //! [`crate::pipelining::train_step`] builds it (`docs/pipeline.md`), through the same
 //! [`step_around`] as every other strategy.
 
-use crate::optim::{AdamW, Sgd, warmup_cosine};
+use crate::optim::{AdamW, Schedule, Sgd, warmup_cosine};
 use crate::strategy::{Layouts, Parallelism, Strategy};
 use shardc::PartitionSpec;
 use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
@@ -30,6 +30,12 @@ pub enum Optimizer {
         min_ratio: f64,
         adam: AdamW,
     },
+    /// AdamW under any learning-rate schedule (constant, linear, step, piecewise: a
+    /// schedule of one's own). Same state and checkpoints as [`Optimizer::AdamW`].
+    AdamWScheduled {
+        schedule: Schedule,
+        adam: AdamW,
+    },
 }
 
 impl Optimizer {
@@ -43,14 +49,14 @@ impl Optimizer {
     pub fn slot_names(&self) -> &'static [&'static str] {
         match self {
             Optimizer::Sgd { .. } => &["momentum"],
-            Optimizer::AdamW { .. } => &["adam_m", "adam_v"],
+            Optimizer::AdamW { .. } | Optimizer::AdamWScheduled { .. } => &["adam_m", "adam_v"],
         }
     }
 
     pub fn name(&self) -> &'static str {
         match self {
             Optimizer::Sgd { .. } => "sgd",
-            Optimizer::AdamW { .. } => "adamw",
+            Optimizer::AdamW { .. } | Optimizer::AdamWScheduled { .. } => "adamw",
         }
     }
 
@@ -75,6 +81,12 @@ impl Optimizer {
                 adam,
             } => {
                 let rate = warmup_cosine(t, *lr, *warmup, *total, lr * min_ratio);
+                let n = params.len();
+                let (p, m, v) = adam.step(t, &rate, params, grads, &state[..n], &state[n..]);
+                (p, m.into_iter().chain(v).collect())
+            }
+            Optimizer::AdamWScheduled { schedule, adam } => {
+                let rate = schedule.rate(t);
                 let n = params.len();
                 let (p, m, v) = adam.step(t, &rate, params, grads, &state[..n], &state[n..]);
                 (p, m.into_iter().chain(v).collect())
