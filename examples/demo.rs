@@ -13,7 +13,6 @@
 //! `cargo run --release --example demo -- [--steps N] [--trace FILE]` (`--trace` writes the
 //! last step's Chrome trace of every device's compute and collectives, for ui.perfetto.dev).
 
-use indicatif::{ProgressBar, ProgressStyle};
 use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
 use shardc::ir::{DType, TensorType};
 use shardc::runtime::backend::RunOptions;
@@ -21,6 +20,7 @@ use shardc::{CpuProgram, Literal, Mesh, Tensor};
 use shardc_train::checkpoint::Checkpoint;
 use shardc_train::data::CharDataset;
 use shardc_train::models::gpt_loss;
+use shardc_train::progress::Progress;
 use shardc_train::session::Session;
 use shardc_train::step::{Optimizer, train_step};
 use shardc_train::strategy::Strategy;
@@ -108,11 +108,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t_jit.elapsed().as_secs_f64()
     );
 
-    let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}")?
-        .progress_chars("=> ");
-    let bar = ProgressBar::new(steps as u64)
-        .with_style(style)
-        .with_prefix("8 devices");
+    // A bar on a terminal, a line every 10 steps otherwise (a log, a pipe).
+    let mut bar = Progress::new(steps, 0).every(10).prefix("8 devices");
     // Parameters and optimizer state stay on the devices from step to step (a `Session`);
     // a step gets the step number and its batch, and only the loss comes back.
     let start_state = Checkpoint {
@@ -160,11 +157,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let tokens_per_s = (t * cfg.block.batch * cfg.block.seq) as f64
             / (start.elapsed().as_secs_f64() - checking);
-        bar.set_message(format!(
-            "loss {loss:.3} | {tokens_per_s:.0} tokens/s | {:.2} MB/step sent per device",
-            step_bytes as f64 / 1e6
-        ));
-        bar.inc(1);
+        bar.step(
+            t,
+            &format!(
+                "loss {loss:.3} | {tokens_per_s:.0} tokens/s | {:.2} MB/step sent per device",
+                step_bytes as f64 / 1e6
+            ),
+        );
     }
     bar.finish();
     if let Some(path) = &trace {

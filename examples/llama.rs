@@ -13,6 +13,7 @@ use shardc::{CpuProgram, Mesh};
 use shardc_train::checkpoint::Checkpoint;
 use shardc_train::models::{LlamaConfig, llama_loss};
 use shardc_train::optim::{AdamW, Schedule};
+use shardc_train::progress::Progress;
 use shardc_train::sampler::DistributedSampler;
 use shardc_train::session::Session;
 use shardc_train::step::{Optimizer, train_step};
@@ -83,6 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut session = Session::new(&ts, &compiled, &program, start);
     let mut losses = Vec::new();
+    let mut progress = Progress::new(steps, 0).every(5).prefix("8 devices");
     for _ in 0..steps {
         let idx = match loader.next_batch(cfg.batch) {
             Some(idx) => idx,
@@ -98,9 +100,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &[gather(&idx, 0)?, gather(&idx, 1)?],
             &RunOptions::default(),
         )?;
-        println!("step {:3}  loss {:.4}", stepped.step, stepped.loss);
+        progress.step(stepped.step, &format!("loss {:.4}", stepped.loss));
         losses.push(stepped.loss);
     }
+    progress.finish();
     if let (Some(first), Some(last)) = (losses.first(), losses.last()) {
         println!(
             "loss {first:.4} -> {last:.4} (ln vocab = {:.4})",

@@ -11,6 +11,7 @@ pub mod models;
 pub mod optim;
 pub mod pipelining;
 pub mod presets;
+pub mod progress;
 pub mod restart;
 pub mod sampler;
 pub mod session;
