@@ -48,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 end_ratio: 0.1,
             },
             adam: AdamW::default(),
+            clip_norm: Some(1.0),
         },
     )?;
     for (name, spec) in cfg.param_names().iter().zip(&ts.param_specs).take(10) {

@@ -702,6 +702,7 @@ fn a_llama_style_model_trains_with_fsdp_times_tp() {
                 end_ratio: 0.1,
             },
             adam: AdamW::default(),
+            clip_norm: Some(1.0),
         },
     )
     .unwrap();

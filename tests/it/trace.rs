@@ -515,6 +515,44 @@ mod optimizers {
     }
 
     #[test]
+    fn clipping_inside_the_training_step_by_hand() {
+        use shardc::ir::Mesh;
+        use shardc_train::optim::Schedule;
+        use shardc_train::step::{Optimizer, train_step};
+        use shardc_train::strategy::Strategy;
+        // loss = sum(p * x): the gradient is x = [3, 4, 0, 0], of norm 5.
+        let first_moment = |clip_norm: Option<f64>| {
+            let ts = train_step(
+                "dot",
+                |p: &[Tensor], b: &[Tensor]| (&p[0] * &b[0]).sum(&[0]),
+                &[f32(&[4])],
+                &[f32(&[4])],
+                &Mesh::new("mesh", &[("data", 1)]).unwrap(),
+                Strategy::ddp(),
+                Optimizer::AdamWScheduled {
+                    schedule: Schedule::Constant { lr: 0.1 },
+                    adam: AdamW::default(),
+                    clip_norm,
+                },
+            )
+            .unwrap();
+            let x = shardc::Literal::from_f64(DType::F32, &[4], &[3.0, 4.0, 0.0, 0.0]).unwrap();
+            let p = shardc::Literal::from_f64(DType::F32, &[4], &[1.0; 4]).unwrap();
+            let out = ts
+                .program
+                .run_reference(&ts.args(&[p], &ts.init_state(), 1, &[x]))
+                .unwrap();
+            let (_, _, state) = ts.split(out);
+            // After step 1, m = (1 - beta1) g.
+            state[0].to_f64_vec()
+        };
+        close(&first_moment(None), &[0.3, 0.4, 0.0, 0.0]);
+        // Scaled by 1 / (5 + 1e-6): the norm becomes 1.
+        close(&first_moment(Some(1.0)), &[0.06, 0.08, 0.0, 0.0]);
+        close(&first_moment(Some(10.0)), &[0.3, 0.4, 0.0, 0.0]);
+    }
+
+    #[test]
     fn warmup_then_cosine_by_hand() {
         let l = jit(|s: Tensor| warmup_cosine(&s, 1.0, 10.0, 110.0, 0.1))
             .lower(&[f32(&[])])

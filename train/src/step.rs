@@ -8,7 +8,7 @@
 //! [`crate::pipelining::train_step`] builds it (`docs/pipeline.md`), through the same
 //! [`step_around`] as every other strategy.
 
-use crate::optim::{AdamW, Schedule, Sgd, warmup_cosine};
+use crate::optim::{AdamW, Schedule, Sgd, clip_by_global_norm, warmup_cosine};
 use crate::strategy::{Layouts, Parallelism, Strategy};
 use shardc::PartitionSpec;
 use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
@@ -31,10 +31,14 @@ pub enum Optimizer {
         adam: AdamW,
     },
     /// AdamW under any learning-rate schedule (constant, linear, step, piecewise: a
-    /// schedule of one's own). Same state and checkpoints as [`Optimizer::AdamW`].
+    /// schedule of one's own), the gradients first scaled to a global L2 norm of at most
+    /// `clip_norm` when given (PyTorch's `clip_grad_norm_`, optax's
+    /// `clip_by_global_norm`: [`crate::optim::clip_by_global_norm`]). Same state and
+    /// checkpoints as [`Optimizer::AdamW`].
     AdamWScheduled {
         schedule: Schedule,
         adam: AdamW,
+        clip_norm: Option<f64>,
     },
 }
 
@@ -85,10 +89,18 @@ impl Optimizer {
                 let (p, m, v) = adam.step(t, &rate, params, grads, &state[..n], &state[n..]);
                 (p, m.into_iter().chain(v).collect())
             }
-            Optimizer::AdamWScheduled { schedule, adam } => {
+            Optimizer::AdamWScheduled {
+                schedule,
+                adam,
+                clip_norm,
+            } => {
                 let rate = schedule.rate(t);
                 let n = params.len();
-                let (p, m, v) = adam.step(t, &rate, params, grads, &state[..n], &state[n..]);
+                let clipped = match clip_norm {
+                    Some(max) if !grads.is_empty() => clip_by_global_norm(grads, *max).0,
+                    _ => grads.to_vec(),
+                };
+                let (p, m, v) = adam.step(t, &rate, params, &clipped, &state[..n], &state[n..]);
                 (p, m.into_iter().chain(v).collect())
             }
         }
