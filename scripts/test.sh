@@ -19,6 +19,8 @@ echo "test.sh: cargo test --workspace --all-targets; among them the mpi backend'
 cargo test --workspace --all-targets
 echo "test.sh: cargo test --workspace --doc"
 cargo test --workspace --doc
+echo "test.sh: the rustdoc reference builds without a warning (broken or private links included)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --lib -q
 echo "test.sh: the GPU check compiles every program it would run to PTX (no GPU needed)"
 cargo run -q --example gpu_check -- --compile-only | tail -8
 fuzz_seconds="${SHARDC_FUZZ_SECONDS:-60}"

@@ -212,10 +212,10 @@ fn taken(k: usize) -> Error {
 }
 
 /// Values held on the devices between runs, each device holding its piece of
-/// each value, as JAX keeps a sharded `jax.Array` on its devices: [`CpuProgram::put`]
-/// shards global values onto them, [`CpuProgram::call`] runs on them and leaves its
-/// results there, [`CpuProgram::get`] reassembles one value, and
-/// [`CpuProgram::next_args`] feeds results back as the next call's arguments.
+/// each value, as JAX keeps a sharded `jax.Array` on its devices: [`crate::CpuProgram::put`]
+/// shards global values onto them, [`crate::CpuProgram::call`] runs on them and leaves its
+/// results there, [`crate::CpuProgram::get`] reassembles one value, and
+/// [`crate::CpuProgram::next_args`] feeds results back as the next call's arguments.
 #[derive(Clone, Debug)]
 pub struct OnDevices {
     /// By device id, then by value.

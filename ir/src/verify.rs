@@ -319,7 +319,7 @@ pub fn check_control_flow(f: &Function, op: &crate::Op) -> Result<(), crate::inf
     })
 }
 
-/// [`check_manual`] of a manual computation (nothing for other ops).
+/// `check_manual` of a manual computation (nothing for other ops).
 pub fn check_manual_computation(
     m: &Module,
     f: &Function,

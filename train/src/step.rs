@@ -6,7 +6,7 @@
 //! gradients and the optimizer state (`crate::strategy`, one file per strategy). The
 //! collectives follow from propagation. The pipeline strategy needs the model as stages:
 //! [`crate::pipelining::train_step`] builds it (`docs/pipeline.md`), through the same
-//! [`step_around`] as every other strategy.
+//! `step_around` as every other strategy.
 
 use crate::optim::{AdamW, Schedule, Sgd, clip_by_global_norm, warmup_cosine};
 use crate::strategy::{Layouts, Parallelism, Strategy};
@@ -443,14 +443,14 @@ impl TrainStep {
     }
 
     /// The (result, argument) pairs one step hands to the next: its new parameters and
-    /// optimizer state, for [`crate::CpuProgram::next_args`].
+    /// optimizer state, for [`shardc::CpuProgram::next_args`].
     pub fn carried(&self) -> Vec<(usize, usize)> {
         let held = self.param_types.len() * (1 + self.optimizer.slots());
         (0..held).map(|i| (1 + i, i)).collect()
     }
 
     /// The arguments of step `t` (from 1) that are not carried from the previous step: the
-    /// step number and the batch, by argument index, for [`crate::CpuProgram::next_args`].
+    /// step number and the batch, by argument index, for [`shardc::CpuProgram::next_args`].
     pub fn fresh(&self, t: usize, batch: &[Literal]) -> Vec<(usize, Literal)> {
         let held = self.param_types.len() * (1 + self.optimizer.slots());
         let step = Literal::scalar(DType::F32, shardc_ir::Scalar::Float(t as f64));

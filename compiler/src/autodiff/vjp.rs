@@ -7,7 +7,7 @@
 //! is not float, or the op's derivative with respect to it is zero almost everywhere).
 //!
 //! [`vjp`] is the table: one arm per op family (the elementwise families delegate to
-//! [`unary`] and [`binary`], one line per op); ops without a rule are listed with the
+//! `unary` and `binary`, one line per op); ops without a rule are listed with the
 //! reason. The rules follow JAX's (`jax/_src/lax/lax.py`, `slicing.py`): in particular
 //! `maximum`/`minimum` split the cotangent between tied operands, and a `max`/`min`
 //! reduce divides it among tied positions. `docs/autodiff.md` lists every rule.

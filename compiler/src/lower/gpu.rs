@@ -13,12 +13,12 @@
 //!    f64 math functions need [`Target::libdevice`];
 //! 4. one-shot bufferization (copies as `linalg.copy`), results as out-parameters,
 //!    named ops generalized;
-//! 5. `map` (transform dialect, [`mapping_script`]): each `linalg.generic` tiled into
+//! 5. `map` (transform dialect, `mapping_script`): each `linalg.generic` tiled into
 //!    blocks (`scf.forall` mapped to `#gpu.block<x/y/z>`, the innermost parallel loop
 //!    on x) and threads (up to 256 per block, consecutive threads on consecutive
 //!    elements of the innermost dimension), then `gpu.launch`es;
 //! 6. `gpu-kernel-outlining`; the host function must hold only allocations, views and
-//!    launches ([`check_host`]); the launches are read off ([`Launch`]);
+//!    launches (`check_host`); the launches are read off ([`Launch`]);
 //! 7. `gpu-lower-to-nvvm-pipeline{cubin-format=isa cubin-chip=.. cubin-features=+ptxNN}`
 //!    (remaining `math` ops — fma, floor, sqrt, ... — go to LLVM intrinsics first, which
 //!    NVPTX has natively, unless a libdevice path is given), and the PTX text is read

@@ -67,7 +67,7 @@ impl Default for CostModel {
 }
 
 impl CostModel {
-    /// The version of the JSON profile [`CostModel::save`] writes.
+    /// The version of the JSON profile [`CostModel::to_json`] writes.
     pub const VERSION: u32 = 1;
 
     /// The cpu backend's built-in figures for a host of `cores` cores, per device when each

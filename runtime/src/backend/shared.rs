@@ -1,5 +1,5 @@
 //! Collectives through shared memory, for devices that are threads of one process (the cpu
-//! backend's mesh): each device of a group publishes its operand on a [`Board`], waits
+//! backend's mesh): each device of a group publishes its operand on a board (`Board`), waits
 //! until every member has, and reads what it needs from its peers' operands in place.
 //!
 //! - **all-reduce**: two rounds. Device `i` folds chunk `i` (of `n` contiguous runs of the
@@ -18,7 +18,7 @@
 //! its peers read of its operand and chunks is the same when the chunks are even, and the
 //! same summed over the group when they are not.
 //!
-//! A device that stops (its thread ends, by failure or panic) [`Board::leave`]s: members
+//! A device that stops (its thread ends, by failure or panic) leaves the board (`Board::leave`): members
 //! waiting on it get [`LinkError::PeerLeft`] rather than waiting forever. What was
 //! published is reference-counted, so a peer still reading keeps it alive.
 
