@@ -10,6 +10,7 @@ pub mod data;
 pub mod models;
 pub mod optim;
 pub mod pipelining;
+pub mod precision;
 pub mod presets;
 pub mod progress;
 pub mod restart;
