@@ -500,6 +500,12 @@ mod optimizers {
                 ],
             ),
         ];
+        let unsorted = jit(|s: Tensor| Schedule::Piecewise(&[(10.0, 1.0), (0.0, 0.0)]).rate(&s))
+            .lower(&[f32(&[])]);
+        match unsorted {
+            Ok(_) => panic!("unsorted points are refused"),
+            Err(e) => assert!(e.to_string().contains("non-decreasing steps"), "{e}"),
+        }
         for (schedule, points) in cases {
             let l = jit(move |s: Tensor| schedule.rate(&s))
                 .lower(&[f32(&[])])

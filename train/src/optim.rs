@@ -150,6 +150,7 @@ pub enum Schedule {
 
 impl Schedule {
     /// The rate at step `t` (a float scalar).
+    #[track_caller]
     pub fn rate(&self, t: &Tensor) -> Tensor {
         match *self {
             Schedule::Constant { lr } => t * 0.0 + lr,
@@ -178,8 +179,17 @@ impl Schedule {
                 t.scalar(gamma).pow(&k) * lr
             }
             Schedule::Piecewise(points) => {
-                let Some(&(_, first)) = points.first() else {
-                    return t * 0.0;
+                let sorted = points.windows(2).all(|w| w[0].0 <= w[1].0);
+                let finite = points.iter().all(|(s, v)| s.is_finite() && v.is_finite());
+                let (true, true, Some(&(_, first))) = (sorted, finite, points.first()) else {
+                    return t.user_error(
+                        "Schedule::Piecewise",
+                        std::panic::Location::caller(),
+                        format!(
+                            "the points {points:?} must be at least one (step, rate) pair, finite, in non-decreasing steps"
+                        ),
+                        "list the points in the order of their steps (two at one step make a jump)",
+                    );
                 };
                 // first + the sum of each segment's slope times the part of it passed.
                 points.windows(2).fold(t * 0.0 + first, |acc, w| {
