@@ -208,6 +208,41 @@ pub fn transformer_stack(n: usize, d: &TransformerDims, mesh: &Mesh) -> Result<L
         .lower(&types)
 }
 
+/// How a parameter starts.
+enum Init {
+    Constant(f64),
+    /// Normal with this standard deviation.
+    Normal(f64),
+}
+
+/// Parameters of `types`, parameter `k` as `how(k)` says; normal values drawn by Philox
+/// (as `shardc.random`) at key `seed * 1000003 + k`, so deterministic in `seed`.
+fn initial(
+    types: &[TensorType],
+    seed: i64,
+    how: impl Fn(usize) -> Init,
+) -> Vec<shardc_ir::Literal> {
+    use shardc_runtime::reference::random::{bits, normal_f64};
+    types
+        .iter()
+        .enumerate()
+        .map(|(k, ty)| {
+            let n = ty.num_elements();
+            let values: Vec<f64> = match how(k) {
+                Init::Constant(c) => vec![c; n],
+                Init::Normal(std) => {
+                    let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
+                    (0..n)
+                        .map(|i| std * normal_f64(bits(s, i as u64)))
+                        .collect()
+                }
+            };
+            shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
+                .expect("as many values as the type has elements")
+        })
+        .collect()
+}
+
 /// Sizes of a GPT-style language model.
 #[derive(Copy, Clone, Debug)]
 pub struct GptConfig {
@@ -290,27 +325,16 @@ impl GptConfig {
     /// Initial parameters, GPT-2 style: embeddings and weights normal with std 0.02,
     /// layer-norm gains 1 and biases 0; deterministic in `seed` (Philox, as `shardc.random`).
     pub fn init(&self, seed: i64) -> Vec<shardc_ir::Literal> {
-        use shardc_runtime::reference::random::{bits, normal_f64};
-        self.param_names()
-            .iter()
-            .zip(self.param_types())
-            .enumerate()
-            .map(|(k, (name, ty))| {
-                let n = ty.num_elements();
-                let values: Vec<f64> = if name.ends_with("_g") {
-                    vec![1.0; n]
-                } else if name.ends_with("_b") {
-                    vec![0.0; n]
-                } else {
-                    let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
-                    (0..n)
-                        .map(|i| 0.02 * normal_f64(bits(s, i as u64)))
-                        .collect()
-                };
-                shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
-                    .expect("sizes match the type")
-            })
-            .collect()
+        let names = self.param_names();
+        initial(&self.param_types(), seed, |k| {
+            if names[k].ends_with("_g") {
+                Init::Constant(1.0)
+            } else if names[k].ends_with("_b") {
+                Init::Constant(0.0)
+            } else {
+                Init::Normal(0.02)
+            }
+        })
     }
 }
 
@@ -411,25 +435,14 @@ impl LlamaConfig {
     /// Initial parameters: norms' gains 1, every other weight normal with std 0.02;
     /// deterministic in `seed`.
     pub fn init(&self, seed: i64) -> Vec<shardc_ir::Literal> {
-        use shardc_runtime::reference::random::{bits, normal_f64};
-        self.param_names()
-            .iter()
-            .zip(self.param_types())
-            .enumerate()
-            .map(|(k, (name, ty))| {
-                let n = ty.num_elements();
-                let values: Vec<f64> = if name.ends_with("norm") {
-                    vec![1.0; n]
-                } else {
-                    let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
-                    (0..n)
-                        .map(|i| 0.02 * normal_f64(bits(s, i as u64)))
-                        .collect()
-                };
-                shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
-                    .expect("sizes match the type")
-            })
-            .collect()
+        let names = self.param_names();
+        initial(&self.param_types(), seed, |k| {
+            if names[k].ends_with("norm") {
+                Init::Constant(1.0)
+            } else {
+                Init::Normal(0.02)
+            }
+        })
     }
 }
 
@@ -553,25 +566,12 @@ impl MoeConfig {
     /// Router weights normal with std 0.5 (so routing starts spread over the experts),
     /// expert weights with std `1/sqrt(fan_in)`; deterministic in `seed`.
     pub fn init(&self, seed: i64) -> Vec<shardc_ir::Literal> {
-        use shardc_runtime::reference::random::{bits, normal_f64};
         let scales = [
             0.5,
             1.0 / (self.d_model as f64).sqrt(),
             1.0 / (self.d_ff as f64).sqrt(),
         ];
-        self.param_types()
-            .iter()
-            .zip(scales)
-            .enumerate()
-            .map(|(k, (ty, scale))| {
-                let s = seed.wrapping_mul(1_000_003).wrapping_add(k as i64);
-                let values: Vec<f64> = (0..ty.num_elements())
-                    .map(|i| scale * normal_f64(bits(s, i as u64)))
-                    .collect();
-                shardc_ir::Literal::from_f64(DType::F32, &ty.shape, &values)
-                    .expect("sizes match the type")
-            })
-            .collect()
+        initial(&self.param_types(), seed, |k| Init::Normal(scales[k]))
     }
 }
 
