@@ -69,6 +69,19 @@ impl DType {
         matches!(self, DType::F32 | DType::F64 | DType::BF16 | DType::F16)
     }
 
+    /// The distance from 1.0 to the next float of this type (`None` for integers):
+    /// `2^-7` for bf16, `2^-10` for f16, `2^-23` for f32, `2^-52` for f64.
+    pub fn epsilon(self) -> Option<f64> {
+        let mantissa = match self {
+            DType::BF16 => 7,
+            DType::F16 => 10,
+            DType::F32 => 23,
+            DType::F64 => 52,
+            _ => return None,
+        };
+        Some((-(mantissa as f64)).exp2())
+    }
+
     /// Integers, signed or unsigned; `i1` is a boolean, not counted here.
     pub fn is_int(self) -> bool {
         self.is_signed_int() || self.is_unsigned()

@@ -427,6 +427,7 @@ fn unary_dtype_ok(u: UnaryOp, d: DType) -> bool {
     use UnaryOp::*;
     match u {
         Not => d.is_int() || d.is_bool(),
+        Popcnt | CountLeadingZeros => d.is_int(),
         Negate | Abs | Sign => d.is_float() || d.is_int(),
         _ => d.is_float(),
     }
@@ -1086,6 +1087,10 @@ fn derive(
             }
         }
         OpKind::OptimizationBarrier => Ok(ops.to_vec()),
+        OpKind::PartitionId => {
+            expect_operands(ops, 0)?;
+            one(TensorType::scalar(DType::U32))
+        }
         OpKind::ManualComputation {
             in_shardings,
             out_shardings,

@@ -152,6 +152,37 @@ impl Function {
 
     pub const BODY: BlockId = BlockId(0);
 
+    /// The op a reducer region (of a collective, `reduce` or `scatter`) applies: its one
+    /// op other than sharding constraints, which are identities there (JAX writes
+    /// `sdy.sharding_constraint` on the scalar a `shard_map`'s `psum` adds) — provided the
+    /// region returns that op's result, possibly through the constraints.
+    pub fn reducer_op(&self, region: BlockId) -> Result<&crate::Op, String> {
+        let block = self.block(region);
+        let ops: Vec<&crate::Op> = block
+            .ops
+            .iter()
+            .map(|&id| self.op(id))
+            .filter(|o| !matches!(o.kind, crate::OpKind::ShardingConstraint(_)))
+            .collect();
+        let [only] = ops.as_slice() else {
+            return Err(format!(
+                "a reducer applies one op (sharding constraints aside); this one has {}",
+                ops.len()
+            ));
+        };
+        let mut returned = *block.results.first().ok_or("the reducer returns nothing")?;
+        while let Some(def) = self.defining_op(returned).map(|id| self.op(id)) {
+            match def.kind {
+                crate::OpKind::ShardingConstraint(_) => returned = def.operands[0],
+                _ => break,
+            }
+        }
+        if only.results.first() != Some(&returned) {
+            return Err("the reducer does not return the result of its op".into());
+        }
+        Ok(only)
+    }
+
     pub fn body(&self) -> &Block {
         &self.blocks[0]
     }

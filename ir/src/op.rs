@@ -57,6 +57,10 @@ named_enum! {
         RoundNearestEven => "round_nearest_even",
         RoundNearestAfz => "round_nearest_afz",
         IsFinite => "is_finite",
+        /// The number of set bits of an integer.
+        Popcnt => "popcnt",
+        /// The number of zero bits above an integer's highest set bit.
+        CountLeadingZeros => "count_leading_zeros",
     }
 }
 
@@ -369,6 +373,10 @@ pub enum OpKind {
     /// as for [`OpKind::While`]). One region per branch, without arguments, each
     /// returning the results.
     Case,
+    /// `stablehlo.partition_id`: the id of the device running the program, a scalar
+    /// `ui32` (JAX's `axis_index` in a `shard_map` body computes from it). Only a
+    /// manual computation's body, which runs per device, may hold it.
+    PartitionId,
     /// `stablehlo.optimization_barrier`: its operands, unchanged (`jax.checkpoint` keeps
     /// the recomputation of its region from being merged with the original).
     OptimizationBarrier,
@@ -480,6 +488,7 @@ impl OpKind {
             OpKind::While => "stablehlo.while",
             OpKind::Case => "stablehlo.case",
             OpKind::OptimizationBarrier => "stablehlo.optimization_barrier",
+            OpKind::PartitionId => "stablehlo.partition_id",
             OpKind::ManualComputation { .. } => "sdy.manual_computation",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",
@@ -520,9 +529,10 @@ impl OpKind {
     }
 
     /// `true` for ops whose value depends on which device runs them: the ops of
-    /// partitioned programs (collectives, shard slices, axis indices).
+    /// partitioned programs (collectives, shard slices, axis indices) and `partition_id`.
     pub fn is_per_device(&self) -> bool {
-        self.replica_groups().is_some() || matches!(self, OpKind::CollectivePermute { .. })
+        self.replica_groups().is_some()
+            || matches!(self, OpKind::CollectivePermute { .. } | OpKind::PartitionId)
     }
 
     /// `true` for ops that apply a scalar function at each position of same-shaped operands.

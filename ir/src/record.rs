@@ -111,6 +111,61 @@ impl Record {
     }
 }
 
+/// The tolerance within which a partitioned run of `f` must match the reference
+/// interpreter's run of it, with the reason: `1e-4` (absolute and relative) when `f`
+/// computes in f32 or wider; with half-precision values, reductions split across devices
+/// add in another order and round at that precision, so four of its epsilons
+/// (bf16: `3.1e-2`, f16: `3.9e-3`).
+pub fn reordering_tolerance(f: &crate::module::Function) -> (f64, Option<DType>) {
+    let coarsest = f
+        .values
+        .iter()
+        .filter_map(|v| v.ty.dtype.epsilon().map(|e| (e, v.ty.dtype)))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match coarsest {
+        Some((eps, dtype)) if 4.0 * eps > 1e-4 => (4.0 * eps, Some(dtype)),
+        _ => (1e-4, None),
+    }
+}
+
+/// Where `got` is furthest beyond the tolerance against `want`: the element's flat index,
+/// both values and the excess (`None` when every element is within it).
+pub fn worst_mismatch(
+    got: &Literal,
+    want: &Literal,
+    abs: f64,
+    rel: f64,
+) -> Result<Option<(usize, f64, f64, f64)>, String> {
+    if got.ty != want.ty {
+        return Err(format!("type {} where {} was expected", got.ty, want.ty));
+    }
+    let mut worst: Option<(usize, f64, f64, f64)> = None;
+    for (i, (g, w)) in got
+        .to_f64_vec()
+        .into_iter()
+        .zip(want.to_f64_vec())
+        .enumerate()
+    {
+        let e = excess(g, w, abs, rel);
+        if e > 0.0 && worst.is_none_or(|(.., x)| e > x) {
+            worst = Some((i, g, w, e));
+        }
+    }
+    Ok(worst)
+}
+
+/// How far `g` lies beyond `abs + rel * |w|` of `w`: `f64::MIN` when equal (infinities
+/// included) or both NaN; infinite for a NaN on one side or infinities that differ.
+fn excess(g: f64, w: f64, abs: f64, rel: f64) -> f64 {
+    if g == w || (g.is_nan() && w.is_nan()) {
+        f64::MIN
+    } else {
+        // `f64::max` would skip a NaN excess.
+        let e = (g - w).abs() - abs - rel * w.abs();
+        if e.is_nan() { f64::INFINITY } else { e }
+    }
+}
+
 /// The largest amount by which `got` exceeds the tolerance against `want` (<= 0 when
 /// within it), or an error if the types differ.
 pub fn excess_error(got: &Literal, want: &Literal, abs: f64, rel: f64) -> Result<f64, String> {
@@ -121,17 +176,7 @@ pub fn excess_error(got: &Literal, want: &Literal, abs: f64, rel: f64) -> Result
         .to_f64_vec()
         .iter()
         .zip(want.to_f64_vec())
-        .map(|(g, w)| {
-            if *g == w || (g.is_nan() && w.is_nan()) {
-                // Equal (infinities included), or both NaN.
-                f64::MIN
-            } else {
-                // A NaN on one side only, or infinities that differ, is infinitely off
-                // (`f64::max` would skip a NaN excess).
-                let e = (g - w).abs() - abs - rel * w.abs();
-                if e.is_nan() { f64::INFINITY } else { e }
-            }
-        })
+        .map(|(g, w)| excess(*g, w, abs, rel))
         .fold(f64::MIN, f64::max))
 }
 
@@ -166,5 +211,29 @@ mod tests {
         let g = Literal::from_f64(DType::F32, &[2], &[1.05, f64::NAN]).unwrap();
         assert!(excess_error(&g, &w, 0.1, 0.0).unwrap() <= 0.0);
         assert!(excess_error(&g, &w, 0.01, 0.0).unwrap() > 0.0);
+        let (i, got, want, e) = worst_mismatch(&g, &w, 0.01, 0.0).unwrap().unwrap();
+        assert_eq!((i, got as f32, want), (0, 1.05, 1.0));
+        assert!((e - 0.04).abs() < 1e-6);
+        assert_eq!(worst_mismatch(&g, &w, 0.1, 0.0).unwrap(), None);
+    }
+
+    #[test]
+    fn half_precision_programs_are_compared_within_their_epsilon() {
+        let m = crate::text::parse_module(
+            "func.func @main(%a: tensor<4xbf16>) -> tensor<4xf32> {
+               %0 = stablehlo.convert %a : (tensor<4xbf16>) -> tensor<4xf32>
+               return %0 : tensor<4xf32>
+             }",
+        )
+        .unwrap();
+        assert_eq!(
+            reordering_tolerance(&m.functions[0]),
+            (4.0 / 128.0, Some(DType::BF16))
+        );
+        let m = crate::text::parse_module(
+            "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> { return %a : tensor<4xf32> }",
+        )
+        .unwrap();
+        assert_eq!(reordering_tolerance(&m.functions[0]), (1e-4, None));
     }
 }

@@ -257,6 +257,28 @@ impl Sharding {
         Sharding::new(mesh, dims.iter().map(|d| DimSharding::axes(d)).collect())
     }
 
+    /// The sharding over `axes` alone: other axes dropped from every dimension and from
+    /// the unreduced axes. A partially manual `shard_map` body sees its operands so: split
+    /// over its manual axes, whole over the others (which the body computes whole on each
+    /// device).
+    pub fn over_axes(&self, axes: &[String]) -> Sharding {
+        let keep = |a: &&AxisRef| axes.contains(&a.name);
+        Sharding {
+            mesh: self.mesh.clone(),
+            dims: self
+                .dims
+                .iter()
+                .map(|d| DimSharding {
+                    axes: d.axes.iter().filter(keep).cloned().collect(),
+                    ..d.clone()
+                })
+                .collect(),
+            replicated: self.replicated.iter().filter(keep).cloned().collect(),
+            unreduced: self.unreduced.iter().filter(keep).cloned().collect(),
+            reduction: self.reduction,
+        }
+    }
+
     /// Fully replicated with all dimensions closed.
     pub fn replicated(mesh: &str, rank: usize) -> Sharding {
         Sharding::new(mesh, vec![DimSharding::closed(); rank])

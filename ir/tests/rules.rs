@@ -153,6 +153,7 @@ fn reduce_subtract(b: &mut FunctionBuilder, x: ValueId) -> Result<ValueId, IrErr
 fn unary_type(u: UnaryOp) -> &'static str {
     match u {
         UnaryOp::Not => "4x8xi1",
+        UnaryOp::Popcnt | UnaryOp::CountLeadingZeros => "4x8xi32",
         _ => "4x8xf32",
     }
 }
@@ -308,6 +309,7 @@ fn cases() -> Vec<Case> {
     cases.push(case(&["f32"], |b, _| {
         b.push1_typed(OpKind::AxisIndex { groups: groups() }, &[], t("i64"))
     }));
+    cases.push(case(&["f32"], |b, _| b.push1(OpKind::PartitionId, &[])));
 
     // concatenate: unrelated operands; two slices of one tensor (a roll); a slice and
     // the tensor itself; a single operand.
@@ -803,11 +805,13 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::ShardSlice { .. } => "shard_slice",
         OpKind::AxisIndex { .. } => "axis_index",
         OpKind::CollectivePermute { .. } => "collective_permute",
+        OpKind::PartitionId => "partition_id",
     }
 }
 
-const FAMILIES: [&str; 41] = [
+const FAMILIES: [&str; 42] = [
     "collective_permute",
+    "partition_id",
     "all_gather",
     "all_reduce",
     "reduce_scatter",
@@ -1008,6 +1012,7 @@ fn attributes(f: &Function, op: &Op) -> String {
         | OpKind::ShardSlice { .. }
         | OpKind::AxisIndex { .. } => unreachable!("printed above, with their groups"),
         OpKind::CollectivePermute { pairs } => format!(" pairs = {}", list(pairs)),
+        OpKind::PartitionId => String::new(),
     }
 }
 

@@ -243,6 +243,7 @@ mod handwritten {
                 "sdy.sharding_constraint",
                 "shardc.shard_slice",
                 "shardc.axis_index",
+                "stablehlo.partition_id",
             ]
             .map(String::from),
         );

@@ -241,18 +241,11 @@ fn combine(
         at: format!("@{}", f.name),
         problem,
     };
-    let body = f.block(
-        *op.regions
-            .first()
-            .ok_or_else(|| bad("has no reducer region".into()))?,
-    );
-    let [only] = body.ops.as_slice() else {
-        return Err(bad(format!(
-            "the simulator runs one-op reducers; this one has {} ops",
-            body.ops.len()
-        )));
-    };
-    let inner = f.op(*only);
+    let region = *op
+        .regions
+        .first()
+        .ok_or_else(|| bad("has no reducer region".into()))?;
+    let inner = f.reducer_op(region).map_err(bad)?;
     let OpKind::Binary(bin) = inner.kind else {
         return Err(bad(format!(
             "the reducer's op is {}, not a binary op",
@@ -305,6 +298,12 @@ fn collective(
             out[find(t)?] = inputs[find(s)?][0].to_dense();
         }
         return Ok(out);
+    }
+    if let OpKind::PartitionId = op.kind {
+        return Ok(devices
+            .iter()
+            .map(|&d| Literal::scalar(result_ty.dtype, shardc_ir::Scalar::Int(d as i64)))
+            .collect());
     }
     let groups = op
         .kind

@@ -298,6 +298,12 @@ fn unary_integer_and_boolean_ops() {
     assert_eq!(ints(&unary(Sign, x())), [-1, -1, 0, 1]);
     assert_eq!(ints(&unary(Not, x())), [i32::MAX as i64, 2, -1, -6]);
     assert_eq!(ints(&unary(Negate, i64s(&[1], &[i64::MIN]))), [i64::MIN]);
+    assert_eq!(ints(&unary(Popcnt, x())), [1, 31, 0, 2]);
+    assert_eq!(ints(&unary(CountLeadingZeros, x())), [0, 0, 32, 29]);
+    assert_eq!(
+        ints(&unary(CountLeadingZeros, i64s(&[2], &[1, -1]))),
+        [63, 0]
+    );
     assert_eq!(
         bools_of(&unary(Not, bools(&[2], &[true, false]))),
         [false, true]
@@ -1700,6 +1706,121 @@ fn error_value_read_before_it_is_defined() {
 /// Each `chlo` function JAX emits, decomposed into StableHLO by the parser, against an
 /// independent implementation (libm's erf/erfc, std's hyperbolic and inverse functions)
 /// over its domain, in f32 and f64: f32 within a few ulp, f64 within 1e-14 relative.
+/// `chlo.next_after` and `stablehlo.reduce_precision` (decomposed into integer ops on
+/// the bits) against Rust's own: `next_up`/`next_down`, and rounding to bf16 and f16.
+#[test]
+fn bit_level_decompositions_are_exact() {
+    let run = |text: &str, args: &[Literal]| {
+        let m = shardc_ir::text::parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+        reference::run(&m, "main", args).unwrap().remove(0)
+    };
+    let xs: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1.5,
+        -2.75,
+        1e-40,
+        -1e-40,
+        3.4e38,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        0.1,
+        65504.0,
+        65520.0,
+        1e5,
+        6.2e-5,
+        1.00048828125,
+        1.0009765625,
+        1.00146484375,
+    ];
+    let ys: Vec<f32> = vec![
+        1.0,
+        -1.0,
+        2.0,
+        0.0,
+        1.5,
+        f32::INFINITY,
+        0.0,
+        0.0,
+        f32::NEG_INFINITY,
+        0.0,
+        0.0,
+        1.0,
+        -5.0,
+        1e9,
+        0.0,
+        1e5,
+        1.0,
+        2.0,
+        0.0,
+        1.0,
+    ];
+    let n = xs.len();
+    let next = run(
+        &format!(
+            "func.func @main(%x: tensor<{n}xf32>, %y: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+               %0 = chlo.next_after %x, %y : tensor<{n}xf32>, tensor<{n}xf32> -> tensor<{n}xf32>
+               return %0 : tensor<{n}xf32>
+             }}"
+        ),
+        &[f32s(&[n], &xs), f32s(&[n], &ys)],
+    );
+    let Elements::F32(got) = &next.elements else {
+        panic!("f32 results")
+    };
+    for ((&x, &y), &g) in xs.iter().zip(&ys).zip(got) {
+        let want = if x.is_nan() || y.is_nan() {
+            f32::NAN
+        } else if x == y {
+            y
+        } else if x < y {
+            x.next_up()
+        } else {
+            x.next_down()
+        };
+        assert!(
+            g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+            "next_after({x:e}, {y:e}) = {g:e}, want {want:e}"
+        );
+    }
+    let to_bf16 = |x: f32| bf16::from_f32(x).to_f32();
+    let to_f16 = |x: f32| f16::from_f32(x).to_f32();
+    for (format, round, min_normal) in [
+        // f32's own exponent range: subnormals stay (rounded), as in bf16.
+        ("e8m7", &to_bf16 as &dyn Fn(f32) -> f32, 0.0),
+        ("e5m10", &to_f16, 6.103_515_6e-5),
+    ] {
+        let got = run(
+            &format!(
+                "func.func @main(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
+                   %0 = stablehlo.reduce_precision %x, format = {format} : tensor<{n}xf32>
+                   return %0 : tensor<{n}xf32>
+                 }}"
+            ),
+            &[f32s(&[n], &xs)],
+        )
+        .to_f64_vec();
+        // Rounded to the narrow type and back (nearest even, overflow to infinity); with a
+        // narrower exponent, what would be subnormal there flushed to zero (XLA's).
+        for (&x, &g) in xs.iter().zip(&got) {
+            let g = g as f32;
+            let w = round(x);
+            let w = if w.abs() < min_normal {
+                0.0f32.copysign(w)
+            } else {
+                w
+            };
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "reduce_precision({x:e}, {format}) = {g:e}, want {w:e}"
+            );
+        }
+    }
+}
+
 #[test]
 fn chlo_decompositions_match_independent_implementations() {
     fn check(name: &str, dtype: &str, xs: &[f64], want: fn(f64) -> f64, tol: f64) {

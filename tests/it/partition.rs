@@ -298,6 +298,52 @@ fn jax_fixture_decisions() {
         // data-parallel steps all-reduce the loss, batch statistics and every gradient;
         // the nn.scan loops run whole (the batch gathered, the gradient then complete).
         ("flax_cnn_bn_sgd_step", &["all_reduce {data}"; 10]),
+        // Issue 12, stop 23: optimizers, jnp idioms, shard_map with axis indices and
+        // automatic axes, transformers encoders and vision models.
+        ("optax_adafactor_step", &["all_reduce {data}"; 5]),
+        ("optax_lion_step", &["all_reduce {data}"; 5]),
+        ("optax_lamb_step", &["all_reduce {data}"; 5]),
+        ("optax_adamw_cosine_step", &["all_reduce {data}"; 5]),
+        ("optax_multisteps_step", &["all_reduce {data}"; 5]),
+        ("optax_muon_step", &["all_reduce {data}"; 5]),
+        (
+            "jnp_reductions_fwd",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        ("jax_segment_sum_fwd", &["all_reduce {data}"]),
+        ("jnp_cumulative_fwd", &["all_gather {data}"]),
+        ("jnp_sorting_fwd", &["all_gather {data}"]),
+        // The loop runs whole on every device (its condition reduces over the whole batch).
+        ("lax_while_converge_fwd", &["all_gather {data}"]),
+        ("jax_custom_vjp_grad", &["all_reduce {data}"]),
+        // bf16 gradients all-reduced in bf16: half the f32 step's bytes.
+        ("flax_mlp_bf16_grad", &["all_reduce {data}"; 5]),
+        (
+            "shard_map_axis_index_fwd",
+            &[
+                "reduce_scatter {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        // A shard_map manual over model only runs its body whole over data: the operand is
+        // gathered over data first (XLA partitions the body over data and needs no gather).
+        (
+            "shard_map_partial_manual_fwd",
+            &["all_gather {data}", "all_reduce {model}"],
+        ),
+        ("hf_bert_adamw_step", &["all_reduce {data}"; 43]),
+        ("flax_nnx_adam_step", &["all_reduce {data}"; 7]),
         ("flax_dropout_mlp_sgd_step", &["all_reduce {data}"; 5]),
         ("flax_scan_blocks_fwd", &["all_gather {data}"]),
         (

@@ -188,6 +188,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         | OpKind::AllToAll { .. }
         | OpKind::ShardSlice { .. }
         | OpKind::AxisIndex { .. }
+        | OpKind::PartitionId
         | OpKind::CollectivePermute { .. } => no_rule(
             "it is an op of partitioned (per-device) programs",
             "differentiate the global program, before partitioning",
@@ -284,7 +285,7 @@ fn unary(e: &mut Emitter, u: UnaryOp, p: &Primal) -> Result<Option<ValueId>, Vjp
         // Piecewise constant: zero almost everywhere (JAX: zero).
         Floor | Ceil | Sign | RoundNearestEven | RoundNearestAfz => return Ok(None),
         // Integer or boolean results: nothing flows back.
-        Not | IsFinite => return Ok(None),
+        Not | IsFinite | Popcnt | CountLeadingZeros => return Ok(None),
     };
     Ok(Some(gx))
 }

@@ -6,7 +6,7 @@
 
 use crate::passes::explain::Collective;
 use crate::sharding::layout::Layout;
-use shardc_ir::{Function, FunctionBuilder, IrError, Mesh, Op, OpKind, ValueId};
+use shardc_ir::{Function, FunctionBuilder, IrError, Mesh, Op, OpKind, ReplicaGroups, ValueId};
 use shardc_runtime::backend::collective::Exchange;
 use std::collections::HashMap;
 
@@ -17,30 +17,44 @@ pub fn fixed_layouts(op: &Op) -> Option<(Vec<Layout>, Vec<Layout>)> {
         OpKind::ManualComputation {
             in_shardings,
             out_shardings,
-            ..
-        } => Some((
-            in_shardings.iter().map(Layout::of_sharding).collect(),
-            out_shardings.iter().map(Layout::of_sharding).collect(),
-        )),
+            manual_axes,
+        } => {
+            let manual = |s: &shardc_ir::Sharding| Layout::of_sharding(&s.over_axes(manual_axes));
+            Some((
+                in_shardings.iter().map(manual).collect(),
+                out_shardings.iter().map(manual).collect(),
+            ))
+        }
         _ => None,
     }
 }
 
-/// Why a manual computation cannot be partitioned on `mesh`, if it cannot: only
-/// computations manual over every axis of the mesh are (`shard_map`'s default).
+/// Why a manual computation cannot be partitioned on `mesh`, if it cannot. A body
+/// manual over some axes only (`shard_map(..., axis_names=...)`) is computed whole over
+/// the others on each device (its operands gathered over them), which needs every
+/// dimension split by its manual axes first.
 pub fn unsupported(op: &Op, mesh: &Mesh) -> Option<String> {
-    let OpKind::ManualComputation { manual_axes, .. } = &op.kind else {
+    let OpKind::ManualComputation {
+        in_shardings,
+        out_shardings,
+        manual_axes,
+    } = &op.kind
+    else {
         return None;
     };
-    mesh.axes
-        .iter()
-        .find(|a| !manual_axes.contains(&a.name))
-        .map(|a| {
-            format!(
-                "a shard_map over {manual_axes:?} leaves axis \"{}\" of mesh @{} automatic, which is not supported; map over every axis of the mesh",
-                a.name, mesh.name
-            )
-        })
+    let manual = |a: &shardc_ir::AxisRef| manual_axes.contains(&a.name);
+    for s in in_shardings.iter().chain(out_shardings) {
+        for (d, dim) in s.dims.iter().enumerate() {
+            let first_auto = dim.axes.iter().position(|a| !manual(a));
+            if let Some(i) = first_auto.filter(|&i| dim.axes[i..].iter().any(manual)) {
+                return Some(format!(
+                    "sharding {s} of a shard_map over {manual_axes:?} splits dimension {d} by automatic axis {} of mesh @{} before a manual one; put the manual axes first",
+                    dim.axes[i], mesh.name
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The collectives a manual computation's body holds, as they run (calls inlined, loops
@@ -116,18 +130,34 @@ fn varying_axes(mesh: &Mesh, groups: &[Vec<usize>]) -> Vec<String> {
         .collect()
 }
 
-/// The body copied into `b` on the operands' pieces `ins`; its returned pieces.
+/// The body copied into `b` on the operands' pieces `ins`; its returned pieces. A
+/// `partition_id` becomes the device's index among all of `mesh`'s devices in id order
+/// (its id), an op every backend runs.
 pub fn inline_body(
     b: &mut FunctionBuilder,
     f: &Function,
     op: &Op,
     ins: &[ValueId],
+    mesh: &Mesh,
 ) -> Result<Vec<ValueId>, IrError> {
+    let devices = mesh.num_devices();
     let body = f.block(op.regions[0]);
     let mut map: HashMap<ValueId, ValueId> =
         body.args.iter().copied().zip(ins.iter().copied()).collect();
     for &id in &body.ops {
-        b.copy_op(f, f.op(id), &mut map)?;
+        let o = f.op(id);
+        if let OpKind::PartitionId = o.kind {
+            // The device's id: its index in the group of every device, in id order.
+            let groups = ReplicaGroups(vec![(0..devices).collect()]);
+            let r = b.push1_typed(
+                OpKind::AxisIndex { groups },
+                &[],
+                f.ty(o.results[0]).clone(),
+            )?;
+            map.insert(o.results[0], r);
+            continue;
+        }
+        b.copy_op(f, o, &mut map)?;
     }
     Ok(body.results.iter().map(|r| map[r]).collect())
 }

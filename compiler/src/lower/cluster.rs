@@ -76,6 +76,8 @@ pub fn role(kind: &OpKind) -> Role {
             UnaryOp::Negate
             | UnaryOp::Abs
             | UnaryOp::Not
+            | UnaryOp::Popcnt
+            | UnaryOp::CountLeadingZeros
             | UnaryOp::Floor
             | UnaryOp::Ceil
             | UnaryOp::Sign
@@ -131,6 +133,7 @@ pub fn role(kind: &OpKind) -> Role {
         | OpKind::AllToAll { .. }
         | OpKind::ShardSlice { .. }
         | OpKind::AxisIndex { .. }
+        | OpKind::PartitionId
         | OpKind::CollectivePermute { .. } => Role::Root,
     }
 }

@@ -194,6 +194,15 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
     let xs: Vec<String> = op.operands.iter().map(|v| e.ssa[v].clone()).collect();
     let x = |i: usize| xs[i].clone();
     let ty = |i: usize| f.ty(op.operands[i]).clone();
+    // A result without elements (JAX's associative scans slice `[2:2]`) is an empty
+    // tensor whatever the op: MLIR refuses slices that start at a dimension's end.
+    if !op.results.is_empty() && op.results.iter().all(|&r| f.ty(r).num_elements() == 0) {
+        return Ok(op
+            .results
+            .iter()
+            .map(|&r| e.op(format!("tensor.empty() : {}", tt(f.ty(r)))))
+            .collect());
+    }
     Ok(vec![match &op.kind {
         OpKind::Unary(_)
         | OpKind::Binary(_)
@@ -330,6 +339,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::AllToAll { .. }
         | OpKind::ShardSlice { .. }
         | OpKind::AxisIndex { .. }
+        | OpKind::PartitionId
         | OpKind::CollectivePermute { .. } => {
             return Err(e.unsupported(
                 op,
@@ -758,6 +768,9 @@ fn concatenate(e: &mut Emitter, op: &Op, dimension: usize, out: &TensorType) -> 
     let mut offset = 0;
     for &v in &op.operands {
         let ty = e.f.ty(v).clone();
+        if ty.num_elements() == 0 {
+            continue;
+        }
         let mut offsets = vec![0; out.rank()];
         offsets[dimension] = offset;
         offset += ty.shape[dimension];

@@ -269,7 +269,7 @@ pub(crate) fn unary(b: &mut Body, mode: Mode, op: UnaryOp, dt: DType, x: &str) -
                 let inf = b.float(f64::INFINITY, c);
                 return Some(b.op(format!("arith.cmpf one, {a}, {inf} : {c}")));
             }
-            Not => return None,
+            Not | Popcnt | CountLeadingZeros => return None,
         };
         return Some(narrow(b, &r, dt));
     }
@@ -299,6 +299,8 @@ pub(crate) fn unary(b: &mut Body, mode: Mode, op: UnaryOp, dt: DType, x: &str) -
                 let ones = b.int(-1, t);
                 b.op(format!("arith.xori {x}, {ones} : {t}"))
             }
+            Popcnt => b.op(format!("math.ctpop {x} : {t}")),
+            CountLeadingZeros => b.op(format!("math.ctlz {x} : {t}")),
             _ => return None,
         });
     }

@@ -323,7 +323,7 @@ impl Emitter<'_> {
         let o = f.op(op);
         let outs = if crate::local::manual::fixed_layouts(o).is_some() {
             // A shard_map's body is per-device already: copied in on the pieces.
-            crate::local::manual::inline_body(&mut self.b, f, o, ins)?
+            crate::local::manual::inline_body(&mut self.b, f, o, ins, &self.p.mesh)?
         } else if is_identity_locally(&o.kind) {
             ins.to_vec()
         } else if let Some(local) = splat_piece(&o.kind, &layouts[0], &self.p.mesh) {

@@ -346,6 +346,41 @@ fn bitcast_between_types_of_one_width() {
 }
 
 #[test]
+fn bit_counts_of_every_integer_type() {
+    for dt in DType::ALL.into_iter().filter(|d| d.is_int()) {
+        let x = lit(dt, &special_ints(dt));
+        let mut b = FunctionBuilder::new("main", std::slice::from_ref(&x.ty));
+        let a = b.arg(0);
+        let p = b.unary(UnaryOp::Popcnt, a).unwrap();
+        let c = b.unary(UnaryOp::CountLeadingZeros, a).unwrap();
+        let m = module_of(b.finish(&[p, c]));
+        check_module(&m, "main", &[x], Tol::EXACT).unwrap_or_else(|e| panic!("{dt}: {e}"));
+    }
+}
+
+/// `reduce_precision` and `chlo.next_after`, decomposed into integer ops on the bits as
+/// they are read: the kernels give the reference's bits.
+#[test]
+fn bit_level_decompositions_match_the_reference_exactly() {
+    let m = parse_module(
+        "func.func @main(%x: tensor<16xf32>, %y: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %0 = stablehlo.reduce_precision %x, format = e5m10 : tensor<16xf32>
+  %1 = stablehlo.reduce_precision %x, format = e8m7 : tensor<16xf32>
+  %2 = chlo.next_after %x, %y : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+  return %0, %1, %2 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>
+}",
+    )
+    .unwrap();
+    let xs = special_floats();
+    let x = lit(DType::F32, &xs[..16]);
+    let y = lit(
+        DType::F32,
+        &xs.iter().rev().take(16).copied().collect::<Vec<_>>(),
+    );
+    check_module(&m, "main", &[x, y], Tol::EXACT).unwrap();
+}
+
+#[test]
 fn select_and_clamp_with_scalar_and_full_operands() {
     let m = parse_module(SELECT_CLAMP).unwrap();
     let f32s = |v: &[f64]| lit(DType::F32, v);

@@ -69,6 +69,14 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         // propagation takes as they are (`local::manual` in the compiler), never from
         // factors; the rule (everything whole) is what a caller reading rules sees.
         OpKind::ManualComputation { .. } => replicated(&x),
+        OpKind::PartitionId => {
+            return Err(RuleError::NoRule {
+                op: op.kind.name(),
+                at: x.at(),
+                why: "it reads which device runs the program, which only a shard_map body (run per device) knows".into(),
+                fix: "use jax.lax.axis_index inside a shard_map".into(),
+            });
+        }
         // Control flow runs whole on every device: every dimension of what it reads and
         // gives needs replication (its regions are not partitioned; `docs/rules.md`).
         OpKind::Case | OpKind::While => replicated(&x),

@@ -86,9 +86,16 @@ impl<'a> Parser<'a> {
                 }
                 let Some(dtype) = DType::from_name(p) else {
                     let known = known_dtypes();
+                    let fix = if p.starts_with("f8") || p.starts_with("f4") || p.starts_with("f6") {
+                        ": compute the float8 matmul in bf16 (`x.astype(jnp.bfloat16)`) for shardc"
+                    } else if matches!(p, "i4" | "ui4" | "i2" | "ui2") {
+                        ": hold the sub-byte integers as int8 (`x.astype(jnp.int8)`) for shardc"
+                    } else {
+                        ""
+                    };
                     return self.err_at(
                         at,
-                        format!("unknown element type `{p}`; shardc supports {known}"),
+                        format!("unknown element type `{p}`; shardc supports {known}{fix}"),
                     );
                 };
                 return Ok(TensorType::new(dtype, shape));
@@ -96,7 +103,7 @@ impl<'a> Parser<'a> {
             if p == "?" {
                 return self.err_at(
                     at,
-                    "dynamic dimensions (`?`) are not supported: shardc needs static shapes",
+                    "dynamic dimensions (`?`) are not supported: shardc needs static shapes; export with concrete shapes (`jax.jit(f, ...).lower(*arrays).as_text()`, or `jax.export` without symbolic dimensions)",
                 );
             }
             if p == "*" {

@@ -3,6 +3,9 @@
 //! `shardc.from = "chlo.<name>"`, so the printed program says what every `chlo` op
 //! became, and prints back and re-parses to the same module.
 //!
+//! `stablehlo.reduce_precision` is decomposed here too (into integer ops on the float's
+//! bits, as XLA's backends compute it), so no later stage needs to know it.
+//!
 //! The table [`DECOMPOSITIONS`] lists every `chlo` op read, with its decomposition; the
 //! numerics follow XLA's (the f32 `erf` and `erf_inv` are the polynomials XLA's CPU and GPU
 //! backends evaluate; f64 `erf` is Cephes'). Half-precision operands are computed in f32
@@ -24,28 +27,46 @@ use crate::op::{BinaryOp, ComparisonDirection, ComparisonType, OpKind, UnaryOp};
 /// op (kind and operands), which the parser adds and names as it does any op.
 type Last = (OpKind, Vec<ValueId>);
 
-/// A decomposition of one `chlo` op with one operand, over floats of the operand's type.
-type Decompose = fn(&mut Emit<'_>, ValueId) -> Result<Last, IrError>;
+/// A decomposition of one `chlo` op, by its number of operands (all of one type).
+#[derive(Copy, Clone)]
+enum Decompose {
+    Unary(fn(&mut Emit<'_>, ValueId) -> Result<Last, IrError>),
+    Binary(fn(&mut Emit<'_>, ValueId, ValueId) -> Result<Last, IrError>),
+}
+
+impl Decompose {
+    fn arity(self) -> usize {
+        match self {
+            Decompose::Unary(_) => 1,
+            Decompose::Binary(_) => 2,
+        }
+    }
+}
 
 /// Every `chlo` op shardc reads: its name (after `chlo.`), the dtypes it takes, and its
 /// decomposition into StableHLO.
 const DECOMPOSITIONS: &[(&str, Operands, Decompose)] = &[
-    ("square", Operands::Numbers, square),
-    ("erf", Operands::Floats, erf),
-    ("erfc", Operands::Floats, erfc),
-    ("erf_inv", Operands::F32OrHalf, erf_inv),
-    ("tan", Operands::Floats, tan),
-    ("sinh", Operands::Floats, sinh),
-    ("cosh", Operands::Floats, cosh),
-    ("asin", Operands::Floats, asin),
-    ("acos", Operands::Floats, acos),
-    ("atan", Operands::Floats, atan),
-    ("asinh", Operands::Floats, asinh),
-    ("acosh", Operands::Floats, acosh),
-    ("atanh", Operands::Floats, atanh),
-    ("is_inf", Operands::Floats, is_inf),
-    ("is_pos_inf", Operands::Floats, is_pos_inf),
-    ("is_neg_inf", Operands::Floats, is_neg_inf),
+    ("square", Operands::Numbers, Decompose::Unary(square)),
+    ("erf", Operands::Floats, Decompose::Unary(erf)),
+    ("erfc", Operands::Floats, Decompose::Unary(erfc)),
+    ("erf_inv", Operands::F32OrHalf, Decompose::Unary(erf_inv)),
+    ("tan", Operands::Floats, Decompose::Unary(tan)),
+    ("sinh", Operands::Floats, Decompose::Unary(sinh)),
+    ("cosh", Operands::Floats, Decompose::Unary(cosh)),
+    ("asin", Operands::Floats, Decompose::Unary(asin)),
+    ("acos", Operands::Floats, Decompose::Unary(acos)),
+    ("atan", Operands::Floats, Decompose::Unary(atan)),
+    ("asinh", Operands::Floats, Decompose::Unary(asinh)),
+    ("acosh", Operands::Floats, Decompose::Unary(acosh)),
+    ("atanh", Operands::Floats, Decompose::Unary(atanh)),
+    ("is_inf", Operands::Floats, Decompose::Unary(is_inf)),
+    ("is_pos_inf", Operands::Floats, Decompose::Unary(is_pos_inf)),
+    ("is_neg_inf", Operands::Floats, Decompose::Unary(is_neg_inf)),
+    (
+        "next_after",
+        Operands::Floats,
+        Decompose::Binary(next_after),
+    ),
 ];
 
 /// The element types a decomposition is defined for.
@@ -109,21 +130,27 @@ pub(super) fn parse(
             ),
         );
     };
-    let x: Use = if generic {
-        let mut xs = p.operand_parens(f)?;
-        let n = xs.len();
-        match xs.pop() {
-            Some(x) if n == 1 => x,
-            _ => {
-                return p.err_at(
-                    offset,
-                    format!("{name} takes one operand, but {n} were given"),
-                );
-            }
-        }
+    let arity = decompose.arity();
+    let xs: Vec<Use> = if generic {
+        p.operand_parens(f)?
     } else {
-        p.operand(f)?
+        let mut xs = vec![p.operand(f)?];
+        while p.eat(Tok::Comma)? {
+            xs.push(p.operand(f)?);
+        }
+        xs
     };
+    if xs.len() != arity {
+        let n = xs.len();
+        return p.err_at(
+            offset,
+            format!(
+                "{name} takes {arity} operand{}, but {n} {} given",
+                if arity == 1 { "" } else { "s" },
+                if n == 1 { "was" } else { "were" }
+            ),
+        );
+    }
     if p.is(&Tok::LBrace) {
         // Attributes of the chlo op itself (none that shardc reads) are dropped with it.
         p.op_attrs()?;
@@ -132,25 +159,42 @@ pub(super) fn parse(
     let (ins, outs) = if p.is(&Tok::LParen) {
         p.function_type("(the op's type)")?
     } else {
-        let t = p.tensor_type("after ':'")?;
+        let mut ins = vec![p.tensor_type("after ':'")?];
+        while p.eat(Tok::Comma)? {
+            ins.push(p.tensor_type("after ','")?);
+        }
         if p.eat(Tok::Arrow)? {
             let r = p.tensor_type("after '->'")?;
-            (vec![t], vec![r])
+            (ins, vec![r])
         } else {
-            (vec![t.clone()], vec![t])
+            let r = ins[0].clone();
+            (ins, vec![r])
         }
     };
+    let x = &xs[0];
     let ty = f.b.ty(x.id).clone();
+    if let Some(y) = xs.iter().find(|y| *f.b.ty(y.id) != ty) {
+        return p.err_at(
+            y.offset,
+            format!(
+                "{name} takes operands of one type, but {} is {ty} and {} is {}",
+                x.name,
+                y.name,
+                f.b.ty(y.id)
+            ),
+        );
+    }
     let result = if short.starts_with("is_") {
         TensorType::new(DType::I1, ty.shape.clone())
     } else {
         ty.clone()
     };
-    if ins.len() != 1 || ins[0] != ty || outs.len() != 1 || outs[0] != result {
+    if ins.len() != arity || ins.iter().any(|t| *t != ty) || outs.len() != 1 || outs[0] != result {
+        let write = vec![ty.to_string(); arity].join(", ");
         return p.err_at(
             x.offset,
             format!(
-                "{name}'s type signature does not match its operand: {} is {ty}, so {name} gives {result}; write `: {ty} -> {result}`",
+                "{name}'s type signature does not match its operands: {} is {ty}, so {name} gives {result}; write `: {write} -> {result}`",
                 x.name
             ),
         );
@@ -170,8 +214,11 @@ pub(super) fn parse(
         b: &mut f.b,
         from: from.clone(),
     };
-    let (kind, args) =
-        decompose(&mut e, x.id).map_err(|err| p.error_at(offset, err.to_string()))?;
+    let decomposed = match decompose {
+        Decompose::Unary(d) => d(&mut e, x.id),
+        Decompose::Binary(d) => d(&mut e, x.id, xs[1].id),
+    };
+    let (kind, args) = decomposed.map_err(|err| p.error_at(offset, err.to_string()))?;
     let operand_types: Vec<TensorType> = args.iter().map(|&a| f.b.ty(a).clone()).collect();
     let uses = args
         .into_iter()
@@ -280,6 +327,135 @@ pub(super) fn top_k(
     let mut e = Emit { b: &mut f.b, from };
     e.top_k(x.id, k)
         .map_err(|err| p.error_at(offset, err.to_string()))
+}
+
+/// `stablehlo.reduce_precision %x, format = e5m10 : t` (or generic, `<{exponent_bits = 5
+/// : i32, mantissa_bits = 10 : i32}>`): `x` rounded to a float with that many exponent
+/// and mantissa bits and back — the mantissa rounded to nearest even, exponents beyond
+/// the format's range to infinity or (below it) to zero, keeping the sign; NaN kept (as
+/// XLA does, but for formats without mantissa bits, where NaN becomes infinity).
+pub(super) fn reduce_precision(
+    p: &mut Parser<'_>,
+    f: &mut FuncState,
+    name: &str,
+    offset: usize,
+    generic: bool,
+) -> PResult<Vec<ValueId>> {
+    let (x, exponent, mantissa) = if generic {
+        let xs = p.operand_parens(f)?;
+        let [x] = <[Use; 1]>::try_from(xs).map_err(|xs| {
+            p.error_at(
+                offset,
+                format!("{name} takes one operand, but {} were given", xs.len()),
+            )
+        })?;
+        p.expect(
+            Tok::Less,
+            &format!("before the properties of {name} (`<{{exponent_bits = 5 : i32, mantissa_bits = 10 : i32}}>`)"),
+        )?;
+        p.expect(Tok::LBrace, "to open the properties")?;
+        let (mut exponent, mut mantissa) = (None, None);
+        loop {
+            let key = p.ident("(exponent_bits or mantissa_bits)")?;
+            p.expect(Tok::Equal, &format!("after `{key}`"))?;
+            let v = p.int_attr(key)?;
+            match key {
+                "exponent_bits" => exponent = Some(v),
+                "mantissa_bits" => mantissa = Some(v),
+                other => {
+                    return p.err_at(
+                        offset,
+                        format!(
+                            "{name} has properties exponent_bits and mantissa_bits, not `{other}`"
+                        ),
+                    );
+                }
+            }
+            if !p.eat(Tok::Comma)? {
+                break;
+            }
+        }
+        p.expect(Tok::RBrace, "to close the properties")?;
+        p.expect(Tok::Greater, "to close the properties")?;
+        match (exponent, mantissa) {
+            (Some(e), Some(m)) => (x, e, m),
+            _ => {
+                return p.err_at(
+                    offset,
+                    format!("{name} needs both exponent_bits and mantissa_bits"),
+                );
+            }
+        }
+    } else {
+        let x = p.operand(f)?;
+        p.expect(Tok::Comma, "after the operand (`, format = e5m10`)")?;
+        p.expect_ident("format", &format!("(the one attribute of {name})"))?;
+        p.expect(Tok::Equal, "after `format`")?;
+        let at = p.tok.start;
+        let format = p.ident("(the format, as `e5m10`)")?;
+        let bits = format
+            .strip_prefix('e')
+            .and_then(|r| r.split_once('m'))
+            .and_then(|(e, m)| Some((e.parse::<i64>().ok()?, m.parse::<i64>().ok()?)));
+        let Some((e, m)) = bits else {
+            return p.err_at(
+                at,
+                format!("{name}'s format is `eEmM` (exponent and mantissa bits, as `e5m10`), not `{format}`"),
+            );
+        };
+        (x, e, m)
+    };
+    if p.is(&Tok::LBrace) {
+        p.op_attrs()?;
+    }
+    p.expect(Tok::Colon, &format!("before the type of {name}"))?;
+    let (ins, outs) = if p.is(&Tok::LParen) {
+        p.function_type("(the op's type)")?
+    } else {
+        let t = p.tensor_type("after ':'")?;
+        (vec![t.clone()], vec![t])
+    };
+    let ty = f.b.ty(x.id).clone();
+    if ins != [ty.clone()] || outs != [ty.clone()] {
+        return p.err_at(
+            x.offset,
+            format!(
+                "{name} gives a value of its operand's type: {} is {ty}; write `: {ty}`",
+                x.name
+            ),
+        );
+    }
+    let Some((src_exponent, src_mantissa)) = float_bits(ty.dtype) else {
+        return p.err_at(
+            x.offset,
+            format!("{name} takes a float tensor, but {} is {ty}", x.name),
+        );
+    };
+    if !(1..=src_exponent).contains(&exponent) || !(0..=src_mantissa).contains(&mantissa) {
+        return p.err_at(
+            offset,
+            format!(
+                "{name} of {ty} takes 1 to {src_exponent} exponent bits and 0 to {src_mantissa} mantissa bits, not e{exponent}m{mantissa}"
+            ),
+        );
+    }
+    let from = format!("\"{name}\"");
+    let mut e = Emit { b: &mut f.b, from };
+    let r = e
+        .reduce_precision(x.id, exponent as u32, mantissa as u32)
+        .map_err(|err| p.error_at(offset, err.to_string()))?;
+    Ok(vec![r])
+}
+
+/// Exponent and mantissa bits of a float type.
+fn float_bits(d: DType) -> Option<(i64, i64)> {
+    Some(match d {
+        DType::F16 => (5, 10),
+        DType::BF16 => (8, 7),
+        DType::F32 => (8, 23),
+        DType::F64 => (11, 52),
+        _ => return None,
+    })
 }
 
 /// The attribute naming the `chlo` op an op came from.
@@ -417,6 +593,77 @@ impl Emit<'_> {
         let values = self.push(slice.clone(), &[sorted[0]])?;
         let indices = self.push(slice, &[sorted[1]])?;
         Ok(vec![values, indices])
+    }
+
+    /// `reduce_precision`'s decomposition (see [`reduce_precision`]): on `x`'s bits as a
+    /// signed integer of its width, as XLA's elemental emitter computes it.
+    fn reduce_precision(
+        &mut self,
+        x: ValueId,
+        exponent: u32,
+        mantissa: u32,
+    ) -> Result<ValueId, IrError> {
+        use ComparisonDirection::{Gt, Le, Ne};
+        let ty = self.b.ty(x).clone();
+        let (src_e, src_m) = float_bits(ty.dtype).map_or((0, 0), |(e, m)| (e as u32, m as u32));
+        let width = src_e + src_m + 1;
+        let bits = match width {
+            64 => DType::I64,
+            32 => DType::I32,
+            _ => DType::I16,
+        };
+        let int_ty = TensorType::new(bits, ty.shape.clone());
+        let pow2 = |k: u32| (k as f64).exp2();
+        let v = self
+            .b
+            .push1_typed(OpKind::BitcastConvert, &[x], int_ty.clone())?;
+        let mut xi = self.mark(v);
+        let signed = |e: &mut Self, d: ComparisonDirection, a: ValueId, b: ValueId| {
+            e.push(
+                OpKind::Compare {
+                    direction: d,
+                    compare_type: Some(ComparisonType::Signed),
+                },
+                &[a, b],
+            )
+        };
+        if mantissa < src_m {
+            // Round to nearest even at the last kept bit, then clear the bits below it.
+            let shift = src_m - mantissa;
+            let last = self.c(xi, pow2(shift));
+            let kept = self.bin(BinaryOp::And, xi, last)?;
+            let by = self.c(xi, shift as f64);
+            let odd = self.bin(BinaryOp::ShiftRightLogical, kept, by)?;
+            let base = self.c(xi, pow2(shift - 1) - 1.0);
+            let bias = self.add(odd, base)?;
+            let rounded = self.add(xi, bias)?;
+            let keep = self.c(xi, -pow2(shift));
+            xi = self.bin(BinaryOp::And, rounded, keep)?;
+        }
+        if exponent < src_e {
+            // Exponents above the format's range become infinity, those at or below its
+            // smallest become (signed) zero.
+            let sign = self.c(xi, -pow2(width - 1));
+            let exp_mask = self.c(xi, (pow2(src_e) - 1.0) * pow2(src_m));
+            let bias = pow2(src_e - 1) - 1.0;
+            let reduced_bias = pow2(exponent - 1) - 1.0;
+            let max = self.c(xi, (bias + reduced_bias) * pow2(src_m));
+            let min = self.c(xi, (bias - reduced_bias) * pow2(src_m));
+            let xe = self.bin(BinaryOp::And, xi, exp_mask)?;
+            let over = signed(self, Gt, xe, max)?;
+            let under = signed(self, Le, xe, min)?;
+            let zero = self.bin(BinaryOp::And, xi, sign)?;
+            let inf = self.bin(BinaryOp::Or, zero, exp_mask)?;
+            let r = self.select(under, zero, xi)?;
+            xi = self.select(over, inf, r)?;
+        }
+        let v = self.b.push1_typed(OpKind::BitcastConvert, &[xi], ty)?;
+        let r = self.mark(v);
+        if mantissa == 0 {
+            return Ok(r);
+        }
+        let nan = self.cmp(Ne, x, x)?;
+        self.select(nan, x, r)
     }
 
     /// `c[0] * x^(n-1) + ... + c[n-1]` by Horner's rule.
@@ -896,6 +1143,59 @@ fn is_pos_inf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
 fn is_neg_inf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     let inf = e.c(x, f64::NEG_INFINITY);
     Ok(compare_last(ComparisonDirection::Eq, x, inf))
+}
+
+/// The next float after `x` towards `y`, as XLA computes it: `x`'s bits stepped by one
+/// (down in magnitude when `|x| > |y|` or the signs differ, up otherwise); the smallest
+/// subnormal with `y`'s sign from zero; `y` when equal; NaN when either is.
+fn next_after(e: &mut Emit<'_>, x: ValueId, y: ValueId) -> Result<Last, IrError> {
+    use ComparisonDirection::{Eq, Gt, Ne};
+    let ty = e.b.ty(x).clone();
+    let bits = match ty.dtype.bit_width() {
+        64 => DType::I64,
+        32 => DType::I32,
+        _ => DType::I16,
+    };
+    let int_ty = TensorType::new(bits, ty.shape.clone());
+    let bitcast = |e: &mut Emit<'_>, v: ValueId, to: &TensorType| -> Result<ValueId, IrError> {
+        let r = e.b.push1_typed(OpKind::BitcastConvert, &[v], to.clone())?;
+        Ok(e.mark(r))
+    };
+    let int_cmp = |e: &mut Emit<'_>, d: ComparisonDirection, a: ValueId, b: ValueId| {
+        e.push(
+            OpKind::Compare {
+                direction: d,
+                compare_type: Some(ComparisonType::Signed),
+            },
+            &[a, b],
+        )
+    };
+    let xb = bitcast(e, x, &int_ty)?;
+    let yb = bitcast(e, y, &int_ty)?;
+    let sign = e.c(xb, -(bits.bit_width() as f64 - 1.0).exp2());
+    let xs = e.bin(BinaryOp::And, xb, sign)?;
+    let ys = e.bin(BinaryOp::And, yb, sign)?;
+    let ax = e.un(UnaryOp::Abs, x)?;
+    let ay = e.un(UnaryOp::Abs, y)?;
+    let larger = e.cmp(Gt, ax, ay)?;
+    let signs_differ = int_cmp(e, Ne, xs, ys)?;
+    let smaller = e.bin(BinaryOp::Or, larger, signs_differ)?;
+    let (down, up) = (e.c(xb, -1.0), e.c(xb, 1.0));
+    let step = e.select(smaller, down, up)?;
+    let stepped = e.add(xb, step)?;
+    let one = e.c(xb, 1.0);
+    let tiny = e.bin(BinaryOp::Or, ys, one)?;
+    let zero = e.c(x, 0.0);
+    let from_zero = e.cmp(Eq, ax, zero)?;
+    let r = e.select(from_zero, tiny, stepped)?;
+    let r = bitcast(e, r, &ty)?;
+    let equal = e.cmp(Eq, x, y)?;
+    let r = e.select(equal, y, r)?;
+    let x_nan = e.cmp(Ne, x, x)?;
+    let y_nan = e.cmp(Ne, y, y)?;
+    let nan = e.bin(BinaryOp::Or, x_nan, y_nan)?;
+    let sum = e.add(x, y)?;
+    Ok((OpKind::Select, vec![nan, sum, r]))
 }
 
 fn compare_last(direction: ComparisonDirection, x: ValueId, y: ValueId) -> Last {

@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -266,6 +266,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_manual,
         props_manual,
         from_manual
+    ),
+    syntax!(
+        &["stablehlo.partition_id"],
+        None,
+        0,
+        parse_partition_id,
+        print_partition_id,
+        no_props,
+        |_, _| Ok(OpKind::PartitionId)
     ),
     syntax!(
         &["stablehlo.optimization_barrier"],
@@ -1764,6 +1773,22 @@ fn parse_optimization_barrier(p: &mut Parser<'_>, f: &mut FuncState, _: &str) ->
         (types.clone(), types),
     )
     .with_attrs(attrs))
+}
+
+fn parse_partition_id(p: &mut Parser<'_>, _: &mut FuncState, _: &str) -> PResult<Parsed> {
+    let attrs = p.op_attrs()?;
+    p.expect(Tok::Colon, "before the partition id's type")?;
+    let t = p.tensor_type("after ':'")?;
+    Ok(Parsed::new(OpKind::PartitionId, Vec::new(), (Vec::new(), vec![t])).with_attrs(attrs))
+}
+
+fn print_partition_id(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let (_, outs) = pp.types(op);
+    format!(
+        "stablehlo.partition_id{} : {}",
+        pp.attrs(op),
+        format::results_type(&outs)
+    )
 }
 
 fn print_optimization_barrier(pp: &Pretty<'_>, op: &Op, _: usize) -> String {

@@ -1258,6 +1258,18 @@ impl<'a> Parser<'a> {
             self.skip_loc()?;
             return self.bind_results(f, &groups, "chlo.top_k", values);
         }
+        let reduce_precision = match &self.tok.tok {
+            Tok::Str(n) if n == "stablehlo.reduce_precision" => Some(true),
+            Tok::Ident("stablehlo.reduce_precision") => Some(false),
+            _ => None,
+        };
+        if let Some(generic) = reduce_precision {
+            self.bump()?;
+            let name = "stablehlo.reduce_precision";
+            let values = chlo::reduce_precision(self, f, name, name_offset, generic)?;
+            self.skip_loc()?;
+            return self.bind_results(f, &groups, name, values);
+        }
         let custom_call = match &self.tok.tok {
             Tok::Str(n) if n == CUSTOM_CALL => Some(true),
             Tok::Ident(CUSTOM_CALL) => Some(false),

@@ -69,3 +69,44 @@ func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
   %0 = chlo.is_inf %arg0 : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// chlo.next_after given one operand (it takes two)
+func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = chlo.next_after %arg0 : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// chlo.next_after of two types
+func.func @main(%arg0: tensor<8xf32>, %arg1: tensor<8xf64>) -> tensor<8xf32> {
+  %0 = chlo.next_after %arg0, %arg1 : tensor<8xf32>, tensor<8xf64> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// reduce_precision with more exponent bits than its type has
+func.func @main(%arg0: tensor<8xf16>) -> tensor<8xf16> {
+  %0 = stablehlo.reduce_precision %arg0, format = e8m7 : tensor<8xf16>
+  return %0 : tensor<8xf16>
+}
+
+// -----
+
+// reduce_precision with a format that is not eEmM
+func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = stablehlo.reduce_precision %arg0, format = bf16 : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// reduce_precision of integers
+func.func @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {
+  %0 = "stablehlo.reduce_precision"(%arg0) <{exponent_bits = 5 : i32, mantissa_bits = 10 : i32}> : (tensor<8xi32>) -> tensor<8xi32>
+  return %0 : tensor<8xi32>
+}
+

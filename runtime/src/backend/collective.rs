@@ -416,14 +416,7 @@ impl Exchange {
 /// The one binary op of a reducer region, if the ring may apply it in any order.
 fn reducer(f: &Function, op: &Op) -> Result<BinaryOp, String> {
     let region = op.regions.first().ok_or("has no reducer region")?;
-    let body = f.block(*region);
-    let [only] = body.ops.as_slice() else {
-        return Err(format!(
-            "the cpu backend runs one-op reducers; this one has {} ops",
-            body.ops.len()
-        ));
-    };
-    let inner = f.op(*only);
+    let inner = f.reducer_op(*region)?;
     match inner.kind {
         OpKind::Binary(b) if RING_REDUCERS.contains(&b) => Ok(b),
         _ => Err(format!(

@@ -133,7 +133,7 @@ macro_rules! float_unary {
             Sign => Some($k!(float_sign::<$c>, $($a)*)),
             RoundNearestEven => Some($k!(<$c as Float>::round_ties_even, $($a)*)),
             RoundNearestAfz => Some($k!(<$c as Float>::round, $($a)*)),
-            Not | IsFinite => None,
+            Not | IsFinite | Popcnt | CountLeadingZeros => None,
         }
     }};
 }
@@ -165,6 +165,8 @@ macro_rules! int_unary {
             Abs => Some($k!(<$c as Int>::wrapping_abs, $($a)*)),
             Sign => Some($k!(<$c as Int>::signum, $($a)*)),
             Not => Some($k!(<$c as Int>::not, $($a)*)),
+            Popcnt => Some($k!(|x: $c| <$c as Int>::from_i64_wrapping(x.to_unsigned().count_ones() as i64), $($a)*)),
+            CountLeadingZeros => Some($k!(|x: $c| <$c as Int>::from_i64_wrapping((x.to_unsigned().leading_zeros() - (64 - <$c as Int>::BITS)) as i64), $($a)*)),
             _ => None,
         }
     }};

@@ -411,6 +411,7 @@ impl<'m> Interp<'m> {
             | OpKind::AllToAll { .. }
             | OpKind::ShardSlice { .. }
             | OpKind::AxisIndex { .. }
+            | OpKind::PartitionId
             | OpKind::CollectivePermute { .. } => {
                 return Err(InterpError::InvalidOp {
                     op: op.kind.name(),
@@ -473,7 +474,8 @@ impl<'m> Interp<'m> {
     /// over the mesh, the body run on every device in lockstep on the simulated mesh (its
     /// collectives exact; loops that communicate unrolled), each result reassembled from
     /// the devices' pieces by its out_sharding (devices holding one block must agree, as
-    /// JAX's replication check asks).
+    /// JAX's replication check asks). Over axes the body is not manual over, its operands
+    /// and results are whole.
     fn manual(
         &mut self,
         f: &Function,
@@ -499,15 +501,15 @@ impl<'m> Interp<'m> {
                     "declare the mesh its shardings name",
                 )
             })?;
-        if let Some(a) = mesh.axes.iter().find(|a| !manual_axes.contains(&a.name)) {
-            return Err(site.invalid(
-                format!(
-                    "maps over {manual_axes:?} but not over axis \"{}\" of mesh @{}: a shard_map with automatic axes is not supported",
-                    a.name, mesh.name
-                ),
-                "map over every axis of the mesh (shard_map's default), or use a mesh of the mapped axes only",
-            ));
-        }
+        // Over its automatic axes, the body sees its operands whole.
+        let in_shardings: Vec<_> = in_shardings
+            .iter()
+            .map(|s| s.over_axes(manual_axes))
+            .collect();
+        let out_shardings: Vec<_> = out_shardings
+            .iter()
+            .map(|s| s.over_axes(manual_axes))
+            .collect();
         let failed = |e: String| site.invalid(e, "check the shard_map's specs against its body");
         const BODY: &str = "__shard_map_body";
         let body = shardc_ir::unroll::region_function(f, op.regions[0], BODY)
@@ -518,7 +520,7 @@ impl<'m> Interp<'m> {
         let mut args: Vec<Vec<Literal>> = vec![Vec::with_capacity(x.len()); n];
         for (&lit, s) in x.iter().zip(in_shardings) {
             let pieces =
-                crate::shard::shard_all(lit, s, mesh).map_err(|e| failed(e.to_string()))?;
+                crate::shard::shard_all(lit, &s, mesh).map_err(|e| failed(e.to_string()))?;
             for (a, p) in args.iter_mut().zip(pieces) {
                 a.push(p);
             }
