@@ -356,8 +356,14 @@ fn read_inputs(path: &Path, types: &[TensorType]) -> Result<Record, String> {
         }
     };
     if record.inputs.len() != types.len() {
+        // jax.jit leaves out of the module the arguments the function never reads.
+        let pruned = if record.inputs.len() > types.len() {
+            "; jax.jit drops arguments the function never reads (an optimizer's unused state, say): record only the kept ones (`lowered._lowering.compile_args[\"kept_var_idx\"]`), or jit with `keep_unused=True`"
+        } else {
+            ""
+        };
         return Err(format!(
-            "{}: {} inputs, but the program takes {} ({})",
+            "{}: {} inputs, but the program takes {} ({}){pruned}",
             path.display(),
             record.inputs.len(),
             types.len(),

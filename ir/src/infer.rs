@@ -5,7 +5,9 @@
 //! operands (iota, reshape, broadcast_in_dim, convert, random, call) take it as declared.
 
 use crate::dtype::{DType, TensorType};
-use crate::op::{BinaryOp, ConvDims, OpKind, ReplicaGroups, ScatterDims, UnaryOp, WindowDims};
+use crate::op::{
+    BinaryOp, ConvDims, OpKind, ReplicaGroups, RngAlgorithm, ScatterDims, UnaryOp, WindowDims,
+};
 
 /// A broken typing rule and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1087,6 +1089,51 @@ fn derive(
             }
         }
         OpKind::OptimizationBarrier => Ok(ops.to_vec()),
+        OpKind::RngBitGenerator { algorithm } => {
+            expect_operands(ops, 1)?;
+            let state = &ops[0];
+            let lengths: &[usize] = match algorithm {
+                RngAlgorithm::ThreeFry => &[2],
+                RngAlgorithm::Default | RngAlgorithm::Philox => &[2, 3],
+            };
+            if state.dtype != DType::U64 || state.rank() != 1 || !lengths.contains(&state.shape[0])
+            {
+                return fail(
+                    format!(
+                        "the {} state is {state}, not tensor<{}xui64>",
+                        algorithm.name(),
+                        lengths
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join("xui64> or tensor<")
+                    ),
+                    "pass the generator's ui64 state (a key, then the counter)",
+                );
+            }
+            let Some([s, bits]) = declared
+                .map(<[TensorType]>::to_vec)
+                .and_then(|d| <[TensorType; 2]>::try_from(d).ok())
+            else {
+                return fail(
+                    "rng_bit_generator gives the next state and the bits".to_string(),
+                    "declare two results: (state type, bits type)",
+                );
+            };
+            if s != *state {
+                return fail(
+                    format!("the next state is declared {s}, but the state is {state}"),
+                    "declare the next state with the state's type",
+                );
+            }
+            if !bits.dtype.is_int() {
+                return fail(
+                    format!("rng_bit_generator gives integer bits, not {}", bits.dtype),
+                    "declare an integer (ui32, ui64, ...) bits type and convert the bits",
+                );
+            }
+            Ok(vec![s, bits])
+        }
         OpKind::PartitionId => {
             expect_operands(ops, 0)?;
             one(TensorType::scalar(DType::U32))

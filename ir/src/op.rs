@@ -117,6 +117,16 @@ named_enum! {
 }
 
 named_enum! {
+    /// `stablehlo.rng_bit_generator` algorithms (XLA's CPU and GPU backends run DEFAULT
+    /// as PHILOX).
+    RngAlgorithm {
+        Default => "DEFAULT",
+        ThreeFry => "THREE_FRY",
+        Philox => "PHILOX",
+    }
+}
+
+named_enum! {
     /// Distributions of shardc's counter-based random op.
     Distribution {
         /// Uniform on `[0, 1)`.
@@ -373,6 +383,13 @@ pub enum OpKind {
     /// as for [`OpKind::While`]). One region per branch, without arguments, each
     /// returning the results.
     Case,
+    /// `stablehlo.rng_bit_generator`: from a `ui64` state (`[key, counter]`, or `[key,
+    /// counter low, counter high]` for PHILOX), the next state and a tensor of random
+    /// bits, bit for bit as XLA's CPU backend computes them (`jax.random` with the
+    /// `rbg`/`unsafe_rbg` implementations).
+    RngBitGenerator {
+        algorithm: RngAlgorithm,
+    },
     /// `stablehlo.partition_id`: the id of the device running the program, a scalar
     /// `ui32` (JAX's `axis_index` in a `shard_map` body computes from it). Only a
     /// manual computation's body, which runs per device, may hold it.
@@ -489,6 +506,7 @@ impl OpKind {
             OpKind::Case => "stablehlo.case",
             OpKind::OptimizationBarrier => "stablehlo.optimization_barrier",
             OpKind::PartitionId => "stablehlo.partition_id",
+            OpKind::RngBitGenerator { .. } => "stablehlo.rng_bit_generator",
             OpKind::ManualComputation { .. } => "sdy.manual_computation",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",

@@ -310,6 +310,17 @@ fn cases() -> Vec<Case> {
         b.push1_typed(OpKind::AxisIndex { groups: groups() }, &[], t("i64"))
     }));
     cases.push(case(&["f32"], |b, _| b.push1(OpKind::PartitionId, &[])));
+    cases.push(case(&["2xui64"], |b, a| {
+        let op = b.push(
+            OpKind::RngBitGenerator {
+                algorithm: shardc_ir::RngAlgorithm::Default,
+            },
+            &[a[0]],
+            Some(&[t("2xui64"), t("16x6xui32")]),
+            vec![],
+        )?;
+        Ok(b.func().op(op).results[1])
+    }));
 
     // concatenate: unrelated operands; two slices of one tensor (a roll); a slice and
     // the tensor itself; a single operand.
@@ -806,12 +817,14 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::AxisIndex { .. } => "axis_index",
         OpKind::CollectivePermute { .. } => "collective_permute",
         OpKind::PartitionId => "partition_id",
+        OpKind::RngBitGenerator { .. } => "rng_bit_generator",
     }
 }
 
-const FAMILIES: [&str; 42] = [
+const FAMILIES: [&str; 43] = [
     "collective_permute",
     "partition_id",
+    "rng_bit_generator",
     "all_gather",
     "all_reduce",
     "reduce_scatter",
@@ -1013,6 +1026,7 @@ fn attributes(f: &Function, op: &Op) -> String {
         | OpKind::AxisIndex { .. } => unreachable!("printed above, with their groups"),
         OpKind::CollectivePermute { pairs } => format!(" pairs = {}", list(pairs)),
         OpKind::PartitionId => String::new(),
+        OpKind::RngBitGenerator { algorithm } => format!(" algorithm = {}", algorithm.name()),
     }
 }
 

@@ -244,6 +244,7 @@ mod handwritten {
                 "shardc.shard_slice",
                 "shardc.axis_index",
                 "stablehlo.partition_id",
+                "stablehlo.rng_bit_generator",
             ]
             .map(String::from),
         );

@@ -1706,6 +1706,56 @@ fn error_value_read_before_it_is_defined() {
 /// Each `chlo` function JAX emits, decomposed into StableHLO by the parser, against an
 /// independent implementation (libm's erf/erfc, std's hyperbolic and inverse functions)
 /// over its domain, in f32 and f64: f32 within a few ulp, f64 within 1e-14 relative.
+/// `stablehlo.rng_bit_generator` with 64-bit bits, against what JAX (XLA's CPU backend,
+/// `jax_enable_x64`) drew from the state `[7, 123456789]`: the 32-bit and narrow draws
+/// are checked against JAX in the corpus (`lax_rng_bit_generator_fwd`).
+#[test]
+fn rng_bit_generator_draws_64_bits_as_xla_does() {
+    let draw = |algorithm: &str| {
+        let m = shardc_ir::text::parse_module(&format!(
+            "func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<3xui64>) {{
+               %0, %1 = stablehlo.rng_bit_generator %s, algorithm = {algorithm} : (tensor<2xui64>) -> (tensor<2xui64>, tensor<3xui64>)
+               return %0, %1 : tensor<2xui64>, tensor<3xui64>
+             }}"
+        ))
+        .unwrap();
+        let state = Literal::new(
+            TensorType::new(DType::U64, [2]),
+            Elements::U64(vec![7, 123_456_789]),
+        )
+        .unwrap();
+        let out = reference::run(&m, "main", &[state]).unwrap();
+        let words = |l: &Literal| match &l.elements {
+            Elements::U64(v) => v.clone(),
+            other => panic!("ui64 expected, got {other:?}"),
+        };
+        (words(&out[0]), words(&out[1]))
+    };
+    assert_eq!(
+        draw("PHILOX"),
+        (
+            vec![7, 123_456_791],
+            vec![
+                6_780_088_996_673_129_171,
+                18_412_221_444_355_728_057,
+                5_144_259_603_170_111_509
+            ]
+        )
+    );
+    assert_eq!(draw("DEFAULT"), draw("PHILOX"));
+    assert_eq!(
+        draw("THREE_FRY"),
+        (
+            vec![7, 123_456_792],
+            vec![
+                1_318_449_851_489_672_256,
+                9_975_292_563_204_294_242,
+                7_090_205_390_925_471_711
+            ]
+        )
+    );
+}
+
 /// `chlo.next_after` and `stablehlo.reduce_precision` (decomposed into integer ops on
 /// the bits) against Rust's own: `next_up`/`next_down`, and rounding to bf16 and f16.
 #[test]

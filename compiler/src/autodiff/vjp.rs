@@ -122,7 +122,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             interior,
         } => pad(e, p, low, high, interior),
         // The seed is an integer: the numbers do not vary with anything differentiable.
-        OpKind::Random { .. } => Ok(vec![None; n]),
+        OpKind::Random { .. } | OpKind::RngBitGenerator { .. } => Ok(vec![None; n]),
         OpKind::Reduce { dimensions } => reduce(e, p, dimensions),
         OpKind::ReduceWindow(w) => reduce_window(e, p, w),
         OpKind::DynamicSlice { .. } => dynamic_slice(e, p),

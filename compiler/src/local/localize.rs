@@ -107,13 +107,17 @@ fn result_only_split(rule: &OpRule, fa: &FactorAxes) -> bool {
 }
 
 /// Ops whose elements depend on where they sit in the whole tensor (a constant's data,
-/// an iota's indices, the counter-based random op's global element index): a device cannot
+/// an iota's indices, the counter-based random op's global element index, the bits an
+/// `rng_bit_generator` draws in order): a device cannot
 /// compute its piece from local pieces alone, so the partitioner computes them whole and
 /// keeps each device's block.
 pub fn computed_whole(kind: &OpKind) -> bool {
     matches!(
         kind,
-        OpKind::Constant(_) | OpKind::Iota { .. } | OpKind::Random { .. }
+        OpKind::Constant(_)
+            | OpKind::Iota { .. }
+            | OpKind::Random { .. }
+            | OpKind::RngBitGenerator { .. }
     )
 }
 

@@ -31,7 +31,7 @@
 //! consumer only when the consumer is its only user, so nothing is duplicated there:
 //! a value a cluster reads twice is computed once into a buffer of the kernel.
 
-use shardc_ir::{BinaryOp, Function, OpId, OpKind, UnaryOp, ValueId};
+use shardc_ir::{BinaryOp, Function, Op, OpId, OpKind, UnaryOp, ValueId};
 use shardc_runtime::engine::Segment;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -48,9 +48,17 @@ pub enum Role {
     Host,
 }
 
-/// The role of every op kind.
-pub fn role(kind: &OpKind) -> Role {
-    match kind {
+/// The role of every op of `f`.
+pub fn role(f: &Function, op: &Op) -> Role {
+    // A bitcast between element widths regroups elements across a dimension: run on
+    // the host (JAX's `rbg` keys are ui32[4] read as ui64[2]).
+    if op.kind == OpKind::BitcastConvert
+        && op.operands.first().map(|&v| f.ty(v).dtype.bit_width())
+            != op.results.first().map(|&v| f.ty(v).dtype.bit_width())
+    {
+        return Role::Host;
+    }
+    match &op.kind {
         OpKind::DotGeneral(_)
         | OpKind::Reduce { .. }
         | OpKind::Gather(_)
@@ -119,6 +127,7 @@ pub fn role(kind: &OpKind) -> Role {
         OpKind::While
         | OpKind::Case
         | OpKind::Random { .. }
+        | OpKind::RngBitGenerator { .. }
         | OpKind::Scatter(_)
         | OpKind::Sort { .. }
         | OpKind::Convolution(_)
@@ -142,7 +151,7 @@ pub fn role(kind: &OpKind) -> Role {
 pub fn is_host(f: &Function, c: &Segment) -> bool {
     c.ops
         .last()
-        .is_some_and(|&o| role(&f.op(o).kind) == Role::Host)
+        .is_some_and(|&o| role(f, f.op(o)) == Role::Host)
 }
 
 /// Cuts the body of `f` (a segment function: compute ops only) into clusters, in an
@@ -203,8 +212,8 @@ pub fn cluster(f: &Function) -> Vec<Segment> {
         // A host cluster is its one op: producers stay in kernels.
         let hosted = homes
             .iter()
-            .any(|&c| role(&f.op(body[members[c][0]]).kind) == Role::Host);
-        let join = match role(&f.op(body[i]).kind) {
+            .any(|&c| role(f, f.op(body[members[c][0]])) == Role::Host);
+        let join = match role(f, f.op(body[i])) {
             Role::Root | Role::Host => false,
             _ if hosted => false,
             _ if homes.len() == 1 => true,

@@ -307,6 +307,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         // The values themselves (a barrier orders nothing inside one kernel).
         OpKind::OptimizationBarrier => return Ok(xs),
         OpKind::Random { .. }
+        | OpKind::RngBitGenerator { .. }
         | OpKind::While
         | OpKind::Case
         | OpKind::Scatter(_)

@@ -102,6 +102,18 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         // draws its own part of the global tensor: every result dimension passes
         // through; the scalar seed maps to no factor.
         OpKind::Random { .. } => pointwise(&x),
+        // The state stays whole (it is tiny and every device steps it alike); the bits
+        // are computed whole and each device keeps its block (`computed_whole` in the
+        // partitioner), so their dimensions pass through.
+        OpKind::RngBitGenerator { .. } => {
+            let mut b = x.builder();
+            let state = x.operand_shape(0).first().copied().unwrap_or(0);
+            b.factor(state, NeedReplication, &[Some(0)], &[Some(0), None]);
+            for (d, &n) in x.result_shape(1).iter().enumerate() {
+                b.factor(n, PassThrough, &[None], &[None, Some(d)]);
+            }
+            b
+        }
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),

@@ -16,7 +16,7 @@ use crate::dtype::TensorType;
 use crate::module::BlockId;
 use crate::op::{
     BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
-    OpKind, Precision, ReplicaGroups, ScatterDims, UnaryOp, WindowDims,
+    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, UnaryOp, WindowDims,
 };
 
 /// Operand and result types as a type signature states them.
@@ -44,7 +44,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -266,6 +266,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_manual,
         props_manual,
         from_manual
+    ),
+    syntax!(
+        &["stablehlo.rng_bit_generator"],
+        None,
+        0,
+        parse_rng_bit_generator,
+        print_rng_bit_generator,
+        props_rng_bit_generator,
+        from_rng_bit_generator
     ),
     syntax!(
         &["stablehlo.partition_id"],
@@ -2445,6 +2454,72 @@ fn parse_random(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Pa
     )?;
     let attrs = p.op_attrs()?;
     Ok(Parsed::new(OpKind::Random { distribution }, x, functional(p)?).with_attrs(attrs))
+}
+
+/// `stablehlo.rng_bit_generator %state, algorithm = DEFAULT : (t) -> (t, bits)`
+fn parse_rng_bit_generator(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    comma(
+        p,
+        "after the state (stablehlo.rng_bit_generator %state, algorithm = DEFAULT)",
+    )?;
+    key(p, "algorithm", "(DEFAULT, THREE_FRY or PHILOX)")?;
+    let at = p.tok.start;
+    let a = p.ident("(the algorithm: DEFAULT, THREE_FRY or PHILOX)")?;
+    let algorithm = enum_value(
+        p,
+        at,
+        "algorithm",
+        a,
+        RngAlgorithm::from_name,
+        &names(RngAlgorithm::ALL, RngAlgorithm::name),
+    )?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::RngBitGenerator { algorithm }, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_rng_bit_generator(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::RngBitGenerator { algorithm } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.rng_bit_generator {}, algorithm = {}{} : {}",
+        pp.uses(&op.operands),
+        algorithm.name(),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_rng_bit_generator(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::RngBitGenerator { algorithm } => vec![(
+            "rng_algorithm",
+            format!("#stablehlo<rng_algorithm {}>", algorithm.name()),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+fn from_rng_bit_generator(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let algorithm = p.required_prop(
+        g,
+        "rng_algorithm",
+        "#stablehlo<rng_algorithm DEFAULT>",
+        |p| {
+            let at = p.tok.start;
+            let a = p.enum_attr("stablehlo", "rng_algorithm")?;
+            enum_value(
+                p,
+                at,
+                "rng_algorithm",
+                a,
+                RngAlgorithm::from_name,
+                &names(RngAlgorithm::ALL, RngAlgorithm::name),
+            )
+        },
+    )?;
+    Ok(OpKind::RngBitGenerator { algorithm })
 }
 
 fn print_random(pp: &Pretty<'_>, op: &Op, _: usize) -> String {

@@ -399,6 +399,9 @@ impl<'m> Interp<'m> {
             OpKind::Random { distribution } => {
                 random::random_op(&site, *distribution, x[0], out(0))?
             }
+            OpKind::RngBitGenerator { algorithm } => {
+                return random::rng_bit_generator(&site, *algorithm, x[0], out(1));
+            }
             OpKind::Call { callee } => return self.call(&site, callee, x),
             OpKind::While | OpKind::Case => return self.control(f, op, x, env),
             OpKind::ManualComputation { .. } => return self.manual(f, op, x),

@@ -228,3 +228,165 @@ mod tests {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `stablehlo.rng_bit_generator`, as XLA's CPU backend computes it (its
+// `RngBitGeneratorExpander` with DEFAULT as PHILOX, and the bit generators of XLA's
+// `prng` library): JAX's `rbg` and `unsafe_rbg` keys draw through it.
+
+/// Threefry-2x32 with 20 rounds (Random123's), on one counter pair.
+fn threefry2x32(key: [u32; 2], x: [u32; 2]) -> [u32; 2] {
+    const ROTATIONS: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
+    let ks = [key[0], key[1], 0x1BD1_1BDA ^ key[0] ^ key[1]];
+    let mut x = [x[0].wrapping_add(ks[0]), x[1].wrapping_add(ks[1])];
+    for injection in 1..=5u32 {
+        let rotations = if injection % 2 == 1 {
+            &ROTATIONS[..4]
+        } else {
+            &ROTATIONS[4..]
+        };
+        for &r in rotations {
+            x[0] = x[0].wrapping_add(x[1]);
+            x[1] = x[1].rotate_left(r) ^ x[0];
+        }
+        let i = injection as usize;
+        x[0] = x[0].wrapping_add(ks[i % 3]);
+        x[1] = x[1].wrapping_add(ks[(i + 1) % 3]).wrapping_add(injection);
+    }
+    x
+}
+
+fn split(u: u64) -> [u32; 2] {
+    [u as u32, (u >> 32) as u32]
+}
+
+/// `shape` split on its first even dimension (else its largest) into two halves: the
+/// dimension and the halves' shape.
+fn halves(shape: &[usize]) -> (usize, Vec<usize>) {
+    if shape.is_empty() {
+        return (0, vec![1]);
+    }
+    let d = shape.iter().position(|&n| n % 2 == 0).unwrap_or_else(|| {
+        // The first of the largest.
+        (0..shape.len()).fold(0, |best, i| if shape[i] > shape[best] { i } else { best })
+    });
+    let mut half = shape.to_vec();
+    half[d] = shape[d].div_ceil(2);
+    (d, half)
+}
+
+/// THREE_FRY: 32-bit words for `shape` (the shape halved, each half position's counter
+/// `state + its index`, the two output words interleaved along the halved dimension),
+/// and how far the counter moved.
+fn threefry_words(key: u64, counter: u64, shape: &[usize]) -> (Vec<u64>, u64) {
+    let (d, half) = halves(shape);
+    let n_half: usize = half.iter().product();
+    let pairs: Vec<[u32; 2]> = (0..n_half as u64)
+        .map(|i| threefry2x32(split(key), split(counter.wrapping_add(i))))
+        .collect();
+    if shape.is_empty() {
+        return (vec![pairs[0][0] as u64], n_half as u64);
+    }
+    let strides = shardc_ir::dtype::row_major_strides(&half);
+    let n: usize = shape.iter().product();
+    let out_strides = shardc_ir::dtype::row_major_strides(shape);
+    let words = (0..n)
+        .map(|flat| {
+            let (mut rem, mut at) = (flat, 0);
+            let mut which = 0;
+            for (k, &s) in out_strides.iter().enumerate() {
+                let mut c = rem / s;
+                rem %= s;
+                if k == d {
+                    which = c % 2;
+                    c /= 2;
+                }
+                at += c * strides[k];
+            }
+            pairs[at][which] as u64
+        })
+        .collect();
+    (words, n_half as u64)
+}
+
+/// PHILOX: `n` 32-bit words, four per 128-bit counter value `counter + j` (in order), and
+/// how far the counter moved.
+fn philox_words(key: u64, counter: u128, n: usize) -> (Vec<u32>, u64) {
+    let blocks = n.div_ceil(4) as u64;
+    let mut words = Vec::with_capacity(blocks as usize * 4);
+    for j in 0..blocks {
+        let c = counter.wrapping_add(j as u128);
+        let (lo, hi) = (c as u64, (c >> 64) as u64);
+        words.extend(philox4x32_10(
+            split(key),
+            [lo as u32, (lo >> 32) as u32, hi as u32, (hi >> 32) as u32],
+        ));
+    }
+    words.truncate(n);
+    (words, blocks)
+}
+
+/// `stablehlo.rng_bit_generator`: the next state and the bits of type `out`.
+pub(crate) fn rng_bit_generator(
+    site: &Site,
+    algorithm: shardc_ir::RngAlgorithm,
+    state: &Literal,
+    out: &TensorType,
+) -> Result<Vec<Literal>, InterpError> {
+    use shardc_ir::RngAlgorithm;
+    let Elements::U64(s) = &state.to_dense().elements else {
+        return Err(site.invalid("its state is not ui64", "pass a ui64 state"));
+    };
+    let (key, n) = (s[0], out.num_elements());
+    let wide = out.dtype.bit_width() == 64;
+    let (bits, next): (Vec<u64>, Vec<u64>) = match algorithm {
+        RngAlgorithm::ThreeFry => {
+            let (bits, moved) = if wide {
+                let words: Vec<u64> = (0..n as u64)
+                    .map(|i| {
+                        let [a, b] = threefry2x32(split(key), split(s[1].wrapping_add(i)));
+                        a as u64 | (b as u64) << 32
+                    })
+                    .collect();
+                (words, n as u64)
+            } else {
+                threefry_words(key, s[1], &out.shape)
+            };
+            (bits, vec![key, s[1].wrapping_add(moved)])
+        }
+        RngAlgorithm::Default | RngAlgorithm::Philox => {
+            // A two-word state is [key, counter low] with the key as the counter's
+            // high word; a three-word one [key, counter low, counter high].
+            let high = if s.len() >= 3 { s[2] } else { s[0] };
+            let counter = (high as u128) << 64 | s[1] as u128;
+            let (bits, moved) = if wide {
+                let (w, moved) = philox_words(key, counter, 2 * n);
+                let bits = w
+                    .chunks(2)
+                    .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+                    .collect();
+                (bits, moved)
+            } else {
+                let (w, moved) = philox_words(key, counter, n);
+                (w.into_iter().map(u64::from).collect(), moved)
+            };
+            let c = counter.wrapping_add(moved as u128);
+            let mut next = vec![key, c as u64];
+            if s.len() >= 3 {
+                next.push((c >> 64) as u64);
+            }
+            (bits, next)
+        }
+    };
+    // Narrower types keep each 32-bit word's low bits.
+    Ok(vec![
+        Literal {
+            ty: state.ty.clone(),
+            elements: Elements::U64(next),
+        },
+        Literal {
+            ty: out.clone(),
+            elements: Elements::from_bits(out.dtype, &bits),
+        },
+    ])
+}
