@@ -59,9 +59,12 @@ pub struct JitStats {
     /// Modules loaded from the disk cache (`cache.rs`) instead of compiled; counted in
     /// `modules` too.
     pub loaded: usize,
-    /// Clusters run by the reference interpreter (ops kernels do not lower: loops,
-    /// branches, `shardc.random`); counted in `kernels` too.
+    /// Clusters run by the reference interpreter (ops kernels do not lower: branches,
+    /// `shardc.random`, loops whose regions are not one segment); counted in `kernels` too.
     pub hosted: usize,
+    /// Loops the engine runs itself, their condition and body prepared as kernels once
+    /// (their kernels counted as any others'); counted in `kernels` too.
+    pub loops: usize,
 }
 
 /// One kernel's share of the time [`JitCompute::with_profiling`] measured.
@@ -307,11 +310,181 @@ impl HostKernel {
     }
 }
 
+/// A region of a loop as a function (its block arguments, then the values the loop
+/// captures), prepared by the engine like any segment: compiled once, run per iteration.
+struct RegionKernel {
+    /// `None` when the region computes nothing (it returns arguments).
+    kernel: Option<Box<dyn Kernel>>,
+    /// The argument positions the kernel reads, in its input order.
+    reads: Vec<usize>,
+    /// Where each result comes from: the kernel's output `Ok(i)` or argument `Err(j)`.
+    results: Vec<Result<usize, usize>>,
+}
+
+impl RegionKernel {
+    /// `None` when the region is not one compute segment.
+    fn new(engine: &JitCompute, g: Function) -> Option<RegionKernel> {
+        let steps = shardc_runtime::engine::steps(&g);
+        let position = |v: shardc_ir::ValueId| g.args().iter().position(|&a| a == v);
+        let (kernel, seg) = match steps.as_slice() {
+            [] => (None, None),
+            [shardc_runtime::engine::Step::Compute(seg)] => {
+                let module = Module {
+                    functions: vec![g.clone()],
+                    ..Module::default()
+                };
+                (Some(engine.prepare(&module, &g, seg).ok()?), Some(seg))
+            }
+            _ => return None,
+        };
+        let reads = seg.map_or(Ok(Vec::new()), |s| {
+            s.inputs.iter().map(|&v| position(v).ok_or(())).collect()
+        });
+        let results = g
+            .results()
+            .iter()
+            .map(
+                |&r| match seg.and_then(|s| s.outputs.iter().position(|&o| o == r)) {
+                    Some(i) => Some(Ok(i)),
+                    None => position(r).map(Err),
+                },
+            )
+            .collect::<Option<Vec<_>>>()?;
+        Some(RegionKernel {
+            kernel,
+            reads: reads.ok()?,
+            results,
+        })
+    }
+
+    fn run(&self, args: &[&Literal]) -> Result<Vec<Literal>, EngineError> {
+        let outs = match &self.kernel {
+            Some(k) => {
+                let inputs: Vec<&Literal> = self.reads.iter().map(|&j| args[j]).collect();
+                k.run_with(&inputs, &mut Buffers::default())?
+            }
+            None => Vec::new(),
+        };
+        Ok(self
+            .results
+            .iter()
+            .map(|r| match *r {
+                Ok(i) => outs[i].clone(),
+                Err(j) => args[j].clone(),
+            })
+            .collect())
+    }
+}
+
+/// A cluster that is one `while` (`lax.scan`, `fori_loop`, `nn.scan`): its condition and
+/// body prepared by the engine once each, and the loop run here, one iteration after
+/// the other, instead of interpreting the body.
+struct LoopKernel {
+    /// The cluster function's argument for each operand of the loop.
+    operands: Vec<usize>,
+    /// How many operands the loop carries (the rest it captures).
+    carried: usize,
+    cond: RegionKernel,
+    body: RegionKernel,
+    /// The loop's result for each result of the cluster function.
+    results: Vec<usize>,
+    outputs: Vec<shardc_ir::TensorType>,
+}
+
+impl LoopKernel {
+    /// `None` when the cluster function `cf` is not one `while` whose regions are each
+    /// one compute segment (it then runs interpreted).
+    fn new(engine: &JitCompute, cf: &Function) -> Option<LoopKernel> {
+        let [id] = cf.body().ops.as_slice() else {
+            return None;
+        };
+        let op = cf.op(*id);
+        let (shardc_ir::OpKind::While, &[cond, body]) = (&op.kind, op.regions.as_slice()) else {
+            return None;
+        };
+        let carried = op.written_operands().len();
+        let captured = op.captured_operands().to_vec();
+        let region = |block| {
+            let g = region_with_captures(cf, block, &captured).ok()?;
+            RegionKernel::new(engine, g)
+        };
+        let position = |v| cf.args().iter().position(|&a| a == v);
+        Some(LoopKernel {
+            operands: op
+                .operands
+                .iter()
+                .map(|&v| position(v))
+                .collect::<Option<_>>()?,
+            carried,
+            cond: region(cond)?,
+            body: region(body)?,
+            results: cf
+                .results()
+                .iter()
+                .map(|r| op.results.iter().position(|x| x == r))
+                .collect::<Option<_>>()?,
+            outputs: cf.result_types(),
+        })
+    }
+
+    fn run_refs_into(
+        &self,
+        inputs: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
+        let operands: Vec<&Literal> = self.operands.iter().map(|&i| inputs[i]).collect();
+        let (start, captured) = operands.split_at(self.carried);
+        let mut carried: Vec<Literal> = start.iter().map(|&l| l.clone()).collect();
+        loop {
+            let args: Vec<&Literal> = carried.iter().chain(captured.iter().copied()).collect();
+            let go = self.cond.run(&args)?;
+            if !go.first().is_some_and(|c| c.get(0).as_bool()) {
+                break;
+            }
+            carried = self.body.run(&args)?;
+        }
+        for (slot, &r) in outputs.iter_mut().zip(&self.results) {
+            *slot = carried[r].clone();
+        }
+        Ok(())
+    }
+}
+
+/// Region `block` of `f` as a function of its block arguments and then `captured` (the
+/// outer values it reads, as its op lists them).
+fn region_with_captures(
+    f: &Function,
+    block: shardc_ir::BlockId,
+    captured: &[shardc_ir::ValueId],
+) -> Result<Function, shardc_ir::IrError> {
+    let b = f.block(block);
+    let types: Vec<shardc_ir::TensorType> = b
+        .args
+        .iter()
+        .chain(captured)
+        .map(|&v| f.ty(v).clone())
+        .collect();
+    let mut g = shardc_ir::FunctionBuilder::new(KERNEL, &types);
+    let mut map: HashMap<shardc_ir::ValueId, shardc_ir::ValueId> = b
+        .args
+        .iter()
+        .chain(captured)
+        .copied()
+        .zip(g.args())
+        .collect();
+    for &id in &b.ops {
+        g.copy_op(f, f.op(id), &mut map)?;
+    }
+    let results: Vec<shardc_ir::ValueId> = b.results.iter().map(|r| map[r]).collect();
+    Ok(g.finish(&results))
+}
+
 /// The kernel of one cluster.
 #[derive(Clone)]
 enum ClusterKernel {
     Compiled(Arc<CpuKernel>),
     Host(Arc<HostKernel>),
+    Loop(Arc<LoopKernel>),
 }
 
 impl ClusterKernel {
@@ -319,6 +492,7 @@ impl ClusterKernel {
         match self {
             ClusterKernel::Compiled(k) => k.outputs(),
             ClusterKernel::Host(k) => &k.outputs,
+            ClusterKernel::Loop(k) => &k.outputs,
         }
     }
 
@@ -330,6 +504,7 @@ impl ClusterKernel {
         match self {
             ClusterKernel::Compiled(k) => Ok(k.run_refs_into(inputs, outputs)?),
             ClusterKernel::Host(k) => k.run_refs_into(inputs, outputs),
+            ClusterKernel::Loop(k) => k.run_refs_into(inputs, outputs),
         }
     }
 }
@@ -579,6 +754,22 @@ impl Compute for JitCompute {
                 }
             }
         }
+        // Loops run by the engine itself, their regions prepared (and compiled) here,
+        // before the cache is locked below: preparing locks it too.
+        let mut loops: HashMap<String, Arc<LoopKernel>> = HashMap::new();
+        for (sf, clusters) in planned.iter().flatten() {
+            for p in clusters.iter().filter(|p| p.host) {
+                if loops.contains_key(&p.key) {
+                    continue;
+                }
+                let Ok(cf) = segment_function(sf, &p.cluster) else {
+                    continue;
+                };
+                if let Some(k) = LoopKernel::new(self, &cf) {
+                    loops.insert(p.key.clone(), Arc::new(k));
+                }
+            }
+        }
         let tried = wanted.len();
         let failed = self.compile(wanted);
         let cache = self.lock_cache();
@@ -587,6 +778,7 @@ impl Compute for JitCompute {
         stats.compiled += compiled;
         let mut used = 0;
         let mut hosted = 0;
+        let mut looped = 0;
         let kernels: Vec<Result<Box<dyn Kernel>, EngineError>> =
             planned
                 .into_iter()
@@ -599,7 +791,10 @@ impl Compute for JitCompute {
                             return Err(Box::new(Shared(Arc::clone(e))) as EngineError);
                         }
                         let kernel =
-                            if p.host {
+                            if let Some(k) = loops.get(&p.key) {
+                                looped += 1;
+                                ClusterKernel::Loop(Arc::clone(k))
+                            } else if p.host {
                                 hosted += 1;
                                 ClusterKernel::Host(Arc::new(HostKernel::new(segment_function(
                                     &sf, &p.cluster,
@@ -621,7 +816,8 @@ impl Compute for JitCompute {
                 .collect();
         stats.kernels += used;
         stats.hosted += hosted;
-        stats.reused += used.saturating_sub(compiled + hosted);
+        stats.loops += looped;
+        stats.reused += used.saturating_sub(compiled + hosted + looped);
         kernels
     }
 }
