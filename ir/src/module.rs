@@ -152,6 +152,33 @@ impl Function {
 
     pub const BODY: BlockId = BlockId(0);
 
+    /// The names the user's program gives values, as JAX writes them: an argument's
+    /// `jax.arg_info` (its pytree path, `params['Dense_0']['kernel']`; from its location
+    /// when exported with debug information) and a returned value's `jax.result_info`
+    /// (`result[1]['params']['Dense_0']['kernel']`), unquoted. An argument returned as it
+    /// is keeps its own name.
+    pub fn user_names(&self) -> std::collections::HashMap<ValueId, String> {
+        let named = |attrs: &ValueAttrs, key: &str| {
+            attrs.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| {
+                v.trim_matches('"')
+                    .replace("\\\"", "\"")
+                    .replace("\\\\", "\\")
+            })
+        };
+        let mut names = std::collections::HashMap::new();
+        for (&v, a) in self.args().iter().zip(&self.arg_attrs) {
+            if let Some(n) = named(a, "jax.arg_info") {
+                names.insert(v, n);
+            }
+        }
+        for (&v, a) in self.results().iter().zip(&self.result_attrs) {
+            if let Some(n) = named(a, "jax.result_info") {
+                names.entry(v).or_insert(n);
+            }
+        }
+        names
+    }
+
     /// The op a reducer region (of a collective, `reduce` or `scatter`) applies: its one
     /// op other than sharding constraints, which are identities there (JAX writes
     /// `sdy.sharding_constraint` on the scalar a `shard_map`'s `psum` adds) — provided the

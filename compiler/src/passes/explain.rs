@@ -40,6 +40,10 @@ pub struct Explanation {
 pub struct ValueLayout {
     /// `%3`
     pub name: String,
+    /// The name the user's program gives it, when it does: an argument's pytree path
+    /// (`params['Dense_0']['kernel']`), a result's (`result[0]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_name: Option<String>,
     /// `stablehlo.dot_general`, or `argument 0`.
     pub defined_by: String,
     /// One entry per layout the program uses the value in.
@@ -211,6 +215,7 @@ impl Compiled {
             .expect("compiled modules have an entry function");
         let eg = &p.graph.egraph;
         let names = f.value_names();
+        let user_names = f.user_names();
         let mesh = &p.mesh;
         let class_of = |c: Id| eg[eg.find(c)].data;
         let layout_text = |c: Id| {
@@ -456,6 +461,7 @@ impl Compiled {
             };
             values.push(ValueLayout {
                 name: names[v.index()].clone(),
+                user_name: user_names.get(&v).cloned(),
                 defined_by,
                 layouts,
             });
@@ -515,7 +521,11 @@ impl Explanation {
         let width = self.values.iter().map(|v| v.name.len()).max().unwrap_or(0);
         for v in &self.values {
             let ls: Vec<&str> = v.layouts.iter().map(|l| l.layout.as_str()).collect();
-            let _ = writeln!(s, "{:width$}  {}", v.name, ls.join(" | "));
+            let named = v
+                .user_name
+                .as_ref()
+                .map_or(String::new(), |n| format!("  ({n})"));
+            let _ = writeln!(s, "{:width$}  {}{named}", v.name, ls.join(" | "));
         }
         for c in &self.collectives {
             let _ = writeln!(
@@ -550,10 +560,14 @@ impl fmt::Display for Explanation {
         )?;
         writeln!(f, "values:")?;
         for v in &self.values {
+            let named = v
+                .user_name
+                .as_ref()
+                .map_or(String::new(), |n| format!(" ({n})"));
             for l in &v.layouts {
                 writeln!(
                     f,
-                    "  {} = {} as {} [{}]; from {}",
+                    "  {} = {}{named} as {} [{}]; from {}",
                     v.name, v.defined_by, l.layout, l.how, l.origin
                 )?;
             }

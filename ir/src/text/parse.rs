@@ -179,6 +179,18 @@ pub(super) struct Parser<'a> {
     module: Module,
     deferred: Vec<Deferred>,
     region_depth: usize,
+    /// Location aliases (`#loc3 = loc("params['w']")`): each one's name, or the alias it
+    /// names; `None` for locations without a name (files, call sites).
+    loc_aliases: HashMap<String, Option<Loc>>,
+    /// The locations of function arguments (`%arg0: t loc("x")`): function, argument.
+    arg_locs: Vec<(String, usize, Loc)>,
+}
+
+/// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
+#[derive(Clone, Debug)]
+enum Loc {
+    Name(String),
+    Alias(String),
 }
 
 impl<'a> Parser<'a> {
@@ -205,9 +217,12 @@ impl<'a> Parser<'a> {
             module: Module::default(),
             deferred: Vec::new(),
             region_depth: 0,
+            loc_aliases: HashMap::new(),
+            arg_locs: Vec::new(),
         };
         p.file()?;
         p.run_deferred()?;
+        p.name_arguments();
         if verify {
             verify::verify_module_with(&p.module, uneven)?;
         }
@@ -359,11 +374,21 @@ impl<'a> Parser<'a> {
 
     /// Skips a location `loc(...)` if there is one.
     pub fn skip_loc(&mut self) -> PResult<()> {
+        self.loc().map(|_| ())
+    }
+
+    /// A location, if one follows, reduced to its name (`None` for one without a name).
+    fn loc(&mut self) -> PResult<Option<Loc>> {
         if !self.is_ident("loc") {
-            return Ok(());
+            return Ok(None);
         }
         self.bump()?;
         self.expect(Tok::LParen, "after 'loc'")?;
+        let loc = match &self.tok.tok {
+            Tok::Str(s) => Some(Loc::Name(s.clone())),
+            Tok::Hash(a) => Some(Loc::Alias(a.to_string())),
+            _ => None,
+        };
         let mut depth = 1usize;
         while depth > 0 {
             match self.tok.tok {
@@ -374,7 +399,7 @@ impl<'a> Parser<'a> {
             }
             self.bump()?;
         }
-        Ok(())
+        Ok(loc)
     }
 
     // ----- module -----
@@ -401,6 +426,36 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Names each function argument by its location, as JAX writes them with debug
+    /// information (`lowered.as_text(debug_info=True)`: `%arg0: t loc("params['w']")`):
+    /// the attribute `jax.arg_info`, which older JAX wrote itself, unless it is there.
+    fn name_arguments(&mut self) {
+        for (func, i, loc) in std::mem::take(&mut self.arg_locs) {
+            let mut loc = Some(loc);
+            // Follow aliases (a few hops at most: a cycle names nothing).
+            for _ in 0..8 {
+                match loc {
+                    Some(Loc::Alias(a)) => loc = self.loc_aliases.get(&a).cloned().flatten(),
+                    _ => break,
+                }
+            }
+            let Some(Loc::Name(name)) = loc else { continue };
+            if name.is_empty() {
+                continue;
+            }
+            let Some(f) = self.module.functions.iter_mut().find(|f| f.name == func) else {
+                continue;
+            };
+            let Some(attrs) = f.arg_attrs.get_mut(i) else {
+                continue;
+            };
+            if attrs.attrs.iter().all(|(k, _)| k != "jax.arg_info") {
+                let quoted = format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""));
+                attrs.attrs.push(("jax.arg_info".to_string(), quoted));
+            }
+        }
+    }
+
     /// Skips location aliases `#loc1 = loc(...)`.
     fn skip_aliases(&mut self) -> PResult<()> {
         while let Tok::Hash(name) = self.tok.tok {
@@ -409,7 +464,8 @@ impl<'a> Parser<'a> {
             if !self.is_ident("loc") {
                 return self.err(format!("attribute aliases other than locations are not supported (#{name} = ...); write the attribute where it is used"));
             }
-            self.skip_loc()?;
+            let loc = self.loc()?;
+            self.loc_aliases.insert(name.to_string(), loc);
         }
         Ok(())
     }
@@ -647,7 +703,9 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::Colon, &format!("after the argument %{arg}"))?;
                 let ty = self.tensor_type(&format!("for the argument %{arg}"))?;
                 let (attrs, at) = self.value_attrs()?;
-                self.skip_loc()?;
+                if let Some(loc) = self.loc()? {
+                    self.arg_locs.push((name.clone(), args.len(), loc));
+                }
                 args.push((arg, offset, ty, attrs, at));
                 if self.eat(Tok::Comma)? {
                     continue;
