@@ -343,6 +343,7 @@ fn jax_fixture_decisions() {
             &["all_gather {data}", "all_reduce {model}"],
         ),
         ("hf_bert_adamw_step", &["all_reduce {data}"; 43]),
+        ("flax_mlp_debug_info_step", &["all_reduce {data}"; 5]),
         ("flax_nnx_adam_step", &["all_reduce {data}"; 7]),
         ("flax_dropout_mlp_sgd_step", &["all_reduce {data}"; 5]),
         ("flax_scan_blocks_fwd", &["all_gather {data}"]),
@@ -419,6 +420,38 @@ fn jax_fixture_decisions() {
         assert_eq!(got, expected, "{}\n{e}", fx.name);
         insta::assert_snapshot!(format!("jax_{}", fx.name), e.summary());
     }
+}
+
+/// A program exported with debug information (`lowered.as_text(debug_info=True)`) names
+/// its arguments by their pytree paths in locations; explain shows them beside the values,
+/// as it shows the results' `jax.result_info`.
+#[test]
+fn explain_names_values_as_the_program_does() {
+    let fx = jax_fixtures()
+        .unwrap()
+        .into_iter()
+        .find(|f| f.name == "flax_mlp_debug_info_step")
+        .expect("the fixture");
+    let c = compile(&fx.module, &Options::default()).unwrap();
+    let e = c.explain();
+    let named = |v: &str| {
+        e.values
+            .iter()
+            .find(|x| x.name == v)
+            .and_then(|x| x.user_name.clone())
+    };
+    assert_eq!(
+        named("%arg1").as_deref(),
+        Some("params['params']['Dense_0']['kernel']")
+    );
+    assert_eq!(named("%arg4").as_deref(), Some("x"));
+    let summary = e.summary();
+    assert!(
+        summary.contains("(params['params']['Dense_1']['kernel'])"),
+        "{summary}"
+    );
+    assert!(summary.contains("(result[0])"), "{summary}");
+    assert!(e.to_string().contains("argument 5 (y) as"), "{e}");
 }
 
 mod random_programs {
