@@ -441,21 +441,12 @@ fn the_engine_names_an_op_it_cannot_lower() {
     // Compiled alone (no engine to host it), the op is an error naming it.
     let e = lower::whole_function(f)
         .and_then(|sf| cpu::compile(&sf, &cpu::CpuOptions::default()))
-        .err()
-        .expect("an error")
+        .expect_err("an error")
         .to_string();
     assert!(
         e.starts_with("stablehlo.bitcast_convert defining") && e.contains("between element widths"),
         "{e}"
     );
-}
-
-/// `exp(x)` on 4 elements.
-fn identity_exp() -> shardc_ir::Function {
-    let mut b = FunctionBuilder::new("main", &[TensorType::new(DType::F32, [4])]);
-    let x = b.arg(0);
-    let e = b.unary(UnaryOp::Exponential, x).unwrap();
-    b.finish(&[e])
 }
 
 #[test]

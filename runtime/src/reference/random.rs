@@ -153,82 +153,6 @@ pub(crate) fn random_op(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Random123's kat_vectors for philox4x32_10.
-    #[test]
-    fn philox_known_answers() {
-        assert_eq!(
-            philox4x32_10([0, 0], [0, 0, 0, 0]),
-            [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
-        );
-        assert_eq!(
-            philox4x32_10([0xffffffff, 0xffffffff], [0xffffffff; 4]),
-            [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
-        );
-        assert_eq!(
-            philox4x32_10(
-                [0xa4093822, 0x299f31d0],
-                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344]
-            ),
-            [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
-        );
-    }
-
-    #[test]
-    fn seed_and_index_map_to_key_and_counter() {
-        let seed = 0x0123_4567_89ab_cdef_i64;
-        let index = 0x0000_0007_0000_0005_u64;
-        assert_eq!(
-            bits(seed, index),
-            philox4x32_10([0x89ab_cdef, 0x0123_4567], [5, 7, 0, 0])
-        );
-        // A negative seed is its two's-complement bits.
-        assert_eq!(
-            bits(-1, 0),
-            philox4x32_10([0xffff_ffff, 0xffff_ffff], [0, 0, 0, 0])
-        );
-    }
-
-    #[test]
-    fn uniform_edges() {
-        assert_eq!(uniform_f32([0, 0, 0, 0]), 0.0);
-        assert_eq!(uniform_f32([u32::MAX, 0, 0, 0]), 1.0 - 2f32.powi(-24));
-        assert_eq!(
-            uniform_f64([u32::MAX, u32::MAX, 0, 0]),
-            1.0 - 2f64.powi(-53)
-        );
-        // Just below 1 in f32 rounds to 1.0 in bf16 and f16 to nearest; toward zero it stays below.
-        assert_eq!(
-            uniform_bf16([u32::MAX, 0, 0, 0]).to_f32(),
-            1.0 - 2f32.powi(-8)
-        );
-        assert_eq!(
-            uniform_f16([u32::MAX, 0, 0, 0]).to_f32(),
-            1.0 - 2f32.powi(-11)
-        );
-        assert_eq!(
-            uniform_f16([0x100, 0, 0, 0]).to_f32(),
-            2f32.powi(-24),
-            "the smallest f16 subnormal"
-        );
-    }
-
-    #[test]
-    fn normal_edges() {
-        // u1 = 1 (the largest) gives ln 1 = 0, so z = ±0.
-        assert_eq!(normal_f64([u32::MAX, u32::MAX, 0, 0]).abs(), 0.0);
-        // u1 = 2^-53 (the smallest), u2 = 0: z = sqrt(2 * 53 ln 2).
-        let z = normal_f64([0, 0, 0, 0]);
-        assert!(
-            (z - (106.0 * std::f64::consts::LN_2).sqrt()).abs() < 1e-12,
-            "{z}"
-        );
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // `stablehlo.rng_bit_generator`, as XLA's CPU backend computes it (its
 // `RngBitGeneratorExpander` with DEFAULT as PHILOX, and the bit generators of XLA's
@@ -389,4 +313,80 @@ pub(crate) fn rng_bit_generator(
             elements: Elements::from_bits(out.dtype, &bits),
         },
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random123's kat_vectors for philox4x32_10.
+    #[test]
+    fn philox_known_answers() {
+        assert_eq!(
+            philox4x32_10([0, 0], [0, 0, 0, 0]),
+            [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+        );
+        assert_eq!(
+            philox4x32_10([0xffffffff, 0xffffffff], [0xffffffff; 4]),
+            [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
+        );
+        assert_eq!(
+            philox4x32_10(
+                [0xa4093822, 0x299f31d0],
+                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344]
+            ),
+            [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
+        );
+    }
+
+    #[test]
+    fn seed_and_index_map_to_key_and_counter() {
+        let seed = 0x0123_4567_89ab_cdef_i64;
+        let index = 0x0000_0007_0000_0005_u64;
+        assert_eq!(
+            bits(seed, index),
+            philox4x32_10([0x89ab_cdef, 0x0123_4567], [5, 7, 0, 0])
+        );
+        // A negative seed is its two's-complement bits.
+        assert_eq!(
+            bits(-1, 0),
+            philox4x32_10([0xffff_ffff, 0xffff_ffff], [0, 0, 0, 0])
+        );
+    }
+
+    #[test]
+    fn uniform_edges() {
+        assert_eq!(uniform_f32([0, 0, 0, 0]), 0.0);
+        assert_eq!(uniform_f32([u32::MAX, 0, 0, 0]), 1.0 - 2f32.powi(-24));
+        assert_eq!(
+            uniform_f64([u32::MAX, u32::MAX, 0, 0]),
+            1.0 - 2f64.powi(-53)
+        );
+        // Just below 1 in f32 rounds to 1.0 in bf16 and f16 to nearest; toward zero it stays below.
+        assert_eq!(
+            uniform_bf16([u32::MAX, 0, 0, 0]).to_f32(),
+            1.0 - 2f32.powi(-8)
+        );
+        assert_eq!(
+            uniform_f16([u32::MAX, 0, 0, 0]).to_f32(),
+            1.0 - 2f32.powi(-11)
+        );
+        assert_eq!(
+            uniform_f16([0x100, 0, 0, 0]).to_f32(),
+            2f32.powi(-24),
+            "the smallest f16 subnormal"
+        );
+    }
+
+    #[test]
+    fn normal_edges() {
+        // u1 = 1 (the largest) gives ln 1 = 0, so z = ±0.
+        assert_eq!(normal_f64([u32::MAX, u32::MAX, 0, 0]).abs(), 0.0);
+        // u1 = 2^-53 (the smallest), u2 = 0: z = sqrt(2 * 53 ln 2).
+        let z = normal_f64([0, 0, 0, 0]);
+        assert!(
+            (z - (106.0 * std::f64::consts::LN_2).sqrt()).abs() < 1e-12,
+            "{z}"
+        );
+    }
 }
