@@ -197,13 +197,20 @@ fn trip_count(f: &Function, op: &Op) -> Result<usize, IrError> {
     Ok(trips)
 }
 
-/// The function a region is, as a per-device program: its arguments, ops and returned
-/// values (used for a manual computation's body).
-pub fn region_function(f: &Function, region: BlockId, name: &str) -> Result<Function, IrError> {
+/// The function a region is: its block arguments and then `captured` (the values from
+/// outside it that it reads, as its op lists them: none for a manual computation's body,
+/// a loop's captured operands for its regions) as arguments, its ops, its returned values.
+pub fn region_function(
+    f: &Function,
+    region: BlockId,
+    name: &str,
+    captured: &[ValueId],
+) -> Result<Function, IrError> {
     let block = f.block(region);
-    let types: Vec<TensorType> = block.args.iter().map(|&a| f.ty(a).clone()).collect();
+    let args: Vec<ValueId> = block.args.iter().chain(captured).copied().collect();
+    let types: Vec<TensorType> = args.iter().map(|&a| f.ty(a).clone()).collect();
     let mut b = FunctionBuilder::new(name, &types);
-    let mut map: HashMap<ValueId, ValueId> = block.args.iter().copied().zip(b.args()).collect();
+    let mut map: HashMap<ValueId, ValueId> = args.iter().copied().zip(b.args()).collect();
     for &id in &block.ops {
         b.copy_op(f, f.op(id), &mut map)?;
     }

@@ -70,7 +70,7 @@ pub fn written_collectives(
     if !matches!(op.kind, OpKind::ManualComputation { .. }) {
         return Vec::new();
     }
-    let body = shardc_ir::unroll::region_function(f, op.regions[0], "body")
+    let body = shardc_ir::unroll::region_function(f, op.regions[0], "body", &[])
         .and_then(|g| shardc_ir::inline::inline_calls(m, &g))
         .and_then(|g| shardc_ir::unroll::unroll_communicating_loops(&g));
     let Ok(body) = body else {

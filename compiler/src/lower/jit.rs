@@ -405,7 +405,7 @@ impl LoopKernel {
         let carried = op.written_operands().len();
         let captured = op.captured_operands().to_vec();
         let region = |block| {
-            let g = region_with_captures(cf, block, &captured).ok()?;
+            let g = shardc_ir::unroll::region_function(cf, block, KERNEL, &captured).ok()?;
             RegionKernel::new(engine, g)
         };
         let position = |v| cf.args().iter().position(|&a| a == v);
@@ -448,35 +448,6 @@ impl LoopKernel {
         }
         Ok(())
     }
-}
-
-/// Region `block` of `f` as a function of its block arguments and then `captured` (the
-/// outer values it reads, as its op lists them).
-fn region_with_captures(
-    f: &Function,
-    block: shardc_ir::BlockId,
-    captured: &[shardc_ir::ValueId],
-) -> Result<Function, shardc_ir::IrError> {
-    let b = f.block(block);
-    let types: Vec<shardc_ir::TensorType> = b
-        .args
-        .iter()
-        .chain(captured)
-        .map(|&v| f.ty(v).clone())
-        .collect();
-    let mut g = shardc_ir::FunctionBuilder::new(KERNEL, &types);
-    let mut map: HashMap<shardc_ir::ValueId, shardc_ir::ValueId> = b
-        .args
-        .iter()
-        .chain(captured)
-        .copied()
-        .zip(g.args())
-        .collect();
-    for &id in &b.ops {
-        g.copy_op(f, f.op(id), &mut map)?;
-    }
-    let results: Vec<shardc_ir::ValueId> = b.results.iter().map(|r| map[r]).collect();
-    Ok(g.finish(&results))
 }
 
 /// The kernel of one cluster.

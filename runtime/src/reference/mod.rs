@@ -515,7 +515,7 @@ impl<'m> Interp<'m> {
             .collect();
         let failed = |e: String| site.invalid(e, "check the shard_map's specs against its body");
         const BODY: &str = "__shard_map_body";
-        let body = shardc_ir::unroll::region_function(f, op.regions[0], BODY)
+        let body = shardc_ir::unroll::region_function(f, op.regions[0], BODY, &[])
             .and_then(|g| shardc_ir::inline::inline_calls(self.module, &g))
             .and_then(|g| shardc_ir::unroll::unroll_communicating_loops(&g))
             .map_err(|e| failed(e.to_string()))?;
