@@ -114,6 +114,7 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
             "prepare_kernels": ms(s.prepare),
             "first_call": ms(s.first_call),
         },
+        "tier_up_ms": ms(s.tier_up),
         "bytes_sent_per_device": s.bytes_sent,
         "peak_bytes_per_device": s.peak_bytes,
         "last_step_per_device_ms": {
@@ -144,6 +145,8 @@ pub struct Stepped {
     pub prepare: Duration,
     /// The first call, after the inputs are on the devices.
     pub first_call: Duration,
+    /// Compiling the kernels at the full level after it (`compiler::lower::tier`).
+    pub tier_up: Duration,
     /// The median of the calls after it.
     pub median: Duration,
     /// With the ring collectives compared: the median of the calls that ran them.
@@ -202,6 +205,7 @@ pub fn step_with(
     let mut times = Vec::new();
     let mut ring_times = Vec::new();
     let mut last = None;
+    let mut tier_up = Duration::ZERO;
     let ring = RunOptions {
         shared_memory_min_bytes: usize::MAX,
         ..RunOptions::default()
@@ -227,6 +231,12 @@ pub fn step_with(
                 last = Some(report);
             }
         }
+        if k == 0 {
+            // The timed steps run the kernels' final code (`compiler::lower::tier`).
+            let t = Instant::now();
+            compute.finish_tiering();
+            tier_up = t.elapsed();
+        }
     }
     let first_call = times.remove(0);
     times.sort();
@@ -238,6 +248,7 @@ pub fn step_with(
     Ok(Stepped {
         prepare,
         first_call,
+        tier_up,
         median: times[times.len() / 2],
         median_ring: ring_times.get(ring_times.len() / 2).copied(),
         bytes_sent: devs.iter().map(|d| d.bytes_sent).max().unwrap_or(0),
@@ -255,6 +266,7 @@ fn profile(c: &shardc::Compiled, globals: &[Literal]) -> Result<Value, Error> {
     let engine = JitCompute::new(CpuOptions::default()).with_profiling();
     let program = CpuProgram::new(c, &engine)?;
     program.run(c, globals, f64::INFINITY)?;
+    engine.finish_tiering();
     engine.clear_profile();
     program.run(c, globals, f64::INFINITY)?;
     let mut rows = engine.profile();

@@ -236,6 +236,12 @@ pub trait Compute: Send + Sync {
             .map(|s| self.prepare(module, f, s))
             .collect()
     }
+
+    /// Brings every kernel prepared so far to its final form now and waits for it: an
+    /// engine that first compiles kernels quickly and optimises hot ones later
+    /// (`compiler::lower::tier`) does all of that now, so that what follows (a
+    /// benchmark's timed steps) runs the final code. Nothing by default.
+    fn finish_tiering(&self) {}
 }
 
 /// Runs segments with the reference interpreter, op by op.

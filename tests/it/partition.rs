@@ -403,6 +403,19 @@ fn jax_fixture_decisions() {
                 "all_gather {model}",
             ],
         ),
+        // Stop 24's programs. Data-parallel steps: the loss and each leaf's gradient (the
+        // group-norm CNN has 6 leaves, the tied-embedding LM 3, OPT 36); a recurrent
+        // net's 560-byte batch is gathered rather than its gradients all-reduced; a
+        // cumulative min down the split rows needs them all; `lax.switch` runs whole
+        // (branches are not partitioned inside yet), so its split operand is gathered.
+        ("optax_clip_cosine_adamw_step", &["all_reduce {data}"; 5]),
+        ("flax_lstm_rnn_grad", &["all_gather {data}"]),
+        ("flax_gru_rnn_grad", &["all_gather {data}"]),
+        ("flax_groupnorm_conv_grad", &["all_reduce {data}"; 7]),
+        ("flax_tied_embed_grad", &["all_reduce {data}"; 4]),
+        ("lax_cumulative_more_fwd", &["all_gather {data}"]),
+        ("lax_switch_fwd", &["all_gather {data}"]),
+        ("hf_opt_grad", &["all_reduce {data}"; 37]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

@@ -321,6 +321,53 @@ pub fn compile_with_stages(
     compile_lowered(&lowered, options, stages, start)
 }
 
+/// The module text of a lowered segment (its tiling script included) and its disk-cache
+/// key when `options` has a cache.
+fn module_text(lowered: &super::Lowered, options: &CpuOptions) -> (String, Option<String>) {
+    let text = format!(
+        "module attributes {{transform.with_named_sequence}} {{\n{}{}}}\n",
+        lowered.ops,
+        script(&lowered.matmuls, options.vectorize_matmuls)
+    );
+    let how = format!(
+        "{} | {} | O{}",
+        super::fusion_pipeline(options.math == Math::Approximate),
+        llvm_pipeline(),
+        options.opt_level
+    );
+    let key = options.cache.as_ref().map(|_| DiskCache::key(&text, &how));
+    (text, key)
+}
+
+/// The kernel of a lowered segment compiled with `options` by an earlier process, out of
+/// the disk cache; `None` when there is no cache or no entry.
+pub(crate) fn load_lowered(
+    lowered: &super::Lowered,
+    options: &CpuOptions,
+    start: Instant,
+) -> Option<CpuKernel> {
+    let (_, key) = module_text(lowered, options);
+    load(options.cache.as_ref()?, &key?, lowered, start)
+}
+
+fn load(
+    cache: &DiskCache,
+    key: &str,
+    lowered: &super::Lowered,
+    start: Instant,
+) -> Option<CpuKernel> {
+    let loaded = cache.load(key, &format!("_mlir__mlir_ciface_{KERNEL}"))?;
+    // SAFETY: the packed wrapper MLIR generates for every function has this signature.
+    let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(loaded.entry) };
+    Some(CpuKernel {
+        code: Code::Cached(loaded.library),
+        entry,
+        inputs: lowered.inputs.clone(),
+        outputs: lowered.outputs.clone(),
+        compile_time: start.elapsed(),
+    })
+}
+
 /// The CPU pipeline on a lowered segment function (`start`: when compiling it began, for
 /// [`CpuKernel::compile_time`]).
 pub(crate) fn compile_lowered(
@@ -336,34 +383,17 @@ pub(crate) fn compile_lowered(
         }
     };
     let ctx = kernel_context();
-    let text = format!(
-        "module attributes {{transform.with_named_sequence}} {{\n{}{}}}\n",
-        lowered.ops,
-        script(&lowered.matmuls, options.vectorize_matmuls)
-    );
+    let (text, key) = module_text(lowered, options);
     let fusion = super::fusion_pipeline(options.math == Math::Approximate);
     let llvm = llvm_pipeline();
     let name = format!("_mlir_ciface_{KERNEL}");
     // The disk cache, unless the stages are being kept (they would not be produced).
     let cache = options.cache.as_ref().filter(|_| !keeping);
-    let key = cache.map(|_| {
-        DiskCache::key(
-            &text,
-            &format!("{fusion} | {llvm} | O{}", options.opt_level),
-        )
-    });
+    let key = key.filter(|_| cache.is_some());
     if let (Some(c), Some(k)) = (cache, &key)
-        && let Some(loaded) = c.load(k, &format!("_mlir_{name}"))
+        && let Some(loaded) = load(c, k, lowered, start)
     {
-        // SAFETY: the packed wrapper MLIR generates for every function has this signature.
-        let entry: Entry = unsafe { std::mem::transmute::<*mut c_void, Entry>(loaded.entry) };
-        return Ok(CpuKernel {
-            code: Code::Cached(loaded.library),
-            entry,
-            inputs: lowered.inputs.clone(),
-            outputs: lowered.outputs.clone(),
-            compile_time: start.elapsed(),
-        });
+        return Ok(loaded);
     }
     let mut m = parse(&ctx, &text)?;
     run_pipeline(&ctx, &mut m, &fusion, "fuse")?;
@@ -654,3 +684,4 @@ impl Kernel for CpuKernel {
 }
 
 pub use super::jit::{JitCompute, JitStats, KernelTime};
+pub use super::tier::Tiering;

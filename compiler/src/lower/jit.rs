@@ -15,7 +15,8 @@
 //! ```
 
 use super::cluster::{cluster, is_host};
-use super::cpu::{CpuKernel, CpuOptions, compile_lowered};
+use super::cpu::{CpuKernel, CpuOptions, compile_lowered, load_lowered};
+use super::tier::{Optimizer, Tiered, Tiering};
 use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
 use shardc_ir::{Function, Literal, Module, text::print_function};
 use shardc_runtime::engine::{Buffers, Compute, EngineError, Kernel, Segment};
@@ -30,7 +31,10 @@ use std::time::{Duration, Instant};
 pub struct JitCompute {
     options: CpuOptions,
     threads: usize,
-    cache: Mutex<HashMap<String, Arc<CpuKernel>>>,
+    /// `None`: every kernel compiled at `options.opt_level` straight away.
+    tiering: Option<Tiering>,
+    optimizer: Arc<Optimizer>,
+    cache: Mutex<HashMap<String, Arc<Tiered>>>,
     stats: Mutex<JitStats>,
     profile: Option<Arc<Profile>>,
 }
@@ -65,6 +69,11 @@ pub struct JitStats {
     /// Loops the engine runs itself, their condition and body prepared as kernels once
     /// (their kernels counted as any others'); counted in `kernels` too.
     pub loops: usize,
+    /// Kernels first compiled at the tiering's first level (`tier.rs`), and those of them
+    /// compiled again at the full level since (in the background or by
+    /// [`JitCompute::finish_tiering`]).
+    pub first_level: usize,
+    pub optimized: usize,
 }
 
 /// One kernel's share of the time [`JitCompute::with_profiling`] measured.
@@ -87,10 +96,15 @@ struct Profile {
 }
 
 impl JitCompute {
+    /// An engine compiling with `options`, tiered ([`Tiering::default`]: kernels first
+    /// compiled at O0, hot ones again at `options.opt_level` in the background).
     pub fn new(options: CpuOptions) -> JitCompute {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         JitCompute {
+            optimizer: Optimizer::new(options.clone(), threads),
             options,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads,
+            tiering: Some(Tiering::default()),
             cache: Mutex::default(),
             stats: Mutex::default(),
             profile: None,
@@ -100,7 +114,22 @@ impl JitCompute {
     /// Compiles on at most `threads` threads (default: the host's cores).
     pub fn with_threads(mut self, threads: usize) -> JitCompute {
         self.threads = threads.max(1);
+        self.optimizer = Optimizer::new(self.options.clone(), self.threads);
         self
+    }
+
+    /// How kernels are tiered; `None`: each compiled once, at the full level.
+    pub fn with_tiering(mut self, tiering: Option<Tiering>) -> JitCompute {
+        self.tiering = tiering;
+        self
+    }
+
+    /// Compiles every kernel still at its first level at the full level now, on up to
+    /// `threads` threads, and returns when all are swapped in (a benchmark's steady state;
+    /// a training loop need not call it: hot kernels tier up by themselves).
+    pub fn finish_tiering(&self) {
+        let kernels: Vec<Arc<Tiered>> = self.lock_cache().values().cloned().collect();
+        self.optimizer.finish(kernels);
     }
 
     /// Times every kernel run (see [`JitCompute::profile`]).
@@ -110,7 +139,12 @@ impl JitCompute {
     }
 
     pub fn stats(&self) -> JitStats {
-        *self.stats.lock().unwrap_or_else(|p| p.into_inner())
+        let mut stats = *self.lock_stats();
+        stats.optimized = self
+            .optimizer
+            .optimized
+            .load(std::sync::atomic::Ordering::Relaxed);
+        stats
     }
 
     /// The time of every kernel run so far, longest first (empty unless
@@ -153,18 +187,19 @@ impl JitCompute {
         let key = print_function(f);
         if let Some(k) = self.lock_cache().get(&key) {
             self.lock_stats().reused += 1;
-            return Ok(Arc::clone(k));
+            return Ok(k.current());
         }
-        let k = Arc::new(super::cpu::compile(f, &self.options)?);
+        let k = super::cpu::compile(f, &self.options)?;
         let mut stats = self.lock_stats();
         stats.compiled += 1;
         stats.modules += 1;
         stats.compile_seconds += k.compile_time().as_secs_f64();
+        let k = Arc::new(Tiered::done(k));
         self.lock_cache().insert(key, Arc::clone(&k));
-        Ok(k)
+        Ok(k.current())
     }
 
-    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<CpuKernel>>> {
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Tiered>>> {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -204,7 +239,14 @@ impl JitCompute {
         let cost = |l: &Lowered| l.ops.len() + 20_000 * l.matmuls.len();
         lowered.sort_by_key(|(_, l)| std::cmp::Reverse(cost(l)));
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let results: Mutex<Vec<(usize, Result<CpuKernel, LowerError>)>> = Mutex::default();
+        // Each kernel and whether it is at the full level.
+        type Compiled = Result<(CpuKernel, bool), LowerError>;
+        let results: Mutex<Vec<(usize, Compiled)>> = Mutex::default();
+        let first = self.tiering.map(|t| CpuOptions {
+            opt_level: t.first_level,
+            cache: None,
+            ..self.options.clone()
+        });
         let threads = self.threads.min(lowered.len());
         std::thread::scope(|s| {
             for _ in 0..threads {
@@ -214,7 +256,17 @@ impl JitCompute {
                         let Some((_, l)) = lowered.get(i) else {
                             break;
                         };
-                        let r = compile_lowered(l, &self.options, None, Instant::now());
+                        let start = Instant::now();
+                        let r = match &first {
+                            // The full level when an earlier process stored it.
+                            Some(first) => match load_lowered(l, &self.options, start) {
+                                Some(k) => Ok((k, true)),
+                                None => compile_lowered(l, first, None, start).map(|k| (k, false)),
+                            },
+                            None => {
+                                compile_lowered(l, &self.options, None, start).map(|k| (k, true))
+                            }
+                        };
                         results
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
@@ -223,7 +275,8 @@ impl JitCompute {
                 });
             }
         });
-        let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        results.sort_by_key(|(i, _)| *i);
         if results.len() < lowered.len() {
             // A compile thread panicked (MLIR aborts rather than panics, so this is a
             // shardc bug): the kernels it did not hand back fail.
@@ -237,13 +290,22 @@ impl JitCompute {
         }
         let mut cache = self.lock_cache();
         let mut stats = self.lock_stats();
+        let mut lowered: Vec<Option<(String, Lowered)>> = lowered.into_iter().map(Some).collect();
         for (i, r) in results {
-            let key = lowered[i].0.clone();
+            let Some((key, l)) = lowered[i].take() else {
+                continue;
+            };
             match r {
-                Ok(k) => {
+                Ok((k, full)) => {
                     stats.modules += 1;
                     stats.loaded += usize::from(k.loaded_from_disk());
                     stats.compile_seconds += k.compile_time().as_secs_f64();
+                    let k = if full {
+                        Tiered::done(k)
+                    } else {
+                        stats.first_level += 1;
+                        Tiered::first(k, l, &self.optimizer)
+                    };
                     cache.insert(key, Arc::new(k));
                 }
                 Err(e) => {
@@ -453,7 +515,7 @@ impl LoopKernel {
 /// The kernel of one cluster.
 #[derive(Clone)]
 enum ClusterKernel {
-    Compiled(Arc<CpuKernel>),
+    Compiled(Arc<Tiered>),
     Host(Arc<HostKernel>),
     Loop(Arc<LoopKernel>),
 }
@@ -688,7 +750,18 @@ impl std::fmt::Display for Shared {
 
 impl std::error::Error for Shared {}
 
+impl Drop for JitCompute {
+    /// No background compile outlives the engine (nor runs while the process exits).
+    fn drop(&mut self) {
+        self.optimizer.stop();
+    }
+}
+
 impl Compute for JitCompute {
+    fn finish_tiering(&self) {
+        JitCompute::finish_tiering(self);
+    }
+
     fn prepare(
         &self,
         module: &Module,

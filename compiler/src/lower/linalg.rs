@@ -29,7 +29,7 @@ use shardc_ir::{
     BlockId, DType, DotDims, Elements, Function, GatherDims, Literal, Op, OpKind, TensorType,
     ValueId, WindowDims,
 };
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
 
 /// Iterator type of one loop of a `linalg.generic`.
@@ -65,6 +65,11 @@ pub(crate) struct Emitter<'f> {
     pub(crate) next: usize,
     ssa: HashMap<ValueId, String>,
     pub(crate) matmuls: Vec<Matmul>,
+    /// Each reshape's result, its operand and the operand's type: reshaping it back
+    /// gives the operand itself.
+    reshaped: HashMap<String, (String, TensorType)>,
+    /// The results of [`Emitter::barrier`]s.
+    barriers: HashSet<String>,
 }
 
 /// `d0, d1, ...` for `n` loops.
@@ -120,6 +125,8 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         next: 0,
         ssa: HashMap::new(),
         matmuls: Vec::new(),
+        reshaped: HashMap::new(),
+        barriers: HashSet::new(),
     };
     let mut params = Vec::new();
     for (i, &a) in f.args().iter().enumerate() {
@@ -551,6 +558,18 @@ impl Emitter<'_> {
         if from.shape == to.shape {
             return x.to_string();
         }
+        if let Some((source, ty)) = self.reshaped.get(x)
+            && ty.shape == to.shape
+        {
+            return source.clone();
+        }
+        let r = self.reshape_through_1d(x, from, to);
+        self.reshaped
+            .insert(r.clone(), (x.to_string(), from.clone()));
+        r
+    }
+
+    fn reshape_through_1d(&mut self, x: &str, from: &TensorType, to: &TensorType) -> String {
         let n = from.num_elements();
         let flat = TensorType::new(from.dtype, vec![n]);
         let (from_rank, to_shape) = (from.rank(), to.shape.clone());
@@ -886,12 +905,22 @@ impl Emitter<'_> {
     /// unvectorized) into which producers then fuse, recomputed for every output
     /// column. After bufferization, a copy (a result: none, empty-tensor elimination
     /// writes the matmul into the destination).
+    ///
+    /// A barrier's result is not copied again (a matmul's result read by another matmul,
+    /// the reshapes between them undone): two copies of one value would be written into
+    /// one buffer once CSE merges their identical `tensor.empty`s, which bufferization
+    /// refuses.
     pub(crate) fn barrier(&mut self, x: &str, ty: &TensorType) -> String {
+        if self.barriers.contains(x) {
+            return x.to_string();
+        }
         let t = tt(ty);
         let empty = self.op(format!("tensor.empty() : {t}"));
-        self.op(format!(
+        let r = self.op(format!(
             "bufferization.materialize_in_destination {x} in {empty} : ({t}, {t}) -> {t}"
-        ))
+        ));
+        self.barriers.insert(r.clone());
+        r
     }
 }
 

@@ -31,6 +31,7 @@ pub mod jit;
 mod libm;
 pub mod linalg;
 mod scalar;
+pub mod tier;
 
 use crate::passes::mlir::context;
 use melior::Context;

@@ -548,3 +548,189 @@ proptest! {
         }
     }
 }
+
+/// The kernel of `f` compiled at LLVM level `opt_level` with the default options (the
+/// JIT's: approximate math, vectorized matmuls), run on `inputs`.
+fn run_at_level(f: &shardc_ir::Function, opt_level: usize, inputs: &[Literal]) -> Vec<Literal> {
+    let options = cpu::CpuOptions {
+        opt_level,
+        cache: None,
+        ..Default::default()
+    };
+    let k = cpu::compile(&lower::whole_function(f).unwrap(), &options);
+    let k = k.unwrap_or_else(|e| panic!("{}\n{e}", shardc_ir::text::print_function(f)));
+    k.run(inputs).unwrap()
+}
+
+/// Same bits, NaN payloads aside.
+fn same_bits(a: &Literal, b: &Literal) -> bool {
+    a.ty == b.ty
+        && (0..a.ty.num_elements()).all(|j| {
+            let (x, y) = (a.get(j), b.get(j));
+            x == y || (x.as_f64().is_nan() && y.as_f64().is_nan())
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// What tiered compilation (`lower/tier.rs`) rests on: a kernel compiled without
+    /// LLVM's optimisations (its first tier) and at O3 (its final code) computes the same
+    /// bits, on random modules of every op kind and dtype with NaNs, infinities and
+    /// subnormals, so a run is reproducible whichever tier each kernel ran at.
+    #[test]
+    fn both_tiers_compute_the_same_bits(
+        (m, inputs) in shardc_ir::testing::arb_module().prop_flat_map(|m| {
+            let types = m.entry().unwrap().arg_types();
+            (Just(m), shardc_ir::testing::choices(4096).prop_map(move |mut c| {
+                types.iter().map(|t| shardc_ir::testing::gen_literal(&mut c, t)).collect::<Vec<_>>()
+            }))
+        })
+    ) {
+        let m = shardc_compiler::passes::inline::inline(&m).unwrap();
+        let f = m.entry().unwrap();
+        prop_assume!(!f.ops.iter().any(|o| matches!(o.kind, shardc_ir::OpKind::Random { .. })));
+        let (first, last) = (run_at_level(f, 0, &inputs), run_at_level(f, 3, &inputs));
+        for (i, (a, b)) in first.iter().zip(&last).enumerate() {
+            prop_assert!(same_bits(a, b), "result {i}: O0 {:?}\nO3 {:?}\n{}", a.to_f64_vec(), b.to_f64_vec(), shardc_ir::text::print_module(&m));
+        }
+    }
+}
+
+/// A 2-layer MLP with a large matmul: its kernels run long enough at O0 to tier up.
+const MLP: &str = r#"module {
+  func.func @main(%x: tensor<192x256xf32>, %w1: tensor<256x256xf32>, %w2: tensor<256x64xf32>) -> tensor<192x64xf32> {
+    %h = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<192x256xf32>, tensor<256x256xf32>) -> tensor<192x256xf32>
+    %t = stablehlo.tanh %h : tensor<192x256xf32>
+    %y = stablehlo.dot_general %t, %w2, contracting_dims = [1] x [0] : (tensor<192x256xf32>, tensor<256x64xf32>) -> tensor<192x64xf32>
+    %e = stablehlo.exponential %y : tensor<192x64xf32>
+    return %e : tensor<192x64xf32>
+  }
+}"#;
+
+fn mlp_inputs(m: &shardc_ir::Module) -> Vec<Literal> {
+    m.entry()
+        .unwrap()
+        .arg_types()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Literal::from_f64(
+                t.dtype,
+                &t.shape,
+                &values(t.num_elements(), 60 + i as u64, -0.2, 0.2),
+            )
+            .unwrap()
+        })
+        .collect()
+}
+
+/// Tiered compilation: kernels first compiled at O0; `finish_tiering` compiles each
+/// again at the full level and swaps it in; the results keep their bits; the full-level
+/// kernels are stored in the disk cache, so a later engine (process) starts with them.
+#[test]
+fn kernels_tier_up_to_the_full_level_and_keep_their_bits() {
+    let m = parse_module(MLP).unwrap();
+    let f = m.entry().unwrap();
+    let args = mlp_inputs(&m);
+    let dir = std::env::temp_dir().join(format!("shardc-tier-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let options = cpu::CpuOptions {
+        cache: Some(cpu::DiskCache::new(&dir)),
+        ..Default::default()
+    };
+    let Step::Compute(seg) = &steps(f)[0] else {
+        panic!("a compute segment")
+    };
+    let jit = cpu::JitCompute::new(options.clone());
+    let k = jit.prepare(&m, f, seg).unwrap();
+    let stats = jit.stats();
+    assert!(stats.compiled >= 2, "{stats:?}");
+    assert_eq!(
+        (stats.first_level, stats.loaded),
+        (stats.compiled, 0),
+        "{stats:?}"
+    );
+    let first = k.run(&args).unwrap();
+    let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
+    super::compare(&first[0], &want[0], Tol::F32).unwrap();
+    jit.finish_tiering();
+    assert_eq!(
+        jit.stats().optimized,
+        stats.first_level,
+        "{:?}",
+        jit.stats()
+    );
+    let last = k.run(&args).unwrap();
+    assert!(same_bits(&first[0], &last[0]));
+    // A later engine loads the full-level kernels the tier-up stored.
+    let again = cpu::JitCompute::new(options);
+    let k2 = again.prepare(&m, f, seg).unwrap();
+    let s2 = again.stats();
+    assert_eq!((s2.loaded, s2.first_level), (s2.compiled, 0), "{s2:?}");
+    assert!(same_bits(&k2.run(&args).unwrap()[0], &last[0]));
+    // Without tiering every kernel is compiled at the full level at once.
+    let plain = cpu::JitCompute::new(cpu::CpuOptions {
+        cache: None,
+        ..Default::default()
+    })
+    .with_tiering(None);
+    let k3 = plain.prepare(&m, f, seg).unwrap();
+    assert_eq!(plain.stats().first_level, 0);
+    assert!(same_bits(&k3.run(&args).unwrap()[0], &last[0]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A kernel that has run at O0 for as long as its compile took is compiled again in the
+/// background, while runs go on, without anyone asking.
+#[test]
+fn hot_kernels_tier_up_in_the_background() {
+    let m = parse_module(MLP).unwrap();
+    let f = m.entry().unwrap();
+    let args = mlp_inputs(&m);
+    let Step::Compute(seg) = &steps(f)[0] else {
+        panic!("a compute segment")
+    };
+    let jit = cpu::JitCompute::new(cpu::CpuOptions {
+        cache: None,
+        ..Default::default()
+    });
+    let k = jit.prepare(&m, f, seg).unwrap();
+    let first = k.run(&args).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while jit.stats().optimized == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no kernel tiered up in 120 s of runs: {:?}",
+            jit.stats()
+        );
+        assert!(same_bits(&k.run(&args).unwrap()[0], &first[0]));
+    }
+    assert!(same_bits(&k.run(&args).unwrap()[0], &first[0]));
+}
+/// A vector-matrix product returned and also read by a second one (found by
+/// `both_tiers_compute_the_same_bits`): the reshapes between the two vectorized matmuls
+/// undo each other, and the value is copied out of the fusion's way once, not twice into
+/// one buffer (which bufferization refused: "cannot avoid RaW conflict").
+#[test]
+fn a_matmul_result_returned_and_read_by_another_matmul_compiles() {
+    let src = "func.func @main(%a: tensor<4xf64>) -> (tensor<8xf64>, tensor<4xf64>, tensor<8xf64>) {
+  %w = stablehlo.constant dense<2.0> : tensor<4x8xf64>
+  %h = stablehlo.dot_general %a, %w, contracting_dims = [0] x [0] : (tensor<4xf64>, tensor<4x8xf64>) -> tensor<8xf64>
+  %v = stablehlo.constant dense<0.5> : tensor<8x4xf64>
+  %y = stablehlo.dot_general %h, %v, contracting_dims = [0] x [0] : (tensor<8xf64>, tensor<8x4xf64>) -> tensor<4xf64>
+  return %h, %y, %h : tensor<8xf64>, tensor<4xf64>, tensor<8xf64>
+}";
+    let m = parse_module(src).unwrap();
+    let f = m.entry().unwrap();
+    let args = vec![Literal::from_f64(DType::F64, &[4], &[1.0, -2.0, 0.5, 3.0]).unwrap()];
+    let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
+    let got = run_at_level(f, 3, &args);
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            same_bits(g, w),
+            "{:?} vs {:?}",
+            g.to_f64_vec(),
+            w.to_f64_vec()
+        );
+    }
+}
