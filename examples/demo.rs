@@ -101,11 +101,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let program = CpuProgram::new(&compiled, &engine)?;
     let jit = engine.stats();
     println!(
-        "JIT: {} compute segments cut into {} fusion clusters; {} distinct kernels compiled in {:.1} s",
+        "JIT: {} compute segments cut into {} fusion clusters; {} distinct kernels ready in {:.1} s ({} loaded from the kernel cache, {} compiled at O0 to start, optimised in the background once hot)",
         jit.segments,
         jit.kernels,
         jit.compiled,
-        t_jit.elapsed().as_secs_f64()
+        t_jit.elapsed().as_secs_f64(),
+        jit.loaded,
+        jit.first_level
     );
 
     // A bar on a terminal, a line every 10 steps otherwise (a log, a pipe).
