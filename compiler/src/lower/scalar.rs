@@ -354,14 +354,22 @@ fn trig(b: &mut Body, op: UnaryOp, x: &str) -> String {
     };
     let sin = |b: &mut Body| pick(b, [&s, &c, &ns, &nc]);
     let cos = |b: &mut Body| pick(b, [&c, &ns, &nc, &s]);
-    match op {
+    let v = match op {
         UnaryOp::Sine => sin(b),
         UnaryOp::Cosine => cos(b),
         _ => {
             let (sv, cv) = (sin(b), cos(b));
             b.op(format!("arith.divf {sv}, {cv} : f32"))
         }
-    }
+    };
+    // NaN for infinities and NaN, chosen here: inside, the approximation converts the
+    // NaN quadrant to an integer, which LLVM may fold to anything once it knows the input
+    // (-O3 gave sin(-inf) = 0 on a constant; found by `both_tiers_compute_the_same_bits`).
+    let a = b.op(format!("math.absf {x} : f32"));
+    let inf = b.float(f64::INFINITY, DType::F32);
+    let finite = b.op(format!("arith.cmpf one, {a}, {inf} : f32"));
+    let nan = b.op(format!("arith.subf {x}, {x} : f32"));
+    b.op(format!("arith.select {finite}, {v}, {nan} : f32"))
 }
 
 /// `atan2(y, x)` with C99's signed zeros and infinities around the approximation

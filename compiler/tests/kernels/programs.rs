@@ -516,6 +516,32 @@ fn exact_options() -> cpu::CpuOptions {
     }
 }
 
+/// Same bits, NaN payloads aside.
+fn same_bits(a: &Literal, b: &Literal) -> bool {
+    a.ty == b.ty
+        && (0..a.ty.num_elements()).all(|j| {
+            let (x, y) = (a.get(j), b.get(j));
+            x == y || (x.as_f64().is_nan() && y.as_f64().is_nan())
+        })
+}
+
+/// Random modules of every op kind and dtype, with random inputs of their argument types
+/// (NaNs, infinities, -0 and subnormals among them).
+fn modules_with_inputs() -> impl Strategy<Value = (shardc_ir::Module, Vec<Literal>)> {
+    shardc_ir::testing::arb_module().prop_flat_map(|m| {
+        let types = m.entry().unwrap().arg_types();
+        (
+            Just(m),
+            shardc_ir::testing::choices(4096).prop_map(move |mut c| {
+                types
+                    .iter()
+                    .map(|t| shardc_ir::testing::gen_literal(&mut c, t))
+                    .collect::<Vec<_>>()
+            }),
+        )
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     /// Random modules of every op kind and dtype (calls inlined; those drawing random
@@ -523,12 +549,7 @@ proptest! {
     /// JIT equals the reference bit for bit (NaN payloads aside).
     #[test]
     fn random_modules_match_the_reference_bit_for_bit(
-        (m, inputs) in shardc_ir::testing::arb_module().prop_flat_map(|m| {
-            let types = m.entry().unwrap().arg_types();
-            (Just(m), shardc_ir::testing::choices(4096).prop_map(move |mut c| {
-                types.iter().map(|t| shardc_ir::testing::gen_literal(&mut c, t)).collect::<Vec<_>>()
-            }))
-        })
+        (m, inputs) in modules_with_inputs()
     ) {
         let m = shardc_compiler::passes::inline::inline(&m).unwrap();
         let f = m.entry().unwrap();
@@ -539,12 +560,7 @@ proptest! {
         prop_assert!(k.is_ok(), "{}\n{}", k.unwrap_err(), shardc_ir::text::print_module(&m));
         let got = k.unwrap().run(&inputs).unwrap();
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let same = g.ty == w.ty
-                && (0..w.ty.num_elements()).all(|j| {
-                    let (a, b) = (g.get(j), w.get(j));
-                    a == b || (a.as_f64().is_nan() && b.as_f64().is_nan())
-                });
-            prop_assert!(same, "result {i}: got {:?}\nwant {:?}\n{}", g.to_f64_vec(), w.to_f64_vec(), shardc_ir::text::print_module(&m));
+            prop_assert!(same_bits(g, w), "result {i}: got {:?}\nwant {:?}\n{}", g.to_f64_vec(), w.to_f64_vec(), shardc_ir::text::print_module(&m));
         }
     }
 }
@@ -562,15 +578,6 @@ fn run_at_level(f: &shardc_ir::Function, opt_level: usize, inputs: &[Literal]) -
     k.run(inputs).unwrap()
 }
 
-/// Same bits, NaN payloads aside.
-fn same_bits(a: &Literal, b: &Literal) -> bool {
-    a.ty == b.ty
-        && (0..a.ty.num_elements()).all(|j| {
-            let (x, y) = (a.get(j), b.get(j));
-            x == y || (x.as_f64().is_nan() && y.as_f64().is_nan())
-        })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// What tiered compilation (`lower/tier.rs`) rests on: a kernel compiled without
@@ -579,12 +586,7 @@ proptest! {
     /// subnormals, so a run is reproducible whichever tier each kernel ran at.
     #[test]
     fn both_tiers_compute_the_same_bits(
-        (m, inputs) in shardc_ir::testing::arb_module().prop_flat_map(|m| {
-            let types = m.entry().unwrap().arg_types();
-            (Just(m), shardc_ir::testing::choices(4096).prop_map(move |mut c| {
-                types.iter().map(|t| shardc_ir::testing::gen_literal(&mut c, t)).collect::<Vec<_>>()
-            }))
-        })
+        (m, inputs) in modules_with_inputs()
     ) {
         let m = shardc_compiler::passes::inline::inline(&m).unwrap();
         let f = m.entry().unwrap();
