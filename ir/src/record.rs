@@ -4,7 +4,9 @@
 //! `{"inputs": [{"shape": [8, 4], "dtype": "float32", "data": [...]}, ...], "outputs": [...],
 //! "tolerance": {"abs": 1e-4, "rel": 1e-4}}` (numpy's dtype names; data flat, row-major).
 //! `shardc run FILE --inputs FILE.json` runs a program on such inputs and checks its
-//! outputs against the record's.
+//! outputs against the record's. Non-finite values are read as Python's `json` writes
+//! them (`NaN`, `Infinity`, `-Infinity`, bare) or as the strings `"nan"`, `"inf"`,
+//! `"-inf"`.
 
 use crate::dtype::{DType, TensorType};
 use crate::literal::{Elements, Literal};
@@ -35,7 +37,68 @@ struct Json {
 struct JsonTensor {
     shape: Vec<usize>,
     dtype: String,
-    data: Vec<f64>,
+    data: Vec<Number>,
+}
+
+/// One element: a JSON number, or a string naming a non-finite value.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Number {
+    Finite(f64),
+    Named(String),
+}
+
+impl Number {
+    fn value(&self, what: &str, i: usize) -> Result<f64, String> {
+        match self {
+            Number::Finite(x) => Ok(*x),
+            Number::Named(s) => match s.to_ascii_lowercase().as_str() {
+                "nan" => Ok(f64::NAN),
+                "inf" | "infinity" | "+inf" | "+infinity" => Ok(f64::INFINITY),
+                "-inf" | "-infinity" => Ok(f64::NEG_INFINITY),
+                _ => Err(format!(
+                    "{what}'s element {i} is the string {s:?}; elements are numbers, or \"nan\", \"inf\", \"-inf\" (or Python's bare NaN, Infinity, -Infinity)"
+                )),
+            },
+        }
+    }
+}
+
+/// `text` with Python's bare `NaN`, `Infinity` and `-Infinity` (outside strings) quoted, so
+/// that standard JSON reads them as strings.
+fn quote_non_finite(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("NaN") && !text.contains("Infinity") {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(token) = ["-Infinity", "Infinity", "NaN"]
+            .into_iter()
+            .find(|t| rest.starts_with(t))
+        {
+            out.push('"');
+            out.push_str(token);
+            out.push('"');
+            rest = &rest[token.len()..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out.into()
 }
 
 #[derive(Deserialize)]
@@ -72,20 +135,27 @@ fn literal(t: &JsonTensor, what: &str) -> Result<Literal, String> {
         )
     })?;
     let ty = TensorType::new(dtype, t.shape.clone());
-    if t.data.len() != ty.num_elements() {
+    let data = t
+        .data
+        .iter()
+        .enumerate()
+        .map(|(i, x)| x.value(what, i))
+        .collect::<Result<Vec<f64>, String>>()?;
+    if data.len() != ty.num_elements() {
         return Err(format!(
             "{what} is {ty}, {} elements, but its data has {}",
             ty.num_elements(),
-            t.data.len()
+            data.len()
         ));
     }
-    Literal::new(ty, Elements::from_f64(dtype, &t.data)).map_err(|e| format!("{what}: {e}"))
+    Literal::new(ty, Elements::from_f64(dtype, &data)).map_err(|e| format!("{what}: {e}"))
 }
 
 impl Record {
     /// Reads a record from JSON text.
     pub fn parse(text: &str) -> Result<Record, String> {
-        let json: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let json: Json =
+            serde_json::from_str(&quote_non_finite(text)).map_err(|e| e.to_string())?;
         let read = |ts: &[JsonTensor], kind: &str| {
             ts.iter()
                 .enumerate()
@@ -183,6 +253,29 @@ pub fn excess_error(got: &Literal, want: &Literal, abs: f64, rel: f64) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_finite_values_read_as_python_writes_them() {
+        let r = Record::parse(
+            r#"{"note": "NaN \" Infinity stays text", "inputs": [{"shape": [6], "dtype": "float32",
+                "data": [NaN, Infinity, -Infinity, "nan", "-inf", 2.5]}]}"#,
+        )
+        .unwrap();
+        let v = r.inputs[0].to_f64_vec();
+        assert!(v[0].is_nan() && v[3].is_nan());
+        assert_eq!(
+            v[1..].iter().filter(|x| !x.is_nan()).copied().collect::<Vec<_>>(),
+            vec![f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY, 2.5]
+        );
+        let bad = Record::parse(
+            r#"{"inputs": [{"shape": [1], "dtype": "float32", "data": ["one"]}]}"#,
+        );
+        assert!(
+            bad.unwrap_err().contains("input 0's element 0 is the string \"one\""),
+            "a string that names no value is refused, naming it"
+        );
+        assert_eq!(quote_non_finite(r#"{"a": "NaN", "b": NaN}"#), r#"{"a": "NaN", "b": "NaN"}"#);
+    }
 
     #[test]
     fn records_read_and_refuse_what_does_not_fit() {

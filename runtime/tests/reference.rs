@@ -1949,4 +1949,88 @@ fn chlo_decompositions_match_independent_implementations() {
         2e-5,
     );
     check("erf_inv", "f32", &[1.0, -1.0], |y| y * f64::INFINITY, 0.0);
+    // The gamma family against libm's lgamma and digamma by recurrence and its asymptotic
+    // series, away from the poles; poles and infinities as XLA gives them.
+    let gamma_grid: Vec<f64> = grid(-7.9, 40.0, 480)
+        .into_iter()
+        .filter(|x| (x - x.round()).abs() > 0.05 || *x > 0.5)
+        .collect();
+    let lgamma = |x: f64| libm::lgamma_r(x).0;
+    let digamma = |mut x: f64| {
+        // psi(x) = psi(x + 1) - 1/x up to 20, then the asymptotic series.
+        let mut shift = 0.0;
+        while x < 20.0 {
+            shift -= 1.0 / x;
+            x += 1.0;
+        }
+        let y = 1.0 / (x * x);
+        shift + x.ln() - 0.5 / x - y * (1.0 / 12.0 - y * (1.0 / 120.0 - y / 252.0))
+    };
+    for (dtype, tol) in [("f32", 1e-5), ("f64", 1e-9)] {
+        check("lgamma", dtype, &gamma_grid, lgamma, tol);
+        check("digamma", dtype, &gamma_grid, digamma, tol.max(1e-8));
+        check("lgamma", dtype, &[0.0, -3.0, f64::INFINITY, f64::NEG_INFINITY], |_| f64::INFINITY, 0.0);
+    }
+}
+
+#[test]
+fn zeta_and_polygamma_match_direct_sums() {
+    // Hurwitz zeta by direct summation in f64 (a million terms and the integral of the
+    // rest), and polygamma from it; against chlo.zeta and chlo.polygamma in f32 and f64.
+    fn direct_zeta(s: f64, q: f64) -> f64 {
+        let n = 1_000_000;
+        let head: f64 = (0..n).map(|k| (q + k as f64).powf(-s)).sum();
+        let a = q + n as f64;
+        head + a.powf(1.0 - s) / (s - 1.0) + 0.5 * a.powf(-s) + s / 12.0 * a.powf(-s - 1.0)
+    }
+    let cases: Vec<(f64, f64)> = [1.5f64, 2.0, 3.0, 4.5, 7.0]
+        .iter()
+        .flat_map(|&s| [0.05, 0.5, 1.0, 2.3, 9.7, 50.0, -0.5, -2.25].map(|q| (s, q)))
+        .filter(|&(s, q): &(f64, f64)| q > 0.0 || s == s.round())
+        .collect();
+    for dtype in ["f32", "f64"] {
+        let n = cases.len();
+        let t = format!("tensor<{n}x{dtype}>");
+        let text = format!(
+            "func.func @main(%s: {t}, %q: {t}) -> ({t}, {t}) {{
+               %0 = chlo.zeta %s, %q : {t}, {t} -> {t}
+               %one = stablehlo.constant dense<1.0> : {t}
+               %n = stablehlo.subtract %s, %one : {t}
+               %1 = chlo.polygamma %n, %q : {t}, {t} -> {t}
+               return %0, %1 : {t}, {t}
+             }}"
+        );
+        let m = shardc_ir::text::parse_module(&text).unwrap();
+        let col = |k: usize| -> Vec<f64> { cases.iter().map(|c| if k == 0 { c.0 } else { c.1 }).collect() };
+        let args = if dtype == "f32" {
+            let f = |v: Vec<f64>| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
+            vec![f32s(&[n], &f(col(0))), f32s(&[n], &f(col(1)))]
+        } else {
+            vec![f64s(&[n], &col(0)), f64s(&[n], &col(1))]
+        };
+        let got = reference::run(&m, "main", &args).unwrap();
+        let (zeta, poly) = (got[0].to_f64_vec(), got[1].to_f64_vec());
+        let tol = if dtype == "f32" { 2e-5 } else { 1e-9 };
+        for (i, &(s, q)) in cases.iter().enumerate() {
+            let w = direct_zeta(s, q);
+            assert!(
+                (zeta[i] - w).abs() <= tol * w.abs().max(1.0),
+                "zeta({s}, {q}) in {dtype}: {} vs {w}",
+                zeta[i]
+            );
+            // polygamma(n, q) = (-1)^(n+1) n! zeta(n+1, q) for whole n = s - 1 >= 1.
+            let n = s - 1.0;
+            if n == n.round() && n >= 1.0 {
+                let fact: f64 = (1..=n as u64).map(|k| k as f64).product();
+                let w = if n as u64 % 2 == 1 { 1.0 } else { -1.0 } * fact * w;
+                assert!(
+                    (poly[i] - w).abs() <= tol * w.abs().max(1.0),
+                    "polygamma({n}, {q}) in {dtype}: {} vs {w}",
+                    poly[i]
+                );
+            } else if n != n.round() {
+                assert!(poly[i].is_nan(), "polygamma({n}, {q}) is NaN for fractional n");
+            }
+        }
+    }
 }

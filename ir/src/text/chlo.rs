@@ -67,6 +67,10 @@ const DECOMPOSITIONS: &[(&str, Operands, Decompose)] = &[
         Operands::Floats,
         Decompose::Binary(next_after),
     ),
+    ("lgamma", Operands::Floats, Decompose::Unary(lgamma)),
+    ("digamma", Operands::Floats, Decompose::Unary(digamma)),
+    ("zeta", Operands::Floats, Decompose::Binary(zeta)),
+    ("polygamma", Operands::Floats, Decompose::Binary(polygamma)),
 ];
 
 /// The element types a decomposition is defined for.
@@ -701,6 +705,51 @@ impl Emit<'_> {
         let y = f(self, x)?;
         last(self, y)
     }
+
+    /// [`Emit::in_f32`] for a function of two values of one type.
+    fn in_f32_2(
+        &mut self,
+        x: ValueId,
+        y: ValueId,
+        f: impl FnOnce(&mut Self, ValueId, ValueId) -> Result<ValueId, IrError>,
+    ) -> Result<Last, IrError> {
+        let d = self.b.ty(x).dtype;
+        if matches!(d, DType::BF16 | DType::F16) {
+            let (wx, wy) = (self.convert(x, DType::F32)?, self.convert(y, DType::F32)?);
+            let r = f(self, wx, wy)?;
+            return Ok((OpKind::Convert, vec![r]));
+        }
+        let r = f(self, x, y)?;
+        last(self, r)
+    }
+
+    fn and(&mut self, p: ValueId, q: ValueId) -> Result<ValueId, IrError> {
+        self.bin(BinaryOp::And, p, q)
+    }
+
+    /// Whether `x` is a whole number (true for `±inf`, whose floor is itself).
+    fn is_whole(&mut self, x: ValueId) -> Result<ValueId, IrError> {
+        let f = self.un(UnaryOp::Floor, x)?;
+        self.cmp(ComparisonDirection::Eq, f, x)
+    }
+
+    /// Whether `x` is an odd whole number.
+    fn is_odd(&mut self, x: ValueId) -> Result<ValueId, IrError> {
+        let half = self.c(x, 0.5);
+        let h = self.mul(x, half)?;
+        let fh = self.un(UnaryOp::Floor, h)?;
+        let whole_half = self.cmp(ComparisonDirection::Ne, fh, h)?;
+        let whole = self.is_whole(x)?;
+        self.and(whole, whole_half)
+    }
+
+    /// Whether `x` is zero or a negative whole number: the poles of the gamma function.
+    fn is_gamma_pole(&mut self, x: ValueId) -> Result<ValueId, IrError> {
+        let zero = self.c(x, 0.0);
+        let nonpositive = self.cmp(ComparisonDirection::Le, x, zero)?;
+        let whole = self.is_whole(x)?;
+        self.and(nonpositive, whole)
+    }
 }
 
 /// Ends a decomposition whose result is already computed: the parser's last op is that
@@ -1206,4 +1255,274 @@ fn compare_last(direction: ComparisonDirection, x: ValueId, y: ValueId) -> Last 
         },
         vec![x, y],
     )
+}
+
+// ----- the gamma function's family -----
+
+/// The Lanczos approximation of the gamma function with `g = 7` and nine terms (the set
+/// published with Numerical Recipes; about 15 digits): for `z >= -0.5`,
+/// `Γ(z + 1) = sqrt(2π) t^(z + 1/2) e^(-t) A(z)` with `t = z + g + 1/2` and
+/// `A(z) = c0 + Σ c_i / (z + i)`.
+const LANCZOS_G: f64 = 7.0;
+const LANCZOS: [f64; 9] = [
+    0.999_999_999_999_809_93,
+    676.520_368_121_885_1,
+    -1_259.139_216_722_402_8,
+    771.323_428_777_653_13,
+    -176.615_029_162_140_59,
+    12.507_343_278_686_905,
+    -0.138_571_095_265_720_12,
+    9.984_369_578_019_571_6e-6,
+    1.505_632_735_149_311_6e-7,
+];
+
+/// `A(z)`, `A'(z)` and `t` of [`LANCZOS`].
+fn lanczos(e: &mut Emit<'_>, z: ValueId) -> Result<(ValueId, ValueId, ValueId), IrError> {
+    let mut a = e.c(z, LANCZOS[0]);
+    let mut da = e.c(z, 0.0);
+    for (i, &c) in LANCZOS.iter().enumerate().skip(1) {
+        let k = e.c(z, i as f64);
+        let zi = e.add(z, k)?;
+        let c = e.c(z, c);
+        let term = e.div(c, zi)?;
+        a = e.add(a, term)?;
+        let dterm = e.div(term, zi)?;
+        da = e.sub(da, dterm)?;
+    }
+    let k = e.c(z, LANCZOS_G + 0.5);
+    let t = e.add(z, k)?;
+    Ok((a, da, t))
+}
+
+/// The argument of the Lanczos sum for `x`: `x - 1` for `x >= 1/2`, `-x` below (where
+/// the reflection formula takes `Γ(1 - x)`); and whether `x` is reflected.
+fn lanczos_argument(e: &mut Emit<'_>, x: ValueId) -> Result<(ValueId, ValueId), IrError> {
+    let half = e.c(x, 0.5);
+    let reflect = e.cmp(ComparisonDirection::Lt, x, half)?;
+    let one = e.c(x, 1.0);
+    let xm1 = e.sub(x, one)?;
+    let negx = e.un(UnaryOp::Negate, x)?;
+    let z = e.select(reflect, negx, xm1)?;
+    Ok((z, reflect))
+}
+
+/// `log |Γ(x)|`: the Lanczos approximation for `x >= 1/2`, the reflection formula
+/// `log π - log |sin πx| - log |Γ(1 - x)|` below (with `sin` taken of `x`'s distance to
+/// the nearest whole number, exact there); `+inf` at the poles (zero and the negative
+/// whole numbers) and at `±inf`; NaN for NaN. XLA's results: JAX's `lax.lgamma`,
+/// `jax.scipy.special.gammaln`, and the samplers of `jax.random.gamma`, `beta`,
+/// `dirichlet` and `poisson`.
+fn lgamma(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, lgamma_value)
+}
+
+fn lgamma_value(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    use std::f64::consts::PI;
+    let (z, reflect) = lanczos_argument(e, x)?;
+    let (a, _, t) = lanczos(e, z)?;
+    // (z + 1/2) log t - t, written (z + 1/2 - t / log t) log t so that it overflows only
+    // when the result does.
+    let log_t = e.un(UnaryOp::Log, t)?;
+    let half = e.c(x, 0.5);
+    let zh = e.add(z, half)?;
+    let tl = e.div(t, log_t)?;
+    let k = e.sub(zh, tl)?;
+    let body = e.mul(k, log_t)?;
+    let log_a = e.un(UnaryOp::Log, a)?;
+    let c = e.c(x, 0.5 * (2.0 * PI).ln());
+    let y = e.add(c, body)?;
+    let y = e.add(y, log_a)?;
+    // Reflection.
+    let ax = e.un(UnaryOp::Abs, x)?;
+    let fl = e.un(UnaryOp::Floor, ax)?;
+    let frac = e.sub(ax, fl)?;
+    let more = e.cmp(ComparisonDirection::Gt, frac, half)?;
+    let one = e.c(x, 1.0);
+    let other = e.sub(one, frac)?;
+    let reduced = e.select(more, other, frac)?;
+    let pi = e.c(x, PI);
+    let arg = e.mul(pi, reduced)?;
+    let sin = e.un(UnaryOp::Sine, arg)?;
+    let log_sin = e.un(UnaryOp::Log, sin)?;
+    let log_pi = e.c(x, PI.ln());
+    let r = e.sub(log_pi, log_sin)?;
+    let r = e.sub(r, y)?;
+    let y = e.select(reflect, r, y)?;
+    let inf = e.c(x, f64::INFINITY);
+    let pole = e.is_gamma_pole(x)?;
+    let ax_inf = e.cmp(ComparisonDirection::Eq, ax, inf)?;
+    let infinite = e.bin(BinaryOp::Or, pole, ax_inf)?;
+    e.select(infinite, inf, y)
+}
+
+/// `ψ(x) = d/dx log Γ(x)`: the derivative of the Lanczos approximation,
+/// `log t + A'(z)/A(z) - g/t`, for `x >= 1/2`; the reflection formula
+/// `ψ(1 - x) - π cot πx` below (the cotangent taken of `x`'s distance to the nearest whole
+/// number); NaN at the poles and at `-inf`, `+inf` at `+inf`. XLA's results: JAX's
+/// `lax.digamma`, the gradient of `gammaln`.
+fn digamma(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32(x, digamma_value)
+}
+
+fn digamma_value(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    use std::f64::consts::PI;
+    let (z, reflect) = lanczos_argument(e, x)?;
+    let (a, da, t) = lanczos(e, z)?;
+    let log_t = e.un(UnaryOp::Log, t)?;
+    let ratio = e.div(da, a)?;
+    let g = e.c(x, LANCZOS_G);
+    let gt = e.div(g, t)?;
+    let psi = e.add(log_t, ratio)?;
+    let psi = e.sub(psi, gt)?;
+    // Reflection: cot is π-periodic, so take it of x - round(x), in [-1/2, 1/2).
+    let half = e.c(x, 0.5);
+    let xh = e.add(x, half)?;
+    let n = e.un(UnaryOp::Floor, xh)?;
+    let r = e.sub(x, n)?;
+    let pi = e.c(x, PI);
+    let arg = e.mul(pi, r)?;
+    let cos = e.un(UnaryOp::Cosine, arg)?;
+    let sin = e.un(UnaryOp::Sine, arg)?;
+    let cot = e.div(cos, sin)?;
+    let pcot = e.mul(pi, cot)?;
+    let refl = e.sub(psi, pcot)?;
+    let y = e.select(reflect, refl, psi)?;
+    let pole = e.is_gamma_pole(x)?;
+    let nan = e.c(x, f64::NAN);
+    e.select(pole, nan, y)
+}
+
+/// `B_2j / (2j)!` for `j = 1..=12`: the Euler-Maclaurin corrections of [`zeta`].
+const BERNOULLI_OVER_FACTORIAL: [f64; 12] = [
+    0.083_333_333_333_333_33,
+    -0.001_388_888_888_888_889,
+    3.306_878_306_878_307e-5,
+    -8.267_195_767_195_768e-7,
+    2.087_675_698_786_81e-8,
+    -5.284_190_138_687_493e-10,
+    1.338_253_653_068_467_9e-11,
+    -3.389_680_296_322_582_7e-13,
+    8.586_062_056_277_845e-15,
+    -2.174_868_698_558_062e-16,
+    5.509_002_828_360_229_5e-18,
+    -1.395_446_468_581_252_2e-19,
+];
+
+/// The terms summed directly before the Euler-Maclaurin tail of [`zeta`].
+const ZETA_TERMS: usize = 10;
+
+/// Hurwitz's `ζ(s, q) = Σ_k (q + k)^-s`, as XLA computes it: the first [`ZETA_TERMS`] terms
+/// summed, the rest by the Euler-Maclaurin formula at `a = q + 10` (`a^(1-s)/(s-1) +
+/// a^-s/2` and twelve Bernoulli corrections), so accurate for `q > -7` and, like XLA's,
+/// not below (the tail's expansion needs `a` well above 1). Where it is not defined,
+/// XLA's values: `+inf` at `s = 1`, NaN for `s < 1` and for infinite `s` or `q`; at `q`
+/// zero or a negative whole number, `+inf` for even whole `s` and NaN otherwise; NaN for
+/// negative `q` with `s` not whole. JAX's `lax.zeta`, `jax.scipy.special.zeta`.
+fn zeta(e: &mut Emit<'_>, s: ValueId, q: ValueId) -> Result<Last, IrError> {
+    e.in_f32_2(s, q, zeta_value)
+}
+
+fn zeta_value(e: &mut Emit<'_>, s: ValueId, q: ValueId) -> Result<ValueId, IrError> {
+    use ComparisonDirection::{Eq, Le, Lt};
+    let zero = e.c(q, 0.0);
+    let one = e.c(q, 1.0);
+    let s_odd = e.is_odd(s)?;
+    let neg_s = e.un(UnaryOp::Negate, s)?;
+    // a^-s for a > 0 (and for a < 0 with s whole: the sign from s's parity).
+    let pow = |e: &mut Emit<'_>, b: ValueId| -> Result<ValueId, IrError> {
+        let ab = e.un(UnaryOp::Abs, b)?;
+        let l = e.un(UnaryOp::Log, ab)?;
+        let m = e.mul(neg_s, l)?;
+        let p = e.un(UnaryOp::Exponential, m)?;
+        let negative = e.cmp(Lt, b, zero)?;
+        let flip = e.and(negative, s_odd)?;
+        let np = e.un(UnaryOp::Negate, p)?;
+        e.select(flip, np, p)
+    };
+    let mut sum = e.c(q, 0.0);
+    for k in 0..ZETA_TERMS {
+        let kk = e.c(q, k as f64);
+        let b = e.add(q, kk)?;
+        let term = pow(e, b)?;
+        sum = e.add(sum, term)?;
+    }
+    let n = e.c(q, ZETA_TERMS as f64);
+    let a = e.add(q, n)?;
+    let a_s = pow(e, a)?;
+    let sm1 = e.sub(s, one)?;
+    let head = e.mul(a, a_s)?;
+    let head = e.div(head, sm1)?;
+    sum = e.add(sum, head)?;
+    let half = e.c(q, 0.5);
+    let h = e.mul(a_s, half)?;
+    sum = e.add(sum, h)?;
+    // s (s+1) ... (s+2j-2) a^(-s-2j+1), stepped by (s+2j-1)(s+2j) / a^2.
+    let sa = e.mul(s, a_s)?;
+    let mut fac = e.div(sa, a)?;
+    let a2 = e.mul(a, a)?;
+    for (j, &c) in BERNOULLI_OVER_FACTORIAL.iter().enumerate() {
+        let c = e.c(q, c);
+        let term = e.mul(c, fac)?;
+        sum = e.add(sum, term)?;
+        if j + 1 < BERNOULLI_OVER_FACTORIAL.len() {
+            let k1 = e.c(q, 2.0 * (j + 1) as f64 - 1.0);
+            let k2 = e.c(q, 2.0 * (j + 1) as f64);
+            let f1 = e.add(s, k1)?;
+            let f2 = e.add(s, k2)?;
+            let f = e.mul(f1, f2)?;
+            let f = e.div(f, a2)?;
+            fac = e.mul(fac, f)?;
+        }
+    }
+    // Where the sum is not defined.
+    let (inf, nan) = (e.c(q, f64::INFINITY), e.c(q, f64::NAN));
+    let s_whole = e.is_whole(s)?;
+    let q_whole = e.is_whole(q)?;
+    let q_nonpositive = e.cmp(Le, q, zero)?;
+    let at_pole = e.and(q_nonpositive, q_whole)?;
+    let even = e.un(UnaryOp::Not, s_odd)?;
+    let even = e.and(even, s_whole)?;
+    let pole_value = e.select(even, inf, nan)?;
+    let r = e.select(at_pole, pole_value, sum)?;
+    let q_negative = e.cmp(Lt, q, zero)?;
+    let s_fractional = e.un(UnaryOp::Not, s_whole)?;
+    let undefined = e.and(q_negative, s_fractional)?;
+    let below_one = e.cmp(Lt, s, one)?;
+    let undefined = e.bin(BinaryOp::Or, undefined, below_one)?;
+    let aq = e.un(UnaryOp::Abs, q)?;
+    let q_inf = e.cmp(Eq, aq, inf)?;
+    let s_inf = e.cmp(Eq, s, inf)?;
+    let infinite = e.bin(BinaryOp::Or, q_inf, s_inf)?;
+    let undefined = e.bin(BinaryOp::Or, undefined, infinite)?;
+    let r = e.select(undefined, nan, r)?;
+    let s_one = e.cmp(Eq, s, one)?;
+    e.select(s_one, inf, r)
+}
+
+/// `ψ⁽ⁿ⁾(x)`: [`digamma`] for `n = 0`, `(-1)^(n+1) n! ζ(n + 1, x)` for whole `n > 0`, NaN
+/// for any other `n`, as XLA computes it. JAX's `lax.polygamma`.
+fn polygamma(e: &mut Emit<'_>, n: ValueId, x: ValueId) -> Result<Last, IrError> {
+    e.in_f32_2(n, x, |e, n, x| {
+        use ComparisonDirection::{Eq, Lt};
+        let psi = digamma_value(e, x)?;
+        let one = e.c(x, 1.0);
+        let n1 = e.add(n, one)?;
+        let lf = lgamma_value(e, n1)?;
+        let fact = e.un(UnaryOp::Exponential, lf)?;
+        let z = zeta_value(e, n1, x)?;
+        let odd = e.is_odd(n)?;
+        let minus = e.c(x, -1.0);
+        let sign = e.select(odd, one, minus)?;
+        let r = e.mul(sign, fact)?;
+        let r = e.mul(r, z)?;
+        let zero = e.c(x, 0.0);
+        let n0 = e.cmp(Eq, n, zero)?;
+        let r = e.select(n0, psi, r)?;
+        let whole = e.is_whole(n)?;
+        let negative = e.cmp(Lt, n, zero)?;
+        let fractional = e.un(UnaryOp::Not, whole)?;
+        let bad = e.bin(BinaryOp::Or, negative, fractional)?;
+        let nan = e.c(x, f64::NAN);
+        e.select(bad, nan, r)
+    })
 }
