@@ -416,6 +416,23 @@ fn jax_fixture_decisions() {
         ("lax_cumulative_more_fwd", &["all_gather {data}"]),
         ("lax_switch_fwd", &["all_gather {data}"]),
         ("hf_opt_grad", &["all_reduce {data}"; 37]),
+        // Mixup pairs each row with a row elsewhere in the batch (jax.random.permutation):
+        // both x and y gathered; then the loss and the MLP's 4 gradients all-reduced.
+        (
+            "flax_mixup_beta_sgd_step",
+            &[
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        // The incomplete gamma's while loops run whole: their operands are gathered
+        // (XLA runs them on the blocks; loops are not partitioned inside yet).
+        ("jax_special_gamma_fwd", &["all_gather {data}"; 5]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
