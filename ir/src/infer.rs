@@ -99,6 +99,20 @@ pub fn window_type(w: &WindowDims, x: &TensorType) -> Result<TensorType, Violati
     Ok(TensorType::new(x.dtype, shape))
 }
 
+/// `t` is a batch of square f32 or f64 matrices (its last two dimensions).
+fn square_float_matrices(t: &TensorType, what: &str) -> Result<(), Violation> {
+    let r = t.rank();
+    if !matches!(t.dtype, DType::F32 | DType::F64) || r < 2 || t.shape[r - 1] != t.shape[r - 2] {
+        return fail(
+            format!(
+                "{what} is {t}, not a batch of square f32 or f64 matrices (the last two dimensions)"
+            ),
+            "give square matrices in the last two dimensions, in f32 or f64 (convert half-precision values around it)",
+        );
+    }
+    Ok(())
+}
+
 fn expect_operands(ops: &[TensorType], n: usize) -> Result<(), Violation> {
     if ops.len() != n {
         return fail(
@@ -1089,6 +1103,58 @@ fn derive(
             }
         }
         OpKind::OptimizationBarrier => Ok(ops.to_vec()),
+        OpKind::Cholesky { .. } => {
+            expect_operands(ops, 1)?;
+            square_float_matrices(&ops[0], "the operand")?;
+            one(ops[0].clone())
+        }
+        OpKind::TriangularSolve { left_side, .. } => {
+            expect_operands(ops, 2)?;
+            let (a, b) = (&ops[0], &ops[1]);
+            square_float_matrices(a, "a (operand 0)")?;
+            let r = a.rank();
+            let solved = if *left_side { r - 2 } else { r - 1 };
+            if b.dtype != a.dtype
+                || b.rank() != r
+                || b.shape[..r - 2] != a.shape[..r - 2]
+                || b.shape[solved] != a.shape[r - 1]
+            {
+                return fail(
+                    format!(
+                        "b (operand 1) is {b}, but a is {a}: b must have a's element type and batch dimensions, and its {} ({}) a's order {}",
+                        if *left_side { "rows" } else { "columns" },
+                        b.shape
+                            .get(solved)
+                            .map_or("none".to_string(), ToString::to_string),
+                        a.shape[r - 1]
+                    ),
+                    "solve with a b of one row per row of a (left_side = true) or one column per column of a (left_side = false)",
+                );
+            }
+            one(b.clone())
+        }
+        OpKind::Lu => {
+            expect_operands(ops, 1)?;
+            let a = &ops[0];
+            if !matches!(a.dtype, DType::F32 | DType::F64) || a.rank() < 2 {
+                return fail(
+                    format!(
+                        "factors f32 or f64 matrices (the last two dimensions), but the operand is {a}"
+                    ),
+                    "convert to f32 or f64; give at least two dimensions",
+                );
+            }
+            let r = a.rank();
+            let batch = &a.shape[..r - 2];
+            let k = a.shape[r - 2].min(a.shape[r - 1]);
+            let mut pivots = batch.to_vec();
+            pivots.push(k);
+            Ok(vec![
+                a.clone(),
+                TensorType::new(DType::I32, pivots),
+                TensorType::new(DType::I32, batch.to_vec()),
+            ])
+        }
         OpKind::RngBitGenerator { algorithm } => {
             expect_operands(ops, 1)?;
             let state = &ops[0];

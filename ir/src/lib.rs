@@ -31,7 +31,8 @@ pub use module::{
 };
 pub use op::{
     BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
-    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, UnaryOp, WindowDims,
+    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose, UnaryOp,
+    WindowDims,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
 pub use verify::{verify_function, verify_function_with, verify_module, verify_module_with};

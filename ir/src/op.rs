@@ -86,6 +86,16 @@ named_enum! {
 }
 
 named_enum! {
+    /// What `stablehlo.triangular_solve` applies to its matrix before solving.
+    SolveTranspose {
+        NoTranspose => "NO_TRANSPOSE",
+        Transpose => "TRANSPOSE",
+        /// The conjugate transpose (the transpose for real matrices).
+        Adjoint => "ADJOINT",
+    }
+}
+
+named_enum! {
     /// `stablehlo.compare` directions.
     ComparisonDirection {
         Eq => "EQ",
@@ -390,6 +400,32 @@ pub enum OpKind {
     RngBitGenerator {
         algorithm: RngAlgorithm,
     },
+    /// `stablehlo.cholesky`: the Cholesky factor of each symmetric positive-definite matrix
+    /// in the last two dimensions (the others are batch dimensions): `L` with `a = L Lᵀ`
+    /// (`lower`) or `U` with `a = Uᵀ U`, read from that triangle of `a`; the other triangle
+    /// of the result is zero. A matrix that is not positive definite gives NaN from its
+    /// failing column on (StableHLO leaves it to the implementation; JAX's CPU lowering
+    /// makes such a matrix all NaN from LAPACK's status).
+    Cholesky {
+        lower: bool,
+    },
+    /// `stablehlo.triangular_solve`: `x` with `op(a) x = b` (`left_side`) or `x op(a) = b`,
+    /// per matrix of the last two dimensions (the others are batch dimensions); `a` is
+    /// triangular (its `lower` or upper triangle read, its diagonal taken as ones when
+    /// `unit_diagonal`), `op` as `transpose_a` says.
+    TriangularSolve {
+        left_side: bool,
+        lower: bool,
+        unit_diagonal: bool,
+        transpose_a: SolveTranspose,
+    },
+    /// `shardc.lu`: LAPACK's `getrf`, what JAX's `lax.linalg.lu` is on CPU (under
+    /// `jnp.linalg.solve`, `inv`, `det`, `slogdet`): `P a = L U` with partial pivoting, per
+    /// `m x n` matrix of the last two dimensions. Results: `L` (below the diagonal; its
+    /// unit diagonal not stored) and `U` in one matrix; the pivots (`i32`, `min(m, n)` per
+    /// matrix, 1-based: row `i` was swapped with row `ipiv[i]` at step `i`); the status
+    /// (`i32` per matrix: 0, or the 1-based index of the first zero on `U`'s diagonal).
+    Lu,
     /// `stablehlo.partition_id`: the id of the device running the program, a scalar
     /// `ui32` (JAX's `axis_index` in a `shard_map` body computes from it). Only a
     /// manual computation's body, which runs per device, may hold it.
@@ -507,6 +543,9 @@ impl OpKind {
             OpKind::OptimizationBarrier => "stablehlo.optimization_barrier",
             OpKind::PartitionId => "stablehlo.partition_id",
             OpKind::RngBitGenerator { .. } => "stablehlo.rng_bit_generator",
+            OpKind::Cholesky { .. } => "stablehlo.cholesky",
+            OpKind::TriangularSolve { .. } => "stablehlo.triangular_solve",
+            OpKind::Lu => "shardc.lu",
             OpKind::ManualComputation { .. } => "sdy.manual_computation",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",

@@ -264,17 +264,24 @@ mod tests {
         let v = r.inputs[0].to_f64_vec();
         assert!(v[0].is_nan() && v[3].is_nan());
         assert_eq!(
-            v[1..].iter().filter(|x| !x.is_nan()).copied().collect::<Vec<_>>(),
+            v[1..]
+                .iter()
+                .filter(|x| !x.is_nan())
+                .copied()
+                .collect::<Vec<_>>(),
             vec![f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY, 2.5]
         );
-        let bad = Record::parse(
-            r#"{"inputs": [{"shape": [1], "dtype": "float32", "data": ["one"]}]}"#,
-        );
+        let bad =
+            Record::parse(r#"{"inputs": [{"shape": [1], "dtype": "float32", "data": ["one"]}]}"#);
         assert!(
-            bad.unwrap_err().contains("input 0's element 0 is the string \"one\""),
+            bad.unwrap_err()
+                .contains("input 0's element 0 is the string \"one\""),
             "a string that names no value is refused, naming it"
         );
-        assert_eq!(quote_non_finite(r#"{"a": "NaN", "b": NaN}"#), r#"{"a": "NaN", "b": "NaN"}"#);
+        assert_eq!(
+            quote_non_finite(r#"{"a": "NaN", "b": NaN}"#),
+            r#"{"a": "NaN", "b": "NaN"}"#
+        );
     }
 
     #[test]

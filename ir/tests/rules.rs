@@ -322,6 +322,29 @@ fn cases() -> Vec<Case> {
         Ok(b.func().op(op).results[1])
     }));
 
+    // Linear algebra: a batch of matrices; solves with the right-hand sides on either side.
+    cases.push(case(&["4x8x8xf32"], |b, a| {
+        b.push1(OpKind::Cholesky { lower: true }, &[a[0]])
+    }));
+    for left_side in [true, false] {
+        let rhs = if left_side { "4x8x3xf32" } else { "4x3x8xf32" };
+        cases.push(case(&["4x8x8xf32", rhs], move |b, a| {
+            b.push1(
+                OpKind::TriangularSolve {
+                    left_side,
+                    lower: true,
+                    unit_diagonal: false,
+                    transpose_a: shardc_ir::SolveTranspose::Transpose,
+                },
+                &[a[0], a[1]],
+            )
+        }));
+    }
+    cases.push(case(&["4x8x6xf64"], |b, a| {
+        let op = b.push(OpKind::Lu, &[a[0]], None, vec![])?;
+        Ok(b.func().op(op).results[1])
+    }));
+
     // concatenate: unrelated operands; two slices of one tensor (a roll); a slice and
     // the tensor itself; a single operand.
     let concat = |dimension| OpKind::Concatenate { dimension };
@@ -818,10 +841,16 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::CollectivePermute { .. } => "collective_permute",
         OpKind::PartitionId => "partition_id",
         OpKind::RngBitGenerator { .. } => "rng_bit_generator",
+        OpKind::Cholesky { .. } => "cholesky",
+        OpKind::TriangularSolve { .. } => "triangular_solve",
+        OpKind::Lu => "lu",
     }
 }
 
-const FAMILIES: [&str; 43] = [
+const FAMILIES: [&str; 46] = [
+    "cholesky",
+    "triangular_solve",
+    "lu",
     "collective_permute",
     "partition_id",
     "rng_bit_generator",
@@ -1027,6 +1056,17 @@ fn attributes(f: &Function, op: &Op) -> String {
         OpKind::CollectivePermute { pairs } => format!(" pairs = {}", list(pairs)),
         OpKind::PartitionId => String::new(),
         OpKind::RngBitGenerator { algorithm } => format!(" algorithm = {}", algorithm.name()),
+        OpKind::Cholesky { lower } => format!(" lower = {lower}"),
+        OpKind::TriangularSolve {
+            left_side,
+            lower,
+            unit_diagonal,
+            transpose_a,
+        } => format!(
+            " left_side = {left_side}, lower = {lower}, unit_diagonal = {unit_diagonal}, transpose_a = {}",
+            transpose_a.name()
+        ),
+        OpKind::Lu => String::new(),
     }
 }
 

@@ -1969,7 +1969,13 @@ fn chlo_decompositions_match_independent_implementations() {
     for (dtype, tol) in [("f32", 1e-5), ("f64", 1e-9)] {
         check("lgamma", dtype, &gamma_grid, lgamma, tol);
         check("digamma", dtype, &gamma_grid, digamma, tol.max(1e-8));
-        check("lgamma", dtype, &[0.0, -3.0, f64::INFINITY, f64::NEG_INFINITY], |_| f64::INFINITY, 0.0);
+        check(
+            "lgamma",
+            dtype,
+            &[0.0, -3.0, f64::INFINITY, f64::NEG_INFINITY],
+            |_| f64::INFINITY,
+            0.0,
+        );
     }
 }
 
@@ -2001,7 +2007,12 @@ fn zeta_and_polygamma_match_direct_sums() {
              }}"
         );
         let m = shardc_ir::text::parse_module(&text).unwrap();
-        let col = |k: usize| -> Vec<f64> { cases.iter().map(|c| if k == 0 { c.0 } else { c.1 }).collect() };
+        let col = |k: usize| -> Vec<f64> {
+            cases
+                .iter()
+                .map(|c| if k == 0 { c.0 } else { c.1 })
+                .collect()
+        };
         let args = if dtype == "f32" {
             let f = |v: Vec<f64>| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
             vec![f32s(&[n], &f(col(0))), f32s(&[n], &f(col(1)))]
@@ -2029,7 +2040,170 @@ fn zeta_and_polygamma_match_direct_sums() {
                     poly[i]
                 );
             } else if n != n.round() {
-                assert!(poly[i].is_nan(), "polygamma({n}, {q}) is NaN for fractional n");
+                assert!(
+                    poly[i].is_nan(),
+                    "polygamma({n}, {q}) is NaN for fractional n"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn factorizations_and_solves_reconstruct_their_matrices() {
+    // Random well-conditioned matrices (a batch of 3, f64): the Cholesky factor times its
+    // transpose, P L U, and op(T) X (or X op(T)) give back what was factored or solved.
+    let n = 5;
+    let mut seed = 7u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+    };
+    let g: Vec<f64> = (0..3 * n * n).map(|_| next()).collect();
+    let mut spd = vec![0.0; 3 * n * n];
+    for b in 0..3 {
+        for i in 0..n {
+            for j in 0..n {
+                let dot: f64 = (0..n)
+                    .map(|k| g[b * n * n + i * n + k] * g[b * n * n + j * n + k])
+                    .sum();
+                spd[b * n * n + i * n + j] = dot + if i == j { n as f64 } else { 0.0 };
+            }
+        }
+    }
+    let at = |v: &[f64], b: usize, i: usize, j: usize| v[b * n * n + i * n + j];
+    let close = |x: f64, y: f64, what: &str| {
+        assert!(
+            (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+            "{what}: {x} vs {y}"
+        )
+    };
+    let t = format!("tensor<3x{n}x{n}xf64>");
+    for lower in [true, false] {
+        let text = format!(
+            "func.func @main(%a: {t}) -> {t} {{\n  %0 = stablehlo.cholesky %a, lower = {lower} : {t}\n  return %0 : {t}\n}}"
+        );
+        let m = shardc_ir::text::parse_module(&text).unwrap();
+        let l = reference::run(&m, "main", &[f64s(&[3, n, n], &spd)]).unwrap()[0].to_f64_vec();
+        for b in 0..3 {
+            for i in 0..n {
+                for j in 0..n {
+                    let outside = if lower { j > i } else { j < i };
+                    if outside {
+                        assert_eq!(at(&l, b, i, j), 0.0, "the other triangle is zero");
+                    }
+                    let r: f64 = (0..n)
+                        .map(|k| {
+                            if lower {
+                                at(&l, b, i, k) * at(&l, b, j, k)
+                            } else {
+                                at(&l, b, k, i) * at(&l, b, k, j)
+                            }
+                        })
+                        .sum();
+                    close(r, at(&spd, b, i, j), "L Lt (or Ut U) = a");
+                }
+            }
+        }
+    }
+    // LU with pivoting of the unsymmetric g: apply the interchanges to g, compare with L U.
+    let lt = format!("tensor<3x{n}x{n}xf64>");
+    let text = format!(
+        "func.func @main(%a: {lt}) -> ({lt}, tensor<3x{n}xi32>, tensor<3xi32>) {{\n  %0:3 = shardc.lu %a : ({lt}) -> ({lt}, tensor<3x{n}xi32>, tensor<3xi32>)\n  return %0#0, %0#1, %0#2 : {lt}, tensor<3x{n}xi32>, tensor<3xi32>\n}}"
+    );
+    let m = shardc_ir::text::parse_module(&text).unwrap();
+    let out = reference::run(&m, "main", &[f64s(&[3, n, n], &g)]).unwrap();
+    let (lu, piv, info) = (
+        out[0].to_f64_vec(),
+        out[1].to_f64_vec(),
+        out[2].to_f64_vec(),
+    );
+    assert_eq!(info, vec![0.0; 3]);
+    for b in 0..3 {
+        let mut pa: Vec<f64> = g[b * n * n..(b + 1) * n * n].to_vec();
+        for k in 0..n {
+            let p = piv[b * n + k] as usize - 1;
+            assert!(p >= k, "pivot rows come from below");
+            for c in 0..n {
+                pa.swap(k * n + c, p * n + c);
+            }
+        }
+        for i in 0..n {
+            for j in 0..n {
+                let r: f64 = (0..n)
+                    .map(|k| {
+                        let l = if k < i {
+                            at(&lu, b, i, k)
+                        } else if k == i {
+                            1.0
+                        } else {
+                            0.0
+                        };
+                        let u = if k <= j { at(&lu, b, k, j) } else { 0.0 };
+                        l * u
+                    })
+                    .sum();
+                close(r, pa[i * n + j], "P a = L U");
+            }
+        }
+    }
+    // Triangular solves: every side, triangle, transpose and diagonal.
+    let rhs: Vec<f64> = (0..3 * n * 2).map(|_| next()).collect();
+    for left_side in [true, false] {
+        for lower in [true, false] {
+            for transpose in ["NO_TRANSPOSE", "TRANSPOSE"] {
+                for unit in [false, true] {
+                    let (bt, shape) = if left_side {
+                        (format!("tensor<3x{n}x2xf64>"), [3, n, 2])
+                    } else {
+                        (format!("tensor<3x2x{n}xf64>"), [3, 2, n])
+                    };
+                    let text = format!(
+                        "func.func @main(%a: {t}, %b: {bt}) -> {bt} {{\n  %0 = \"stablehlo.triangular_solve\"(%a, %b) <{{left_side = {left_side}, lower = {lower}, transpose_a = #stablehlo<transpose {transpose}>, unit_diagonal = {unit}}}> : ({t}, {bt}) -> {bt}\n  return %0 : {bt}\n}}"
+                    );
+                    let m = shardc_ir::text::parse_module(&text).unwrap();
+                    let x =
+                        reference::run(&m, "main", &[f64s(&[3, n, n], &spd), f64s(&shape, &rhs)])
+                            .unwrap()[0]
+                            .to_f64_vec();
+                    // op(T) as the solve read it.
+                    let op = |b: usize, i: usize, j: usize| {
+                        let (r, c) = if transpose == "TRANSPOSE" {
+                            (j, i)
+                        } else {
+                            (i, j)
+                        };
+                        if r == c && unit {
+                            1.0
+                        } else if (lower && c <= r) || (!lower && c >= r) {
+                            at(&spd, b, r, c)
+                        } else {
+                            0.0
+                        }
+                    };
+                    for b in 0..3 {
+                        for i in 0..shape[1] {
+                            for j in 0..shape[2] {
+                                let r: f64 = (0..n)
+                                    .map(|k| {
+                                        if left_side {
+                                            op(b, i, k) * x[b * n * 2 + k * 2 + j]
+                                        } else {
+                                            x[b * n * 2 + i * n + k] * op(b, k, j)
+                                        }
+                                    })
+                                    .sum();
+                                close(
+                                    r,
+                                    rhs[b * n * 2 + i * shape[2] + j],
+                                    "op(a) x = b (or x op(a) = b)",
+                                );
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -433,6 +433,9 @@ fn jax_fixture_decisions() {
         // The incomplete gamma's while loops run whole: their operands are gathered
         // (XLA runs them on the blocks; loops are not partitioned inside yet).
         ("jax_special_gamma_fwd", &["all_gather {data}"; 5]),
+        // Each device factors its own matrices of the batch; inv's pivots become a
+        // permutation in a while loop, which runs whole (the pivots gathered).
+        ("jnp_linalg_batched_fwd", &["all_gather {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

@@ -99,6 +99,10 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             "shard_map bodies are not differentiated by shardc",
             "differentiate in JAX (jax.grad of a shard_map exports the transposed body)",
         ),
+        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } | OpKind::Lu => no_rule(
+            "factorizations and triangular solves are not differentiated by shardc yet",
+            "differentiate in JAX (export the step jax.grad made: the backward pass of a Cholesky or LU is more triangular solves, which run as they are)",
+        ),
         OpKind::While | OpKind::Case => no_rule(
             "loops and branches are not differentiated by shardc yet",
             "differentiate in JAX (export the training step jax.grad made), or write the loop unrolled",

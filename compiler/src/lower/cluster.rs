@@ -123,7 +123,7 @@ pub fn role(f: &Function, op: &Op) -> Role {
         | OpKind::Reverse { .. }
         | OpKind::ShardingConstraint(_) => Role::Cheap,
         // Run by the interpreter: loops and branches (their regions), the counter-based
-        // random op (defined bit for bit by the reference).
+        // random op (defined bit for bit by the reference), dense linear algebra.
         OpKind::While
         | OpKind::Case
         | OpKind::Random { .. }
@@ -131,7 +131,10 @@ pub fn role(f: &Function, op: &Op) -> Role {
         | OpKind::Scatter(_)
         | OpKind::Sort { .. }
         | OpKind::Convolution(_)
-        | OpKind::SelectAndScatter(_) => Role::Host,
+        | OpKind::SelectAndScatter(_)
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::Lu => Role::Host,
         OpKind::OptimizationBarrier => Role::Cheap,
         // Not lowered to kernels: alone, so the error names them.
         OpKind::Call { .. }

@@ -320,7 +320,10 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::Scatter(_)
         | OpKind::Sort { .. }
         | OpKind::Convolution(_)
-        | OpKind::SelectAndScatter(_) => {
+        | OpKind::SelectAndScatter(_)
+        | OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::Lu => {
             return Err(e.unsupported(
                 op,
                 "it is not lowered to kernels: the JIT runs it on the host, through the reference interpreter (shardc.random's Philox stream is defined there bit for bit; loops and branches run their regions there)",

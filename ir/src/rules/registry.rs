@@ -114,6 +114,9 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
             }
             b
         }
+        OpKind::Cholesky { .. } | OpKind::Lu | OpKind::TriangularSolve { .. } => {
+            linear_algebra(&x, &op.kind)
+        }
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
@@ -264,6 +267,56 @@ fn pointwise(x: &Instance) -> RuleBuilder {
     let mut b = x.builder();
     for (d, &n) in x.result_shape(0).iter().enumerate() {
         b.pointwise(d, n, PassThrough);
+    }
+    b
+}
+
+/// A factorization or solve per matrix of the last two dimensions: the batch dimensions
+/// before them pass through (every operand and result has them first); each matrix needs
+/// all of its elements, except that the right-hand sides of a triangular solve are solved
+/// independently (columns of `b` for `op(a) x = b`, rows for `x op(a) = b`), so that
+/// dimension of `b` and `x` passes through.
+fn linear_algebra(x: &Instance, kind: &OpKind) -> RuleBuilder {
+    let mut b = x.builder();
+    let (no, nr) = (x.operands.len(), x.results.len());
+    let a = x.operand_shape(0);
+    let r = a.len();
+    for (d, &n) in a[..r - 2].iter().enumerate() {
+        b.factor(n, PassThrough, &vec![Some(d); no], &vec![Some(d); nr]);
+    }
+    let only = |k: usize, len: usize, d: usize| -> Vec<Option<usize>> {
+        (0..len).map(|i| (i == k).then_some(d)).collect()
+    };
+    match kind {
+        OpKind::TriangularSolve { left_side, .. } => {
+            for d in [r - 2, r - 1] {
+                b.factor(a[d], NeedReplication, &only(0, no, d), &[None]);
+            }
+            let rhs = x.operand_shape(1);
+            let (solved, free) = if *left_side {
+                (r - 2, r - 1)
+            } else {
+                (r - 1, r - 2)
+            };
+            b.factor(
+                rhs[solved],
+                NeedReplication,
+                &[None, Some(solved)],
+                &[Some(solved)],
+            );
+            b.factor(rhs[free], PassThrough, &[None, Some(free)], &[Some(free)]);
+        }
+        _ => {
+            // The matrix and its factor share rows and columns; Lu's pivots have a
+            // dimension of their own.
+            for d in [r - 2, r - 1] {
+                b.factor(a[d], NeedReplication, &[Some(d)], &only(0, nr, d));
+            }
+            if nr == 3 {
+                let k = x.result_shape(1)[r - 2];
+                b.factor(k, NeedReplication, &[None], &only(1, nr, r - 2));
+            }
+        }
     }
     b
 }

@@ -1,21 +1,41 @@
 //! `stablehlo.custom_call`: a call into one of XLA's own routines by name. shardc reads
 //! the targets whose meaning it has — the placement annotations of memory kinds and host
 //! offload, which leave their operands' values as they are, so the call's results *are*
-//! its operands — and refuses every other target by name, saying what it is (a GSPMD
-//! sharding, a linear-algebra routine, a Python callback, a hand-written kernel) and
-//! what to do instead.
+//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU and
+//! triangular solves, read as `stablehlo.cholesky`, `shardc.lu` and
+//! `stablehlo.triangular_solve` — and refuses every other target by name, saying what it
+//! is (a GSPMD sharding, another linear-algebra routine, a Python callback, a hand-written
+//! kernel) and what to do instead.
 
 use super::lexer::Tok;
 use super::parse::{FuncState, PResult, Parser};
-use crate::ValueId;
+use crate::dtype::{DType, TensorType};
+use crate::literal::{Literal, Scalar};
+use crate::op::{BinaryOp, ComparisonDirection, ComparisonType, OpKind, SolveTranspose, UnaryOp};
+use crate::{IrError, ValueId};
 
 /// What a target does, by its name.
 enum Target {
     /// The results are the operands (one each, of the same type): a hint about where a
     /// value lives, not a computation.
     Identity,
+    /// A LAPACK routine shardc implements.
+    Lapack(Routine),
     /// Refused, with why and the fix.
     Refused(&'static str),
+}
+
+/// The LAPACK routines read (`s`: f32, `d`: f64).
+#[derive(Copy, Clone)]
+enum Routine {
+    /// Cholesky (`jnp.linalg.cholesky`, `jax.scipy.linalg.cho_factor`): `(a) -> (factor,
+    /// status)`; `uplo` says which triangle.
+    Potrf,
+    /// Triangular solve with one right-hand side matrix: `(a, b) -> x`; `side`, `uplo`,
+    /// `trans_x`, `diag` as in BLAS.
+    Trsm,
+    /// LU with partial pivoting: `(a) -> (lu, pivots, status)`.
+    Getrf,
 }
 
 /// The targets, matched exactly or by prefix (a trailing `*`).
@@ -42,10 +62,16 @@ const TARGETS: &[(&str, Target)] = &[
             "GSPMD's exit from a manual region (shard_map with Shardy off); export with Shardy, which writes `sdy.manual_computation`",
         ),
     ),
+    ("lapack_spotrf_ffi", Target::Lapack(Routine::Potrf)),
+    ("lapack_dpotrf_ffi", Target::Lapack(Routine::Potrf)),
+    ("lapack_strsm_ffi", Target::Lapack(Routine::Trsm)),
+    ("lapack_dtrsm_ffi", Target::Lapack(Routine::Trsm)),
+    ("lapack_sgetrf_ffi", Target::Lapack(Routine::Getrf)),
+    ("lapack_dgetrf_ffi", Target::Lapack(Routine::Getrf)),
     (
         "lapack_*",
         Target::Refused(
-            "a LAPACK routine of XLA's CPU runtime (jnp.linalg, jax.scipy.linalg: a factorization, solve, inverse or eigendecomposition), which shardc does not implement; keep linear algebra outside the jitted step, or write it with matmuls",
+            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf` and triangular solves `trsm`: jnp.linalg.cholesky, solve, inv, det, slogdet, jax.scipy.linalg.solve_triangular, cho_solve; not QR, eigendecompositions, SVD, or complex matrices); keep that linear algebra outside the jitted step, or write it with matmuls (e.g. Newton-Schulz iterations instead of an SVD)",
         ),
     ),
     (
@@ -137,6 +163,9 @@ pub(super) fn parse(
     };
     match lookup(&target) {
         Some(Target::Identity) => {}
+        Some(Target::Lapack(routine)) => {
+            return lapack(p, f, name, &target, target_offset, *routine, &operands);
+        }
         Some(Target::Refused(why)) => {
             return p.err_at(
                 target_offset,
@@ -177,6 +206,151 @@ pub(super) fn parse(
         );
     }
     Ok(operands.into_iter().map(|u| u.id).collect())
+}
+
+/// Reads the rest of a LAPACK custom call (attributes and type) and adds its ops.
+fn lapack(
+    p: &mut Parser<'_>,
+    f: &mut FuncState,
+    name: &str,
+    target: &str,
+    at: usize,
+    routine: Routine,
+    operands: &[super::parse::Use],
+) -> PResult<Vec<ValueId>> {
+    // BLAS's one-letter options, from `mhlo.backend_config = {uplo = 76 : ui8, ...}`.
+    let mut options: Vec<(String, u8)> = Vec::new();
+    if p.is(&Tok::LBrace) {
+        for e in p.dict_entries()? {
+            if e.name != "mhlo.backend_config" {
+                continue;
+            }
+            let Some(span) = e.span else { continue };
+            let text = p.text(span).to_string();
+            for entry in text.trim_matches(|c| c == '{' || c == '}').split(',') {
+                let Some((k, v)) = entry.split_once('=') else {
+                    continue;
+                };
+                let digits: String = v.trim().chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(c) = digits.parse::<u8>() {
+                    options.push((k.trim().to_string(), c));
+                }
+            }
+        }
+    }
+    let option = |key: &str, default: u8| {
+        options
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(default, |&(_, c)| c)
+    };
+    p.expect(Tok::Colon, &format!("before the type of {name}"))?;
+    let (ins, outs) = p.function_type("(the op's type)")?;
+    let given: Vec<TensorType> = operands.iter().map(|u| f.b.ty(u.id).clone()).collect();
+    let arity = if matches!(routine, Routine::Trsm) {
+        2
+    } else {
+        1
+    };
+    if ins != given || given.len() != arity {
+        return p.err_at(
+            at,
+            format!(
+                "{name} @{target} takes {arity} operand{}; its operands are ({}) but its type says ({})",
+                if arity == 1 { "" } else { "s" },
+                list(&given),
+                list(&ins)
+            ),
+        );
+    }
+    let want_dtype = if target.starts_with("lapack_s") {
+        DType::F32
+    } else {
+        DType::F64
+    };
+    if given.iter().any(|t| t.dtype != want_dtype) {
+        return p.err_at(
+            at,
+            format!(
+                "@{target} works on {want_dtype} matrices, but its operands are ({})",
+                list(&given)
+            ),
+        );
+    }
+    let ids: Vec<ValueId> = operands.iter().map(|u| u.id).collect();
+    let built = match routine {
+        Routine::Potrf => potrf(&mut f.b, ids[0], option("uplo", b'L') == b'L'),
+        Routine::Trsm => {
+            let kind = OpKind::TriangularSolve {
+                left_side: option("side", b'L') == b'L',
+                lower: option("uplo", b'L') == b'L',
+                unit_diagonal: option("diag", b'N') == b'U',
+                transpose_a: match option("trans_x", b'N') {
+                    b'T' => SolveTranspose::Transpose,
+                    b'C' => SolveTranspose::Adjoint,
+                    _ => SolveTranspose::NoTranspose,
+                },
+            };
+            f.b.push1(kind, &ids).map(|x| vec![x])
+        }
+        Routine::Getrf => {
+            f.b.push(OpKind::Lu, &ids, None, Vec::new())
+                .map(|op| f.b.func().op(op).results.clone())
+        }
+    };
+    let values = built.map_err(|e| p.error_at(at, format!("{name} @{target}: {e}")))?;
+    let got: Vec<TensorType> = values.iter().map(|&v| f.b.ty(v).clone()).collect();
+    if got != outs {
+        return p.err_at(
+            at,
+            format!(
+                "{name} @{target} on ({}) gives ({}), but its type says ({})",
+                list(&given),
+                list(&got),
+                list(&outs)
+            ),
+        );
+    }
+    Ok(values)
+}
+
+/// LAPACK's `potrf` from `stablehlo.cholesky`: the factor in the `lower` (or upper)
+/// triangle, `a`'s own values in the other (LAPACK leaves them), and the status per
+/// matrix: 0, or 1 where the factor is not finite (`a` not positive definite: LAPACK gives
+/// the failing column, JAX only tests for 0).
+fn potrf(
+    b: &mut crate::builder::FunctionBuilder,
+    a: ValueId,
+    lower: bool,
+) -> Result<Vec<ValueId>, IrError> {
+    let ty = b.ty(a).clone();
+    let r = ty.rank();
+    let factor = b.push1(OpKind::Cholesky { lower }, &[a])?;
+    let index = TensorType::new(DType::I32, ty.shape.clone());
+    let rows = b.push1_typed(OpKind::Iota { dimension: r - 2 }, &[], index.clone())?;
+    let cols = b.push1_typed(OpKind::Iota { dimension: r - 1 }, &[], index)?;
+    let in_factor = b.push1(
+        OpKind::Compare {
+            direction: if lower {
+                ComparisonDirection::Ge
+            } else {
+                ComparisonDirection::Le
+            },
+            compare_type: Some(ComparisonType::Signed),
+        },
+        &[rows, cols],
+    )?;
+    let out = b.push1(OpKind::Select, &[in_factor, factor, a])?;
+    let finite = b.unary(UnaryOp::IsFinite, factor)?;
+    let yes = b.constant(Literal::splat(
+        TensorType::scalar(DType::I1),
+        Scalar::Bool(true),
+    ));
+    let all_finite = b.reduce(finite, yes, &[r - 2, r - 1], BinaryOp::And)?;
+    let failed = b.unary(UnaryOp::Not, all_finite)?;
+    let batch = TensorType::new(DType::I32, ty.shape[..r - 2].to_vec());
+    let status = b.push1_typed(OpKind::Convert, &[failed], batch)?;
+    Ok(vec![out, status])
 }
 
 fn list(ts: &[crate::TensorType]) -> String {

@@ -16,7 +16,8 @@ use crate::dtype::TensorType;
 use crate::module::BlockId;
 use crate::op::{
     BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
-    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, UnaryOp, WindowDims,
+    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose, UnaryOp,
+    WindowDims,
 };
 
 /// Operand and result types as a type signature states them.
@@ -44,7 +45,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations, shardc.random and shardc.rotate; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations and solves JAX emits on CPU (potrf, trsm, getrf), shardc.random, shardc.rotate and shardc.lu; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -275,6 +276,33 @@ static SYNTAX: &[OpSyntax] = &[
         print_rng_bit_generator,
         props_rng_bit_generator,
         from_rng_bit_generator
+    ),
+    syntax!(
+        &["stablehlo.cholesky"],
+        None,
+        0,
+        parse_cholesky,
+        print_cholesky,
+        props_cholesky,
+        from_cholesky
+    ),
+    syntax!(
+        &["stablehlo.triangular_solve"],
+        None,
+        0,
+        parse_triangular_solve,
+        print_generic_only,
+        props_triangular_solve,
+        from_triangular_solve
+    ),
+    syntax!(
+        &["shardc.lu"],
+        None,
+        0,
+        parse_lu,
+        print_lu,
+        no_props,
+        |_, _| Ok(OpKind::Lu)
     ),
     syntax!(
         &["stablehlo.partition_id"],
@@ -1927,6 +1955,117 @@ fn from_scatter(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
         .prop(g, "unique_indices", |p| p.bool_attr())?
         .unwrap_or(false);
     Ok(OpKind::Scatter(dims))
+}
+
+// ----- linear algebra -----
+
+/// `stablehlo.cholesky %a, lower = true : t`
+fn parse_cholesky(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let lower = if p.eat(Tok::Comma)? {
+        key(p, "lower", "(stablehlo.cholesky %a, lower = true)")?;
+        p.bool_attr()?
+    } else {
+        false
+    };
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Cholesky { lower }, x, same_or_functional(p, 1)?).with_attrs(attrs))
+}
+
+fn print_cholesky(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Cholesky { lower } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "stablehlo.cholesky {}, lower = {lower}{} : {}",
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.same_or_functional(op)
+    )
+}
+
+fn props_cholesky(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Cholesky { lower } => vec![("lower", lower.to_string())],
+        _ => Vec::new(),
+    }
+}
+
+fn from_cholesky(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let lower = p.prop(g, "lower", |p| p.bool_attr())?.unwrap_or(false);
+    Ok(OpKind::Cholesky { lower })
+}
+
+fn parse_triangular_solve(p: &mut Parser<'_>, _: &mut FuncState, name: &str) -> PResult<Parsed> {
+    p.err_at(
+        p.prev_end.saturating_sub(name.len()),
+        "stablehlo.triangular_solve has no pretty form; write it generic: \"stablehlo.triangular_solve\"(%a, %b) <{left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>}> : (...) -> ...",
+    )
+}
+
+fn props_triangular_solve(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::TriangularSolve {
+            left_side,
+            lower,
+            unit_diagonal,
+            transpose_a,
+        } => vec![
+            ("left_side", left_side.to_string()),
+            ("lower", lower.to_string()),
+            (
+                "transpose_a",
+                format!("#stablehlo<transpose {}>", transpose_a.name()),
+            ),
+            ("unit_diagonal", unit_diagonal.to_string()),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_triangular_solve(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let mut flag = |p: &mut Parser<'_>, k: &str| -> PResult<bool> {
+        Ok(p.prop(g, k, |p| p.bool_attr())?.unwrap_or(false))
+    };
+    let left_side = flag(p, "left_side")?;
+    let lower = flag(p, "lower")?;
+    let unit_diagonal = flag(p, "unit_diagonal")?;
+    let transpose_a = p
+        .prop(g, "transpose_a", |p| {
+            let at = p.tok.start;
+            let t = p.enum_attr("stablehlo", "transpose")?;
+            enum_value(
+                p,
+                at,
+                "transpose_a",
+                t,
+                SolveTranspose::from_name,
+                &names(SolveTranspose::ALL, SolveTranspose::name),
+            )
+        })?
+        .unwrap_or(SolveTranspose::NoTranspose);
+    Ok(OpKind::TriangularSolve {
+        left_side,
+        lower,
+        unit_diagonal,
+        transpose_a,
+    })
+}
+
+/// `shardc.lu %a : (t) -> (t, pivots, status)`
+fn parse_lu(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Lu, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_lu(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    format!(
+        "shardc.lu {}{} : {}",
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.functional(op)
+    )
 }
 
 // ----- sort -----

@@ -45,6 +45,7 @@ mod elementwise;
 mod error;
 mod gather;
 mod layout;
+mod linalg;
 mod native;
 pub mod random;
 mod reduce;
@@ -402,6 +403,21 @@ impl<'m> Interp<'m> {
             OpKind::RngBitGenerator { algorithm } => {
                 return random::rng_bit_generator(&site, *algorithm, x[0], out(1));
             }
+            OpKind::Cholesky { lower } => linalg::cholesky(x[0], *lower),
+            OpKind::TriangularSolve {
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a,
+            } => linalg::triangular_solve(
+                x[0],
+                x[1],
+                *left_side,
+                *lower,
+                *unit_diagonal,
+                *transpose_a,
+            ),
+            OpKind::Lu => return Ok(linalg::lu(x[0], [out(0), out(1), out(2)])),
             OpKind::Call { callee } => return self.call(&site, callee, x),
             OpKind::While | OpKind::Case => return self.control(f, op, x, env),
             OpKind::ManualComputation { .. } => return self.manual(f, op, x),
