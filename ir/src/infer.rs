@@ -1155,6 +1155,43 @@ fn derive(
                 TensorType::new(DType::I32, batch.to_vec()),
             ])
         }
+        OpKind::Geqrf => {
+            expect_operands(ops, 1)?;
+            let a = &ops[0];
+            if !matches!(a.dtype, DType::F32 | DType::F64) || a.rank() < 2 {
+                return fail(
+                    format!(
+                        "factors f32 or f64 matrices (the last two dimensions), but the operand is {a}"
+                    ),
+                    "convert to f32 or f64; give at least two dimensions",
+                );
+            }
+            let r = a.rank();
+            let mut taus = a.shape[..r - 2].to_vec();
+            taus.push(a.shape[r - 2].min(a.shape[r - 1]));
+            Ok(vec![a.clone(), TensorType::new(a.dtype, taus)])
+        }
+        OpKind::HouseholderProduct => {
+            expect_operands(ops, 2)?;
+            let (a, tau) = (&ops[0], &ops[1]);
+            let r = a.rank();
+            let fits = matches!(a.dtype, DType::F32 | DType::F64)
+                && r >= 2
+                && a.shape[r - 1] <= a.shape[r - 2]
+                && tau.dtype == a.dtype
+                && tau.rank() == r - 1
+                && tau.shape[..r - 2] == a.shape[..r - 2]
+                && tau.shape[r - 2] <= a.shape[r - 1];
+            if !fits {
+                return fail(
+                    format!(
+                        "takes geqrf's reflectors (an f32 or f64 m x n matrix with n <= m) and their k <= n scales of the same batch, but got {a} and {tau}"
+                    ),
+                    "pass both results of geqrf (on a matrix with at least as many rows as columns)",
+                );
+            }
+            one(a.clone())
+        }
         OpKind::RngBitGenerator { algorithm } => {
             expect_operands(ops, 1)?;
             let state = &ops[0];

@@ -426,6 +426,17 @@ pub enum OpKind {
     /// matrix, 1-based: row `i` was swapped with row `ipiv[i]` at step `i`); the status
     /// (`i32` per matrix: 0, or the 1-based index of the first zero on `U`'s diagonal).
     Lu,
+    /// `shardc.geqrf`: LAPACK's `geqrf` (JAX's `lax.linalg.geqrf`, under `jnp.linalg.qr` and
+    /// the orthogonal initializer): each `m x n` matrix of the last two dimensions as
+    /// Householder reflections `H_i = I - tau_i v_i v_iᵀ`. Results: `R` on and above the
+    /// diagonal with each `v_i` below it (its leading 1 not stored), and the `tau`
+    /// (`min(m, n)` per matrix), by LAPACK's convention (`v_i` makes `R`'s diagonal
+    /// element `-sign(alpha) |column|`).
+    Geqrf,
+    /// `shardc.householder_product`: LAPACK's `orgqr` (`lax.linalg.householder_product`):
+    /// from `geqrf`'s `(a, tau)`, `a` being `m x n` (`n <= m`) with `k <= n` reflectors, the
+    /// first `n` columns of `H_1 ... H_k`.
+    HouseholderProduct,
     /// `stablehlo.partition_id`: the id of the device running the program, a scalar
     /// `ui32` (JAX's `axis_index` in a `shard_map` body computes from it). Only a
     /// manual computation's body, which runs per device, may hold it.
@@ -546,6 +557,8 @@ impl OpKind {
             OpKind::Cholesky { .. } => "stablehlo.cholesky",
             OpKind::TriangularSolve { .. } => "stablehlo.triangular_solve",
             OpKind::Lu => "shardc.lu",
+            OpKind::Geqrf => "shardc.geqrf",
+            OpKind::HouseholderProduct => "shardc.householder_product",
             OpKind::ManualComputation { .. } => "sdy.manual_computation",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",

@@ -344,6 +344,13 @@ fn cases() -> Vec<Case> {
         let op = b.push(OpKind::Lu, &[a[0]], None, vec![])?;
         Ok(b.func().op(op).results[1])
     }));
+    cases.push(case(&["4x8x6xf32"], |b, a| {
+        let op = b.push(OpKind::Geqrf, &[a[0]], None, vec![])?;
+        Ok(b.func().op(op).results[1])
+    }));
+    cases.push(case(&["4x8x6xf32", "4x5xf32"], |b, a| {
+        b.push1(OpKind::HouseholderProduct, &[a[0], a[1]])
+    }));
 
     // concatenate: unrelated operands; two slices of one tensor (a roll); a slice and
     // the tensor itself; a single operand.
@@ -844,10 +851,14 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Cholesky { .. } => "cholesky",
         OpKind::TriangularSolve { .. } => "triangular_solve",
         OpKind::Lu => "lu",
+        OpKind::Geqrf => "geqrf",
+        OpKind::HouseholderProduct => "householder_product",
     }
 }
 
-const FAMILIES: [&str; 46] = [
+const FAMILIES: [&str; 48] = [
+    "geqrf",
+    "householder_product",
     "cholesky",
     "triangular_solve",
     "lu",
@@ -1066,7 +1077,7 @@ fn attributes(f: &Function, op: &Op) -> String {
             " left_side = {left_side}, lower = {lower}, unit_diagonal = {unit_diagonal}, transpose_a = {}",
             transpose_a.name()
         ),
-        OpKind::Lu => String::new(),
+        OpKind::Lu | OpKind::Geqrf | OpKind::HouseholderProduct => String::new(),
     }
 }
 

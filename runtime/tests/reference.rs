@@ -2208,3 +2208,77 @@ fn factorizations_and_solves_reconstruct_their_matrices() {
         }
     }
 }
+
+#[test]
+fn householder_qr_reconstructs_and_is_orthogonal() {
+    // geqrf then householder_product on tall, square and wide f64 matrices: Q R = a (R
+    // the upper triangle of geqrf's result), Qᵀ Q = I, and R's diagonal by LAPACK's sign
+    // convention (-sign of the column's first element).
+    let mut seed = 11u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+    };
+    for (m, n) in [(6usize, 4usize), (5, 5), (3, 6)] {
+        let k = m.min(n);
+        let a: Vec<f64> = (0..2 * m * n).map(|_| next()).collect();
+        let at = format!("tensor<2x{m}x{n}xf64>");
+        let tt = format!("tensor<2x{k}xf64>");
+        // The product takes an m x k matrix of reflectors (the first k columns).
+        let qt = format!("tensor<2x{m}x{k}xf64>");
+        let text = format!(
+            "func.func @main(%a: {at}) -> ({at}, {qt}) {{
+               %0:2 = shardc.geqrf %a : ({at}) -> ({at}, {tt})
+               %1 = stablehlo.slice %0#0 [0:2, 0:{m}, 0:{k}] : ({at}) -> {qt}
+               %2 = shardc.householder_product %1, %0#1 : ({qt}, {tt}) -> {qt}
+               return %0#0, %2 : {at}, {qt}
+             }}"
+        );
+        let module = shardc_ir::text::parse_module(&text).unwrap();
+        let out = reference::run(&module, "main", &[f64s(&[2, m, n], &a)]).unwrap();
+        let (r, q) = (out[0].to_f64_vec(), out[1].to_f64_vec());
+        for b in 0..2 {
+            let rr = |i: usize, j: usize| {
+                if i <= j {
+                    r[b * m * n + i * n + j]
+                } else {
+                    0.0
+                }
+            };
+            let qq = |i: usize, j: usize| q[b * m * k + i * k + j];
+            // LAPACK's sign: R[0][0] = -sign(a[0][0]) |a[:, 0]|.
+            let a0 = a[b * m * n];
+            let norm = (0..m)
+                .map(|i| a[b * m * n + i * n].powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(
+                (rr(0, 0) + norm.copysign(a0)).abs() < 1e-12,
+                "R[0][0] = {}",
+                rr(0, 0)
+            );
+            for i in 0..m {
+                for j in 0..n {
+                    let got: f64 = (0..k).map(|t| qq(i, t) * rr(t, j)).sum();
+                    let want = a[b * m * n + i * n + j];
+                    assert!(
+                        (got - want).abs() < 1e-12,
+                        "{m}x{n}: (Q R)[{i},{j}] = {got}, a = {want}"
+                    );
+                }
+            }
+            for i in 0..k {
+                for j in 0..k {
+                    let got: f64 = (0..m).map(|t| qq(t, i) * qq(t, j)).sum();
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!(
+                        (got - want).abs() < 1e-12,
+                        "{m}x{n}: (Qt Q)[{i},{j}] = {got}"
+                    );
+                }
+            }
+        }
+    }
+}

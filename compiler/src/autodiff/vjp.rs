@@ -99,7 +99,11 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             "shard_map bodies are not differentiated by shardc",
             "differentiate in JAX (jax.grad of a shard_map exports the transposed body)",
         ),
-        OpKind::Cholesky { .. } | OpKind::TriangularSolve { .. } | OpKind::Lu => no_rule(
+        OpKind::Cholesky { .. }
+        | OpKind::TriangularSolve { .. }
+        | OpKind::Lu
+        | OpKind::Geqrf
+        | OpKind::HouseholderProduct => no_rule(
             "factorizations and triangular solves are not differentiated by shardc yet",
             "differentiate in JAX (export the step jax.grad made: the backward pass of a Cholesky or LU is more triangular solves, which run as they are)",
         ),

@@ -134,7 +134,9 @@ pub fn role(f: &Function, op: &Op) -> Role {
         | OpKind::SelectAndScatter(_)
         | OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
-        | OpKind::Lu => Role::Host,
+        | OpKind::Lu
+        | OpKind::Geqrf
+        | OpKind::HouseholderProduct => Role::Host,
         OpKind::OptimizationBarrier => Role::Cheap,
         // Not lowered to kernels: alone, so the error names them.
         OpKind::Call { .. }

@@ -114,9 +114,11 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
             }
             b
         }
-        OpKind::Cholesky { .. } | OpKind::Lu | OpKind::TriangularSolve { .. } => {
-            linear_algebra(&x, &op.kind)
-        }
+        OpKind::Cholesky { .. }
+        | OpKind::Lu
+        | OpKind::TriangularSolve { .. }
+        | OpKind::Geqrf
+        | OpKind::HouseholderProduct => linear_algebra(&x, &op.kind),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
@@ -307,14 +309,19 @@ fn linear_algebra(x: &Instance, kind: &OpKind) -> RuleBuilder {
             b.factor(rhs[free], PassThrough, &[None, Some(free)], &[Some(free)]);
         }
         _ => {
-            // The matrix and its factor share rows and columns; Lu's pivots have a
-            // dimension of their own.
+            // The matrix and its factor share rows and columns; Lu's pivots, geqrf's
+            // scales (a result) and householder_product's (an operand) have a dimension
+            // of their own.
             for d in [r - 2, r - 1] {
-                b.factor(a[d], NeedReplication, &[Some(d)], &only(0, nr, d));
+                b.factor(a[d], NeedReplication, &only(0, no, d), &only(0, nr, d));
             }
-            if nr == 3 {
+            if nr > 1 {
                 let k = x.result_shape(1)[r - 2];
-                b.factor(k, NeedReplication, &[None], &only(1, nr, r - 2));
+                b.factor(k, NeedReplication, &vec![None; no], &only(1, nr, r - 2));
+            }
+            if no > 1 {
+                let k = x.operand_shape(1)[r - 2];
+                b.factor(k, NeedReplication, &only(1, no, r - 2), &vec![None; nr]);
             }
         }
     }

@@ -1,9 +1,9 @@
 //! `stablehlo.custom_call`: a call into one of XLA's own routines by name. shardc reads
 //! the targets whose meaning it has — the placement annotations of memory kinds and host
 //! offload, which leave their operands' values as they are, so the call's results *are*
-//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU and
-//! triangular solves, read as `stablehlo.cholesky`, `shardc.lu` and
-//! `stablehlo.triangular_solve` — and refuses every other target by name, saying what it
+//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR and
+//! triangular solves, read as `stablehlo.cholesky`, `shardc.lu`, `shardc.geqrf` with
+//! `shardc.householder_product`, and `stablehlo.triangular_solve` — and refuses every other target by name, saying what it
 //! is (a GSPMD sharding, another linear-algebra routine, a Python callback, a hand-written
 //! kernel) and what to do instead.
 
@@ -36,6 +36,10 @@ enum Routine {
     Trsm,
     /// LU with partial pivoting: `(a) -> (lu, pivots, status)`.
     Getrf,
+    /// QR as Householder reflections: `(a) -> (reflectors, taus)`.
+    Geqrf,
+    /// The product of `geqrf`'s reflections: `(reflectors, taus) -> q`.
+    Orgqr,
 }
 
 /// The targets, matched exactly or by prefix (a trailing `*`).
@@ -68,10 +72,20 @@ const TARGETS: &[(&str, Target)] = &[
     ("lapack_dtrsm_ffi", Target::Lapack(Routine::Trsm)),
     ("lapack_sgetrf_ffi", Target::Lapack(Routine::Getrf)),
     ("lapack_dgetrf_ffi", Target::Lapack(Routine::Getrf)),
+    ("lapack_sgeqrf_ffi", Target::Lapack(Routine::Geqrf)),
+    ("lapack_dgeqrf_ffi", Target::Lapack(Routine::Geqrf)),
+    ("lapack_sorgqr_ffi", Target::Lapack(Routine::Orgqr)),
+    ("lapack_dorgqr_ffi", Target::Lapack(Routine::Orgqr)),
     (
         "lapack_*",
         Target::Refused(
-            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf` and triangular solves `trsm`: jnp.linalg.cholesky, solve, inv, det, slogdet, jax.scipy.linalg.solve_triangular, cho_solve; not QR, eigendecompositions, SVD, or complex matrices); keep that linear algebra outside the jitted step, or write it with matmuls (e.g. Newton-Schulz iterations instead of an SVD)",
+            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr` and triangular solves `trsm`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, jax.scipy.linalg.solve_triangular, cho_solve, the orthogonal initializer; not eigendecompositions, SVD, or complex matrices); keep that linear algebra outside the jitted step, or write it with matmuls (e.g. Newton-Schulz iterations instead of an SVD)",
+        ),
+    ),
+    (
+        "ApproxTopK",
+        Target::Refused(
+            "jax.lax.approx_max_k / approx_min_k, which shardc does not read; use jax.lax.top_k (exact: what XLA's CPU backend computes for it anyway)",
         ),
     ),
     (
@@ -247,7 +261,7 @@ fn lapack(
     p.expect(Tok::Colon, &format!("before the type of {name}"))?;
     let (ins, outs) = p.function_type("(the op's type)")?;
     let given: Vec<TensorType> = operands.iter().map(|u| f.b.ty(u.id).clone()).collect();
-    let arity = if matches!(routine, Routine::Trsm) {
+    let arity = if matches!(routine, Routine::Trsm | Routine::Orgqr) {
         2
     } else {
         1
@@ -293,10 +307,16 @@ fn lapack(
             };
             f.b.push1(kind, &ids).map(|x| vec![x])
         }
-        Routine::Getrf => {
-            f.b.push(OpKind::Lu, &ids, None, Vec::new())
+        Routine::Getrf | Routine::Geqrf => {
+            let kind = if matches!(routine, Routine::Getrf) {
+                OpKind::Lu
+            } else {
+                OpKind::Geqrf
+            };
+            f.b.push(kind, &ids, None, Vec::new())
                 .map(|op| f.b.func().op(op).results.clone())
         }
+        Routine::Orgqr => f.b.push1(OpKind::HouseholderProduct, &ids).map(|x| vec![x]),
     };
     let values = built.map_err(|e| p.error_at(at, format!("{name} @{target}: {e}")))?;
     let got: Vec<TensorType> = values.iter().map(|&v| f.b.ty(v).clone()).collect();

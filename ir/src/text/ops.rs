@@ -296,11 +296,29 @@ static SYNTAX: &[OpSyntax] = &[
         from_triangular_solve
     ),
     syntax!(
+        &["shardc.geqrf"],
+        None,
+        0,
+        parse_factorization,
+        print_factorization,
+        no_props,
+        |_, _| Ok(OpKind::Geqrf)
+    ),
+    syntax!(
+        &["shardc.householder_product"],
+        None,
+        0,
+        parse_factorization,
+        print_factorization,
+        no_props,
+        |_, _| Ok(OpKind::HouseholderProduct)
+    ),
+    syntax!(
         &["shardc.lu"],
         None,
         0,
-        parse_lu,
-        print_lu,
+        parse_factorization,
+        print_factorization,
         no_props,
         |_, _| Ok(OpKind::Lu)
     ),
@@ -2052,16 +2070,23 @@ fn from_triangular_solve(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<Op
     })
 }
 
-/// `shardc.lu %a : (t) -> (t, pivots, status)`
-fn parse_lu(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
-    let x = operands_n(p, f, 1, name)?;
+/// `shardc.lu %a : (t) -> (t, pivots, status)`, `shardc.geqrf %a : (t) -> (t, taus)`,
+/// `shardc.householder_product %a, %taus : (t, taus) -> t`: operands and a functional type.
+fn parse_factorization(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let (kind, n) = match name {
+        "shardc.geqrf" => (OpKind::Geqrf, 1),
+        "shardc.householder_product" => (OpKind::HouseholderProduct, 2),
+        _ => (OpKind::Lu, 1),
+    };
+    let x = operands_n(p, f, n, name)?;
     let attrs = p.op_attrs()?;
-    Ok(Parsed::new(OpKind::Lu, x, functional(p)?).with_attrs(attrs))
+    Ok(Parsed::new(kind, x, functional(p)?).with_attrs(attrs))
 }
 
-fn print_lu(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+fn print_factorization(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
     format!(
-        "shardc.lu {}{} : {}",
+        "{} {}{} : {}",
+        op.kind.name(),
         pp.uses(&op.operands),
         pp.attrs(op),
         pp.functional(op)

@@ -1172,8 +1172,14 @@ impl<'a> Parser<'a> {
                 }
                 _ => (false, false),
             };
+            // JAX ends the comparator functions it writes for `ApproxTopK` with
+            // `stablehlo.return`: read as the function's return.
+            let stablehlo_return = matches!(&self.tok.tok, Tok::Ident("stablehlo.return"))
+                || matches!(&self.tok.tok, Tok::Str(s) if s == "stablehlo.return");
             if is_func_ret || is_region_ret {
-                if (term == Terminator::Func) != is_func_ret {
+                if (term == Terminator::Func) != is_func_ret
+                    && !(term == Terminator::Func && stablehlo_return)
+                {
                     let (want, got) = if term == Terminator::Func {
                         ("`return`", "stablehlo.return ends regions")
                     } else {

@@ -196,10 +196,43 @@ module {
 
 // -----
 
-// custom_call of a LAPACK routine (jnp.linalg.inv)
+// custom_call of a LAPACK routine shardc does not read (jnp.linalg.eigh)
 func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%x) {backend_config = "", mhlo.frontend_attributes = {num_batch_dims = "0"}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xi32>, tensor<i32>)
+  %0:4 = stablehlo.custom_call @lapack_ssyevd_ffi(%x) {backend_config = "", mhlo.backend_config = {lower = true, mode = 86 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>, tensor<i32>)
   return %0#0 : tensor<4x4xf32>
+}
+
+// -----
+
+// a LAPACK routine shardc reads, typed wrongly (getrf's pivots are i32)
+func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%x) {backend_config = ""} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>)
+  return %0#0 : tensor<4x4xf32>
+}
+
+// -----
+
+// a LAPACK routine for f32 given f64 matrices
+func.func @main(%x: tensor<4x4xf64>) -> tensor<4x4xf64> {
+  %0 = stablehlo.cholesky %x, lower = true : tensor<4x4xf64>
+  %1:2 = stablehlo.custom_call @lapack_spotrf_ffi(%0) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<4x4xf64>) -> (tensor<4x4xf64>, tensor<i32>)
+  return %1#0 : tensor<4x4xf64>
+}
+
+// -----
+
+// a triangular solve whose right-hand side does not fit the matrix
+func.func @main(%a: tensor<4x4xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %0 = "stablehlo.triangular_solve"(%a, %b) <{left_side = true, lower = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}> : (tensor<4x4xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// a Cholesky of a matrix that is not square
+func.func @main(%a: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = stablehlo.cholesky %a, lower = true : tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
 }
 
 // -----

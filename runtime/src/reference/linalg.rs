@@ -202,3 +202,77 @@ pub(crate) fn lu(a: &Literal, outs: [&TensorType; 3]) -> Vec<Literal> {
         },
     ]
 }
+
+/// `shardc.geqrf` (see `OpKind::Geqrf`): LAPACK's `geqr2`, one Householder reflection per
+/// column (`dlarfg`'s convention: `beta = -sign(alpha) |(alpha, x)|`, `tau = (beta -
+/// alpha) / beta`, `v = x / (alpha - beta)`; no reflection, `tau = 0`, when `x` is zero).
+pub(crate) fn geqrf(a: &Literal, tau_ty: &TensorType) -> Vec<Literal> {
+    let (mats, m, n) = matrices(a);
+    let k = m.min(n);
+    let mut factors = Vec::with_capacity(mats.len());
+    let mut taus = Vec::with_capacity(mats.len());
+    for mut x in mats {
+        let mut tau = vec![0.0; k];
+        for j in 0..k {
+            let alpha = x[j * n + j];
+            let xnorm = (j + 1..m)
+                .map(|i| x[i * n + j] * x[i * n + j])
+                .sum::<f64>()
+                .sqrt();
+            if xnorm == 0.0 {
+                continue;
+            }
+            let beta = -alpha.hypot(xnorm).copysign(alpha);
+            tau[j] = (beta - alpha) / beta;
+            let scale = 1.0 / (alpha - beta);
+            for i in j + 1..m {
+                x[i * n + j] *= scale;
+            }
+            x[j * n + j] = beta;
+            // Apply H = I - tau v vᵀ (v = (1, x[j+1.., j])) to the columns on the right.
+            for c in j + 1..n {
+                let w = x[j * n + c] + (j + 1..m).map(|i| x[i * n + j] * x[i * n + c]).sum::<f64>();
+                let tw = tau[j] * w;
+                x[j * n + c] -= tw;
+                for i in j + 1..m {
+                    x[i * n + c] -= tw * x[i * n + j];
+                }
+            }
+        }
+        factors.push(x);
+        taus.push(tau);
+    }
+    vec![literal(&a.ty, factors), literal(tau_ty, taus)]
+}
+
+/// `shardc.householder_product` (see `OpKind::HouseholderProduct`): LAPACK's `org2r`, the
+/// identity's first `n` columns multiplied by `H_k`, then `H_(k-1)`, ..., `H_1`.
+pub(crate) fn householder_product(a: &Literal, tau: &Literal) -> Literal {
+    let (mats, m, n) = matrices(a);
+    let taus = tau.elements.to_f64_vec();
+    let k = tau.ty.shape[tau.ty.rank() - 1];
+    let out = mats
+        .into_iter()
+        .enumerate()
+        .map(|(b, v)| {
+            let mut q = vec![0.0; m * n];
+            for i in 0..n {
+                q[i * n + i] = 1.0;
+            }
+            for j in (0..k).rev() {
+                let t = taus[b * k + j];
+                for c in 0..n {
+                    let w =
+                        q[j * n + c] + (j + 1..m).map(|i| v[i * n + j] * q[i * n + c]).sum::<f64>();
+                    let tw = t * w;
+                    q[j * n + c] -= tw;
+                    for i in j + 1..m {
+                        q[i * n + c] -= tw * v[i * n + j];
+                    }
+                }
+            }
+            q
+        })
+        .collect();
+    literal(&a.ty, out)
+}
