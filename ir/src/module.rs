@@ -155,8 +155,11 @@ impl Function {
     /// The names the user's program gives values, as JAX writes them: an argument's
     /// `jax.arg_info` (its pytree path, `params['Dense_0']['kernel']`; from its location
     /// when exported with debug information) and a returned value's `jax.result_info`
-    /// (`result[1]['params']['Dense_0']['kernel']`), unquoted. An argument returned as it
-    /// is keeps its own name.
+    /// (`result[1]['params']['Dense_0']['kernel']`), unquoted; an op's other results by
+    /// the op's path in JAX's trace (`jax.op_path`, read from its location when exported
+    /// with debug information), without the outer `jit(...)/` (`jvp(Mlp)/Dense_0/dot_general`;
+    /// `#k` after it for result `k` of several). An argument returned as it is keeps its
+    /// own name.
     pub fn user_names(&self) -> std::collections::HashMap<ValueId, String> {
         let named = |attrs: &ValueAttrs, key: &str| {
             attrs.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| {
@@ -173,6 +176,29 @@ impl Function {
         }
         for (&v, a) in self.results().iter().zip(&self.result_attrs) {
             if let Some(n) = named(a, "jax.result_info") {
+                names.entry(v).or_insert(n);
+            }
+        }
+        for op in &self.ops {
+            let Some((_, path)) = op.attrs.iter().find(|(k, _)| k == "jax.op_path") else {
+                continue;
+            };
+            let path = path
+                .trim_matches('"')
+                .replace("\\\"", "\"")
+                .replace("\\\\", "\\");
+            // `jit(step)/jvp(Mlp)/Dense_0/dot_general` -> `jvp(Mlp)/Dense_0/dot_general`.
+            let path = match path.strip_prefix("jit(").and_then(|r| r.split_once(")/")) {
+                Some((_, rest)) if !rest.is_empty() => rest.to_string(),
+                _ => path,
+            };
+            let several = op.results.len() > 1;
+            for (k, &v) in op.results.iter().enumerate() {
+                let n = if several {
+                    format!("{path}#{k}")
+                } else {
+                    path.clone()
+                };
                 names.entry(v).or_insert(n);
             }
         }

@@ -485,6 +485,13 @@ fn explain_names_values_as_the_program_does() {
     );
     assert!(summary.contains("(result[0])"), "{summary}");
     assert!(e.to_string().contains("argument 5 (y) as"), "{e}");
+    // Intermediate values by the op's path in JAX's trace (its location), without the
+    // outer `jit(step)/`: the first layer's matmul, and its gradient's.
+    assert_eq!(named("%0").as_deref(), Some("jvp(Mlp)/Dense_0/dot_general"));
+    assert!(
+        summary.contains("(transpose(jvp(Mlp))/Dense_0/dot_general)"),
+        "{summary}"
+    );
 }
 
 mod random_programs {

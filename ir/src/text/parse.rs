@@ -184,7 +184,12 @@ pub(super) struct Parser<'a> {
     loc_aliases: HashMap<String, Option<Loc>>,
     /// The locations of function arguments (`%arg0: t loc("x")`): function, argument.
     arg_locs: Vec<(String, usize, Loc)>,
+    /// The locations of ops (`... loc(#loc88)`): function, op index.
+    op_locs: Vec<(String, usize, Loc)>,
 }
+
+/// The op attribute holding an op's path in JAX's trace (from its location).
+pub const OP_PATH: &str = "jax.op_path";
 
 /// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
 #[derive(Clone, Debug)]
@@ -219,10 +224,12 @@ impl<'a> Parser<'a> {
             region_depth: 0,
             loc_aliases: HashMap::new(),
             arg_locs: Vec::new(),
+            op_locs: Vec::new(),
         };
         p.file()?;
         p.run_deferred()?;
         p.name_arguments();
+        p.name_ops();
         if verify {
             verify::verify_module_with(&p.module, uneven)?;
         }
@@ -452,6 +459,43 @@ impl<'a> Parser<'a> {
             if attrs.attrs.iter().all(|(k, _)| k != "jax.arg_info") {
                 let quoted = format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""));
                 attrs.attrs.push(("jax.arg_info".to_string(), quoted));
+            }
+        }
+    }
+
+    /// A location's name, following aliases (a few hops at most: a cycle names nothing).
+    fn loc_name(&self, loc: Loc) -> Option<String> {
+        let mut loc = Some(loc);
+        for _ in 0..8 {
+            match loc {
+                Some(Loc::Alias(a)) => loc = self.loc_aliases.get(&a).cloned().flatten(),
+                Some(Loc::Name(n)) => return Some(n),
+                None => return None,
+            }
+        }
+        None
+    }
+
+    /// Records each op's path in JAX's trace, as JAX writes it in the op's location with
+    /// debug information (`loc("jit(step)/jvp(Mlp)/Dense_0/dot_general"(#loc76))`), as the
+    /// op attribute `jax.op_path`: explain names the op's results by it
+    /// ([`Function::user_names`](crate::Function::user_names)). Locations that are not such
+    /// paths (files, call sites, bare names) are dropped as before.
+    fn name_ops(&mut self) {
+        for (func, i, loc) in std::mem::take(&mut self.op_locs) {
+            let Some(path) = self.loc_name(loc) else {
+                continue;
+            };
+            if !path.contains('/') {
+                continue;
+            }
+            let Some(f) = self.module.functions.iter_mut().find(|f| f.name == func) else {
+                continue;
+            };
+            let Some(op) = f.ops.get_mut(i) else { continue };
+            if op.attrs.iter().all(|(k, _)| k != OP_PATH) {
+                let quoted = format!("\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""));
+                op.attrs.push((OP_PATH.to_string(), quoted));
             }
         }
     }
@@ -1368,8 +1412,12 @@ impl<'a> Parser<'a> {
             }
             other => return self.err(format!("expected an op name, found {other}")),
         };
-        self.skip_loc()?;
-        self.finish_op(f, &groups, syntax, name_offset, parsed)
+        let loc = self.loc()?;
+        self.finish_op(f, &groups, syntax, name_offset, parsed)?;
+        if let (Some(loc), Some(last)) = (loc, f.b.func().ops.len().checked_sub(1)) {
+            self.op_locs.push((f.name.clone(), last, loc));
+        }
+        Ok(())
     }
 
     /// `"name"(%a, %b) <{props}> ({regions}) {attrs} : (t, u) -> r`
