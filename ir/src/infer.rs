@@ -99,6 +99,24 @@ pub fn window_type(w: &WindowDims, x: &TensorType) -> Result<TensorType, Violati
     Ok(TensorType::new(x.dtype, shape))
 }
 
+/// `t` is a batch of f32 or f64 matrices (its last two dimensions): the batch shape and
+/// the matrices' smaller order (`min(m, n)`).
+fn float_matrices(t: &TensorType) -> Result<(Vec<usize>, usize), Violation> {
+    let r = t.rank();
+    if !matches!(t.dtype, DType::F32 | DType::F64) || r < 2 {
+        return fail(
+            format!(
+                "factors f32 or f64 matrices (the last two dimensions), but the operand is {t}"
+            ),
+            "convert to f32 or f64; give at least two dimensions",
+        );
+    }
+    Ok((
+        t.shape[..r - 2].to_vec(),
+        t.shape[r - 2].min(t.shape[r - 1]),
+    ))
+}
+
 /// `t` is a batch of square f32 or f64 matrices (its last two dimensions).
 fn square_float_matrices(t: &TensorType, what: &str) -> Result<(), Violation> {
     let r = t.rank();
@@ -1136,39 +1154,20 @@ fn derive(
         OpKind::Lu => {
             expect_operands(ops, 1)?;
             let a = &ops[0];
-            if !matches!(a.dtype, DType::F32 | DType::F64) || a.rank() < 2 {
-                return fail(
-                    format!(
-                        "factors f32 or f64 matrices (the last two dimensions), but the operand is {a}"
-                    ),
-                    "convert to f32 or f64; give at least two dimensions",
-                );
-            }
-            let r = a.rank();
-            let batch = &a.shape[..r - 2];
-            let k = a.shape[r - 2].min(a.shape[r - 1]);
-            let mut pivots = batch.to_vec();
+            let (batch, k) = float_matrices(a)?;
+            let mut pivots = batch.clone();
             pivots.push(k);
             Ok(vec![
                 a.clone(),
                 TensorType::new(DType::I32, pivots),
-                TensorType::new(DType::I32, batch.to_vec()),
+                TensorType::new(DType::I32, batch),
             ])
         }
         OpKind::Geqrf => {
             expect_operands(ops, 1)?;
             let a = &ops[0];
-            if !matches!(a.dtype, DType::F32 | DType::F64) || a.rank() < 2 {
-                return fail(
-                    format!(
-                        "factors f32 or f64 matrices (the last two dimensions), but the operand is {a}"
-                    ),
-                    "convert to f32 or f64; give at least two dimensions",
-                );
-            }
-            let r = a.rank();
-            let mut taus = a.shape[..r - 2].to_vec();
-            taus.push(a.shape[r - 2].min(a.shape[r - 1]));
+            let (mut taus, k) = float_matrices(a)?;
+            taus.push(k);
             Ok(vec![a.clone(), TensorType::new(a.dtype, taus)])
         }
         OpKind::HouseholderProduct => {

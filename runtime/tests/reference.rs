@@ -2049,18 +2049,22 @@ fn zeta_and_polygamma_match_direct_sums() {
     }
 }
 
+/// Deterministic draws in [-0.5, 0.5) (a 64-bit LCG's top 53 bits).
+fn uniform_around_zero(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+    }
+}
+
 #[test]
 fn factorizations_and_solves_reconstruct_their_matrices() {
     // Random well-conditioned matrices (a batch of 3, f64): the Cholesky factor times its
     // transpose, P L U, and op(T) X (or X op(T)) give back what was factored or solved.
     let n = 5;
-    let mut seed = 7u64;
-    let mut next = move || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-    };
+    let mut next = uniform_around_zero(7);
     let g: Vec<f64> = (0..3 * n * n).map(|_| next()).collect();
     let mut spd = vec![0.0; 3 * n * n];
     for b in 0..3 {
@@ -2214,13 +2218,7 @@ fn householder_qr_reconstructs_and_is_orthogonal() {
     // geqrf then householder_product on tall, square and wide f64 matrices: Q R = a (R
     // the upper triangle of geqrf's result), Qᵀ Q = I, and R's diagonal by LAPACK's sign
     // convention (-sign of the column's first element).
-    let mut seed = 11u64;
-    let mut next = move || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-    };
+    let mut next = uniform_around_zero(11);
     for (m, n) in [(6usize, 4usize), (5, 5), (3, 6)] {
         let k = m.min(n);
         let a: Vec<f64> = (0..2 * m * n).map(|_| next()).collect();
