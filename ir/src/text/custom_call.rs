@@ -1,11 +1,11 @@
 //! `stablehlo.custom_call`: a call into one of XLA's own routines by name. shardc reads
 //! the targets whose meaning it has — the placement annotations of memory kinds and host
 //! offload, which leave their operands' values as they are, so the call's results *are*
-//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR and
-//! triangular solves, read as `stablehlo.cholesky`, `shardc.lu`, `shardc.geqrf` with
-//! `shardc.householder_product`, and `stablehlo.triangular_solve` — and refuses every other target by name, saying what it
-//! is (a GSPMD sharding, another linear-algebra routine, a Python callback, a hand-written
-//! kernel) and what to do instead.
+//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR
+//! and triangular solves, read as `stablehlo.cholesky`, `shardc.lu`, `shardc.geqrf` with
+//! `shardc.householder_product`, and `stablehlo.triangular_solve` — and refuses every
+//! other target by name, saying what it is (a GSPMD sharding, another linear-algebra
+//! routine, a Python callback, a hand-written kernel) and what to do instead.
 
 use super::lexer::Tok;
 use super::parse::{FuncState, PResult, Parser};
