@@ -90,6 +90,10 @@ pub enum Visibility {
     Private,
 }
 
+/// The op attribute holding an op's path in JAX's trace, which the parser reads from the
+/// op's location (`loc("jit(step)/jvp(Mlp)/Dense_0/dot_general"(...))`).
+pub const OP_PATH: &str = "jax.op_path";
+
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Function {
     pub name: String,
@@ -180,7 +184,7 @@ impl Function {
             }
         }
         for op in &self.ops {
-            let Some((_, path)) = op.attrs.iter().find(|(k, _)| k == "jax.op_path") else {
+            let Some((_, path)) = op.attrs.iter().find(|(k, _)| k == OP_PATH) else {
                 continue;
             };
             let path = path

@@ -188,9 +188,6 @@ pub(super) struct Parser<'a> {
     op_locs: Vec<(String, usize, Loc)>,
 }
 
-/// The op attribute holding an op's path in JAX's trace (from its location).
-pub const OP_PATH: &str = "jax.op_path";
-
 /// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
 #[derive(Clone, Debug)]
 enum Loc {
@@ -438,15 +435,9 @@ impl<'a> Parser<'a> {
     /// the attribute `jax.arg_info`, which older JAX wrote itself, unless it is there.
     fn name_arguments(&mut self) {
         for (func, i, loc) in std::mem::take(&mut self.arg_locs) {
-            let mut loc = Some(loc);
-            // Follow aliases (a few hops at most: a cycle names nothing).
-            for _ in 0..8 {
-                match loc {
-                    Some(Loc::Alias(a)) => loc = self.loc_aliases.get(&a).cloned().flatten(),
-                    _ => break,
-                }
-            }
-            let Some(Loc::Name(name)) = loc else { continue };
+            let Some(name) = self.loc_name(loc) else {
+                continue;
+            };
             if name.is_empty() {
                 continue;
             }
@@ -493,9 +484,9 @@ impl<'a> Parser<'a> {
                 continue;
             };
             let Some(op) = f.ops.get_mut(i) else { continue };
-            if op.attrs.iter().all(|(k, _)| k != OP_PATH) {
+            if op.attrs.iter().all(|(k, _)| k != crate::module::OP_PATH) {
                 let quoted = format!("\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""));
-                op.attrs.push((OP_PATH.to_string(), quoted));
+                op.attrs.push((crate::module::OP_PATH.to_string(), quoted));
             }
         }
     }
