@@ -1276,18 +1276,25 @@ const LANCZOS: [f64; 9] = [
     1.505_632_735_149_311_6e-7,
 ];
 
-/// `A(z)`, `A'(z)` and `t` of [`LANCZOS`].
-fn lanczos(e: &mut Emit<'_>, z: ValueId) -> Result<(ValueId, ValueId, ValueId), IrError> {
+/// `A(z)` and `t` of [`LANCZOS`], and `A'(z)` when `derivative` (digamma's; lgamma does
+/// not build it).
+fn lanczos(
+    e: &mut Emit<'_>,
+    z: ValueId,
+    derivative: bool,
+) -> Result<(ValueId, Option<ValueId>, ValueId), IrError> {
     let mut a = e.c(z, LANCZOS[0]);
-    let mut da = e.c(z, 0.0);
+    let mut da = if derivative { Some(e.c(z, 0.0)) } else { None };
     for (i, &c) in LANCZOS.iter().enumerate().skip(1) {
         let k = e.c(z, i as f64);
         let zi = e.add(z, k)?;
         let c = e.c(z, c);
         let term = e.div(c, zi)?;
         a = e.add(a, term)?;
-        let dterm = e.div(term, zi)?;
-        da = e.sub(da, dterm)?;
+        if let Some(d) = da {
+            let dterm = e.div(term, zi)?;
+            da = Some(e.sub(d, dterm)?);
+        }
     }
     let k = e.c(z, LANCZOS_G + 0.5);
     let t = e.add(z, k)?;
@@ -1319,7 +1326,7 @@ fn lgamma(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
 fn lgamma_value(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
     use std::f64::consts::PI;
     let (z, reflect) = lanczos_argument(e, x)?;
-    let (a, _, t) = lanczos(e, z)?;
+    let (a, _, t) = lanczos(e, z, false)?;
     // (z + 1/2) log t - t, written (z + 1/2 - t / log t) log t so that it overflows only
     // when the result does.
     let log_t = e.un(UnaryOp::Log, t)?;
@@ -1367,7 +1374,8 @@ fn digamma(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
 fn digamma_value(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
     use std::f64::consts::PI;
     let (z, reflect) = lanczos_argument(e, x)?;
-    let (a, da, t) = lanczos(e, z)?;
+    let (a, da, t) = lanczos(e, z, true)?;
+    let da = da.expect("asked for the derivative");
     let log_t = e.un(UnaryOp::Log, t)?;
     let ratio = e.div(da, a)?;
     let g = e.c(x, LANCZOS_G);
