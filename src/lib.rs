@@ -3,12 +3,11 @@
 //! Write a program over global tensors with [`jit`], annotate arguments and results with
 //! [`P!`] partition specs over a named [`Mesh`], and inspect the lowered module; compile
 //! it and run it on a backend (`run_simulated`, `run_cpu`, `run_mpi`, `run_cuda`, or the
-//! stateful `CpuProgram`/`MpiProgram`).
+//! stateful [`Program`]s (`CpuProgram`, `CudaProgram`) and `MpiProgram`, all [`Resident`]).
 //!
 //! Training (strategies, optimizers, checkpoints, restart) is the `shardc-train` crate;
 //! the `shardc` command line and its benchmarks are `shardc-cli`.
 
-mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod einsum;
@@ -19,22 +18,25 @@ mod jit;
 mod mpi;
 mod nn;
 mod on_devices;
+mod program;
 mod resident;
 mod simulate;
 mod spec;
 mod trace;
 
-pub use cpu::{CpuProgram, CpuRun, run_cpu, run_cpu_with};
 #[cfg(feature = "cuda")]
-pub use cuda::{CudaProgram, CudaRun, run_cuda, target_of};
+pub use cuda::{run_cuda, target_of};
 pub use engine::Engine;
 pub use error::Error;
 pub use jit::{IntoOutputs, Jit, Lowered, TraceFn, jit};
 #[cfg(all(feature = "mpi", feature = "cuda"))]
 pub use mpi::run_cuda_mpi;
 #[cfg(feature = "mpi")]
-pub use mpi::{MpiProgram, MpiRun, OnRank, run_mpi, run_mpi_with};
+pub use mpi::{MpiProgram, OnRank, run_mpi};
 pub use on_devices::OnDevices;
+#[cfg(feature = "cuda")]
+pub use program::CudaProgram;
+pub use program::{CpuProgram, Program, Run, run_cpu};
 pub use resident::Resident;
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};

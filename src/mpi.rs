@@ -2,9 +2,10 @@
 //! [`run_mpi`] with the same global arguments and gets the same global results; and
 //! [`run_cuda_mpi`], the same on GPUs, one process per GPU.
 
-use crate::Error;
 use crate::on_devices::{Source, sources};
-use crate::simulate::{shard_arg_at, sharding, unshard_result, unshard_results};
+use crate::resident::Resident;
+use crate::simulate::{shard_arg_at, shard_args_at, unshard_result, unshard_results};
+use crate::{Error, Run};
 use shardc_compiler::Compiled;
 #[cfg(feature = "cuda")]
 use shardc_compiler::lower::gpu::Target;
@@ -16,16 +17,6 @@ use shardc_runtime::backend::cuda::CudaMpiMesh;
 use shardc_runtime::backend::mpi::MpiMesh;
 use shardc_runtime::backend::{Executable, RunOptions, RunReport, RuntimeError};
 use shardc_runtime::engine::Compute;
-use shardc_runtime::shard;
-
-/// A run on the mpi backend, as every rank sees it: the global results and the run's
-/// report (every device's pieces, the bytes every device sent per collective, every
-/// device's spans).
-#[derive(Clone, Debug)]
-pub struct MpiRun {
-    pub outputs: Vec<Literal>,
-    pub report: RunReport,
-}
 
 /// Runs a compiled program on an MPI mesh, this process being device `mesh.device()`:
 /// shards the global `args` for this device as the partitioned program expects, runs
@@ -39,19 +30,7 @@ pub fn run_mpi(
     args: &[Literal],
     engine: &dyn Compute,
     tolerance: f64,
-) -> Result<MpiRun, Error> {
-    run_mpi_with(mesh, c, args, engine, tolerance, &RunOptions::default())
-}
-
-/// [`run_mpi`] with run options (overlap on or off).
-pub fn run_mpi_with(
-    mesh: &MpiMesh,
-    c: &Compiled,
-    args: &[Literal],
-    engine: &dyn Compute,
-    tolerance: f64,
-    options: &RunOptions,
-) -> Result<MpiRun, Error> {
+) -> Result<Run, Error> {
     let ids = device_ids(c, mesh.devices())?;
     let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
     // What may fail on one rank only is agreed on before the run's first collective.
@@ -60,18 +39,18 @@ pub fn run_mpi_with(
         message: e.to_string(),
     });
     let (exe, mine) = mesh.agree(local)?;
-    let report = mesh.run_with(&exe, mine, options)?;
+    let report = mesh.run(&exe, mine)?;
     let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
     let outputs = unshard_results(c, by_position, tolerance)?;
-    Ok(MpiRun { outputs, report })
+    Ok(Run { outputs, report })
 }
 
 /// A compiled program prepared once for an MPI mesh, this process being device
 /// `mesh.device()`, to run many times with its state kept where it is: the mpi backend's
-/// [`crate::CpuProgram`]. [`MpiProgram::put`] shards global values, keeping this device's
-/// pieces ([`OnRank`]); [`MpiProgram::call`] runs on them and leaves each device's results
-/// on its rank; [`MpiProgram::get`] gathers one result and reassembles it on every rank;
-/// [`MpiProgram::next_args`] feeds results back as the next call's arguments. Every method
+/// [`crate::CpuProgram`]. [`Resident::put`] shards global values, keeping this device's
+/// pieces ([`OnRank`]); [`Resident::call`] runs on them and leaves each device's results
+/// on its rank; [`Resident::get`] gathers one result and reassembles it on every rank;
+/// [`Resident::next_args`] feeds results back as the next call's arguments. Every method
 /// is collective: every rank of the mesh calls it with the same program and values, and
 /// every rank gets the same outcome (an error on one rank is every rank's).
 pub struct MpiProgram<'m, 'u> {
@@ -133,37 +112,30 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
     pub fn mesh(&self) -> &'m MpiMesh<'u> {
         self.mesh
     }
+}
 
-    /// Keeps this device's pieces of global `args`. Collective (a refusal on one rank is
-    /// every rank's).
-    pub fn put(&self, c: &Compiled, args: &[Literal]) -> Result<OnRank, Error> {
-        let local = (|| {
-            if args.len() != c.partitioned.inputs.len() {
-                return Err(Error::Usage(format!(
-                    "the program takes {} arguments, {} were given",
-                    c.partitioned.inputs.len(),
-                    args.len()
-                )));
-            }
-            args.iter()
-                .enumerate()
-                .map(|(arg, a)| self.piece_of(c, arg, a))
-                .collect::<Result<Vec<_>, _>>()
-        })();
+/// Every method is collective: every rank calls it with the same program and values.
+impl Resident for MpiProgram<'_, '_> {
+    type Values = OnRank;
+
+    /// Keeps this device's pieces of global `args` (a refusal on one rank is every
+    /// rank's).
+    fn put(&self, c: &Compiled, args: &[Literal]) -> Result<OnRank, Error> {
+        let local = shard_args_at(c, args, self.position);
         let pieces = self.agreed(local)?;
         Ok(OnRank { pieces })
     }
 
     /// Runs on this device's pieces; each device's results stay on its rank. The report is
     /// the whole mesh's, without results. Collective.
-    pub fn call(&self, args: OnRank, options: &RunOptions) -> Result<(OnRank, RunReport), Error> {
+    fn call(&self, args: OnRank, options: &RunOptions) -> Result<(OnRank, RunReport), Error> {
         let (pieces, report) = self.mesh.run_here(&self.exe, args.pieces, options)?;
         Ok((OnRank { pieces }, report))
     }
 
     /// Result `k` of a call, gathered from every device and reassembled, on every rank,
     /// checking that devices holding the same piece agree within `tolerance`. Collective.
-    pub fn get(
+    fn get(
         &self,
         c: &Compiled,
         results: &OnRank,
@@ -182,11 +154,11 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
     }
 
     /// The arguments of the next call from this call's results, as
-    /// [`crate::CpuProgram::next_args`]: `carry` (result, argument) pairs, `fresh` global
+    /// [`Resident::next_args`](crate::Resident::next_args): `carry` (result, argument) pairs, `fresh` global
     /// values for the other arguments. A carried result whose layout is its argument's
     /// stays as it is; one in another layout is gathered, reassembled and sharded again.
     /// Collective.
-    pub fn next_args(
+    fn next_args(
         &self,
         c: &Compiled,
         results: OnRank,
@@ -222,6 +194,16 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
         Ok(OnRank { pieces })
     }
 
+    fn rank(&self) -> usize {
+        self.mesh.device()
+    }
+
+    fn broadcast_from_rank0(&self, mine: Vec<u8>) -> Result<Vec<u8>, Error> {
+        Ok(self.mesh.broadcast_bytes(0, mine))
+    }
+}
+
+impl MpiProgram<'_, '_> {
     /// Checks that `results` are this program's: one piece per result, of its type.
     fn check_results(&self, results: &OnRank) -> Result<(), Error> {
         let count = self.exe.result_count();
@@ -315,7 +297,7 @@ pub fn run_cuda_mpi(
     c: &Compiled,
     args: &[Literal],
     tolerance: f64,
-) -> Result<MpiRun, Error> {
+) -> Result<Run, Error> {
     let ids = device_ids(c, mesh.devices())?;
     let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
     // Compiling and sharding may fail on one rank only: agreed before the run.
@@ -338,7 +320,7 @@ pub fn run_cuda_mpi(
     let report = mesh.run(&exe, mine)?;
     let by_position: Vec<Vec<Literal>> = ids.iter().map(|&id| report.outputs[id].clone()).collect();
     let outputs = unshard_results(c, by_position, tolerance)?;
-    Ok(MpiRun { outputs, report })
+    Ok(Run { outputs, report })
 }
 
 /// The executable, and this device's pieces of the global arguments.
@@ -348,22 +330,8 @@ fn prepare(
     position: usize,
     engine: &dyn Compute,
 ) -> Result<(Executable, Vec<Literal>), Error> {
+    let mine = shard_args_at(c, args, position)?;
     let p = &c.partitioned;
-    if args.len() != p.inputs.len() {
-        return Err(Error::Usage(format!(
-            "the program takes {} arguments, {} were given",
-            p.inputs.len(),
-            args.len()
-        )));
-    }
-    let mine = args
-        .iter()
-        .zip(&p.inputs)
-        .map(|(a, l)| {
-            shard::shard_with(a, &sharding(c, l)?, &p.mesh, position, p.uneven)
-                .map_err(|e| Error::Usage(e.to_string()))
-        })
-        .collect::<Result<Vec<_>, Error>>()?;
     let exe = Executable::new(&p.module, c.entry_name(), engine)?;
     Ok((exe, mine))
 }

@@ -50,25 +50,31 @@ pub(crate) fn sharding(c: &Compiled, l: &Layout) -> Result<Sharding, Error> {
 
 /// Each mesh position's pieces of the global arguments, by position.
 pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Literal>>, Error> {
-    let p = &c.partitioned;
-    if args.len() != p.inputs.len() {
+    (0..c.partitioned.mesh.num_devices())
+        .map(|pos| shard_args_at(c, args, pos))
+        .collect()
+}
+
+/// The pieces of the global arguments that the device at mesh position `position` holds.
+pub(crate) fn shard_args_at(
+    c: &Compiled,
+    args: &[Literal],
+    position: usize,
+) -> Result<Vec<Literal>, Error> {
+    let want = c.partitioned.inputs.len();
+    if args.len() != want {
         return Err(Error::Usage(format!(
-            "the program takes {} arguments, {} were given",
-            p.inputs.len(),
+            "the program takes {want} arguments, {} were given",
             args.len()
         )));
     }
-    let mut by_position: Vec<Vec<Literal>> =
-        vec![Vec::with_capacity(args.len()); p.mesh.num_devices()];
-    for (arg, a) in args.iter().enumerate() {
-        for (pos, piece) in shard_arg(c, arg, a)?.into_iter().enumerate() {
-            by_position[pos].push(piece);
-        }
-    }
-    Ok(by_position)
+    args.iter()
+        .enumerate()
+        .map(|(arg, a)| shard_arg_at(c, arg, a, position))
+        .collect()
 }
 
-/// Every mesh position's piece of argument `arg`, by position.
+/// The pieces of argument `arg` of every mesh position, by position.
 pub(crate) fn shard_arg(c: &Compiled, arg: usize, global: &Literal) -> Result<Vec<Literal>, Error> {
     (0..c.partitioned.mesh.num_devices())
         .map(|pos| shard_arg_at(c, arg, global, pos))

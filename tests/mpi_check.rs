@@ -26,7 +26,7 @@ use shardc::runtime::backend::mpi::rsmpi::traits::*;
 use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched, relaunch};
 use shardc::runtime::engine::Interpreted;
 use shardc::runtime::reference;
-use shardc::{MpiProgram, MpiRun, run_mpi};
+use shardc::{MpiProgram, Resident, Run, run_mpi};
 use std::collections::HashMap;
 use std::process::ExitCode;
 
@@ -532,7 +532,7 @@ impl Checker<'_> {
 
 /// The measured bytes of every collective, as `explain` states them (for a permute, what a
 /// device that moves its block sends; for the rest, the mean over devices), sorted.
-fn measured(run: &MpiRun) -> Vec<String> {
+fn measured(run: &Run) -> Vec<String> {
     let mut got: Vec<String> = run
         .report
         .stats

@@ -11,6 +11,7 @@
 //! of a large buffer (bandwidth, fitted to the bytes the cost model charges).
 
 use serde_json::{Value, json};
+use shardc::Resident;
 use shardc::compiler::sharding::cost::{CostModel, SharedHost};
 use shardc::compiler::{Options, compile};
 use shardc::{CpuProgram, Engine, Error};

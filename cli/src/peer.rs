@@ -9,6 +9,7 @@
 //! side-by-side table to `docs/bench/`.
 
 use serde_json::{Value, json};
+use shardc::Resident;
 use shardc::compiler::{CostModel, Options, compile};
 use shardc::{CpuProgram, Engine, Error, Literal};
 use shardc_runtime::backend::RunOptions;

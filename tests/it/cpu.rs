@@ -10,11 +10,11 @@ use shardc::ir::{Literal, Module, OpKind};
 use shardc::runtime::backend::RunOptions;
 use shardc::runtime::engine::Interpreted;
 use shardc::runtime::reference;
-use shardc::{CpuProgram, CpuRun, run_cpu};
+use shardc::{CpuProgram, Resident, Run, run_cpu};
 
 /// Runs on a cpu mesh of the program's size; replicas must agree bit for bit (a ring
 /// all-gathers every reduced chunk to the whole group).
-fn on_cpu(c: &Compiled, args: &[Literal]) -> CpuRun {
+fn on_cpu(c: &Compiled, args: &[Literal]) -> Run {
     run_cpu(c, args, &Interpreted, 0.0)
         .unwrap_or_else(|e| panic!("{e}\n{}", c.as_text(Stage::Partitioned)))
 }
