@@ -2,12 +2,15 @@
 //! with local shapes and explicit collectives.
 //!
 //! Every chosen class is emitted once, in program order: an argument (the layout it
-//! arrives in), an op run on local pieces (attributes that name global sizes localized),
-//! or a resharding plan whose steps become `stablehlo.all_reduce`, `reduce_scatter`,
-//! `all_gather`, `all_to_all` (with the replica groups of their mesh axes) and the local
-//! `shardc.shard_slice`. Ops whose elements depend on their position in the whole tensor
-//! (constants, iota, random; `localize::computed_whole`) are computed at their global shape
-//! and sliced.
+//! arrives in), an op — by the first of the [`PATTERNS`] that applies to it (a shard_map
+//! body copied in, an identity, a splat made at its local shape, an op computed whole and
+//! sliced, a rotation by whole blocks, a gather of the rows held, the op on local pieces
+//! with the attributes that name global sizes localized; none applying is an error naming
+//! the op and its layouts) — or a resharding plan whose steps become
+//! `stablehlo.all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all` (with the replica
+//! groups of their mesh axes) and the local `shardc.shard_slice`. Ops whose elements
+//! depend on their position in the whole tensor (constants, iota, random;
+//! `localize::computed_whole`) are computed at their global shape and sliced.
 //!
 //! With padding (`Options::pad_uneven`), a dimension its axes do not divide has pieces of
 //! `ceil(n / k)`: a step that cuts a whole dimension pads it first (`stablehlo.pad`), one
@@ -26,8 +29,8 @@ use crate::sharding::reshard::{Plan, Step, plan_for};
 use egg::Id;
 use shardc_ir::rules::TensorRef;
 use shardc_ir::{
-    AxisRef, Function, FunctionBuilder, Literal, Mesh, Module, OpId, OpKind, ReplicaGroups, Scalar,
-    TensorType, Uneven, ValueAttrs, ValueId,
+    AxisRef, Function, FunctionBuilder, Literal, Mesh, Module, Op, OpId, OpKind, ReplicaGroups,
+    Scalar, TensorType, Uneven, ValueAttrs, ValueId,
 };
 use std::collections::HashMap;
 
@@ -306,6 +309,8 @@ impl Emitter<'_> {
             .collect()
     }
 
+    /// Emits op `op` on its local operands `ins` (whose classes are `children`): the
+    /// first of [`PATTERNS`] that applies to it.
     fn emit_op(
         &mut self,
         op: OpId,
@@ -321,115 +326,140 @@ impl Emitter<'_> {
         }
         let f = self.f;
         let o = f.op(op);
-        let outs = if crate::local::manual::fixed_layouts(o).is_some() {
-            // A shard_map's body is per-device already: copied in on the pieces.
-            crate::local::manual::inline_body(&mut self.b, f, o, ins, &self.p.mesh)?
-        } else if is_identity_locally(&o.kind) {
-            ins.to_vec()
-        } else if let Some(local) = splat_piece(&o.kind, &layouts[0], &self.p.mesh) {
-            // A splat is the same everywhere: every device makes its piece directly.
-            vec![self.b.constant(local)]
-        } else if computed_whole(&o.kind) {
-            // Computed whole, then each device keeps its piece (global annotations dropped).
-            // Its operands (a random op's seed) are replicated scalars.
-            let mut map: HashMap<ValueId, ValueId> = o
-                .operands
-                .iter()
-                .copied()
-                .zip(ins.iter().copied())
-                .collect();
-            let whole = self.b.copy_op(f, o, &mut map)?;
-            let last = OpId::from_index(self.b.func().ops.len() - 1);
-            self.b.op_mut(last).shardings = None;
-            let mut outs = Vec::new();
-            for (k, (&w, l)) in whole.iter().zip(&layouts).enumerate() {
-                let from = Layout::replicated(l.rank());
-                let plans = plan_for(&from, l, &self.p.mesh, f.ty(o.results[k]));
-                let first = plans
-                    .first()
-                    .ok_or_else(|| internal(format!("no plan to {l}")))?;
-                outs.push(self.emit_plan(first, &from, w, o.results[k])?);
-            }
-            outs
-        } else {
-            let mesh = &self.p.mesh;
-            let global_in: Vec<TensorType> = o.operands.iter().map(|&v| f.ty(v).clone()).collect();
-            let local_in: Vec<TensorType> = ins.iter().map(|&v| self.b.ty(v).clone()).collect();
-            let local_out: Vec<TensorType> = o
-                .results
-                .iter()
-                .zip(&layouts)
-                .map(|(&r, l)| {
-                    l.local_type(mesh, f.ty(r))
-                        .ok_or_else(|| internal(format!("layout {l} does not divide {}", f.ty(r))))
-                })
-                .collect::<Result<_, _>>()?;
-            let kind = local_kind(&o.kind, &global_in, &local_in);
-            if is_identity_locally(&kind) {
-                // Nothing to compute on the pieces (a rotation by whole blocks: they move
-                // below).
-                let outs = self.rotate_blocks(op, ins.to_vec(), &layouts)?;
-                self.ops.insert(key, outs.clone());
-                return Ok(outs);
-            }
-            // A gather split along an indexed dimension looks up the rows it holds
-            // (vocabulary-parallel: `offset.rs`).
-            if let Some(d) = crate::local::offset::indexed_split(&o.kind, &global_in, &local_in) {
-                let in_layouts: Vec<Layout> = children.iter().map(|&c| self.layout_of(c)).collect();
-                let out = crate::local::offset::gather(
-                    &mut self.b,
-                    mesh,
-                    o,
-                    kind,
-                    ins,
-                    &in_layouts,
-                    &global_in,
-                    &local_out[0],
-                    d,
-                )?;
-                let outs = self.rotate_blocks(op, vec![out], &layouts)?;
-                self.ops.insert(key, outs.clone());
-                return Ok(outs);
-            }
-            // Padding an op reduces over is masked with the reduction's identity first.
-            let masked;
-            let ins = if self.p.uneven.pads() {
-                let rule = self.p.rules[op.index()]
-                    .as_ref()
-                    .ok_or_else(|| internal(format!("op {op} has no rule")))?;
-                let in_layouts: Vec<Layout> = children.iter().map(|&c| self.layout_of(c)).collect();
-                masked = self.masker.mask_operands(
-                    &mut self.b,
-                    mesh,
-                    o,
-                    rule,
-                    ins,
-                    &in_layouts,
-                    &global_in,
-                )?;
-                &masked
-            } else {
-                ins
-            };
-            // Regions read the op's operands (a loop's or case's captured ones too) as
-            // the local values given here.
-            let mut map: HashMap<ValueId, ValueId> = o
-                .operands
-                .iter()
-                .copied()
-                .zip(ins.iter().copied())
-                .collect();
-            let regions = o
-                .regions
-                .iter()
-                .map(|&r| self.b.copy_region(f, r, &mut map))
-                .collect::<Result<Vec<_>, _>>()?;
-            let id = self.b.push(kind, ins, Some(&local_out), regions)?;
-            let outs = self.b.func().op(id).results.clone();
-            self.rotate_blocks(op, outs, &layouts)?
+        let global_in: Vec<TensorType> = o.operands.iter().map(|&v| f.ty(v).clone()).collect();
+        let local_in: Vec<TensorType> = ins.iter().map(|&v| self.b.ty(v).clone()).collect();
+        let site = Site {
+            op,
+            o,
+            children,
+            ins,
+            local: local_kind(&o.kind, &global_in, &local_in),
+            layouts: &layouts,
+            global_in,
+            local_in,
         };
+        let pattern = PATTERNS
+            .iter()
+            .find(|p| (p.applies)(self, &site))
+            .ok_or_else(|| self.no_pattern(&site))?;
+        let outs = (pattern.apply)(self, &site)?;
         self.ops.insert(key, outs.clone());
         Ok(outs)
+    }
+
+    /// Why no pattern emits `site`: the op, its operands' and results' layouts.
+    fn no_pattern(&self, site: &Site) -> CompileError {
+        let layouts = |ls: &[Layout]| ls.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let operands: Vec<Layout> = site.children.iter().map(|&c| self.layout_of(c)).collect();
+        internal(format!(
+            "no pattern applies to {} (op {}) with operand layouts {:?} and result layouts {:?}: the patterns are {:?}",
+            site.o.kind.name(),
+            site.op,
+            layouts(&operands),
+            layouts(site.layouts),
+            PATTERNS.iter().map(|p| p.name).collect::<Vec<_>>()
+        ))
+    }
+
+    /// Computes the op whole (global annotations dropped), then each device keeps its
+    /// piece. Its operands (a random op's seed) are replicated scalars.
+    fn emit_whole(&mut self, s: &Site) -> Result<Vec<ValueId>, CompileError> {
+        let (f, o) = (self.f, s.o);
+        let mut map: HashMap<ValueId, ValueId> = o
+            .operands
+            .iter()
+            .copied()
+            .zip(s.ins.iter().copied())
+            .collect();
+        let whole = self.b.copy_op(f, o, &mut map)?;
+        let last = OpId::from_index(self.b.func().ops.len() - 1);
+        self.b.op_mut(last).shardings = None;
+        let mut outs = Vec::new();
+        for (k, (&w, l)) in whole.iter().zip(s.layouts).enumerate() {
+            let from = Layout::replicated(l.rank());
+            let plans = plan_for(&from, l, &self.p.mesh, f.ty(o.results[k]));
+            let first = plans
+                .first()
+                .ok_or_else(|| internal(format!("no plan to {l}")))?;
+            outs.push(self.emit_plan(first, &from, w, o.results[k])?);
+        }
+        Ok(outs)
+    }
+
+    /// A gather split along an indexed dimension (`offset.rs`), its rotations after.
+    fn emit_indexed_gather(&mut self, s: &Site) -> Result<Vec<ValueId>, CompileError> {
+        let d = crate::local::offset::indexed_split(&s.o.kind, &s.global_in, &s.local_in)
+            .ok_or_else(|| internal(format!("op {} is not split along an index", s.op)))?;
+        let in_layouts: Vec<Layout> = s.children.iter().map(|&c| self.layout_of(c)).collect();
+        let out_type = self.local_types(s)?.remove(0);
+        let out = crate::local::offset::gather(
+            &mut self.b,
+            &self.p.mesh,
+            s.o,
+            s.local.clone(),
+            s.ins,
+            &in_layouts,
+            &s.global_in,
+            &out_type,
+            d,
+        )?;
+        self.rotate_blocks(s.op, vec![out], s.layouts)
+    }
+
+    /// The op itself on the local pieces (padding it reduces over masked with the
+    /// reduction's identity first; its regions read its operands as the local values),
+    /// its rotations after.
+    fn emit_local(&mut self, s: &Site) -> Result<Vec<ValueId>, CompileError> {
+        let (f, o) = (self.f, s.o);
+        let local_out = self.local_types(s)?;
+        let masked;
+        let ins = if self.p.uneven.pads() {
+            let rule = self.p.rules[s.op.index()]
+                .as_ref()
+                .ok_or_else(|| internal(format!("op {} has no rule", s.op)))?;
+            let in_layouts: Vec<Layout> = s.children.iter().map(|&c| self.layout_of(c)).collect();
+            masked = self.masker.mask_operands(
+                &mut self.b,
+                &self.p.mesh,
+                o,
+                rule,
+                s.ins,
+                &in_layouts,
+                &s.global_in,
+            )?;
+            &masked
+        } else {
+            s.ins
+        };
+        let mut map: HashMap<ValueId, ValueId> = o
+            .operands
+            .iter()
+            .copied()
+            .zip(ins.iter().copied())
+            .collect();
+        let regions = o
+            .regions
+            .iter()
+            .map(|&r| self.b.copy_region(f, r, &mut map))
+            .collect::<Result<Vec<_>, _>>()?;
+        let id = self
+            .b
+            .push(s.local.clone(), ins, Some(&local_out), regions)?;
+        let outs = self.b.func().op(id).results.clone();
+        self.rotate_blocks(s.op, outs, s.layouts)
+    }
+
+    /// The local types of the op's results under their layouts.
+    fn local_types(&self, s: &Site) -> Result<Vec<TensorType>, CompileError> {
+        s.o.results
+            .iter()
+            .zip(s.layouts)
+            .map(|(&r, l)| {
+                let global = self.f.ty(r);
+                l.local_type(&self.p.mesh, global)
+                    .ok_or_else(|| internal(format!("layout {l} does not divide {global}")))
+            })
+            .collect()
     }
 
     /// The results of an op run on local pieces, with the blocks of its split rotation
@@ -607,6 +637,91 @@ impl Emitter<'_> {
         Ok(self.b.push1(kind, &[x, zero])?)
     }
 }
+
+/// An op about to be emitted on local pieces: what every pattern reads.
+struct Site<'s> {
+    op: OpId,
+    o: &'s Op,
+    /// Its operands' classes and local values.
+    children: &'s [Id],
+    ins: &'s [ValueId],
+    /// Its kind with the attributes that name global sizes made local (`localize.rs`).
+    local: OpKind,
+    /// The layouts of its results.
+    layouts: &'s [Layout],
+    global_in: Vec<TensorType>,
+    local_in: Vec<TensorType>,
+}
+
+/// One way to emit an op on local pieces, as MLIR writes its rewrite patterns: whether it
+/// applies, and what it emits when it does.
+struct Pattern {
+    name: &'static str,
+    applies: fn(&Emitter, &Site) -> bool,
+    apply: fn(&mut Emitter, &Site) -> Result<Vec<ValueId>, CompileError>,
+}
+
+/// The ways to emit an op, tried in order; the last applies to every op whose results'
+/// layouts give local types.
+const PATTERNS: &[Pattern] = &[
+    Pattern {
+        // A shard_map's body is per-device already: copied in on the pieces.
+        name: "manual body",
+        applies: |_, s| crate::local::manual::fixed_layouts(s.o).is_some(),
+        apply: |e, s| {
+            Ok(crate::local::manual::inline_body(
+                &mut e.b, e.f, s.o, s.ins, &e.p.mesh,
+            )?)
+        },
+    },
+    Pattern {
+        name: "identity",
+        applies: |_, s| is_identity_locally(&s.o.kind),
+        apply: |_, s| Ok(s.ins.to_vec()),
+    },
+    Pattern {
+        // A splat is the same everywhere: every device makes its piece directly.
+        name: "splat",
+        applies: |e, s| splat_piece(&s.o.kind, &s.layouts[0], &e.p.mesh).is_some(),
+        apply: |e, s| {
+            let local = splat_piece(&s.o.kind, &s.layouts[0], &e.p.mesh)
+                .ok_or_else(|| internal(format!("op {} is not a splat", s.op)))?;
+            Ok(vec![e.b.constant(local)])
+        },
+    },
+    Pattern {
+        // Elements that depend on their position in the whole tensor (constants, iota,
+        // random): computed whole, then each device keeps its piece.
+        name: "computed whole, then sliced",
+        applies: |_, s| computed_whole(&s.o.kind),
+        apply: |e, s| e.emit_whole(s),
+    },
+    Pattern {
+        // Nothing to compute on the pieces: a rotation by whole blocks, which move.
+        name: "rotation by whole blocks",
+        applies: |_, s| is_identity_locally(&s.local),
+        apply: |e, s| e.rotate_blocks(s.op, s.ins.to_vec(), s.layouts),
+    },
+    Pattern {
+        // A gather split along an indexed dimension looks up the rows it holds
+        // (vocabulary-parallel: `offset.rs`).
+        name: "gather of the rows held",
+        applies: |_, s| {
+            crate::local::offset::indexed_split(&s.o.kind, &s.global_in, &s.local_in).is_some()
+        },
+        apply: |e, s| e.emit_indexed_gather(s),
+    },
+    Pattern {
+        name: "on local pieces",
+        applies: |e, s| {
+            s.o.results
+                .iter()
+                .zip(s.layouts)
+                .all(|(&r, l)| l.local_type(&e.p.mesh, e.f.ty(r)).is_some())
+        },
+        apply: |e, s| e.emit_local(s),
+    },
+];
 
 /// A splat constant's piece under a layout: the same splat at the local shape.
 fn splat_piece(kind: &OpKind, layout: &Layout, mesh: &Mesh) -> Option<shardc_ir::Literal> {
