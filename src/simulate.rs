@@ -32,7 +32,7 @@ pub fn run_simulated_with(
         .map(|pos| mesh.device_at(pos))
         .collect();
     let per_device = shard_args(c, args)?;
-    let outs = simulate::run_with(
+    let outs = simulate::run_on(
         engine,
         &c.partitioned.module,
         c.entry_name(),

@@ -356,7 +356,7 @@ impl Compute for Profiled {
 }
 
 impl Kernel for ProfiledKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         _buffers: &mut Buffers,

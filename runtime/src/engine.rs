@@ -120,16 +120,16 @@ pub type EngineError = Box<dyn std::error::Error + Send + Sync>;
 pub trait Kernel: Send + Sync {
     /// Runs on borrowed `inputs`, taking the storage of its outputs from `buffers` where
     /// the kernel can (a backend gives back there the values its device no longer needs).
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         buffers: &mut Buffers,
     ) -> Result<Vec<Literal>, EngineError>;
 
-    /// [`Kernel::run_with`] on owned inputs, every output freshly allocated.
+    /// [`Kernel::run_reusing`] on owned inputs, every output freshly allocated.
     fn run(&self, inputs: &[Literal]) -> Result<Vec<Literal>, EngineError> {
         let refs: Vec<&Literal> = inputs.iter().collect();
-        self.run_with(&refs, &mut Buffers::default())
+        self.run_reusing(&refs, &mut Buffers::default())
     }
 
     /// The kernel as `Any`, for backends that run kernels of their own kind on their
@@ -276,7 +276,7 @@ pub fn last_reads(f: &Function, segment: &Segment) -> Vec<Vec<bool>> {
 }
 
 impl Kernel for InterpretedKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         _buffers: &mut Buffers,

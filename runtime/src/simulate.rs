@@ -6,9 +6,9 @@
 //! [`crate::shard`], [`run`] the per-device program, reassemble the results and compare
 //! with [`crate::reference::run`] on the global program.
 //!
-//! [`run_with`] runs the compute segments with any [`Compute`] engine (the MLIR JIT of
+//! [`run_on`] runs the compute segments with any [`Compute`] engine (the MLIR JIT of
 //! `shardc-compiler`, say): each segment is prepared once and its kernel run on every
-//! device; [`run`] is `run_with(&Interpreted, ..)`.
+//! device; [`run`] is `run_on(&Interpreted, ..)`.
 
 use crate::engine::{Compute, EngineError, Interpreted, Step, steps};
 use crate::reference::{self, InterpError};
@@ -58,12 +58,12 @@ pub fn run(
     devices: &[usize],
     args: &[Vec<Literal>],
 ) -> Result<Vec<Vec<Literal>>, SimError> {
-    run_with(&Interpreted, module, func, devices, args)
+    run_on(&Interpreted, module, func, devices, args)
 }
 
 /// [`run`] with the compute segments run by `engine` (prepared once each, then run on
 /// every device in turn); per-device ops are the simulator's, as in [`run`].
-pub fn run_with(
+pub fn run_on(
     engine: &dyn Compute,
     module: &Module,
     func: &str,

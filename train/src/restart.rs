@@ -236,7 +236,7 @@ struct FailingKernel {
 }
 
 impl Kernel for FailingKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         buffers: &mut Buffers,
@@ -245,6 +245,6 @@ impl Kernel for FailingKernel {
         if call == self.state.at {
             return Err(format!("injected failure at kernel call {call}").into());
         }
-        self.inner.run_with(inputs, buffers)
+        self.inner.run_reusing(inputs, buffers)
     }
 }

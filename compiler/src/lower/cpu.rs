@@ -672,7 +672,7 @@ impl CpuKernel {
 }
 
 impl Kernel for CpuKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         buffers: &mut Buffers,

@@ -423,7 +423,7 @@ impl RegionKernel {
         let outs = match &self.kernel {
             Some(k) => {
                 let inputs: Vec<&Literal> = self.reads.iter().map(|&j| args[j]).collect();
-                k.run_with(&inputs, &mut Buffers::default())?
+                k.run_reusing(&inputs, &mut Buffers::default())?
             }
             None => Vec::new(),
         };
@@ -663,7 +663,7 @@ impl SegmentKernel {
 }
 
 impl Kernel for SegmentKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         buffers: &mut Buffers,

@@ -31,7 +31,7 @@ proptest! {
         let want = shardc_runtime::reference::run(&p.module, &f.name, &p.inputs).unwrap();
         let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
         let module = &p.module;
-        let got = shardc_runtime::simulate::run_with(
+        let got = shardc_runtime::simulate::run_on(
             &jit,
             module,
             &f.name,

@@ -203,7 +203,7 @@ pub(crate) fn compute(
                 let start = clock.elapsed();
                 let outs =
                     kernel
-                        .run_with(&inputs, buffers)
+                        .run_reusing(&inputs, buffers)
                         .map_err(|source| DeviceError::Kernel {
                             segment: segment_index,
                             ops: ops.clone(),

@@ -217,7 +217,7 @@ pub struct Sabotaged(pub Sabotage);
 pub struct SabotagedKernel(Box<dyn Kernel>, Sabotage);
 
 impl Kernel for SabotagedKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         inputs: &[&Literal],
         buffers: &mut Buffers,
@@ -226,7 +226,7 @@ impl Kernel for SabotagedKernel {
             .iter()
             .any(|l| l.ty.rank() == 0 && l.ty.dtype == DType::I64 && l.get(0).as_i64() == 3);
         if !device_3 {
-            return self.0.run_with(inputs, buffers);
+            return self.0.run_reusing(inputs, buffers);
         }
         match self.1 {
             Sabotage::Fail => Err("this kernel fails on purpose".into()),

@@ -175,7 +175,7 @@ pub fn from_device_bytes(ty: &TensorType, bytes: &[u8]) -> Result<Literal, Strin
 pub struct GpuKernel(pub Arc<GpuProgram>);
 
 impl Kernel for GpuKernel {
-    fn run_with(
+    fn run_reusing(
         &self,
         _inputs: &[&Literal],
         _buffers: &mut Buffers,
