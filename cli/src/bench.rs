@@ -7,8 +7,8 @@
 //! warm up, then `steps` times from the parameters the previous step produced, as the demo
 //! trains. Parameters and optimizer state stay on the devices between steps, as JAX keeps
 //! its sharded arrays (and as `bench/jax_gpt.py` times it): a step's time is that of
-//! [`CpuProgram::next_args`] (carry the state, shard the step number and the batch),
-//! [`CpuProgram::call`] and reassembling the loss; `device_ms` is the devices' run alone
+//! [`Resident::next_args`](shardc::Resident::next_args) (carry the state, shard the step number and the batch),
+//! [`Resident::call`](shardc::Resident::call) and reassembling the loss; `device_ms` is the devices' run alone
 //! (the run report's wall time).
 
 use serde_json::{Value, json};

@@ -443,14 +443,14 @@ impl TrainStep {
     }
 
     /// The (result, argument) pairs one step hands to the next: its new parameters and
-    /// optimizer state, for [`shardc::CpuProgram::next_args`].
+    /// optimizer state, for [`shardc::Resident::next_args`].
     pub fn carried(&self) -> Vec<(usize, usize)> {
         let held = self.param_types.len() * (1 + self.optimizer.slots());
         (0..held).map(|i| (1 + i, i)).collect()
     }
 
     /// The arguments of step `t` (from 1) that are not carried from the previous step: the
-    /// step number and the batch, by argument index, for [`shardc::CpuProgram::next_args`].
+    /// step number and the batch, by argument index, for [`shardc::Resident::next_args`].
     pub fn fresh(&self, t: usize, batch: &[Literal]) -> Vec<(usize, Literal)> {
         let held = self.param_types.len() * (1 + self.optimizer.slots());
         let step = Literal::scalar(DType::F32, shardc_ir::Scalar::Float(t as f64));

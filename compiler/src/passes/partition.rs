@@ -2,7 +2,7 @@
 //! with local shapes and explicit collectives.
 //!
 //! Every chosen class is emitted once, in program order: an argument (the layout it
-//! arrives in), an op — by the first of the [`PATTERNS`] that applies to it (a shard_map
+//! arrives in), an op — by the first of the `PATTERNS` that applies to it (a shard_map
 //! body copied in, an identity, a splat made at its local shape, an op computed whole and
 //! sliced, a rotation by whole blocks, a gather of the rows held, the op on local pieces
 //! with the attributes that name global sizes localized; none applying is an error naming
