@@ -153,11 +153,10 @@ impl Resident for MpiProgram<'_, '_> {
         unshard_result(c, k, &pieces, tolerance)
     }
 
-    /// The arguments of the next call from this call's results, as
-    /// [`Resident::next_args`](crate::Resident::next_args): `carry` (result, argument) pairs, `fresh` global
-    /// values for the other arguments. A carried result whose layout is its argument's
-    /// stays as it is; one in another layout is gathered, reassembled and sharded again.
-    /// Collective.
+    /// The arguments of the next call from this call's results: `carry` (result,
+    /// argument) pairs, `fresh` global values for the other arguments. A carried result
+    /// whose layout is its argument's stays as it is; one in another layout is gathered,
+    /// reassembled and sharded again. Collective.
     fn next_args(
         &self,
         c: &Compiled,
