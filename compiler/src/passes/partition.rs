@@ -333,7 +333,7 @@ impl Emitter<'_> {
             o,
             children,
             ins,
-            local: local_kind(&o.kind, &global_in, &local_in),
+            local: std::cell::OnceCell::new(),
             layouts: &layouts,
             global_in,
             local_in,
@@ -396,7 +396,7 @@ impl Emitter<'_> {
             &mut self.b,
             &self.p.mesh,
             s.o,
-            s.local.clone(),
+            s.local().clone(),
             s.ins,
             &in_layouts,
             &s.global_in,
@@ -444,7 +444,7 @@ impl Emitter<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         let id = self
             .b
-            .push(s.local.clone(), ins, Some(&local_out), regions)?;
+            .push(s.local().clone(), ins, Some(&local_out), regions)?;
         let outs = self.b.func().op(id).results.clone();
         self.rotate_blocks(s.op, outs, s.layouts)
     }
@@ -645,12 +645,21 @@ struct Site<'s> {
     /// Its operands' classes and local values.
     children: &'s [Id],
     ins: &'s [ValueId],
-    /// Its kind with the attributes that name global sizes made local (`localize.rs`).
-    local: OpKind,
+    /// Its kind with the attributes that name global sizes made local (`localize.rs`),
+    /// made when a pattern first asks (a constant's would copy its literal).
+    local: std::cell::OnceCell<OpKind>,
     /// The layouts of its results.
     layouts: &'s [Layout],
     global_in: Vec<TensorType>,
     local_in: Vec<TensorType>,
+}
+
+impl Site<'_> {
+    /// The op's kind on local pieces.
+    fn local(&self) -> &OpKind {
+        self.local
+            .get_or_init(|| local_kind(&self.o.kind, &self.global_in, &self.local_in))
+    }
 }
 
 /// One way to emit an op on local pieces, as MLIR writes its rewrite patterns: whether it
@@ -699,7 +708,7 @@ const PATTERNS: &[Pattern] = &[
     Pattern {
         // Nothing to compute on the pieces: a rotation by whole blocks, which move.
         name: "rotation by whole blocks",
-        applies: |_, s| is_identity_locally(&s.local),
+        applies: |_, s| is_identity_locally(s.local()),
         apply: |e, s| e.rotate_blocks(s.op, s.ins.to_vec(), s.layouts),
     },
     Pattern {
