@@ -297,6 +297,87 @@ impl Lowered {
         &self.module
     }
 
+    /// The same program with scopes renamed: each part of an op's path
+    /// ([`named_scope`](crate::named_scope)) equal to a `from` becomes its `to`
+    /// (`param[3]` -> `h0.wq`), in every function.
+    pub fn rename_scopes(&self, renames: &[(String, String)]) -> Lowered {
+        let renames: std::collections::HashMap<&str, &str> = renames
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let mut module = self.module.clone();
+        for f in &mut module.functions {
+            for op in &mut f.ops {
+                let Some(path) = op.path() else { continue };
+                let renamed: Vec<&str> = path
+                    .split('/')
+                    .map(|part| renames.get(part).copied().unwrap_or(part))
+                    .collect();
+                let renamed = shardc_ir::quoted(&renamed.join("/"));
+                for (k, v) in &mut op.attrs {
+                    if k == shardc_ir::OP_PATH {
+                        *v = renamed.clone();
+                    }
+                }
+            }
+        }
+        Lowered {
+            module,
+            uneven: self.uneven,
+        }
+    }
+
+    /// The same program with its arguments and results named (JAX's `jax.arg_info` and
+    /// `jax.result_info`, which JAX derives from pytree paths): explanations and
+    /// [`Compiled::decisions`](crate::Compiled::decisions) call them so. One name per
+    /// argument and one per result, in order; an empty name leaves that one unnamed.
+    ///
+    /// ```
+    /// use shardc::{DType, Tensor, TensorType, jit};
+    /// let t = TensorType::new(DType::F32, [4]);
+    /// let lowered = jit(|a: &[Tensor]| &a[0] + &a[1])
+    ///     .lower(&[t.clone(), t])?
+    ///     .with_names(&["w", "x"], &["y"])?;
+    /// assert!(lowered.as_text().contains("jax.arg_info = \"w\""));
+    /// # Ok::<(), shardc::Error>(())
+    /// ```
+    pub fn with_names(
+        &self,
+        args: &[impl AsRef<str>],
+        results: &[impl AsRef<str>],
+    ) -> Result<Lowered, Error> {
+        let mut module = self.module.clone();
+        let f = module
+            .functions
+            .iter_mut()
+            .find(|f| f.name == "main")
+            .ok_or_else(|| Error::Usage("with_names: the program has no @main".into()))?;
+        let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+        let results: Vec<&str> = results.iter().map(AsRef::as_ref).collect();
+        for (what, names, attrs, key) in [
+            ("argument", args, &mut f.arg_attrs, "jax.arg_info"),
+            ("result", results, &mut f.result_attrs, "jax.result_info"),
+        ] {
+            if names.len() != attrs.len() {
+                return Err(Error::Usage(format!(
+                    "with_names: {} {what} name(s) for a program of {} {what}(s); give one per {what} (an empty one leaves it unnamed)",
+                    names.len(),
+                    attrs.len()
+                )));
+            }
+            for (a, name) in attrs.iter_mut().zip(names) {
+                a.attrs.retain(|(k, _)| k != key);
+                if !name.is_empty() {
+                    a.attrs.push((key.to_string(), shardc_ir::quoted(name)));
+                }
+            }
+        }
+        Ok(Lowered {
+            module,
+            uneven: self.uneven,
+        })
+    }
+
     /// The module in the StableHLO + Shardy syntax JAX prints.
     pub fn as_text(&self) -> String {
         shardc_ir::text::print_module(&self.module)

@@ -23,7 +23,53 @@ pub(crate) struct TraceState {
     pub(crate) callees: Vec<shardc_ir::Function>,
 }
 
+impl TraceState {
+    /// The builder, its scope set to the innermost [`named_scope`] open now.
+    pub(crate) fn scoped(&mut self) -> &mut FunctionBuilder {
+        let scope = SCOPES.with(|s| {
+            let s = s.borrow();
+            (!s.is_empty()).then(|| s.join("/"))
+        });
+        self.builder.set_scope(scope);
+        &mut self.builder
+    }
+}
+
 pub(crate) type Ctx = Rc<RefCell<TraceState>>;
+
+thread_local! {
+    /// The scopes [`named_scope`] has open on this thread, outermost first.
+    static SCOPES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Traces `f` in a scope called `name`, as JAX's `jax.named_scope` and PyTorch's module
+/// paths name what a layer computes: every op traced in it records its path
+/// (`blocks.0/attn/dot_general` for a `dot_general` in `attn` in `blocks.0`; the
+/// attribute `jax.op_path`, as JAX writes it), and so does its gradient's op
+/// (`grad/blocks.0/attn/...`). Explanations and [`Compiled::decisions`](crate::Compiled::decisions)
+/// name values by these paths, so a snapshot of a model's decisions reads by layer and
+/// stays as it was when a layer is added elsewhere.
+///
+/// ```
+/// use shardc::{DType, Tensor, TensorType, jit, named_scope};
+/// let t = TensorType::new(DType::F32, [4, 4]);
+/// let lowered = jit(|a: &[Tensor]| named_scope("mlp", || (&a[0] * &a[1]).tanh()))
+///     .lower(&[t.clone(), t])?;
+/// assert!(lowered.as_text().contains("jax.op_path = \"mlp/tanh\""));
+/// # Ok::<(), shardc::Error>(())
+/// ```
+pub fn named_scope<R>(name: &str, f: impl FnOnce() -> R) -> R {
+    /// Closes the scope when `f` returns or unwinds.
+    struct Open;
+    impl Drop for Open {
+        fn drop(&mut self) {
+            SCOPES.with(|s| s.borrow_mut().pop());
+        }
+    }
+    SCOPES.with(|s| s.borrow_mut().push(name.to_string()));
+    let _open = Open;
+    f()
+}
 
 /// A traced value: a handle on one value of the program being built.
 /// Cloning is cheap; operators take `&Tensor` or `Tensor`.
@@ -105,8 +151,8 @@ impl Tensor {
         let r = {
             let mut st = self.ctx.borrow_mut();
             match declared {
-                Some(t) => st.builder.push1_typed(kind, &ids, t),
-                None => st.builder.push1(kind, &ids),
+                Some(t) => st.scoped().push1_typed(kind, &ids, t),
+                None => st.scoped().push1(kind, &ids),
             }
         };
         match r {
@@ -137,7 +183,7 @@ impl Tensor {
     /// A constant of this tensor's dtype with the given shape, filled with `value`.
     pub fn full(&self, shape: &[usize], value: f64) -> Tensor {
         let lit = Literal::splat(TensorType::new(self.dtype(), shape), Scalar::Float(value));
-        let v = self.ctx.borrow_mut().builder.constant(lit);
+        let v = self.ctx.borrow_mut().scoped().constant(lit);
         Tensor::from_value(&self.ctx, v)
     }
 
@@ -148,7 +194,7 @@ impl Tensor {
 
     /// A constant tensor from a literal.
     pub fn constant(&self, lit: Literal) -> Tensor {
-        let v = self.ctx.borrow_mut().builder.constant(lit);
+        let v = self.ctx.borrow_mut().scoped().constant(lit);
         Tensor::from_value(&self.ctx, v)
     }
 
@@ -473,7 +519,7 @@ impl Tensor {
         let r = self
             .ctx
             .borrow_mut()
-            .builder
+            .scoped()
             .reduce(self.id, init.id, dims, op);
         match r {
             Ok(v) => Tensor::from_value(&self.ctx, v),
@@ -743,7 +789,7 @@ pub(crate) fn call_lowered(
     let types = entry.result_types();
     let r = ctx
         .borrow_mut()
-        .builder
+        .scoped()
         .push(OpKind::Call { callee }, &ids, Some(&types), Vec::new());
     match r {
         Ok(op) => {

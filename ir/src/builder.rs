@@ -15,7 +15,8 @@ use crate::error::IrError;
 use crate::infer;
 use crate::literal::Literal;
 use crate::module::{
-    Block, BlockId, Function, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility,
+    Block, BlockId, Function, OP_PATH, OpId, ValueAttrs, ValueData, ValueDef, ValueId, Visibility,
+    quoted,
 };
 use crate::op::{BinaryOp, DotDims, Op, OpKind, UnaryOp};
 use crate::sharding::Sharding;
@@ -27,6 +28,8 @@ pub struct FunctionBuilder {
     func: Function,
     /// Open blocks, innermost last; the body is always at the bottom.
     stack: Vec<BlockId>,
+    /// The scope ops are added in ([`set_scope`](Self::set_scope)).
+    scope: Option<String>,
 }
 
 impl FunctionBuilder {
@@ -37,6 +40,7 @@ impl FunctionBuilder {
                 ..Function::default()
             },
             stack: Vec::new(),
+            scope: None,
         };
         b.begin_block(arg_types);
         b.func.arg_attrs = vec![ValueAttrs::default(); arg_types.len()];
@@ -71,6 +75,15 @@ impl FunctionBuilder {
 
     pub fn set_arg_sharding(&mut self, i: usize, s: Sharding) {
         self.func.arg_attrs[i].sharding = Some(s);
+    }
+
+    /// Ops added from now on belong to `scope` (`blocks.0/attn`; none: no scope): each
+    /// gets the attribute [`OP_PATH`] = `scope/kind` (`blocks.0/attn/dot_general`), as
+    /// JAX's `named_scope` names the ops traced in it, so that explanations and
+    /// decisions name values by where the user's program computes them. Ops copied
+    /// ([`copy_op`](Self::copy_op)) keep their own.
+    pub fn set_scope(&mut self, scope: Option<String>) {
+        self.scope = scope;
     }
 
     pub fn op_mut(&mut self, id: OpId) -> &mut Op {
@@ -142,6 +155,14 @@ impl FunctionBuilder {
             }
         })?;
         let op = OpId::from_index(self.func.ops.len());
+        let attrs = match &self.scope {
+            Some(scope) => {
+                let kind_name = kind.name();
+                let short = kind_name.rsplit('.').next().unwrap_or(&kind_name);
+                vec![(OP_PATH.to_string(), quoted(&format!("{scope}/{short}")))]
+            }
+            None => Vec::new(),
+        };
         let results = types
             .into_iter()
             .enumerate()
@@ -153,7 +174,7 @@ impl FunctionBuilder {
             results,
             regions,
             shardings: None,
-            attrs: Vec::new(),
+            attrs,
         });
         let block = *self.stack.last().expect("the body block is always open");
         self.func.blocks[block.index()].ops.push(op);

@@ -91,8 +91,22 @@ pub enum Visibility {
 }
 
 /// The op attribute holding an op's path in JAX's trace, which the parser reads from the
-/// op's location (`loc("jit(step)/jvp(Mlp)/Dense_0/dot_general"(...))`).
+/// op's location (`loc("jit(step)/jvp(Mlp)/Dense_0/dot_general"(...))`), and which a
+/// [`FunctionBuilder`](crate::FunctionBuilder) in a scope writes
+/// ([`set_scope`](crate::FunctionBuilder::set_scope)): `blocks.0/attn/dot_general`.
 pub const OP_PATH: &str = "jax.op_path";
+
+/// `s` as an attribute's string value: quoted, with `\` and `"` escaped.
+pub fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// An attribute's string value as written (quoted, escaped) -> the string.
+pub(crate) fn unquoted(v: &str) -> String {
+    v.trim_matches('"')
+        .replace("\\\"", "\"")
+        .replace("\\\\", "\\")
+}
 
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Function {
@@ -166,11 +180,11 @@ impl Function {
     /// own name.
     pub fn user_names(&self) -> std::collections::HashMap<ValueId, String> {
         let named = |attrs: &ValueAttrs, key: &str| {
-            attrs.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| {
-                v.trim_matches('"')
-                    .replace("\\\"", "\"")
-                    .replace("\\\\", "\\")
-            })
+            attrs
+                .attrs
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| unquoted(v))
         };
         let mut names = std::collections::HashMap::new();
         for (&v, a) in self.args().iter().zip(&self.arg_attrs) {
@@ -184,13 +198,9 @@ impl Function {
             }
         }
         for op in &self.ops {
-            let Some((_, path)) = op.attrs.iter().find(|(k, _)| k == OP_PATH) else {
+            let Some(path) = op.path() else {
                 continue;
             };
-            let path = path
-                .trim_matches('"')
-                .replace("\\\"", "\"")
-                .replace("\\\\", "\\");
             // `jit(step)/jvp(Mlp)/Dense_0/dot_general` -> `jvp(Mlp)/Dense_0/dot_general`.
             let path = match path.strip_prefix("jit(").and_then(|r| r.split_once(")/")) {
                 Some((_, rest)) if !rest.is_empty() => rest.to_string(),
@@ -289,6 +299,52 @@ impl Function {
         self.body().ops.iter().map(move |&id| (id, self.op(id)))
     }
 
+    /// A name for every value that edits elsewhere in the program leave alone, for
+    /// decisions users snapshot in their tests: the user's name when there is one
+    /// ([`user_names`](Self::user_names): pytree paths, result names, op paths such as
+    /// `blocks.0/attn/dot_general` from a scope), else `argument k` for an argument and
+    /// the op's kind (`dot_general`; `#k` for result `k` of several) for a result. A name
+    /// several values share is told apart by its occurrence in the text:
+    /// `blocks.0/attn/dot_general`, then `blocks.0/attn/dot_general (2)`. Where `%N`
+    /// ([`value_names`](Self::value_names)) renumbers every later value when an op is
+    /// added, a layer added in its own scope only adds names.
+    pub fn stable_names(&self) -> Vec<String> {
+        let user = self.user_names();
+        let mut order = Vec::with_capacity(self.values.len());
+        self.text_order(Self::BODY, &mut order);
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut names = vec![String::new(); self.values.len()];
+        for v in order {
+            let base = user
+                .get(&v)
+                .cloned()
+                .unwrap_or_else(|| match self.value(v).def {
+                    ValueDef::BlockArg { block, index } if block == Self::BODY => {
+                        format!("argument {index}")
+                    }
+                    ValueDef::BlockArg { index, .. } => format!("region argument {index}"),
+                    ValueDef::OpResult { op, index } => {
+                        let op = self.op(op);
+                        let kind = op.kind.name();
+                        let short = kind.rsplit('.').next().unwrap_or(&kind).to_string();
+                        if op.results.len() > 1 {
+                            format!("{short}#{index}")
+                        } else {
+                            short
+                        }
+                    }
+                });
+            let count = seen.entry(base.clone()).or_insert(0);
+            *count += 1;
+            names[v.index()] = if *count == 1 {
+                base
+            } else {
+                format!("{base} ({count})")
+            };
+        }
+        names
+    }
+
     /// The names the text format gives every value: `%arg0`, `%3`, `%4#1`.
     ///
     /// Block arguments are numbered `%argN` and op results `%N`, each counter running in
@@ -299,6 +355,20 @@ impl Function {
         let mut next_result = 0;
         self.name_block(Self::BODY, &mut names, &mut next_arg, &mut next_result);
         names
+    }
+
+    /// The values of block `b` and the blocks in it as the text writes them: a block's
+    /// arguments, then each op's results followed by its regions'.
+    fn text_order(&self, b: BlockId, out: &mut Vec<ValueId>) {
+        let block = self.block(b);
+        out.extend(&block.args);
+        for &id in &block.ops {
+            let op = self.op(id);
+            out.extend(&op.results);
+            for &r in &op.regions {
+                self.text_order(r, out);
+            }
+        }
     }
 
     fn name_block(

@@ -620,6 +620,16 @@ impl OpKind {
 }
 
 impl Op {
+    /// The op's path ([`OP_PATH`](crate::module::OP_PATH): `blocks.0/attn/dot_general`,
+    /// `jit(step)/jvp(Mlp)/Dense_0/dot_general`), when it has one.
+    pub fn path(&self) -> Option<String> {
+        let (_, v) = self
+            .attrs
+            .iter()
+            .find(|(k, _)| k == crate::module::OP_PATH)?;
+        Some(crate::module::unquoted(v))
+    }
+
     /// The operands the text writes: all of them, but for the region ops that read values
     /// from outside their regions ([`OpKind::While`]: the carried values, one per result;
     /// [`OpKind::Case`]: the branch index), whose captured operands follow.

@@ -6,6 +6,7 @@ mod context;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
+mod decisions;
 mod grad;
 mod kernels;
 mod moe;

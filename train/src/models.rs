@@ -2,7 +2,7 @@
 //! demo compile.
 
 use crate::strategy::axis::{DATA, MODEL};
-use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
+use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit, named_scope};
 use shardc::{DimSpec, PartitionSpec};
 
 /// Sizes of a GPT-style transformer.
@@ -54,22 +54,28 @@ pub fn transformer_block_with(
 ) -> Tensor {
     let (b, t, dm, h) = (d.batch, d.seq, d.d_model, d.heads);
     let hd = dm / h;
-    let ln1 = x.layer_norm(&w[0], &w[1], 1e-5);
-    let split = |y: Tensor| y.reshape(&[b, t, h, hd]);
-    let (q, k, v) = (
-        split(ln1.matmul(&w[2])),
-        split(ln1.matmul(&w[3])),
-        split(ln1.matmul(&w[4])),
-    );
-    let y = match attention {
-        Attention::Full => full_attention(&q, &k, &v),
-        Attention::Ring { axis, blocks } => ring_attention(&q, &k, &v, axis, blocks),
-    }
-    .reshape(&[b, t, dm]);
-    let x = x + &y.matmul(&w[5]);
-    let ln2 = x.layer_norm(&w[6], &w[7], 1e-5);
-    let hidden = ln2.matmul(&w[8]).gelu();
-    &x + &hidden.matmul(&w[9])
+    // Scopes as the weights are named (`ln1_g`, `wq`, `w1`): `attn`, `mlp`.
+    let y = named_scope("attn", || {
+        let ln1 = x.layer_norm(&w[0], &w[1], 1e-5);
+        let split = |y: Tensor| y.reshape(&[b, t, h, hd]);
+        let (q, k, v) = (
+            split(ln1.matmul(&w[2])),
+            split(ln1.matmul(&w[3])),
+            split(ln1.matmul(&w[4])),
+        );
+        match attention {
+            Attention::Full => full_attention(&q, &k, &v),
+            Attention::Ring { axis, blocks } => ring_attention(&q, &k, &v, axis, blocks),
+        }
+        .reshape(&[b, t, dm])
+        .matmul(&w[5])
+    });
+    let x = x + &y;
+    let y = named_scope("mlp", || {
+        let ln2 = x.layer_norm(&w[6], &w[7], 1e-5);
+        ln2.matmul(&w[8]).gelu().matmul(&w[9])
+    });
+    &x + &y
 }
 
 /// Causal attention of `q, k, v: [batch, seq, heads, head_dim]`, every query at once.
@@ -190,7 +196,9 @@ pub fn transformer_stack(n: usize, d: &TransformerDims, mesh: &Mesh) -> Result<L
     let f = move |args: &[Tensor]| {
         let mut x = args[0].clone();
         for i in 0..n {
-            x = transformer_block(&x, &args[1 + i * per_block..1 + (i + 1) * per_block], &dims);
+            x = named_scope(&format!("h{i}"), || {
+                transformer_block(&x, &args[1 + i * per_block..1 + (i + 1) * per_block], &dims)
+            });
         }
         x
     };
@@ -305,20 +313,26 @@ pub fn gpt_loss_with(
     let d = &cfg.block;
     let per_block = BLOCK_WEIGHTS.len();
     let (wte, wpe) = (&params[0], &params[1]);
-    let mut x =
-        &wte.take_rows(tokens) + &wpe.broadcast_in_dim(&[d.batch, d.seq, d.d_model], &[1, 2]);
+    // Scopes as the parameters are named (`wte`, `h0.wq`, `ln_f_g`).
+    let mut x = named_scope("embed", || {
+        &wte.take_rows(tokens) + &wpe.broadcast_in_dim(&[d.batch, d.seq, d.d_model], &[1, 2])
+    });
     for l in 0..cfg.layers {
-        x = transformer_block_with(
-            &x,
-            &params[2 + l * per_block..2 + (l + 1) * per_block],
-            d,
-            attention,
-        );
+        x = named_scope(&format!("h{l}"), || {
+            transformer_block_with(
+                &x,
+                &params[2 + l * per_block..2 + (l + 1) * per_block],
+                d,
+                attention,
+            )
+        });
     }
     let n = params.len();
-    let h = x.layer_norm(&params[n - 2], &params[n - 1], 1e-5);
-    let logits = h.dot_general(wte, (&[], &[]), (&[2], &[1]));
-    logits.cross_entropy(targets)
+    named_scope("head", || {
+        let h = x.layer_norm(&params[n - 2], &params[n - 1], 1e-5);
+        let logits = h.dot_general(wte, (&[], &[]), (&[2], &[1]));
+        logits.cross_entropy(targets)
+    })
 }
 
 impl GptConfig {
@@ -452,25 +466,34 @@ pub fn llama_loss(cfg: &LlamaConfig, tokens: &Tensor, targets: &Tensor, p: &[Ten
     let (b, t, d, h) = (cfg.batch, cfg.seq, cfg.d_model, cfg.heads);
     let hd = d / h;
     let per_layer = LLAMA_LAYER_WEIGHTS.len();
-    let mut x = p[0].take_rows(tokens);
+    // Scopes as the parameters are named (`layers.0.attn.wq`).
+    let mut x = named_scope("embed", || p[0].take_rows(tokens));
     for l in 0..cfg.layers {
         let w = &p[1 + l * per_layer..1 + (l + 1) * per_layer];
-        let a = x.rms_norm(&w[0], 1e-6);
-        // [b, t, d] -> [b, heads, t, hd] for the rotary embedding, and back.
-        let heads = |y: Tensor| y.reshape(&[b, t, h, hd]).transpose(&[0, 2, 1, 3]);
-        let back = |y: Tensor| y.transpose(&[0, 2, 1, 3]);
-        let q = back(heads(a.matmul(&w[1])).rotary(cfg.rope_base));
-        let k = back(heads(a.matmul(&w[2])).rotary(cfg.rope_base));
-        let v = a.matmul(&w[3]).reshape(&[b, t, h, hd]);
-        let y = full_attention(&q, &k, &v).reshape(&[b, t, d]);
-        x = &x + &y.matmul(&w[4]);
-        let m = x.rms_norm(&w[5], 1e-6);
-        x = &x + &m.swiglu(&w[6], &w[7]).matmul(&w[8]);
+        x = named_scope(&format!("layers.{l}"), || {
+            let y = named_scope("attn", || {
+                let a = x.rms_norm(&w[0], 1e-6);
+                // [b, t, d] -> [b, heads, t, hd] for the rotary embedding, and back.
+                let heads = |y: Tensor| y.reshape(&[b, t, h, hd]).transpose(&[0, 2, 1, 3]);
+                let back = |y: Tensor| y.transpose(&[0, 2, 1, 3]);
+                let q = back(heads(a.matmul(&w[1])).rotary(cfg.rope_base));
+                let k = back(heads(a.matmul(&w[2])).rotary(cfg.rope_base));
+                let v = a.matmul(&w[3]).reshape(&[b, t, h, hd]);
+                full_attention(&q, &k, &v).reshape(&[b, t, d]).matmul(&w[4])
+            });
+            let x = &x + &y;
+            let y = named_scope("mlp", || {
+                x.rms_norm(&w[5], 1e-6).swiglu(&w[6], &w[7]).matmul(&w[8])
+            });
+            &x + &y
+        });
     }
     let n = p.len();
-    x.rms_norm(&p[n - 2], 1e-6)
-        .matmul(&p[n - 1])
-        .cross_entropy(targets)
+    named_scope("head", || {
+        x.rms_norm(&p[n - 2], 1e-6)
+            .matmul(&p[n - 1])
+            .cross_entropy(targets)
+    })
 }
 
 /// Sizes of a mixture-of-experts layer (GShard's grouped top-k routing with a capacity

@@ -5,7 +5,7 @@
 //! Formulas follow PyTorch's `torch.optim` (SGD with momentum, AdamW with bias correction
 //! and decoupled weight decay) and `torch.nn.utils.clip_grad_norm_`.
 
-use shardc::Tensor;
+use shardc::{Tensor, named_scope};
 use shardc_ir::{ComparisonDirection, UnaryOp};
 
 /// SGD with momentum (PyTorch, no dampening, no Nesterov):
@@ -26,9 +26,12 @@ impl Sgd {
     ) -> (Vec<Tensor>, Vec<Tensor>) {
         let mut new_params = Vec::with_capacity(params.len());
         let mut new_velocity = Vec::with_capacity(params.len());
-        for ((p, g), v) in params.iter().zip(grads).zip(velocity) {
-            let v2 = v * self.momentum + g;
-            new_params.push(p - &(&v2 * lr));
+        for (i, ((p, g), v)) in params.iter().zip(grads).zip(velocity).enumerate() {
+            let (p2, v2) = named_scope(&param_scope(i), || {
+                let v2 = v * self.momentum + g;
+                (p - &(&v2 * lr), v2)
+            });
+            new_params.push(p2);
             new_velocity.push(v2);
         }
         (new_params, new_velocity)
@@ -72,18 +75,27 @@ impl AdamW {
         let correction = |beta: f64| -> Tensor { t.scalar(1.0) - t.scalar(beta).pow(t) };
         let (c1, c2) = (correction(self.beta1), correction(self.beta2));
         let (mut ps, mut ms, mut vs) = (Vec::new(), Vec::new(), Vec::new());
-        for (((p, g), m), v) in params.iter().zip(grads).zip(m).zip(v) {
-            let m2 = m * self.beta1 + &(g * (1.0 - self.beta1));
-            let v2 = v * self.beta2 + &(&(g * g) * (1.0 - self.beta2));
-            let m_hat = &m2 / &c1;
-            let v_hat = &v2 / &c2;
-            let update = &m_hat / &(v_hat.sqrt() + self.eps) + &(p * self.weight_decay);
-            ps.push(p - &(&update * lr));
+        for (i, (((p, g), m), v)) in params.iter().zip(grads).zip(m).zip(v).enumerate() {
+            let (p2, m2, v2) = named_scope(&param_scope(i), || {
+                let m2 = m * self.beta1 + &(g * (1.0 - self.beta1));
+                let v2 = v * self.beta2 + &(&(g * g) * (1.0 - self.beta2));
+                let m_hat = &m2 / &c1;
+                let v_hat = &v2 / &c2;
+                let update = &m_hat / &(v_hat.sqrt() + self.eps) + &(p * self.weight_decay);
+                (p - &(&update * lr), m2, v2)
+            });
+            ps.push(p2);
             ms.push(m2);
             vs.push(v2);
         }
         (ps, ms, vs)
     }
+}
+
+/// The scope of parameter `i`'s update (`param[3]`): what a training step renames to the
+/// parameter's name when it has one (`TrainStep::with_param_names`).
+pub fn param_scope(i: usize) -> String {
+    format!("param[{i}]")
 }
 
 /// Scales gradients so their global L2 norm is at most `max_norm` (PyTorch's

@@ -8,10 +8,10 @@
 //! [`crate::pipelining::train_step`] builds it (`docs/pipeline.md`), through the same
 //! `step_around` as every other strategy.
 
-use crate::optim::{AdamW, Schedule, Sgd, clip_by_global_norm, warmup_cosine};
+use crate::optim::{AdamW, Schedule, Sgd, clip_by_global_norm, param_scope, warmup_cosine};
 use crate::strategy::{Layouts, Parallelism, Strategy};
 use shardc::PartitionSpec;
-use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit};
+use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit, named_scope};
 use shardc_ir::Literal;
 use std::time::{Duration, Instant};
 
@@ -357,12 +357,18 @@ where
         let t = &a[n + ns];
         let batch = &a[n + ns + 1..];
         let (loss, grads) = gradients(params, batch, t);
-        let g: Vec<Tensor> = grads
-            .iter()
-            .zip(&gspecs)
-            .map(|(g, s)| g.with_sharding_constraint(s.clone()))
-            .collect();
-        let (new_params, new_state) = optimizer.update(t, params, &g, state);
+        // The update in a scope, each parameter's part in its own (`update/param[3]`).
+        let (new_params, new_state) = named_scope("update", || {
+            let g: Vec<Tensor> = grads
+                .iter()
+                .zip(&gspecs)
+                .enumerate()
+                .map(|(k, (g, s))| {
+                    named_scope(&param_scope(k), || g.with_sharding_constraint(s.clone()))
+                })
+                .collect();
+            optimizer.update(t, params, &g, state)
+        });
         let mut results = vec![loss];
         results.extend(new_params);
         results.extend(new_state);
@@ -404,6 +410,45 @@ where
 }
 
 impl TrainStep {
+    /// The step with its arguments and results named after the parameters (`h0.wq`, as
+    /// `GptConfig::param_names` gives them): the parameters so, the optimizer state as
+    /// checkpoints name it (`adam_m.h0.wq`), `step`, `batch[k]`; the results `loss`,
+    /// `new.h0.wq`, `new.adam_m.h0.wq`; each parameter's update scope `update/h0.wq`
+    /// instead of `update/param[k]`. Explanations and decisions then read by them.
+    pub fn with_param_names(mut self, names: &[impl AsRef<str>]) -> Result<TrainStep, Error> {
+        let n = self.param_types.len();
+        if names.len() != n {
+            return Err(Error::Usage(format!(
+                "with_param_names: {} name(s) for a step of {n} parameters; give one per parameter, in order",
+                names.len()
+            )));
+        }
+        let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+        let mut state = Vec::new();
+        for slot in self.optimizer.slot_names() {
+            state.extend(names.iter().map(|p| format!("{slot}.{p}")));
+        }
+        let arity = self.program.module().entry().map_or(0, |f| f.args().len());
+        let batch = arity.saturating_sub(n + state.len() + 1);
+        let mut args: Vec<String> = names.iter().map(|p| p.to_string()).collect();
+        args.extend(state.iter().cloned());
+        args.push("step".into());
+        args.extend((0..batch).map(|k| format!("batch[{k}]")));
+        let mut results = vec!["loss".to_string()];
+        results.extend(names.iter().map(|p| format!("new.{p}")));
+        results.extend(state.iter().map(|s| format!("new.{s}")));
+        let scopes: Vec<(String, String)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, p)| (param_scope(k), p.to_string()))
+            .collect();
+        self.program = self
+            .program
+            .with_names(&args, &results)?
+            .rename_scopes(&scopes);
+        Ok(self)
+    }
+
     /// Compile options the strategy implies ([`crate::strategy::Parallelism::options`]):
     /// DDP buckets gradient all-reduces (25 MiB, as PyTorch); ZeRO-3 regathers parameters
     /// for the backward pass instead of keeping the gathered copies alive (as FSDP).

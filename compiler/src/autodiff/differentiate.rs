@@ -79,6 +79,9 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
                 .map_or("an op", |r| names[r.index()].as_str());
             format!("{r} ({}) in @{}", op.kind.name(), f.name)
         };
+        // The op's gradient is named after it: `blocks.0/attn/dot_general`'s ops are in
+        // the scope `grad/blocks.0/attn`.
+        e.b.set_scope(gradient_scope(op));
         let p = Primal {
             src: f,
             op,
@@ -129,6 +132,7 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
         }
     }
 
+    e.b.set_scope(None);
     let grads: Vec<ValueId> = wrt
         .iter()
         .map(|&i| {
@@ -159,6 +163,16 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
     verify_module_with(&out, Uneven::Pad)
         .map_err(|e| bug("the differentiated module", &e.to_string()))?;
     Ok(out)
+}
+
+/// The scope of the ops differentiating `op`: `grad/` and the scope `op` was traced in
+/// (its path without its last part), when it has a path.
+fn gradient_scope(op: &shardc_ir::Op) -> Option<String> {
+    let path = op.path()?;
+    Some(match path.rsplit_once('/') {
+        Some((scope, _)) => format!("grad/{scope}"),
+        None => "grad".to_string(),
+    })
 }
 
 /// A rule emitted something ill-typed: a shardc bug, reported with the op.

@@ -90,13 +90,21 @@ pub struct Alternative {
 /// (one all-reduce of several values) replaces its members, at the first one's place; a
 /// value gathered again (regathering) is listed again after its first gather. Planned
 /// collectives the per-device program does not name stay as they are.
-fn as_run(planned: Vec<Collective>, per_device: &shardc_ir::Function) -> Vec<Collective> {
+/// `names` maps the attribute's `%N` to the names the explanation uses.
+fn as_run(
+    planned: Vec<Collective>,
+    per_device: &shardc_ir::Function,
+    names: &HashMap<&str, &str>,
+) -> Vec<Collective> {
     let mut used = vec![false; planned.len()];
     // Entries to add after (or, for buckets, in place of) planned entry `i`.
     let mut again: HashMap<usize, Vec<Collective>> = HashMap::new();
     let mut bucketed: HashMap<usize, Option<Collective>> = HashMap::new();
     for (_, op) in per_device.body_ops() {
-        let of = crate::passes::partition::of(op);
+        let of: Vec<String> = crate::passes::partition::of(op)
+            .into_iter()
+            .map(|n| names.get(n.as_str()).map_or(n.clone(), |s| s.to_string()))
+            .collect();
         let kind = op.kind.name();
         let kind = kind.trim_start_matches("stablehlo.");
         let find = |used: &[bool], name: &str, fresh: bool| {
@@ -204,9 +212,21 @@ fn annotation(a: &Annotation, names: &[String], f: &Function) -> String {
     }
 }
 
+/// How an explanation names values: as the program text numbers them (`%4`, with the
+/// reading op's kind after a reader), or by [`Function::stable_names`] (`h0/attn/add`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    Text,
+    Stable,
+}
+
 impl Compiled {
     /// What the partitioner decided, and why.
     pub fn explain(&self) -> Explanation {
+        self.explanation(Naming::Text)
+    }
+
+    fn explanation(&self, naming: Naming) -> Explanation {
         let p = &self.propagated;
         let x = &self.extraction;
         let f = self
@@ -214,7 +234,11 @@ impl Compiled {
             .entry()
             .expect("compiled modules have an entry function");
         let eg = &p.graph.egraph;
-        let names = f.value_names();
+        let text_names = f.value_names();
+        let names = match naming {
+            Naming::Text => text_names.clone(),
+            Naming::Stable => f.stable_names(),
+        };
         let user_names = f.user_names();
         let mesh = &p.mesh;
         let class_of = |c: Id| eg[eg.find(c)].data;
@@ -232,7 +256,10 @@ impl Compiled {
             if let PNode::Local { op, .. } = n {
                 let (v, _) = class_of(c);
                 for &ch in n.children() {
-                    let who = format!("{} ({})", names[v.index()], f.op(*op).kind.name());
+                    let who = match naming {
+                        Naming::Text => format!("{} ({})", names[v.index()], f.op(*op).kind.name()),
+                        Naming::Stable => names[v.index()].clone(),
+                    };
                     let list = readers.entry(eg.find(ch)).or_default();
                     if !list.contains(&who) {
                         list.push(who);
@@ -468,8 +495,13 @@ impl Compiled {
         }
         // What the passes after partitioning changed: buckets fuse all-reduces, regathering
         // gathers a parameter again for its later reads.
+        let by_text: HashMap<&str, &str> = text_names
+            .iter()
+            .map(String::as_str)
+            .zip(names.iter().map(String::as_str))
+            .collect();
         let mut collectives = match self.partitioned.module.entry() {
-            Some(per_device) => as_run(collectives, per_device),
+            Some(per_device) => as_run(collectives, per_device, &by_text),
             None => collectives,
         };
         // The collectives the user wrote in shard_map bodies run as written.
@@ -502,6 +534,148 @@ impl Compiled {
                 None => p.cost.source.clone(),
             },
         }
+    }
+}
+
+/// What the partitioner decided, named as the user's program names things, for users to
+/// snapshot in their own tests ([`Compiled::decisions`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Decisions {
+    /// `mesh = <["data"=2, "model"=4]>`
+    pub mesh: String,
+    /// How each argument arrives, by its name.
+    pub arguments: Vec<Placed>,
+    /// How each result leaves.
+    pub results: Vec<Placed>,
+    /// Every collective the program runs, in program order.
+    pub collectives: Vec<Decided>,
+}
+
+/// A value and its layout: `h0.wq: f32[64,64@model]`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Placed {
+    pub name: String,
+    pub layout: String,
+}
+
+/// One collective: what it moves, from which layout to which, and what reads the result.
+#[derive(Clone, Debug, Serialize)]
+pub struct Decided {
+    /// `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all`, `collective_permute`.
+    pub kind: String,
+    pub axes: Vec<String>,
+    /// The value it moves (a bucket: its members).
+    pub value: String,
+    pub from: String,
+    pub to: String,
+    pub bytes_per_device: u64,
+    /// What needs it: the ops or results that read the value in its new layout.
+    pub serves: Vec<String>,
+}
+
+impl Compiled {
+    /// What the partitioner decided, named by what the user wrote — a snapshot to keep in
+    /// one's own tests: every argument's and result's layout, then every collective the
+    /// program runs (as [`explain`](Self::explain) lists them, count for count) with kind,
+    /// axes, the value it moves, its layouts before and after, bytes per device and what
+    /// needs it. Values are named by [`Function::stable_names`]: parameter and result names
+    /// (`jax.arg_info` and `jax.result_info`, which `shardc::Lowered::with_names` writes), op paths from
+    /// scopes or from JAX's debug information (`h0/attn/dot_general`); so appending a layer
+    /// in its own scope adds lines and leaves the others as they were.
+    pub fn decisions(&self) -> Decisions {
+        let e = self.explanation(Naming::Stable);
+        let p = &self.propagated;
+        let eg = &p.graph.egraph;
+        let f = self
+            .global
+            .entry()
+            .expect("compiled modules have an entry function");
+        let names = f.stable_names();
+        let arguments = f
+            .args()
+            .iter()
+            .map(|&a| Placed {
+                name: names[a.index()].clone(),
+                layout: e
+                    .values
+                    .iter()
+                    .find(|v| v.name == names[a.index()])
+                    .and_then(|v| v.layouts.iter().find(|l| l.how == "argument"))
+                    .map_or_else(|| "unused".to_string(), |l| l.layout.clone()),
+            })
+            .collect();
+        let results = f
+            .results()
+            .iter()
+            .zip(&self.extraction.roots)
+            .map(|(&r, &root)| {
+                let (v, l) = eg[eg.find(root)].data;
+                Placed {
+                    name: names[r.index()].clone(),
+                    layout: describe(f.ty(v), p.graph.layout(l), &p.mesh),
+                }
+            })
+            .collect();
+        let collectives = e
+            .collectives
+            .into_iter()
+            .map(|c| Decided {
+                kind: c.kind,
+                axes: c.axes,
+                value: c.value,
+                from: c.from,
+                to: c.to,
+                bytes_per_device: c.bytes_per_device,
+                serves: c.needed_by,
+            })
+            .collect();
+        Decisions {
+            mesh: e.mesh,
+            arguments,
+            results,
+            collectives,
+        }
+    }
+}
+
+impl Decisions {
+    /// JSON for tools.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("decisions serialize")
+    }
+}
+
+/// One line per argument, result and collective:
+///
+/// ```text
+/// mesh mesh = <["data"=2, "model"=4]>
+/// argument h0.wq: f32[64,64@model]
+/// result loss: f32[]
+/// all_reduce {model} h0/attn/dot_general (4): f32[8@data,16,64] partial(model) -> f32[8@data,16,64], 4096 B/device, for h0/attn/add
+/// ```
+impl fmt::Display for Decisions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "mesh {}", self.mesh)?;
+        for a in &self.arguments {
+            writeln!(f, "argument {}: {}", a.name, a.layout)?;
+        }
+        for r in &self.results {
+            writeln!(f, "result {}: {}", r.name, r.layout)?;
+        }
+        for c in &self.collectives {
+            writeln!(
+                f,
+                "{} {{{}}} {}: {} -> {}, {} B/device, for {}",
+                c.kind,
+                c.axes.join(","),
+                c.value,
+                c.from,
+                c.to,
+                c.bytes_per_device,
+                c.serves.join(", ")
+            )?;
+        }
+        Ok(())
     }
 }
 

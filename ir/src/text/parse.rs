@@ -448,8 +448,9 @@ impl<'a> Parser<'a> {
                 continue;
             };
             if attrs.attrs.iter().all(|(k, _)| k != "jax.arg_info") {
-                let quoted = format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""));
-                attrs.attrs.push(("jax.arg_info".to_string(), quoted));
+                attrs
+                    .attrs
+                    .push(("jax.arg_info".to_string(), crate::module::quoted(&name)));
             }
         }
     }
@@ -485,8 +486,10 @@ impl<'a> Parser<'a> {
             };
             let Some(op) = f.ops.get_mut(i) else { continue };
             if op.attrs.iter().all(|(k, _)| k != crate::module::OP_PATH) {
-                let quoted = format!("\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""));
-                op.attrs.push((crate::module::OP_PATH.to_string(), quoted));
+                op.attrs.push((
+                    crate::module::OP_PATH.to_string(),
+                    crate::module::quoted(&path),
+                ));
             }
         }
     }
