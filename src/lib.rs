@@ -49,11 +49,53 @@ pub use trace::{Tensor, named_scope};
 /// Autodiff (`docs/autodiff.md`): `value_and_grad`, `grad`, the VJP rules; its Rust
 /// examples are compiled as doctests.
 #[doc = include_str!("../docs/autodiff.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
 pub mod autodiff_guide {}
 /// The runtime guide (`docs/runtime.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/runtime.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
 pub mod runtime_guide {}
+
+/// Propagation, partitioning, `explain` and the decisions snapshot
+/// (`docs/partitioning.md`); its Rust examples are compiled and run as doctests.
+#[doc = include_str!("../docs/partitioning.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod partitioning_guide {}
+
+/// Kernels: lowering through MLIR, the CPU JIT and GPU PTX (`docs/kernels.md`); its Rust
+/// example is compiled and run as a doctest.
+#[doc = include_str!("../docs/kernels.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod kernels_guide {}
+
+/// Sharding rules: how each op's dimensions relate, the table propagation and partitioning
+/// read (`docs/rules.md`); its Rust example is compiled and run as a doctest.
+#[doc = include_str!("../docs/rules.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod rules_guide {}
+
+/// The cross-check against upstream MLIR's partitioner (`docs/upstream-mlir.md`); its
+/// Rust example is compiled as a doctest.
+#[doc = include_str!("../docs/upstream-mlir.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod upstream_mlir_guide {}
+
+/// Every `Tensor` method (`docs/tensor.md`).
+#[doc = include_str!("../docs/tensor.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod tensor_guide {}
+
+/// How the crates and passes fit together (`docs/ARCHITECTURE.md`).
+#[doc = include_str!("../docs/ARCHITECTURE.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod architecture {}
+
+/// The corpus of real JAX programs the tests run (`docs/corpus.md`, generated).
+#[doc = include_str!("../docs/corpus.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod corpus {}
 
 /// The sharding syntax reference (`docs/sharding.md`); its Rust examples are compiled as doctests.
 #[doc = include_str!("../docs/sharding.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
 pub mod sharding_syntax {}

@@ -1,7 +1,7 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad]
+//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
 //! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile]
@@ -42,7 +42,11 @@ enum Command {
         /// Print the explanation (layouts, their origins, collectives and the alternatives).
         #[arg(long)]
         explain: bool,
-        /// Print the explanation as JSON.
+        /// Print the decisions: every argument's and result's layout and every collective,
+        /// values named as the program names them (what to snapshot in tests).
+        #[arg(long)]
+        decisions: bool,
+        /// Print the explanation (or, with --decisions, the decisions) as JSON.
         #[arg(long)]
         json: bool,
         /// Write the module after every stage into this folder (`00-input.mlir`,
@@ -424,6 +428,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Compile {
             file,
             explain,
+            decisions,
             json,
             dump_dir,
             bucket_bytes,
@@ -462,7 +467,11 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 }
                 std::fs::write(dir.join("04-explain.txt"), c.explain().to_string())?;
             }
-            if json {
+            if decisions && json {
+                emit(&c.decisions().to_json());
+            } else if decisions {
+                emit(&c.decisions().to_string());
+            } else if json {
                 emit(&c.explain().to_json().to_string());
             } else if explain {
                 emit(&c.explain().to_string());

@@ -123,6 +123,48 @@ fn the_dump_dir_has_every_stage_with_the_propagated_shardings() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `shardc compile --decisions` names a JAX export's values by its pytree paths and op
+/// paths (exported with debug information); `--json` gives the same as JSON.
+#[test]
+fn compile_prints_decisions_by_the_programs_names() {
+    let case = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/jax/flax_mlp_debug_info_step.mlir"
+    );
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(["compile", case, "--decisions"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = run(&[]);
+    assert!(
+        text.lines()
+            .any(|l| l == "argument params['params']['Dense_0']['kernel']: f32[16,64]"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "all_reduce {data} transpose(jvp(Mlp))/Dense_0/dot_general: f32[16,64]{sum over data} -> f32[16,64], 7168 B/device"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains('%'), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert_eq!(json["arguments"][4]["name"], "x");
+    assert_eq!(
+        json["collectives"].as_array().unwrap().len(),
+        text.lines().filter(|l| l.starts_with("all_")).count()
+    );
+}
+
 /// `shardc launch` restarts a failing job up to `--max-restarts` times, says what failed
 /// each time, gives up with the job's status, and refuses bad arguments.
 #[test]

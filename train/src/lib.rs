@@ -19,7 +19,19 @@ pub mod session;
 pub mod step;
 pub mod strategy;
 
+/// Training strategies, schedules, the sampler, mixed precision (`docs/training.md`); its
+/// Rust example is compiled and run as a doctest.
+#[doc = include_str!("../../docs/training.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod training_guide {}
+
+/// Checkpoints: the format, checksums, resuming (`docs/checkpoint.md`).
+#[doc = include_str!("../../docs/checkpoint.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod checkpoint_guide {}
+
 /// Pipeline parallelism (`docs/pipeline.md`); its Rust example is compiled and run as a
 /// doctest.
 #[doc = include_str!("../../docs/pipeline.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
 pub mod pipeline_guide {}

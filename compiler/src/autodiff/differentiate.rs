@@ -165,8 +165,9 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
     Ok(out)
 }
 
-/// The scope of the ops differentiating `op`: `grad/` and the scope `op` was traced in
-/// (its path without its last part), when it has a path.
+/// The scope of the ops differentiating `op`, when `op` was traced in one: `grad/` and
+/// that scope (`op`'s path without its last part). A program traced without scopes keeps
+/// its gradient unnamed too (its text stays as it was).
 fn gradient_scope(op: &shardc_ir::Op) -> Option<String> {
     let path = op.path()?;
     Some(match path.rsplit_once('/') {

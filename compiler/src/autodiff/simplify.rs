@@ -67,9 +67,15 @@ fn repeats(op: &Op, types: &[&TensorType], e: &Op, g: &Function) -> bool {
     e.regions.is_empty()
         && e.kind == op.kind
         && e.shardings == op.shardings
-        && e.attrs == op.attrs
+        && semantic_attrs(e).eq(semantic_attrs(op))
         && e.results.len() == types.len()
         && e.results.iter().zip(types).all(|(&r, t)| g.ty(r) == *t)
+}
+
+/// An op's attributes but its path: two ops computing the same thing from the same
+/// operands are one wherever they were traced (the first one's path is kept).
+fn semantic_attrs(op: &Op) -> impl Iterator<Item = &(String, String)> {
+    op.attrs.iter().filter(|(k, _)| k != shardc_ir::OP_PATH)
 }
 
 /// Per op of `f`: whether the function's results read it.

@@ -269,10 +269,17 @@ impl Compiled {
             }
         }
         for (k, &r) in x.roots.iter().enumerate() {
-            readers
-                .entry(eg.find(r))
-                .or_default()
-                .push(format!("result {k}"));
+            let who = match naming {
+                Naming::Text => format!("result {k}"),
+                Naming::Stable => format!(
+                    "result {}",
+                    user_names
+                        .get(&f.results()[k])
+                        .cloned()
+                        .unwrap_or_else(|| k.to_string())
+                ),
+            };
+            readers.entry(eg.find(r)).or_default().push(who);
         }
         // The cost of obtaining a class by one node: the node plus its children's best.
         let total = |c: Id, n: &PNode| -> f64 {
@@ -551,7 +558,8 @@ pub struct Decisions {
     pub collectives: Vec<Decided>,
 }
 
-/// A value and its layout: `h0.wq: f32[64,64@model]`.
+/// An argument or result and its layout: `h0.wq: f32[64,64@model]` (by position when the
+/// program does not name it: `0: f32[8@data,16]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Placed {
     pub name: String,
@@ -591,11 +599,15 @@ impl Compiled {
             .entry()
             .expect("compiled modules have an entry function");
         let names = f.stable_names();
+        let user = f.user_names();
+        // An argument or result by its name, else by its position.
+        let label = |v: ValueId, k: usize| user.get(&v).cloned().unwrap_or_else(|| k.to_string());
         let arguments = f
             .args()
             .iter()
-            .map(|&a| Placed {
-                name: names[a.index()].clone(),
+            .enumerate()
+            .map(|(k, &a)| Placed {
+                name: label(a, k),
                 layout: e
                     .values
                     .iter()
@@ -608,10 +620,11 @@ impl Compiled {
             .results()
             .iter()
             .zip(&self.extraction.roots)
-            .map(|(&r, &root)| {
+            .enumerate()
+            .map(|(k, (&r, &root))| {
                 let (v, l) = eg[eg.find(root)].data;
                 Placed {
-                    name: names[r.index()].clone(),
+                    name: label(r, k),
                     layout: describe(f.ty(v), p.graph.layout(l), &p.mesh),
                 }
             })
