@@ -82,7 +82,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &mesh,
         Strategy::dp_tp(cfg.param_specs()),
         optimizer,
-    )?;
+    )?
+    .with_param_names(&cfg.param_names())?;
     let traced = t0.elapsed();
     let t1 = Instant::now();
     let compiled = ts.program.compile(&ts.options())?;

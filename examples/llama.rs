@@ -50,7 +50,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             adam: AdamW::default(),
             clip_norm: Some(1.0),
         },
-    )?;
+    )?
+    .with_param_names(&cfg.param_names())?;
     for (name, spec) in cfg.param_names().iter().zip(&ts.param_specs).take(10) {
         println!("{name:22} {spec}");
     }
@@ -62,6 +63,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         e.bytes_per_device,
         compiled.regathered
     );
+    // The first layer's decisions, by the names the model gives (what a test would snapshot).
+    for line in compiled.decisions().to_string().lines() {
+        if line.starts_with("all_gather") && line.contains(" layers.0.attn") {
+            println!("  {line}");
+        }
+    }
     // A corpus of 256 sequences, each counting up from its own start with its own stride;
     // the targets are the next tokens.
     let sequence = |i: usize, shift: usize| -> Vec<f64> {

@@ -115,9 +115,14 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
             ops.iter().map(|o| o.max_bytes()).sum::<u64>()
         )?;
         for op in ops {
+            let of = if op.of.is_empty() {
+                String::new()
+            } else {
+                format!(" moving {}", op.of.join(", "))
+            };
             writeln!(
                 out,
-                "  {} {} (groups of {}): {} B/device",
+                "  {} {}{of} (groups of {}): {} B/device",
                 op.kind,
                 op.value,
                 op.group_size,

@@ -27,7 +27,7 @@ pub use error::{IrError, ParseError, Pos};
 pub use literal::{Elements, Literal, Scalar};
 pub use mesh::{Mesh, MeshAxis};
 pub use module::{
-    Block, BlockId, Function, Module, OP_PATH, OpId, ValueAttrs, ValueData, ValueDef, ValueId,
+    Block, BlockId, Function, Module, OF, OP_PATH, OpId, ValueAttrs, ValueData, ValueDef, ValueId,
     Visibility, quoted,
 };
 pub use op::{

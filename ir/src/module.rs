@@ -96,6 +96,11 @@ pub enum Visibility {
 /// ([`set_scope`](crate::FunctionBuilder::set_scope)): `blocks.0/attn/dot_general`.
 pub const OP_PATH: &str = "jax.op_path";
 
+/// The attribute of each collective the partitioner emits naming the global value it
+/// reshards (`shardc.of = "%4"`; a bucket lists its members): how `explain` and the run
+/// report refer to the same collective ([`Op::of`](crate::Op::of)).
+pub const OF: &str = "shardc.of";
+
 /// `s` as an attribute's string value: quoted, with `\` and `"` escaped.
 pub fn quoted(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
@@ -303,7 +308,8 @@ impl Function {
     /// decisions users snapshot in their tests: the user's name when there is one
     /// ([`user_names`](Self::user_names): pytree paths, result names, op paths such as
     /// `blocks.0/attn/dot_general` from a scope), else `argument k` for an argument and
-    /// the op's kind (`dot_general`; `#k` for result `k` of several) for a result. A name
+    /// the op's kind (`dot_general`; `#k` for result `k` of several) for a result — but
+    /// for a sharding constraint, which pins what it reads: `h0.wq (constrained)`. A name
     /// several values share is told apart by its occurrence in the text:
     /// `blocks.0/attn/dot_general`, then `blocks.0/attn/dot_general (2)`. Where `%N`
     /// ([`value_names`](Self::value_names)) renumbers every later value when an op is
@@ -323,6 +329,12 @@ impl Function {
                         format!("argument {index}")
                     }
                     ValueDef::BlockArg { index, .. } => format!("region argument {index}"),
+                    // An identity: the value it pins, pinned.
+                    ValueDef::OpResult { op, .. }
+                        if matches!(self.op(op).kind, crate::OpKind::ShardingConstraint(_)) =>
+                    {
+                        format!("{} (constrained)", names[self.op(op).operands[0].index()])
+                    }
                     ValueDef::OpResult { op, index } => {
                         let op = self.op(op);
                         let kind = op.kind.name();

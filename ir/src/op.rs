@@ -620,6 +620,23 @@ impl OpKind {
 }
 
 impl Op {
+    /// The global values a collective of a per-device program moves, as the partitioner
+    /// named them ([`OF`](crate::module::OF): `["%4"]`; a bucket's members); none for
+    /// other ops.
+    pub fn of(&self) -> Vec<String> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == crate::module::OF)
+            .map(|(_, v)| {
+                crate::module::unquoted(v)
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The op's path ([`OP_PATH`](crate::module::OP_PATH): `blocks.0/attn/dot_general`,
     /// `jit(step)/jvp(Mlp)/Dense_0/dot_general`), when it has one.
     pub fn path(&self) -> Option<String> {

@@ -203,10 +203,7 @@ fn fuse(
     let region = b.copy_region(f, first.regions[0], &mut inner)?;
     let id = b.push(first.kind.clone(), &[joined], Some(&[total]), vec![region])?;
     // The fused all-reduce reshards every member's value.
-    let of: Vec<String> = members
-        .iter()
-        .flat_map(|&m| crate::passes::partition::of(f.op(m)))
-        .collect();
+    let of: Vec<String> = members.iter().flat_map(|&m| f.op(m).of()).collect();
     if !of.is_empty() {
         b.op_mut(id)
             .attrs

@@ -101,7 +101,8 @@ fn as_run(
     let mut again: HashMap<usize, Vec<Collective>> = HashMap::new();
     let mut bucketed: HashMap<usize, Option<Collective>> = HashMap::new();
     for (_, op) in per_device.body_ops() {
-        let of: Vec<String> = crate::passes::partition::of(op)
+        let of: Vec<String> = op
+            .of()
             .into_iter()
             .map(|n| names.get(n.as_str()).map_or(n.clone(), |s| s.to_string()))
             .collect();

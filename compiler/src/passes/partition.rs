@@ -65,26 +65,7 @@ struct Emitter<'a> {
     names: Vec<String>,
 }
 
-/// The attribute of each collective the partitioner emits naming the global value it
-/// reshards (`shardc.of = "%4"`; a bucket lists its members): how `explain` and the run
-/// report refer to the same collective.
-pub const OF: &str = "shardc.of";
-
-/// The global values a per-device op reshards, from its [`OF`] attribute (none for ops
-/// the partitioner did not emit for a value: the user's own collectives).
-pub fn of(op: &shardc_ir::Op) -> Vec<String> {
-    op.attrs
-        .iter()
-        .find(|(k, _)| k == OF)
-        .map(|(_, v)| {
-            v.trim_matches('"')
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
-}
+pub use shardc_ir::OF;
 
 fn internal(what: String) -> CompileError {
     CompileError::internal("partitioner", what)

@@ -178,6 +178,8 @@ pub struct Exchange {
     pub op: String,
     /// The value it defines, `%3`.
     pub at: String,
+    /// The global values it moves, as `explain` names them (`["%4"]`; [`Op::of`]).
+    pub of: Vec<String>,
     pub operand: Option<ValueId>,
     pub result: ValueId,
     pub result_ty: TensorType,
@@ -264,6 +266,7 @@ impl Exchange {
         Ok(Exchange {
             op: name,
             at,
+            of: op.of(),
             operand,
             result,
             result_ty,

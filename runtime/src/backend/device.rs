@@ -443,6 +443,7 @@ pub(crate) fn assemble(
             Planned::PerDevice { exchange, .. } => Some(OpStats {
                 kind: exchange.short_name().to_string(),
                 value: exchange.at.clone(),
+                of: exchange.of.clone(),
                 group_size: exchange.group_size(),
                 bytes_sent,
             }),

@@ -201,7 +201,7 @@ pub enum Planned {
         ops: String,
     },
     PerDevice {
-        exchange: Exchange,
+        exchange: Box<Exchange>,
         /// Its operand is the result of an earlier per-device op (else of a compute step
         /// or an argument).
         operand_from_per_device: bool,
@@ -296,7 +296,7 @@ impl Executable {
                             .is_some_and(|v| per_device_results.contains(&v)),
                         result_to_compute: read_by_compute.contains(&exchange.result),
                         result_to_per_device: read_by_per_device.contains(&exchange.result),
-                        exchange,
+                        exchange: Box::new(exchange),
                     }
                 }
             });
@@ -353,7 +353,7 @@ impl Executable {
     /// The per-device ops, in program order.
     pub fn exchanges(&self) -> impl Iterator<Item = &Exchange> {
         self.steps.iter().filter_map(|s| match s {
-            Planned::PerDevice { exchange, .. } => Some(exchange),
+            Planned::PerDevice { exchange, .. } => Some(&**exchange),
             Planned::Compute { .. } => None,
         })
     }

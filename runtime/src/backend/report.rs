@@ -38,6 +38,9 @@ pub struct OpStats {
     pub kind: String,
     /// The value it defines, `%3`.
     pub value: String,
+    /// The values of the global program it moves, as `explain` names them (`["%4"]`; a
+    /// bucket's members): the same collective in `explain`'s list.
+    pub of: Vec<String>,
     /// Devices per group (2 for a permute: source and target).
     pub group_size: usize,
     /// The bytes each device sent, by device id.

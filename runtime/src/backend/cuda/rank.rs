@@ -443,7 +443,9 @@ impl<'u> CudaMpiMesh<'u> {
                 .into_iter()
                 .filter_map(
                     |step| match (&shared.exe.steps[step], &shared.routes[step]) {
-                        (Planned::PerDevice { exchange, .. }, Some(r)) => Some((step, exchange, r)),
+                        (Planned::PerDevice { exchange, .. }, Some(r)) => {
+                            Some((step, &**exchange, r))
+                        }
                         _ => None,
                     },
                 )
