@@ -25,10 +25,7 @@ fn the_command_line_pads_on_request() {
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("padded_all_gather.mlir:8:"), "{err}");
-    assert!(
-        err.contains("ask for padding (`shardc compile --pad`"),
-        "{err}"
-    );
+    assert!(err.contains("`--pad` on the command line"), "{err}");
 }
 
 /// A file that is not UTF-8 is refused at the line and column of its first bad byte.

@@ -79,7 +79,7 @@ pub enum IrError {
     },
 
     #[error(
-        "dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide; make the dimension a multiple of {shards}, shard it over fewer axes, or ask for padding (`shardc compile --pad`, `Options {{ pad_uneven: true, .. }}`): shardc never pads or truncates silently"
+        "dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide; make the dimension a multiple of {shards}, shard it over fewer axes, or ask for padding (`jit(f).pad_uneven()` when tracing, `Options {{ pad_uneven: true, .. }}` when compiling, `--pad` on the command line): shardc never pads or truncates silently"
     )]
     NotDivisible {
         at: String,

@@ -672,7 +672,7 @@ mod padded_programs {
         let e = compile(&m, &Options::default()).err().unwrap().to_string();
         assert_eq!(
             e,
-            "dimension 1 of argument 0 (%arg0) of @main has size 10, which \"model\" (4 shards) does not divide; make the dimension a multiple of 4, shard it over fewer axes, or ask for padding (`shardc compile --pad`, `Options { pad_uneven: true, .. }`): shardc never pads or truncates silently"
+            "dimension 1 of argument 0 (%arg0) of @main has size 10, which \"model\" (4 shards) does not divide; make the dimension a multiple of 4, shard it over fewer axes, or ask for padding (`jit(f).pad_uneven()` when tracing, `Options { pad_uneven: true, .. }` when compiling, `--pad` on the command line): shardc never pads or truncates silently"
         );
         assert!(shardc::ir::text::parse_module(&text).is_err());
     }
