@@ -31,6 +31,12 @@ impl TraceState {
             (!s.is_empty()).then(|| s.join("/"))
         });
         self.builder.set_scope(scope);
+        let remat = REMATS.with(|r| r.borrow().last().cloned());
+        self.builder.set_tags(
+            remat
+                .map(|r| vec![(shardc_ir::REMAT.to_string(), shardc_ir::quoted(&r))])
+                .unwrap_or_default(),
+        );
         &mut self.builder
     }
 }
@@ -40,6 +46,68 @@ pub(crate) type Ctx = Rc<RefCell<TraceState>>;
 thread_local! {
     /// The scopes [`named_scope`] has open on this thread, outermost first.
     static SCOPES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// The [`remat`] regions open on this thread (their attribute values), innermost last.
+    static REMATS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    /// How many [`remat`] regions this thread has opened: each region's number.
+    static REMAT_COUNT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// What the gradient of a [`remat`] region keeps from the forward pass; the rest of the
+/// region is computed again in the backward pass (JAX's `jax.checkpoint_policies`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RematPolicy {
+    /// Keep only the region's inputs (`nothing_saveable`; PyTorch's
+    /// `torch.utils.checkpoint`): the most memory saved, the whole forward recomputed.
+    Nothing,
+    /// Keep the results of matrix products (`dots_saveable`): only the cheap elementwise
+    /// and reduction work is recomputed.
+    Dots,
+    /// Keep the values named so with [`Tensor::remat_name`] (`save_only_these_names`).
+    Names(Vec<String>),
+}
+
+/// Traces `f` as a region whose activations are recomputed in the backward pass instead
+/// of kept from the forward pass (`jax.checkpoint` / `jax.remat`, PyTorch's
+/// `torch.utils.checkpoint`): the gradient keeps what `policy` says and the region's
+/// inputs, and computes the rest again, from behind an `optimization_barrier` so it is not
+/// merged back into the forward pass. Memory falls (the region's activations live only
+/// during its forward and its backward), FLOPs rise by the recomputed part; the values and
+/// gradients are the same. Applied per layer, it is the usual activation checkpointing
+/// (`docs/autodiff.md`, Recomputing activations).
+///
+/// ```
+/// use shardc::{DType, RematPolicy, Tensor, TensorType, jit, remat};
+/// let t = TensorType::new(DType::F32, [8, 8]);
+/// let loss = jit(|a: &[Tensor]| {
+///     let h = remat(RematPolicy::Nothing, || a[0].matmul(&a[1]).tanh());
+///     h.sum(&[0, 1])
+/// })
+/// .lower(&[t.clone(), t])?;
+/// let grads = loss.grad(&[1])?;
+/// // The backward pass computes the matmul and tanh again, from behind a barrier.
+/// assert!(grads.as_text().contains("stablehlo.optimization_barrier"));
+/// # Ok::<(), shardc::Error>(())
+/// ```
+pub fn remat<R>(policy: RematPolicy, f: impl FnOnce() -> R) -> R {
+    /// Closes the region when `f` returns or unwinds.
+    struct Open;
+    impl Drop for Open {
+        fn drop(&mut self) {
+            REMATS.with(|r| r.borrow_mut().pop());
+        }
+    }
+    let id = REMAT_COUNT.with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    let keep = match &policy {
+        RematPolicy::Nothing => "nothing".to_string(),
+        RematPolicy::Dots => "dots".to_string(),
+        RematPolicy::Names(names) => format!("names={}", names.join(",")),
+    };
+    REMATS.with(|r| r.borrow_mut().push(format!("{id}:{keep}")));
+    let _open = Open;
+    f()
 }
 
 /// Traces `f` in a scope called `name`, as JAX's `jax.named_scope` and PyTorch's module
@@ -159,6 +227,21 @@ impl Tensor {
             Ok(v) => Tensor::from_value(&self.ctx, v),
             Err(e) => self.fail(method, at, e),
         }
+    }
+
+    /// Names this value for a [`remat`] region's policy ([`RematPolicy::Names`]: JAX's
+    /// `checkpoint_name`); the value itself is unchanged. An argument has nothing to name
+    /// (a region's inputs are always kept).
+    pub fn remat_name(&self, name: &str) -> Tensor {
+        let mut st = self.ctx.borrow_mut();
+        let def = st.builder.func().value(self.id).def;
+        if let shardc_ir::ValueDef::OpResult { op, .. } = def {
+            let attrs = &mut st.builder.op_mut(op).attrs;
+            attrs.retain(|(k, _)| k != shardc_ir::REMAT_NAME);
+            attrs.push((shardc_ir::REMAT_NAME.to_string(), shardc_ir::quoted(name)));
+        }
+        drop(st);
+        self.clone()
     }
 
     /// Records a user error of a layer built on `Tensor` (as the model presets of

@@ -30,6 +30,8 @@ pub struct FunctionBuilder {
     stack: Vec<BlockId>,
     /// The scope ops are added in ([`set_scope`](Self::set_scope)).
     scope: Option<String>,
+    /// Attributes every op added gets ([`set_tags`](Self::set_tags)).
+    tags: Vec<(String, String)>,
 }
 
 impl FunctionBuilder {
@@ -41,6 +43,7 @@ impl FunctionBuilder {
             },
             stack: Vec::new(),
             scope: None,
+            tags: Vec::new(),
         };
         b.begin_block(arg_types);
         b.func.arg_attrs = vec![ValueAttrs::default(); arg_types.len()];
@@ -84,6 +87,12 @@ impl FunctionBuilder {
     /// ([`copy_op`](Self::copy_op)) keep their own.
     pub fn set_scope(&mut self, scope: Option<String>) {
         self.scope = scope;
+    }
+
+    /// Attributes (name, value as written) every op added from now on gets, besides its
+    /// own: how a traced region marks its ops (`shardc.remat`).
+    pub fn set_tags(&mut self, tags: Vec<(String, String)>) {
+        self.tags = tags;
     }
 
     pub fn op_mut(&mut self, id: OpId) -> &mut Op {
@@ -155,7 +164,7 @@ impl FunctionBuilder {
             }
         })?;
         let op = OpId::from_index(self.func.ops.len());
-        let attrs = match &self.scope {
+        let mut attrs = match &self.scope {
             Some(scope) => {
                 let kind_name = kind.name();
                 let short = kind_name.rsplit('.').next().unwrap_or(&kind_name);
@@ -163,6 +172,7 @@ impl FunctionBuilder {
             }
             None => Vec::new(),
         };
+        attrs.extend(self.tags.iter().cloned());
         let results = types
             .into_iter()
             .enumerate()

@@ -27,8 +27,8 @@ pub use error::{IrError, ParseError, Pos};
 pub use literal::{Elements, Literal, Scalar};
 pub use mesh::{Mesh, MeshAxis};
 pub use module::{
-    Block, BlockId, Function, Module, OF, OP_PATH, OpId, ValueAttrs, ValueData, ValueDef, ValueId,
-    Visibility, quoted,
+    Block, BlockId, Function, Module, OF, OP_PATH, OpId, REMAT, REMAT_NAME, ValueAttrs, ValueData,
+    ValueDef, ValueId, Visibility, quoted,
 };
 pub use op::{
     BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,

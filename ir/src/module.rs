@@ -101,6 +101,15 @@ pub const OP_PATH: &str = "jax.op_path";
 /// report refer to the same collective ([`Op::of`](crate::Op::of)).
 pub const OF: &str = "shardc.of";
 
+/// The attribute of each op traced in a recomputed (rematerialized) region: `"3:nothing"`,
+/// `"3:dots"`, `"3:names=q,k"` — the region's number and what its gradient may keep from
+/// the forward pass instead of recomputing (`shardc::remat`; `docs/autodiff.md`).
+pub const REMAT: &str = "shardc.remat";
+
+/// The attribute naming a value a remat policy may keep (`Tensor::remat_name`, JAX's
+/// `checkpoint_name`).
+pub const REMAT_NAME: &str = "shardc.remat_name";
+
 /// `s` as an attribute's string value: quoted, with `\` and `"` escaped.
 pub fn quoted(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))

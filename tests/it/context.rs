@@ -120,7 +120,7 @@ fn context_parallelism_needs_a_context_axis_and_a_sequence() {
 /// cpu backend, on `context = 4` and `data = 2 x context = 4`.
 #[test]
 fn ring_attention_passes_keys_and_values_around_the_ring() {
-    use shardc_train::models::{Attention, gpt_loss_with};
+    use shardc_train::models::{Attention, Blocks, gpt_loss_with};
     let data = CharDataset::new(TEXT);
     let cfg = GptConfig {
         vocab: data.vocab.len(),
@@ -130,7 +130,18 @@ fn ring_attention_passes_keys_and_values_around_the_ring() {
     let with = |mesh: &Mesh, attention: Attention| {
         train_step(
             "gpt",
-            move |p: &[Tensor], b: &[Tensor]| gpt_loss_with(&cfg, &b[0], &b[1], p, attention),
+            move |p: &[Tensor], b: &[Tensor]| {
+                gpt_loss_with(
+                    &cfg,
+                    &b[0],
+                    &b[1],
+                    p,
+                    &Blocks {
+                        attention,
+                        remat: None,
+                    },
+                )
+            },
             &cfg.param_types(),
             &[tokens.clone(), tokens.clone()],
             mesh,

@@ -2,7 +2,9 @@
 //! demo compile.
 
 use crate::strategy::axis::{DATA, MODEL};
-use shardc::{DType, Error, Lowered, Mesh, P, Tensor, TensorType, jit, named_scope};
+use shardc::{
+    DType, Error, Lowered, Mesh, P, RematPolicy, Tensor, TensorType, jit, named_scope, remat,
+};
 use shardc::{DimSpec, PartitionSpec};
 
 /// Sizes of a GPT-style transformer.
@@ -29,11 +31,12 @@ pub fn transformer_block(x: &Tensor, w: &[Tensor], d: &TransformerDims) -> Tenso
 
 /// How a block's causal self-attention is computed; every way gives the same values
 /// (within rounding).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum Attention {
     /// Every query against every key at once: `softmax(q·kᵀ)·v`. With the sequence split
     /// over an axis, propagation gathers the keys and values over it (all-gather context
     /// parallelism, Llama 3's).
+    #[default]
     Full,
     /// Ring attention (Liu et al.) over mesh axis `axis`: the sequence cut into `blocks`
     /// blocks, one per device of `axis` (its size); in step `r` each query block meets the key and value block `r`
@@ -43,6 +46,15 @@ pub enum Attention {
     /// next device: a device holds one block of keys and values at a time, never the
     /// whole sequence's.
     Ring { axis: &'static str, blocks: usize },
+}
+
+/// How every block of a model is computed: its attention, and whether its activations
+/// are kept for the backward pass or recomputed there ([`shardc::remat`] per block, the
+/// usual activation checkpointing).
+#[derive(Clone, Debug, Default)]
+pub struct Blocks {
+    pub attention: Attention,
+    pub remat: Option<RematPolicy>,
 }
 
 /// [`transformer_block`] with the attention computed as `attention` says.
@@ -299,16 +311,16 @@ impl GptConfig {
 /// position embeddings, `layers` pre-layer-norm blocks, a final layer norm, and logits
 /// from the token embedding (tied weights).
 pub fn gpt_loss(cfg: &GptConfig, tokens: &Tensor, targets: &Tensor, params: &[Tensor]) -> Tensor {
-    gpt_loss_with(cfg, tokens, targets, params, Attention::Full)
+    gpt_loss_with(cfg, tokens, targets, params, &Blocks::default())
 }
 
-/// [`gpt_loss`] with every block's attention computed as `attention` says.
+/// [`gpt_loss`] with every block computed as `blocks` says.
 pub fn gpt_loss_with(
     cfg: &GptConfig,
     tokens: &Tensor,
     targets: &Tensor,
     params: &[Tensor],
-    attention: Attention,
+    blocks: &Blocks,
 ) -> Tensor {
     let d = &cfg.block;
     let per_block = BLOCK_WEIGHTS.len();
@@ -318,13 +330,17 @@ pub fn gpt_loss_with(
         &wte.take_rows(tokens) + &wpe.broadcast_in_dim(&[d.batch, d.seq, d.d_model], &[1, 2])
     });
     for l in 0..cfg.layers {
-        x = named_scope(&format!("h{l}"), || {
+        let block = || {
             transformer_block_with(
                 &x,
                 &params[2 + l * per_block..2 + (l + 1) * per_block],
                 d,
-                attention,
+                blocks.attention,
             )
+        };
+        x = named_scope(&format!("h{l}"), || match &blocks.remat {
+            Some(policy) => remat(policy.clone(), block),
+            None => block(),
         });
     }
     let n = params.len();

@@ -19,8 +19,8 @@ use crate::autodiff::vjp::{Emitter, Primal, VjpError, vjp};
 use crate::error::CompileError;
 use crate::passes::inline::inline;
 use shardc_ir::{
-    Function, FunctionBuilder, Literal, Module, Scalar, TensorType, Uneven, ValueAttrs, ValueId,
-    verify_module_with,
+    Function, FunctionBuilder, Literal, Module, Op, OpKind, Scalar, TensorType, Uneven, ValueAttrs,
+    ValueId, verify_module_with,
 };
 use std::collections::HashMap;
 
@@ -65,6 +65,8 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
     let mut ct: HashMap<ValueId, ValueId> = HashMap::new();
     let seed = e.constant(Literal::scalar(f.ty(loss).dtype, Scalar::Float(1.0)));
     ct.insert(loss, seed);
+    // Per remat region: its values as recomputed in the backward pass.
+    let mut recomputed: HashMap<u64, HashMap<ValueId, ValueId>> = HashMap::new();
     for (_, op) in f.body_ops().collect::<Vec<_>>().into_iter().rev() {
         let cotangents: Vec<Option<ValueId>> =
             op.results.iter().map(|r| ct.get(r).copied()).collect();
@@ -82,11 +84,22 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
         // The op's gradient is named after it: `blocks.0/attn/dot_general`'s ops are in
         // the scope `grad/blocks.0/attn`.
         e.b.set_scope(gradient_scope(op));
+        // An op of a remat region reads the region's recomputation, made when the
+        // backward pass reaches the region's last op.
+        let values = match Remat::of(op) {
+            Some(region) => match recomputed.entry(region.id) {
+                std::collections::hash_map::Entry::Occupied(o) => &*o.into_mut(),
+                std::collections::hash_map::Entry::Vacant(v) => &*v.insert(
+                    recompute(e.b, f, &region, &map).map_err(|ir| bug(&at(), &ir.to_string()))?,
+                ),
+            },
+            None => &map,
+        };
         let p = Primal {
             src: f,
             op,
-            operands: op.operands.iter().map(|v| map[v]).collect(),
-            results: op.results.iter().map(|v| map[v]).collect(),
+            operands: op.operands.iter().map(|v| values[v]).collect(),
+            results: op.results.iter().map(|v| values[v]).collect(),
             cotangents,
             needs: needs.clone(),
         };
@@ -163,6 +176,102 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
     verify_module_with(&out, Uneven::Pad)
         .map_err(|e| bug("the differentiated module", &e.to_string()))?;
     Ok(out)
+}
+
+/// A region traced by `shardc::remat` (the attribute [`shardc_ir::REMAT`]): its number and
+/// what its gradient keeps from the forward pass.
+struct Remat {
+    id: u64,
+    keep: Keep,
+}
+
+enum Keep {
+    /// Only the region's inputs.
+    Nothing,
+    /// Matrix products' results too.
+    Dots,
+    /// The values named so (`shardc_ir::REMAT_NAME`) too.
+    Names(Vec<String>),
+}
+
+impl Remat {
+    fn of(op: &Op) -> Option<Remat> {
+        let (_, v) = op.attrs.iter().find(|(k, _)| k == shardc_ir::REMAT)?;
+        let (id, keep) = v.trim_matches('"').split_once(':')?;
+        let keep = match keep {
+            "nothing" => Keep::Nothing,
+            "dots" => Keep::Dots,
+            other => Keep::Names(
+                other
+                    .strip_prefix("names=")?
+                    .split(',')
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+        };
+        Some(Remat {
+            id: id.parse().ok()?,
+            keep,
+        })
+    }
+
+    /// Whether the gradient keeps `op`'s results from the forward pass.
+    fn keeps(&self, op: &Op) -> bool {
+        match &self.keep {
+            Keep::Nothing => false,
+            Keep::Dots => matches!(op.kind, OpKind::DotGeneral(_)),
+            Keep::Names(names) => op.attrs.iter().any(|(k, v)| {
+                k == shardc_ir::REMAT_NAME && names.iter().any(|n| v.trim_matches('"') == n)
+            }),
+        }
+    }
+}
+
+/// Emits `region`'s recomputation: its inputs and the values it keeps pass through one
+/// `optimization_barrier` (so that the copies are not merged back into the forward ops),
+/// then every other op of the region is copied on them. Gives the region's values (and
+/// its inputs) as recomputed; `forward` maps `f`'s values to the forward pass's.
+fn recompute(
+    b: &mut FunctionBuilder,
+    f: &Function,
+    region: &Remat,
+    forward: &HashMap<ValueId, ValueId>,
+) -> Result<HashMap<ValueId, ValueId>, shardc_ir::IrError> {
+    let ops: Vec<&Op> = f
+        .body_ops()
+        .map(|(_, op)| op)
+        .filter(|op| Remat::of(op).is_some_and(|r| r.id == region.id))
+        .collect();
+    let inside: std::collections::HashSet<ValueId> = ops
+        .iter()
+        .flat_map(|op| op.results.iter().copied())
+        .collect();
+    // What the barrier passes: the region's inputs, then the values it keeps.
+    let mut through: Vec<ValueId> = Vec::new();
+    for op in &ops {
+        for v in &op.operands {
+            if !inside.contains(v) && !through.contains(v) {
+                through.push(*v);
+            }
+        }
+    }
+    for op in ops.iter().filter(|op| region.keeps(op)) {
+        through.extend(op.results.iter().copied());
+    }
+    let mut values: HashMap<ValueId, ValueId> = HashMap::new();
+    if !through.is_empty() {
+        let operands: Vec<ValueId> = through.iter().map(|v| forward[v]).collect();
+        let barrier = b.push(OpKind::OptimizationBarrier, &operands, None, Vec::new())?;
+        let outs = b.func().op(barrier).results.clone();
+        values.extend(through.iter().copied().zip(outs));
+    }
+    for op in ops {
+        if !region.keeps(op) {
+            b.copy_op(f, op, &mut values)?;
+        }
+    }
+    Ok(values)
 }
 
 /// The scope of the ops differentiating `op`, when `op` was traced in one: `grad/` and

@@ -5,12 +5,15 @@
 //! - an op none of whose results the function's results read, directly or through other
 //!   ops, is removed;
 //! - an op without regions that repeats an earlier one (same kind and attributes, same
-//!   operands, same result types and shardings) is replaced by the earlier one's results.
+//!   operands, same result types and shardings) is replaced by the earlier one's results;
+//! - an `optimization_barrier` keeps only the operand/result pairs whose results are read.
 //!
 //! The body is rebuilt in order, so a function with nothing to remove keeps its ids.
 
 use crate::error::CompileError;
-use shardc_ir::{BlockId, Function, FunctionBuilder, Module, Op, OpId, TensorType, ValueId};
+use shardc_ir::{
+    BlockId, Function, FunctionBuilder, Module, Op, OpId, OpKind, TensorType, ValueId,
+};
 use std::collections::HashMap;
 
 /// The module with the dead and repeated ops of every function's body removed.
@@ -27,7 +30,7 @@ pub fn simplify(m: &Module) -> Result<Module, CompileError> {
 }
 
 fn simplify_function(f: &Function) -> Result<Function, CompileError> {
-    let keep = live_ops(f);
+    let (keep, live) = live_ops(f);
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
@@ -35,6 +38,23 @@ fn simplify_function(f: &Function) -> Result<Function, CompileError> {
     let mut seen: HashMap<Vec<ValueId>, Vec<OpId>> = HashMap::new();
     for (id, op) in f.body_ops() {
         if !keep[id.index()] {
+            continue;
+        }
+        if op.kind == OpKind::OptimizationBarrier {
+            // Only the pairs something reads: a value kept alive by nothing but the barrier
+            // (a recomputation that turned out dead) is freed after its last real read.
+            let pairs: Vec<(ValueId, ValueId)> = op
+                .operands
+                .iter()
+                .zip(&op.results)
+                .filter(|(_, r)| live[r.index()])
+                .map(|(&v, &r)| (v, r))
+                .collect();
+            let operands: Vec<ValueId> = pairs.iter().map(|(v, _)| map[v]).collect();
+            let id = b.push(OpKind::OptimizationBarrier, &operands, None, Vec::new())?;
+            let new = b.func().op(id).results.clone();
+            b.op_mut(id).attrs = op.attrs.clone();
+            map.extend(pairs.iter().map(|(_, r)| *r).zip(new));
             continue;
         }
         let operands: Vec<ValueId> = op.operands.iter().map(|v| map[v]).collect();
@@ -72,14 +92,17 @@ fn repeats(op: &Op, types: &[&TensorType], e: &Op, g: &Function) -> bool {
         && e.results.iter().zip(types).all(|(&r, t)| g.ty(r) == *t)
 }
 
-/// An op's attributes but its path: two ops computing the same thing from the same
-/// operands are one wherever they were traced (the first one's path is kept).
+/// An op's attributes but its path and remat marks: two ops computing the same thing
+/// from the same operands are one wherever they were traced (the first one's are kept).
 fn semantic_attrs(op: &Op) -> impl Iterator<Item = &(String, String)> {
-    op.attrs.iter().filter(|(k, _)| k != shardc_ir::OP_PATH)
+    op.attrs.iter().filter(|(k, _)| {
+        ![shardc_ir::OP_PATH, shardc_ir::REMAT, shardc_ir::REMAT_NAME].contains(&k.as_str())
+    })
 }
 
-/// Per op of `f`: whether the function's results read it.
-fn live_ops(f: &Function) -> Vec<bool> {
+/// Per op of `f`: whether the function's results read it; and per value. An
+/// `optimization_barrier` reads only the operands whose results are read.
+fn live_ops(f: &Function) -> (Vec<bool>, Vec<bool>) {
     let mut live = vec![false; f.values.len()];
     for r in f.results() {
         live[r.index()] = true;
@@ -89,10 +112,18 @@ fn live_ops(f: &Function) -> Vec<bool> {
         let op = f.op(id);
         if op.results.is_empty() || op.results.iter().any(|r| live[r.index()]) {
             keep[id.index()] = true;
-            mark_reads(f, &op.operands, &op.regions, &mut live);
+            if op.kind == OpKind::OptimizationBarrier {
+                for (v, r) in op.operands.iter().zip(&op.results) {
+                    if live[r.index()] {
+                        live[v.index()] = true;
+                    }
+                }
+            } else {
+                mark_reads(f, &op.operands, &op.regions, &mut live);
+            }
         }
     }
-    keep
+    (keep, live)
 }
 
 /// Marks what a kept op reads: its operands, and whatever ops in its regions read.

@@ -12,6 +12,7 @@
 mod errors;
 mod models;
 mod ops;
+mod remat;
 mod sharded;
 
 use shardc::compiler::Options;

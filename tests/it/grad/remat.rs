@@ -1,0 +1,199 @@
+//! Recomputed activations (`shardc::remat`): the same gradients, bit for bit, with less
+//! held at once — planned by the compiler and measured on the cpu backend — and the
+//! recomputation the policy asks for.
+
+use super::*;
+use shardc::runtime::engine::Interpreted;
+use shardc::{Mesh, Options as CompileOptions, RematPolicy, remat};
+
+const LAYERS: usize = 4;
+const BATCH: usize = 64;
+const WIDTH: usize = 64;
+const HIDDEN: usize = 256;
+
+/// A residual MLP of `LAYERS` blocks (`h + gelu(h w1) w2`) on a batch split over `data`,
+/// its loss `mean(h^2)`; each block recomputed under `policy` when given. Arguments: the
+/// batch, then `w1, w2` per block.
+fn residual_mlp(policy: Option<RematPolicy>) -> shardc::Lowered {
+    let mesh = Mesh::new("mesh", &[("data", 2)]).unwrap();
+    let f = move |a: &[Tensor]| {
+        let mut h = a[0].clone();
+        for l in 0..LAYERS {
+            let (w1, w2) = (&a[1 + 2 * l], &a[2 + 2 * l]);
+            let block = || {
+                let hidden = h.matmul(w1).remat_name("hidden").gelu();
+                &h + &hidden.matmul(w2)
+            };
+            h = match &policy {
+                Some(p) => remat(p.clone(), block),
+                None => block(),
+            };
+        }
+        (&h * &h).mean(&[0, 1])
+    };
+    let mut types = vec![TensorType::new(DType::F32, [BATCH, WIDTH])];
+    let mut specs = vec![P!["data", None]];
+    for _ in 0..LAYERS {
+        types.push(TensorType::new(DType::F32, [WIDTH, HIDDEN]));
+        types.push(TensorType::new(DType::F32, [HIDDEN, WIDTH]));
+        specs.extend([P![None, None], P![None, None]]);
+    }
+    jit(f)
+        .mesh(&mesh)
+        .in_shardings(specs)
+        .lower(&types)
+        .unwrap()
+        .value_and_grad(&(1..=2 * LAYERS).collect::<Vec<_>>())
+        .unwrap()
+}
+
+fn count(l: &shardc::Lowered, op: &str) -> usize {
+    l.as_text().matches(op).count()
+}
+
+#[test]
+fn recomputed_activations_give_the_same_gradients_holding_less() {
+    let mut rng = Rng(7);
+    let mut args = vec![
+        Literal::from_f64(
+            DType::F32,
+            &[BATCH, WIDTH],
+            &rng.values(BATCH * WIDTH, -1.0, 1.0),
+        )
+        .unwrap(),
+    ];
+    for _ in 0..LAYERS {
+        args.push(
+            Literal::from_f64(
+                DType::F32,
+                &[WIDTH, HIDDEN],
+                &rng.values(WIDTH * HIDDEN, -0.1, 0.1),
+            )
+            .unwrap(),
+        );
+        args.push(
+            Literal::from_f64(
+                DType::F32,
+                &[HIDDEN, WIDTH],
+                &rng.values(HIDDEN * WIDTH, -0.1, 0.1),
+            )
+            .unwrap(),
+        );
+    }
+    let plain = residual_mlp(None);
+    let expected = plain.run_reference(&args).unwrap();
+    let run = |l: &shardc::Lowered| {
+        let c = l.compile(&CompileOptions::default()).unwrap();
+        let planned = c.explain().peak_bytes_per_device;
+        let r = shardc::run_cpu(&c, &args, &Interpreted, 1e-4).unwrap();
+        let measured = r
+            .report
+            .stats
+            .devices
+            .iter()
+            .map(|d| d.peak_bytes)
+            .max()
+            .unwrap();
+        (planned, measured)
+    };
+    let (plain_planned, plain_measured) = run(&plain);
+    let mut peaks = Vec::new();
+    for (policy, extra_dots) in [
+        (RematPolicy::Nothing, LAYERS),
+        (RematPolicy::Dots, 0),
+        (RematPolicy::Names(vec!["hidden".into()]), 0),
+    ] {
+        let l = residual_mlp(Some(policy.clone()));
+        // The same ops on the same values: the same gradients, bit for bit.
+        assert_eq!(l.run_reference(&args).unwrap(), expected, "{policy:?}");
+        // What the policy recomputes: every block's first matmul (the second one's result
+        // no gradient reads), or none of them (kept: the matmuls; the one named).
+        assert_eq!(
+            count(&l, "stablehlo.optimization_barrier"),
+            LAYERS,
+            "{policy:?}"
+        );
+        assert_eq!(
+            count(&l, "stablehlo.dot_general"),
+            count(&plain, "stablehlo.dot_general") + extra_dots,
+            "{policy:?}"
+        );
+        let (planned, measured) = run(&l);
+        println!(
+            "{policy:?}: planned peak {planned} B (plain {plain_planned}), measured {measured} B (plain {plain_measured})"
+        );
+        peaks.push((policy, planned, measured));
+    }
+    // Keeping nothing holds least; every policy holds less than keeping everything.
+    for (policy, planned, measured) in &peaks {
+        assert!(
+            *planned < plain_planned,
+            "{policy:?}: planned {planned} vs {plain_planned}"
+        );
+        assert!(
+            *measured < plain_measured,
+            "{policy:?}: measured {measured} vs {plain_measured}"
+        );
+    }
+    assert!(peaks[0].1 <= peaks[1].1 && peaks[0].1 <= peaks[2].1);
+}
+
+/// The GPT with every block recomputed (`Blocks::remat`): its training step (DP x TP,
+/// AdamW) computes exactly what the plain step does, on the reference and partitioned on
+/// the cpu backend, and its plan holds less at once.
+#[test]
+fn a_gpt_step_with_recomputed_blocks_is_the_same_step_holding_less() {
+    use shardc_train::models::{Blocks, GptConfig, gpt_loss_with};
+    use shardc_train::step::{Optimizer, train_step};
+    use shardc_train::strategy::Strategy;
+    let cfg = GptConfig {
+        layers: 2,
+        ..shardc_train::presets::tiny_config()
+    };
+    let mesh = Mesh::new("mesh", &[("data", 2), ("model", 2)]).unwrap();
+    let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
+    let step = |remat: Option<RematPolicy>| {
+        let blocks = Blocks {
+            remat,
+            ..Blocks::default()
+        };
+        let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss_with(&cfg, &b[0], &b[1], p, &blocks);
+        train_step(
+            "gpt",
+            loss,
+            &cfg.param_types(),
+            &[tokens.clone(), tokens.clone()],
+            &mesh,
+            Strategy::dp_tp(cfg.param_specs()),
+            Optimizer::Sgd {
+                lr: 0.1,
+                momentum: 0.9,
+            },
+        )
+        .unwrap()
+    };
+    let (plain, recomputed) = (step(None), step(Some(RematPolicy::Nothing)));
+    let batch: Vec<Literal> = (0..2)
+        .map(|k| {
+            let n = cfg.block.batch * cfg.block.seq;
+            let ids: Vec<f64> = (0..n)
+                .map(|i| ((i * 7 + k * 3) % cfg.vocab) as f64)
+                .collect();
+            Literal::from_f64(DType::I32, &[cfg.block.batch, cfg.block.seq], &ids).unwrap()
+        })
+        .collect();
+    let args = plain.args(&cfg.init(0), &plain.init_state(), 1, &batch);
+    let expected = plain.program.run_reference(&args).unwrap();
+    assert_eq!(recomputed.program.run_reference(&args).unwrap(), expected);
+    let peak = |ts: &shardc_train::step::TrainStep| {
+        let c = ts.program.compile(&ts.options()).unwrap();
+        let run = shardc::run_cpu(&c, &args, &Interpreted, 1e-4).unwrap();
+        assert_eq!(run.outputs.len(), expected.len());
+        c.explain().peak_bytes_per_device
+    };
+    let (held, held_recomputed) = (peak(&plain), peak(&recomputed));
+    assert!(held_recomputed < held, "{held_recomputed} B vs {held} B");
+    println!(
+        "GPT step, 2 layers: planned peak {held} B per device, {held_recomputed} B with recomputed blocks"
+    );
+}
