@@ -45,7 +45,7 @@ pub enum CompileError {
     /// Every plan the search found holds more than [`crate::Options::memory_per_device`]
     /// on some device: `live` names the largest values held at the peak, with their bytes.
     #[error(
-        "no plan fits {budget} B per device: the plan with the smallest peak holds {peak} B on a device at {at}, where {live} are live; shard the largest over more devices (FSDP/ZeRO-3 specs, tensor parallelism), recompute activations, use a smaller batch, or raise Options::memory_per_device"
+        "no plan fits {budget} B per device: the plan with the smallest peak holds {peak} B on a device at {at}, where {live} are live; shard the largest over more devices (FSDP/ZeRO-3 specs, tensor parallelism), recompute activations (`shardc::remat` around each layer), use a smaller batch, or raise Options::memory_per_device"
     )]
     OverMemory {
         budget: u64,

@@ -136,6 +136,40 @@ fn recomputed_activations_give_the_same_gradients_holding_less() {
         );
     }
     assert!(peaks[0].1 <= peaks[1].1 && peaks[0].1 <= peaks[2].1);
+    // A budget the plain program's activations do not fit: refused without recompute (no
+    // other plan fits either), met with it — planned and measured.
+    let budget = (plain_planned + peaks[0].1) / 2;
+    let within = CompileOptions {
+        memory_per_device: Some(budget),
+        ..CompileOptions::default()
+    };
+    let refused = plain
+        .compile(&within)
+        .err()
+        .expect("the plain program does not fit");
+    assert!(refused.to_string().contains("no plan fits"), "{refused}");
+    let l = residual_mlp(Some(RematPolicy::Nothing));
+    let c = l.compile(&within).unwrap();
+    assert!(c.explain().peak_bytes_per_device <= budget);
+    let r = shardc::run_cpu(&c, &args, &Interpreted, 1e-4).unwrap();
+    // Within 1e-5 of the unpartitioned, unrecomputed program (sums in another order).
+    for (got, want) in r.outputs.iter().zip(&expected) {
+        for (a, b) in got.to_f64_vec().iter().zip(want.to_f64_vec()) {
+            assert!((a - b).abs() <= 1e-5, "{a} vs {b}");
+        }
+    }
+    let measured = r
+        .report
+        .stats
+        .devices
+        .iter()
+        .map(|d| d.peak_bytes)
+        .max()
+        .unwrap();
+    assert!(
+        measured <= budget + budget / 20,
+        "measured {measured} B over the budget {budget} B"
+    );
 }
 
 /// The GPT with every block recomputed (`Blocks::remat`): its training step (DP x TP,
