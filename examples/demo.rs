@@ -13,7 +13,7 @@
 //! `cargo run --release --example demo -- [--steps N] [--trace FILE]` (`--trace` writes the
 //! last step's Chrome trace of every device's compute and collectives, for ui.perfetto.dev).
 
-use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
+use shardc::compiler::lower::cpu::{CpuOptions, NativeCompute};
 use shardc::ir::{DType, TensorType};
 use shardc::runtime::backend::RunOptions;
 use shardc::{CpuProgram, Literal, Mesh, Tensor};
@@ -97,7 +97,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         explained.collectives.len(),
         explained.bytes_per_device as f64 / 1e6
     );
-    let engine = JitCompute::new(CpuOptions::default());
+    let engine = NativeCompute::new(CpuOptions::default());
     let t_jit = Instant::now();
     let program = CpuProgram::new(&compiled, &engine)?;
     let jit = engine.stats();

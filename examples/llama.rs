@@ -6,7 +6,7 @@
 //!
 //! Run with `cargo run --release --example llama [STEPS]`.
 
-use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
+use shardc::compiler::lower::cpu::{CpuOptions, NativeCompute};
 use shardc::ir::{DType, Literal, TensorType};
 use shardc::runtime::backend::RunOptions;
 use shardc::{CpuProgram, Mesh};
@@ -82,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // One process feeds every device, so one sampler of one rank deals the global batch.
     let mut loader = DistributedSampler::new(256, 1, 0)?.shuffle(Some(0));
-    let engine = JitCompute::new(CpuOptions::default());
+    let engine = NativeCompute::new(CpuOptions::default());
     let program = CpuProgram::new(&compiled, &engine)?;
     let start = Checkpoint {
         step: 0,

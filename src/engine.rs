@@ -10,18 +10,19 @@ use std::str::FromStr;
 pub enum Engine {
     /// The reference interpreter, op by op (`runtime::engine::Interpreted`).
     Interpreted,
-    /// MLIR kernels JIT-compiled for the host CPU, each distinct segment once
-    /// (`compiler::lower::cpu::JitCompute`; `docs/kernels.md`).
-    Jit,
+    /// Native kernels: each distinct segment lowered through MLIR and compiled for the
+    /// host CPU just in time, once (`compiler::lower::cpu::NativeCompute`;
+    /// `docs/kernels.md`).
+    Native,
 }
 
 impl Engine {
-    pub const ALL: &'static [Engine] = &[Engine::Interpreted, Engine::Jit];
+    pub const ALL: &'static [Engine] = &[Engine::Interpreted, Engine::Native];
 
     pub fn name(self) -> &'static str {
         match self {
             Engine::Interpreted => "interpreted",
-            Engine::Jit => "jit",
+            Engine::Native => "native",
         }
     }
 
@@ -29,7 +30,7 @@ impl Engine {
     pub fn compute(self) -> Box<dyn Compute> {
         match self {
             Engine::Interpreted => Box::new(Interpreted),
-            Engine::Jit => Box::new(shardc_compiler::lower::cpu::JitCompute::new(
+            Engine::Native => Box::new(shardc_compiler::lower::cpu::NativeCompute::new(
                 shardc_compiler::lower::cpu::CpuOptions::default(),
             )),
         }
@@ -45,7 +46,12 @@ impl FromStr for Engine {
             .find(|e| e.name() == s)
             .ok_or_else(|| {
                 let known: Vec<&str> = Engine::ALL.iter().map(|e| e.name()).collect();
-                format!("unknown engine {s:?}; known: {}", known.join(", "))
+                let renamed = if s == "jit" {
+                    " (the native engine was called `jit` before; `jit` is now only tracing's)"
+                } else {
+                    ""
+                };
+                format!("unknown engine {s:?}; known: {}{renamed}", known.join(", "))
             })
     }
 }

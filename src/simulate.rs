@@ -19,7 +19,7 @@ pub fn run_simulated(
 }
 
 /// [`run_simulated`] with the devices' compute segments run by `engine`, e.g. the MLIR
-/// JIT (`shardc::compiler::lower::cpu::JitCompute`), which cuts the segments into fusion
+/// JIT (`shardc::compiler::lower::cpu::NativeCompute`), which cuts the segments into fusion
 /// clusters and compiles each distinct cluster once for all devices.
 pub fn run_simulated_with(
     engine: &dyn Compute,

@@ -264,7 +264,7 @@ fn profile(
     b: &StepBench,
 ) -> Result<Value, Error> {
     let cfg = b.model;
-    if b.engine == Engine::Jit {
+    if b.engine == Engine::Native {
         return profile_jit(ts, compiled, data, b);
     }
     let times = Arc::new(Mutex::new(HashMap::<String, (usize, Duration)>::new()));
@@ -299,9 +299,9 @@ fn profile_jit(
     data: &CharDataset,
     b: &StepBench,
 ) -> Result<Value, Error> {
-    use shardc_compiler::lower::cpu::{CpuOptions, JitCompute};
+    use shardc_compiler::lower::cpu::{CpuOptions, NativeCompute};
     let cfg = b.model;
-    let engine = JitCompute::new(CpuOptions::default()).with_profiling();
+    let engine = NativeCompute::new(CpuOptions::default()).with_profiling();
     let program = CpuProgram::new(compiled, &engine)?;
     let (x, y) = data.batch(1, cfg.block.batch, cfg.block.seq);
     let args = ts.args(&cfg.init(0), &ts.init_state(), 1, &[x, y]);
@@ -487,8 +487,13 @@ mod tests {
     #[test]
     fn engines_parse_by_name() {
         assert_eq!("interpreted".parse::<Engine>(), Ok(Engine::Interpreted));
-        assert_eq!("jit".parse::<Engine>(), Ok(Engine::Jit));
+        assert_eq!("native".parse::<Engine>(), Ok(Engine::Native));
         let err = "fast".parse::<Engine>().unwrap_err();
-        assert!(err.contains("interpreted") && err.contains("jit"), "{err}");
+        assert!(
+            err.contains("interpreted") && err.contains("native"),
+            "{err}"
+        );
+        let err = "jit".parse::<Engine>().unwrap_err();
+        assert!(err.contains("was called `jit` before"), "{err}");
     }
 }

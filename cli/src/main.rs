@@ -75,7 +75,7 @@ enum Command {
         inputs: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "cpu")]
         backend: shardc_cli::run::Backend,
-        #[arg(long, default_value = "jit")]
+        #[arg(long, default_value = "native")]
         engine: shardc::Engine,
         /// Write the run's trace (Chrome's JSON; ui.perfetto.dev).
         #[arg(long)]
@@ -102,7 +102,7 @@ enum Command {
         /// Write the profile here (JSON); printed when absent.
         #[arg(long)]
         out: Option<PathBuf>,
-        #[arg(long, default_value = "jit")]
+        #[arg(long, default_value = "native")]
         engine: shardc::Engine,
         /// Timed runs per figure (the median is kept).
         #[arg(long, default_value_t = 5)]
@@ -197,7 +197,7 @@ enum Bench {
         /// Timed steps per case, after one untimed.
         #[arg(long, default_value_t = 10)]
         steps: usize,
-        #[arg(long, default_value = "jit")]
+        #[arg(long, default_value = "native")]
         engine: shardc::Engine,
         #[command(flatten)]
         cost: CostArgs,
@@ -221,7 +221,7 @@ enum Bench {
         /// Timed steps per plan, after one untimed.
         #[arg(long, default_value_t = 5)]
         steps: usize,
-        #[arg(long, default_value = "jit")]
+        #[arg(long, default_value = "native")]
         engine: shardc::Engine,
         #[command(flatten)]
         cost: CostArgs,

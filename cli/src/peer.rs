@@ -263,8 +263,8 @@ pub fn step_with(
 /// Two more steps with the JIT timing every kernel of the second, by kernel, summed over
 /// the devices (the top 12).
 fn profile(c: &shardc::Compiled, globals: &[Literal]) -> Result<Value, Error> {
-    use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
-    let engine = JitCompute::new(CpuOptions::default()).with_profiling();
+    use shardc::compiler::lower::cpu::{CpuOptions, NativeCompute};
+    let engine = NativeCompute::new(CpuOptions::default()).with_profiling();
     let program = CpuProgram::new(c, &engine)?;
     program.run(c, globals, f64::INFINITY)?;
     engine.finish_tiering();

@@ -3,7 +3,7 @@
 //! which the backend runs itself. A [`Compute`] engine prepares each segment once into a
 //! [`Kernel`] that any device thread can run many times.
 //!
-//! [`Interpreted`] runs segments with the reference interpreter; the JIT engine of
+//! [`Interpreted`] runs segments with the reference interpreter; the native engine of
 //! `shardc-compiler` (MLIR kernels) implements the same traits.
 
 use crate::reference;

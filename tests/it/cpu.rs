@@ -72,7 +72,7 @@ fn jax_fixtures_match_jax_on_the_cpu_backend() {
 /// and the benchmarks run): JAX's programs, Flax's and optax's among them, match JAX.
 #[test]
 fn jax_fixtures_match_jax_on_the_cpu_backend_with_the_jit() {
-    let jit = shardc::compiler::lower::cpu::JitCompute::new(
+    let jit = shardc::compiler::lower::cpu::NativeCompute::new(
         shardc::compiler::lower::cpu::CpuOptions::default(),
     );
     for fx in jax_fixtures().unwrap() {
@@ -391,7 +391,7 @@ fn a_jax_language_model_step_trains_20_steps_with_jaxs_losses() {
         .collect();
     assert_eq!(want.len(), 20);
     let c = compile(&fx.module, &Options::default()).unwrap();
-    let jit = shardc::compiler::lower::cpu::JitCompute::new(
+    let jit = shardc::compiler::lower::cpu::NativeCompute::new(
         shardc::compiler::lower::cpu::CpuOptions::default(),
     );
     let program = CpuProgram::new(&c, &jit).unwrap();

@@ -135,7 +135,7 @@ fn attention_block() {
 fn check_partitioned(l: &shardc::Lowered, args: &[Literal]) {
     let want = l.run_reference(args).unwrap();
     let c = l.compile(&Options::default()).unwrap();
-    let engine = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let engine = cpu::NativeCompute::new(cpu::CpuOptions::default());
     let got = shardc::run_simulated_with(&engine, &c, args, 1e-4).unwrap();
     assert_close(&got, &want);
     // Every compute segment of the per-device program prepared; each distinct cluster
@@ -236,7 +236,7 @@ fn training_step_on_the_cpu_backend_with_the_jit() {
             })
             .collect::<Vec<_>>()
     };
-    let (jit, interpreted) = (run(Engine::Jit), run(Engine::Interpreted));
+    let (jit, interpreted) = (run(Engine::Native), run(Engine::Interpreted));
     assert_eq!(jit.len(), 2);
     for (a, b) in jit.iter().zip(&interpreted) {
         assert_eq!(a.len(), b.len());

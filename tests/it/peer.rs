@@ -5,7 +5,7 @@
 //! with the MLIR JIT, equal to the reference interpreter on the global program.
 
 use crate::partition::det_inputs;
-use shardc::compiler::lower::cpu::{CpuOptions, JitCompute};
+use shardc::compiler::lower::cpu::{CpuOptions, NativeCompute};
 use shardc::compiler::{Options, compile};
 use shardc::ir::testing::jax::excess_error;
 use shardc::run_cpu;
@@ -34,7 +34,7 @@ const TOL: f64 = 5e-4;
 fn peer_programs_compile_and_run_on_the_cpu_backend() {
     let programs = peer_programs();
     assert_eq!(programs.len(), 12, "the 12 cases of export_cases.py");
-    let jit = JitCompute::new(CpuOptions::default());
+    let jit = NativeCompute::new(CpuOptions::default());
     for (name, text) in programs {
         let start = std::time::Instant::now();
         let m = shardc::ir::text::parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -175,7 +175,7 @@ fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
     );
     let fitted = exact;
     // Measured: the most bytes a device held while running the budgeted plan.
-    let jit = JitCompute::new(CpuOptions::default());
+    let jit = NativeCompute::new(CpuOptions::default());
     let run = run_cpu(&fitted, &det_inputs(&m), &jit, 1e-3).unwrap();
     for (d, s) in run.report.stats.devices.iter().enumerate() {
         assert!(

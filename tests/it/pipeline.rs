@@ -477,7 +477,7 @@ mod training {
             let c = ts.program.compile(&ts.options()).unwrap();
             let args = ts.args(&params(), &ts.init_state(), 1, &batch(1));
             let want = ts.program.run_reference(&args).unwrap();
-            let engine = cpu::JitCompute::new(cpu::CpuOptions::default());
+            let engine = cpu::NativeCompute::new(cpu::CpuOptions::default());
             let got = shardc::run_simulated_with(&engine, &c, &args, 1e-4).unwrap();
             let off = worst(&got, &want);
             assert!(

@@ -18,7 +18,7 @@
 //!   value is computed once, written, and read by each consumer's kernel;
 //! - a **host** op (control flow, scatter, sort, convolution, select_and_scatter,
 //!   `shardc.random`: what kernels do not lower yet) is a cluster
-//!   of its own that no producer joins, run by the reference interpreter (`jit.rs`).
+//!   of its own that no producer joins, run by the reference interpreter (`native.rs`).
 //!
 //! Ops are placed from the last to the first, so an op's consumers are placed before it.
 //! An op whose value leaves the segment is never recomputed (one cluster writes it); an

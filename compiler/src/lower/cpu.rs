@@ -683,5 +683,5 @@ impl Kernel for CpuKernel {
     }
 }
 
-pub use super::jit::{JitCompute, JitStats, KernelTime};
+pub use super::native::{KernelTime, NativeCompute, NativeStats};
 pub use super::tier::Tiering;

@@ -27,9 +27,9 @@ pub mod cpu;
 pub mod gpu;
 mod gpu_matmul;
 pub mod gpu_program;
-pub mod jit;
 mod libm;
 pub mod linalg;
+pub mod native;
 mod scalar;
 pub mod tier;
 

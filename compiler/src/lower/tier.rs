@@ -4,7 +4,7 @@
 //! and swapped in between two of its runs (as JVMs and V8 tier up hot code).
 //!
 //! ```text
-//!  JitCompute::compile          the full level from the disk cache when an earlier process
+//!  NativeCompute::compile          the full level from the disk cache when an earlier process
 //!     |                         stored it; else `first_level` (O0: ~4x cheaper to compile)
 //!  Tiered::run                  times the run; once the kernel's runs add up to its
 //!     |                         compile time it is queued (once)

@@ -29,7 +29,7 @@ proptest! {
     fn random_f32_programs_as_clusters_match_the_reference(p in arb_program_f32()) {
         let f = p.module.entry().unwrap();
         let want = shardc_runtime::reference::run(&p.module, &f.name, &p.inputs).unwrap();
-        let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+        let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
         let module = &p.module;
         let got = shardc_runtime::simulate::run_on(
             &jit,
@@ -95,7 +95,7 @@ fn identical_layers_share_cluster_kernels() {
             Literal::from_f64(DType::F32, s, &values(n, 40 + i as u64, -0.5, 0.5)).unwrap()
         })
         .collect();
-    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
@@ -214,7 +214,7 @@ fn identical_segments_compile_once() {
   }
 }"#;
     let m = parse_module(src).unwrap();
-    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
     let x = Literal::from_f64(DType::F32, &[8], &values(8, 3, -1.0, 1.0)).unwrap();
     for name in ["main", "other", "main"] {
         let f = m.function(name).unwrap();
@@ -351,7 +351,7 @@ fn loops_run_their_compiled_regions_per_iteration() {
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
-    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
     let k = jit.prepare(&m, f, seg).unwrap();
     let args = [
         Literal::from_f64(DType::F32, &[4, 4], &values(16, 3, -0.9, 0.9)).unwrap(),
@@ -403,7 +403,7 @@ fn the_engine_names_an_op_it_cannot_lower() {
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
-    let jit = cpu::JitCompute::new(cpu::CpuOptions::default());
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
     let k = jit.prepare(&m, f, seg).unwrap();
     let args = [
         Literal::scalar(DType::I64, shardc_ir::Scalar::Int(7)),
@@ -643,7 +643,7 @@ fn kernels_tier_up_to_the_full_level_and_keep_their_bits() {
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
-    let jit = cpu::JitCompute::new(options.clone());
+    let jit = cpu::NativeCompute::new(options.clone());
     let k = jit.prepare(&m, f, seg).unwrap();
     let stats = jit.stats();
     assert!(stats.compiled >= 2, "{stats:?}");
@@ -665,13 +665,13 @@ fn kernels_tier_up_to_the_full_level_and_keep_their_bits() {
     let last = k.run(&args).unwrap();
     assert!(same_bits(&first[0], &last[0]));
     // A later engine loads the full-level kernels the tier-up stored.
-    let again = cpu::JitCompute::new(options);
+    let again = cpu::NativeCompute::new(options);
     let k2 = again.prepare(&m, f, seg).unwrap();
     let s2 = again.stats();
     assert_eq!((s2.loaded, s2.first_level), (s2.compiled, 0), "{s2:?}");
     assert!(same_bits(&k2.run(&args).unwrap()[0], &last[0]));
     // Without tiering every kernel is compiled at the full level at once.
-    let plain = cpu::JitCompute::new(cpu::CpuOptions {
+    let plain = cpu::NativeCompute::new(cpu::CpuOptions {
         cache: None,
         ..Default::default()
     })
@@ -692,7 +692,7 @@ fn hot_kernels_tier_up_in_the_background() {
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
-    let jit = cpu::JitCompute::new(cpu::CpuOptions {
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions {
         cache: None,
         ..Default::default()
     });

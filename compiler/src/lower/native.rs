@@ -1,4 +1,4 @@
-//! The JIT compute engine ([`JitCompute`]): every segment cut into fusion clusters
+//! The JIT compute engine ([`NativeCompute`]): every segment cut into fusion clusters
 //! ([`super::cluster`]), each distinct cluster compiled once ([`super::cpu`]), a segment
 //! run as its cluster kernels in order, passing buffers.
 //!
@@ -28,26 +28,26 @@ use std::time::{Duration, Instant};
 /// A compute engine that JIT-compiles segments with MLIR as fusion clusters, each
 /// distinct cluster once (key: its printed text, so the layers of a model, its forward
 /// and backward repeats and every device share kernels).
-pub struct JitCompute {
+pub struct NativeCompute {
     options: CpuOptions,
     threads: usize,
     /// `None`: every kernel compiled at `options.opt_level` straight away.
     tiering: Option<Tiering>,
     optimizer: Arc<Optimizer>,
     cache: Mutex<HashMap<String, Arc<Tiered>>>,
-    stats: Mutex<JitStats>,
+    stats: Mutex<NativeStats>,
     profile: Option<Arc<Profile>>,
 }
 
-impl Default for JitCompute {
-    fn default() -> JitCompute {
-        JitCompute::new(CpuOptions::default())
+impl Default for NativeCompute {
+    fn default() -> NativeCompute {
+        NativeCompute::new(CpuOptions::default())
     }
 }
 
-/// What a [`JitCompute`] has done.
+/// What a [`NativeCompute`] has done.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct JitStats {
+pub struct NativeStats {
     /// Segments prepared.
     pub segments: usize,
     /// Cluster kernels in them (each compiled or reused).
@@ -71,12 +71,12 @@ pub struct JitStats {
     pub loops: usize,
     /// Kernels first compiled at the tiering's first level (`tier.rs`), and those of them
     /// compiled again at the full level since (in the background or by
-    /// [`JitCompute::finish_tiering`]).
+    /// [`NativeCompute::finish_tiering`]).
     pub first_level: usize,
     pub optimized: usize,
 }
 
-/// One kernel's share of the time [`JitCompute::with_profiling`] measured.
+/// One kernel's share of the time [`NativeCompute::with_profiling`] measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelTime {
     /// The cluster's ops and its first output's type, e.g.
@@ -95,12 +95,12 @@ struct Profile {
     ids: Mutex<HashMap<String, usize>>,
 }
 
-impl JitCompute {
+impl NativeCompute {
     /// An engine compiling with `options`, tiered ([`Tiering::default`]: kernels first
     /// compiled at O0, hot ones again at `options.opt_level` in the background).
-    pub fn new(options: CpuOptions) -> JitCompute {
+    pub fn new(options: CpuOptions) -> NativeCompute {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        JitCompute {
+        NativeCompute {
             optimizer: Optimizer::new(options.clone(), threads),
             options,
             threads,
@@ -112,14 +112,14 @@ impl JitCompute {
     }
 
     /// Compiles on at most `threads` threads (default: the host's cores).
-    pub fn with_threads(mut self, threads: usize) -> JitCompute {
+    pub fn with_threads(mut self, threads: usize) -> NativeCompute {
         self.threads = threads.max(1);
         self.optimizer = Optimizer::new(self.options.clone(), self.threads);
         self
     }
 
     /// How kernels are tiered; `None`: each compiled once, at the full level.
-    pub fn with_tiering(mut self, tiering: Option<Tiering>) -> JitCompute {
+    pub fn with_tiering(mut self, tiering: Option<Tiering>) -> NativeCompute {
         self.tiering = tiering;
         self
     }
@@ -132,13 +132,13 @@ impl JitCompute {
         self.optimizer.finish(kernels);
     }
 
-    /// Times every kernel run (see [`JitCompute::profile`]).
-    pub fn with_profiling(mut self) -> JitCompute {
+    /// Times every kernel run (see [`NativeCompute::profile`]).
+    pub fn with_profiling(mut self) -> NativeCompute {
         self.profile = Some(Arc::default());
         self
     }
 
-    pub fn stats(&self) -> JitStats {
+    pub fn stats(&self) -> NativeStats {
         let mut stats = *self.lock_stats();
         stats.optimized = self
             .optimizer
@@ -148,7 +148,7 @@ impl JitCompute {
     }
 
     /// The time of every kernel run so far, longest first (empty unless
-    /// [`JitCompute::with_profiling`]).
+    /// [`NativeCompute::with_profiling`]).
     pub fn profile(&self) -> Vec<KernelTime> {
         let Some(p) = &self.profile else {
             return Vec::new();
@@ -203,7 +203,7 @@ impl JitCompute {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn lock_stats(&self) -> std::sync::MutexGuard<'_, JitStats> {
+    fn lock_stats(&self) -> std::sync::MutexGuard<'_, NativeStats> {
         self.stats.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -385,7 +385,7 @@ struct RegionKernel {
 
 impl RegionKernel {
     /// `None` when the region is not one compute segment.
-    fn new(engine: &JitCompute, g: Function) -> Option<RegionKernel> {
+    fn new(engine: &NativeCompute, g: Function) -> Option<RegionKernel> {
         let steps = shardc_runtime::engine::steps(&g);
         let position = |v: shardc_ir::ValueId| g.args().iter().position(|&a| a == v);
         let (kernel, seg) = match steps.as_slice() {
@@ -456,7 +456,7 @@ struct LoopKernel {
 impl LoopKernel {
     /// `None` when the cluster function `cf` is not one `while` whose regions are each
     /// one compute segment (it then runs interpreted).
-    fn new(engine: &JitCompute, cf: &Function) -> Option<LoopKernel> {
+    fn new(engine: &NativeCompute, cf: &Function) -> Option<LoopKernel> {
         let [id] = cf.body().ops.as_slice() else {
             return None;
         };
@@ -750,16 +750,16 @@ impl std::fmt::Display for Shared {
 
 impl std::error::Error for Shared {}
 
-impl Drop for JitCompute {
+impl Drop for NativeCompute {
     /// No background compile outlives the engine (nor runs while the process exits).
     fn drop(&mut self) {
         self.optimizer.stop();
     }
 }
 
-impl Compute for JitCompute {
+impl Compute for NativeCompute {
     fn finish_tiering(&self) {
-        JitCompute::finish_tiering(self);
+        NativeCompute::finish_tiering(self);
     }
 
     fn prepare(
