@@ -866,3 +866,91 @@ fn mixed_precision_halves_the_bytes_of_every_strategy_and_trains_like_f32() {
         }
     }
 }
+
+/// The seed's table, measured: bytes per parameter a device holds for parameters,
+/// gradients and AdamW state under DP and the ZeRO stages on 8 devices (the demo's GPT,
+/// f32): from the plan (`TrainStep::memory_per_device`) and, for what stays between
+/// steps (parameters and state), from what `put` leaves on a device. The formulas, for f32
+/// weights and gradients and two f32 moments (4 + 4 + 8 = 16 bytes): DP 16, ZeRO-1
+/// 4 + 4 + 8/N, ZeRO-2 4 + (4 + 8)/N, ZeRO-3 16/N. Under bf16 mixed precision the master
+/// weights and state stay f32, so the bytes held are the same (what moves is halved:
+/// `mixed_precision_halves_the_bytes_of_every_strategy_and_trains_like_f32`).
+#[test]
+fn bytes_per_parameter_follow_the_zero_stages() {
+    use shardc::Resident;
+    use shardc::runtime::engine::Interpreted;
+    use shardc_train::models::{GptConfig, gpt_loss};
+    let cfg = GptConfig {
+        layers: 2,
+        ..shardc_train::presets::demo_config()
+    };
+    let n = 8.0;
+    let mesh = Mesh::new("mesh", &[("data", 8)]).unwrap();
+    let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
+    let count: usize = cfg.param_types().iter().map(|t| t.num_elements()).sum();
+    let batch: Vec<Literal> = (0..2)
+        .map(|_| Literal::deterministic(&tokens, 0).unwrap())
+        .collect();
+    for (strategy, (params, grads, state)) in [
+        (Strategy::ddp(), (4.0, 4.0, 8.0)),
+        (Strategy::zero1(), (4.0, 4.0, 8.0 / n)),
+        (Strategy::zero2(), (4.0, 4.0 / n, 8.0 / n)),
+        (Strategy::zero3(), (4.0 / n, 4.0 / n, 8.0 / n)),
+    ] {
+        let name = strategy.name();
+        let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss(&cfg, &b[0], &b[1], p);
+        let ts = train_step(
+            "gpt",
+            loss,
+            &cfg.param_types(),
+            &[tokens.clone(), tokens.clone()],
+            &mesh,
+            strategy,
+            Optimizer::AdamW {
+                lr: 1e-3,
+                warmup: 1.0,
+                total: 10.0,
+                min_ratio: 0.1,
+                adam: shardc_train::optim::AdamW::default(),
+            },
+        )
+        .unwrap();
+        let per_param = |bytes: usize| bytes as f64 / count as f64;
+        let planned = ts.memory_per_device().unwrap();
+        assert_eq!(
+            (
+                per_param(planned.params),
+                per_param(planned.grads),
+                per_param(planned.optimizer)
+            ),
+            (params, grads, state),
+            "{name}: planned bytes per parameter"
+        );
+        // What a device holds between steps, measured on the devices.
+        let compiled = ts.program.compile(&ts.options()).unwrap();
+        let program = shardc::CpuProgram::new(&compiled, &Interpreted).unwrap();
+        let args = ts.args(&cfg.init(0), &ts.init_state(), 1, &batch);
+        let on = program.put(&compiled, &args).unwrap();
+        let k = cfg.param_types().len();
+        for d in 0..8 {
+            let held = on.device(d).unwrap();
+            let bytes = |range: std::ops::Range<usize>| -> usize {
+                held[range].iter().map(|l| l.ty.size_bytes()).sum()
+            };
+            assert_eq!(
+                per_param(bytes(0..k)),
+                params,
+                "{name}: device {d} parameters"
+            );
+            assert_eq!(
+                per_param(bytes(k..3 * k)),
+                state,
+                "{name}: device {d} AdamW state"
+            );
+        }
+        println!(
+            "{name}: {params} + {grads} + {state} = {} bytes per parameter per device",
+            params + grads + state
+        );
+    }
+}
