@@ -17,8 +17,10 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// Every engine, in the order the command line lists them.
     pub const ALL: &'static [Engine] = &[Engine::Interpreted, Engine::Native];
 
+    /// Its name on the command line and in benchmark JSON (`interpreted`, `native`).
     pub fn name(self) -> &'static str {
         match self {
             Engine::Interpreted => "interpreted",

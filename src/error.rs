@@ -6,13 +6,18 @@ use shardc_runtime::reference::InterpError;
 use std::panic::Location;
 use thiserror::Error;
 
+/// What can go wrong tracing, compiling, running or training; every variant names what
+/// failed and, where a user can act, how to fix it.
 #[derive(Debug, Error)]
 pub enum Error {
     /// A traced operation was given shapes or types it cannot take. `at` is the caller's line.
     #[error("{method} at {at}: {source}")]
     Trace {
+        /// The `Tensor` method that failed (`matmul`).
         method: &'static str,
+        /// The caller's source line.
         at: &'static Location<'static>,
+        /// The typing rule broken.
         #[source]
         source: Box<IrError>,
     },
@@ -21,19 +26,24 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
 
+    /// The program is not valid IR (parsing or verification).
     #[error(transparent)]
     Ir(Box<IrError>),
 
+    /// The reference interpreter could not run the program.
     #[error(transparent)]
     Run(Box<InterpError>),
 
+    /// Propagation, partitioning, autodiff or lowering refused the program.
     #[error(transparent)]
     Compile(Box<shardc_compiler::error::CompileError>),
 
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: std::path::PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },
@@ -45,7 +55,9 @@ pub enum Error {
     /// A checkpoint file cannot be written or is not one this training step can load.
     #[error("checkpoint {}: {problem}", path.display())]
     Checkpoint {
+        /// The checkpoint file.
         path: std::path::PathBuf,
+        /// What is wrong, and what to do.
         problem: String,
     },
 
@@ -54,15 +66,20 @@ pub enum Error {
     /// previous checkpoint.
     #[error("checkpoint {} is damaged: {problem}", path.display())]
     CheckpointDamaged {
+        /// The damaged file.
         path: std::path::PathBuf,
+        /// Which tensor or part is damaged.
         problem: String,
     },
 
     /// Training failed more often than it may restart.
     #[error("training gave up after {restarts} restarts; the last failure, at step {step}: {last}")]
     GaveUp {
+        /// Restarts made.
         restarts: usize,
+        /// The step the last failure happened at.
         step: usize,
+        /// The last failure.
         last: Box<Error>,
     },
 }

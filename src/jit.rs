@@ -22,6 +22,7 @@ use std::rc::Rc;
 
 /// What a traced closure returns: one tensor, a tuple of them, or a `Vec`.
 pub trait IntoOutputs {
+    /// The traced results, in order.
     fn into_outputs(self) -> Vec<Tensor>;
 }
 
@@ -60,6 +61,7 @@ tuple_outputs!(A, B, C, D, E, F);
 pub trait TraceFn<Args> {
     /// The number of arguments, if fixed.
     fn arity(&self) -> Option<usize>;
+    /// Runs the function on the traced arguments, giving its results.
     fn trace(&self, args: &[Tensor]) -> Vec<Tensor>;
 }
 
@@ -293,6 +295,7 @@ impl Lowered {
         }
     }
 
+    /// The traced module (StableHLO + Shardy, as JAX lowers it).
     pub fn module(&self) -> &Module {
         &self.module
     }

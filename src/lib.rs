@@ -8,6 +8,9 @@
 //! Training (strategies, optimizers, checkpoints, restart) is the `shardc-train` crate;
 //! the `shardc` command line and its benchmarks are `shardc-cli`.
 
+// Every public item of the user-facing crate says what it is (rustdoc, `cargo doc` in CI).
+#![warn(missing_docs)]
+
 #[cfg(feature = "cuda")]
 mod cuda;
 mod einsum;

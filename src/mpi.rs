@@ -79,6 +79,7 @@ impl OnRank {
         self.pieces.len()
     }
 
+    /// Whether there are no values.
     pub fn is_empty(&self) -> bool {
         self.pieces.is_empty()
     }

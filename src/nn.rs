@@ -49,41 +49,49 @@ impl Tensor {
         self.reshape(&shape)
     }
 
+    /// `e^x`, elementwise.
     #[track_caller]
     pub fn exp(&self) -> Tensor {
         self.unary(UnaryOp::Exponential)
     }
 
+    /// The natural logarithm, elementwise.
     #[track_caller]
     pub fn log(&self) -> Tensor {
         self.unary(UnaryOp::Log)
     }
 
+    /// The hyperbolic tangent, elementwise.
     #[track_caller]
     pub fn tanh(&self) -> Tensor {
         self.unary(UnaryOp::Tanh)
     }
 
+    /// The square root, elementwise.
     #[track_caller]
     pub fn sqrt(&self) -> Tensor {
         self.unary(UnaryOp::Sqrt)
     }
 
+    /// `1 / sqrt(x)`, elementwise.
     #[track_caller]
     pub fn rsqrt(&self) -> Tensor {
         self.unary(UnaryOp::Rsqrt)
     }
 
+    /// `1 / (1 + e^-x)`, elementwise.
     #[track_caller]
     pub fn sigmoid(&self) -> Tensor {
         self.unary(UnaryOp::Logistic)
     }
 
+    /// The sine, elementwise.
     #[track_caller]
     pub fn sin(&self) -> Tensor {
         self.unary(UnaryOp::Sine)
     }
 
+    /// The cosine, elementwise.
     #[track_caller]
     pub fn cos(&self) -> Tensor {
         self.unary(UnaryOp::Cosine)
@@ -95,21 +103,25 @@ impl Tensor {
         self * &self.sigmoid()
     }
 
+    /// The larger of the two, elementwise (numpy broadcasting).
     #[track_caller]
     pub fn maximum(&self, other: &Tensor) -> Tensor {
         self.binary(BinaryOp::Maximum, other)
     }
 
+    /// The smaller of the two, elementwise (numpy broadcasting).
     #[track_caller]
     pub fn minimum(&self, other: &Tensor) -> Tensor {
         self.binary(BinaryOp::Minimum, other)
     }
 
+    /// `self^other`, elementwise (numpy broadcasting).
     #[track_caller]
     pub fn pow(&self, other: &Tensor) -> Tensor {
         self.binary(BinaryOp::Power, other)
     }
 
+    /// `max(x, 0)`, elementwise.
     #[track_caller]
     pub fn relu(&self) -> Tensor {
         self.maximum(&self.scalar(0.0))

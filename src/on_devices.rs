@@ -106,6 +106,7 @@ impl OnDevices {
         self.pieces.first().map_or(0, Vec::len)
     }
 
+    /// Whether there are no devices' values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

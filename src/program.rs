@@ -18,7 +18,9 @@ use shardc_runtime::engine::Compute;
 /// except on the mpi backend, whose report keeps every device's pieces).
 #[derive(Clone, Debug)]
 pub struct Run {
+    /// The program's results, as global values.
     pub outputs: Vec<Literal>,
+    /// What the devices did: bytes, times, peak memory, the trace.
     pub report: RunReport,
 }
 

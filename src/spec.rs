@@ -23,10 +23,12 @@ pub enum DimSpec {
 }
 
 impl DimSpec {
+    /// A dimension split over these mesh axes, major first.
     pub fn axes(names: &[&str]) -> DimSpec {
         DimSpec::Axes(names.iter().map(|s| s.to_string()).collect())
     }
 
+    /// A dimension not split.
     pub fn replicated() -> DimSpec {
         DimSpec::Axes(Vec::new())
     }
@@ -38,6 +40,7 @@ impl DimSpec {
 pub struct PartitionSpec(pub Vec<DimSpec>);
 
 impl PartitionSpec {
+    /// A spec from one entry per dimension.
     pub fn new(dims: Vec<DimSpec>) -> PartitionSpec {
         PartitionSpec(dims)
     }

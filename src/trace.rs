@@ -172,18 +172,22 @@ impl Tensor {
         &self.ctx
     }
 
+    /// Its type: element type and shape.
     pub fn ty(&self) -> &TensorType {
         &self.ty
     }
 
+    /// Its shape.
     pub fn shape(&self) -> &[usize] {
         &self.ty.shape
     }
 
+    /// Its element type.
     pub fn dtype(&self) -> DType {
         self.ty.dtype
     }
 
+    /// How many dimensions it has.
     pub fn rank(&self) -> usize {
         self.ty.rank()
     }
@@ -281,6 +285,7 @@ impl Tensor {
         Tensor::from_value(&self.ctx, v)
     }
 
+    /// `op` applied elementwise (`stablehlo.negate`, `exponential`, ...).
     #[track_caller]
     pub fn unary(&self, op: UnaryOp) -> Tensor {
         self.push(
@@ -366,6 +371,7 @@ impl Tensor {
         self.push(op.name(), at, OpKind::Binary(op), &[&a, &b], None)
     }
 
+    /// An elementwise comparison, giving booleans (numpy broadcasting).
     #[track_caller]
     pub fn compare(&self, direction: ComparisonDirection, other: &Tensor) -> Tensor {
         let at = Location::caller();
@@ -425,6 +431,7 @@ impl Tensor {
         pred.push("select", at, OpKind::Select, &[&p, &t, &f], None)
     }
 
+    /// The values in another element type (`stablehlo.convert`).
     #[track_caller]
     pub fn convert(&self, dtype: DType) -> Tensor {
         if dtype == self.dtype() {
@@ -439,6 +446,7 @@ impl Tensor {
         )
     }
 
+    /// The same elements in another shape, row-major.
     #[track_caller]
     pub fn reshape(&self, shape: &[usize]) -> Tensor {
         let t = TensorType::new(self.dtype(), shape);
@@ -451,6 +459,7 @@ impl Tensor {
         )
     }
 
+    /// The dimensions reordered: result dimension `i` is dimension `permutation[i]`.
     #[track_caller]
     pub fn transpose(&self, permutation: &[usize]) -> Tensor {
         self.push(
