@@ -43,7 +43,9 @@ fn checksum(bytes: &[u8]) -> String {
 /// it skipped because they are damaged (each with why).
 #[derive(Debug)]
 pub struct Resume {
+    /// The newest whole checkpoint, if any.
     pub checkpoint: Option<Checkpoint>,
+    /// Newer checkpoints skipped as damaged, and why.
     pub skipped: Vec<(PathBuf, String)>,
 }
 
@@ -64,7 +66,9 @@ pub struct Checkpoint {
 /// What a checkpoint file says about the run that wrote it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckpointInfo {
+    /// Steps completed when it was written.
     pub step: usize,
+    /// The optimizer whose state it holds (`adamw`, `sgd`).
     pub optimizer: String,
     /// The strategy that wrote it (loading into another is resharding, and allowed).
     pub strategy: String,
@@ -105,6 +109,7 @@ impl Checkpointer {
         self
     }
 
+    /// The directory checkpoints are written to.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -6,11 +6,14 @@ use shardc_runtime::reference::random::bits;
 /// A text with its vocabulary (the distinct characters, sorted).
 #[derive(Clone, Debug)]
 pub struct CharDataset {
+    /// The distinct characters, sorted: token `i` is `vocab[i]`.
     pub vocab: Vec<char>,
+    /// The text as token ids.
     pub tokens: Vec<u32>,
 }
 
 impl CharDataset {
+    /// The dataset of `text`, one token per character.
     pub fn new(text: &str) -> CharDataset {
         let mut vocab: Vec<char> = text.chars().collect();
         vocab.sort_unstable();
@@ -26,6 +29,7 @@ impl CharDataset {
         CharDataset { vocab, tokens }
     }
 
+    /// The text of token ids.
     pub fn decode(&self, ids: &[u32]) -> String {
         ids.iter()
             .map(|&i| self.vocab.get(i as usize).copied().unwrap_or('?'))

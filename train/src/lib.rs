@@ -5,6 +5,9 @@
 //! Built on the `shardc` crate's tracing API and runners; nothing here is needed to
 //! trace, compile or run a program of one's own.
 
+// Every public item says what it is (rustdoc, `cargo doc` in CI).
+#![warn(missing_docs)]
+
 pub mod checkpoint;
 pub mod data;
 pub mod models;

@@ -10,9 +10,13 @@ use shardc::{DimSpec, PartitionSpec};
 /// Sizes of a GPT-style transformer.
 #[derive(Copy, Clone, Debug)]
 pub struct TransformerDims {
+    /// Sequences per batch.
     pub batch: usize,
+    /// Tokens per sequence.
     pub seq: usize,
+    /// Width of the residual stream.
     pub d_model: usize,
+    /// Attention heads (`d_model` divides by it).
     pub heads: usize,
     /// Hidden size of the MLP (4 * d_model in GPT-2).
     pub d_ff: usize,
@@ -45,7 +49,12 @@ pub enum Attention {
     /// `axis` by a sharding constraint, so that every roll is a `collective_permute` to the
     /// next device: a device holds one block of keys and values at a time, never the
     /// whole sequence's.
-    Ring { axis: &'static str, blocks: usize },
+    Ring {
+        /// The mesh axis the sequence is split over.
+        axis: &'static str,
+        /// Sequence blocks: the axis's size.
+        blocks: usize,
+    },
 }
 
 /// How every block of a model is computed: its attention, and whether its activations
@@ -53,7 +62,9 @@ pub enum Attention {
 /// usual activation checkpointing).
 #[derive(Clone, Debug, Default)]
 pub struct Blocks {
+    /// How each block's attention is computed.
     pub attention: Attention,
+    /// Recompute each block's activations in the backward pass under this policy.
     pub remat: Option<RematPolicy>,
 }
 
@@ -266,8 +277,11 @@ fn initial(
 /// Sizes of a GPT-style language model.
 #[derive(Copy, Clone, Debug)]
 pub struct GptConfig {
+    /// Token ids run `0..vocab`.
     pub vocab: usize,
+    /// Transformer blocks.
     pub layers: usize,
+    /// Sizes of each block and of the batch.
     pub block: TransformerDims,
 }
 
@@ -374,13 +388,19 @@ impl GptConfig {
 /// attention).
 #[derive(Copy, Clone, Debug)]
 pub struct LlamaConfig {
+    /// Token ids run `0..vocab`.
     pub vocab: usize,
+    /// Decoder layers.
     pub layers: usize,
+    /// Width of the residual stream.
     pub d_model: usize,
+    /// Attention heads.
     pub heads: usize,
     /// The SwiGLU MLP's hidden width.
     pub ffn: usize,
+    /// Sequences per batch.
     pub batch: usize,
+    /// Tokens per sequence.
     pub seq: usize,
     /// The rotary embeddings' base (Llama's 10000).
     pub rope_base: f64,
@@ -518,11 +538,15 @@ pub fn llama_loss(cfg: &LlamaConfig, tokens: &Tensor, targets: &Tensor, p: &[Ten
 /// expert taking at most [`MoeConfig::capacity`] tokens of a group.
 #[derive(Copy, Clone, Debug)]
 pub struct MoeConfig {
+    /// Groups of tokens routed together.
     pub groups: usize,
+    /// Tokens per group.
     pub tokens: usize,
+    /// Width of each token.
     pub d_model: usize,
     /// Hidden size of each expert's MLP.
     pub d_ff: usize,
+    /// Experts.
     pub experts: usize,
     /// How many experts each token goes to: 1 (Switch) or 2 (GShard).
     pub top_k: usize,
@@ -548,6 +572,7 @@ impl MoeConfig {
         ["router", "w_in", "w_out"].map(String::from).to_vec()
     }
 
+    /// The parameters' types, in [`MoeConfig::param_names`] order.
     pub fn param_types(&self) -> Vec<TensorType> {
         let f = |s: &[usize]| TensorType::new(DType::F32, s);
         let (m, h, e) = (self.d_model, self.d_ff, self.experts);

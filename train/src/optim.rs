@@ -12,6 +12,7 @@ use shardc_ir::{ComparisonDirection, UnaryOp};
 /// `v' = momentum * v + g`, `p' = p - lr * v'`.
 #[derive(Copy, Clone, Debug)]
 pub struct Sgd {
+    /// Velocity decay (0: plain SGD).
     pub momentum: f64,
 }
 
@@ -43,9 +44,13 @@ impl Sgd {
 /// `p' = p - lr (m̂ / (sqrt(v̂) + eps) + weight_decay p)`.
 #[derive(Copy, Clone, Debug)]
 pub struct AdamW {
+    /// Decay of the first moment.
     pub beta1: f64,
+    /// Decay of the second moment.
     pub beta2: f64,
+    /// Added to the second moment's root.
     pub eps: f64,
+    /// Decoupled weight decay (PyTorch's default 0.01).
     pub weight_decay: f64,
 }
 
@@ -135,25 +140,43 @@ pub fn warmup_cosine(step: &Tensor, base: f64, warmup: f64, total: f64, min: f64
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Schedule {
     /// `lr` at every step.
-    Constant { lr: f64 },
+    Constant {
+        /// The rate.
+        lr: f64,
+    },
     /// Linear warm-up to `lr`, then cosine decay to `lr * min_ratio` at `total`
     /// ([`warmup_cosine`]).
     WarmupCosine {
+        /// Peak learning rate.
         lr: f64,
+        /// Warm-up steps.
         warmup: f64,
+        /// Step the decay ends at.
         total: f64,
+        /// Final rate as a fraction of `lr`.
         min_ratio: f64,
     },
     /// Linear warm-up to `lr`, then linear decay to `lr * end_ratio` at `total` and that
     /// after (transformers' `get_linear_schedule_with_warmup` with `end_ratio` 0).
     WarmupLinear {
+        /// Peak learning rate.
         lr: f64,
+        /// Warm-up steps.
         warmup: f64,
+        /// Step the decay ends at.
         total: f64,
+        /// Final rate as a fraction of `lr`.
         end_ratio: f64,
     },
     /// `lr * gamma^floor(t / every)` (PyTorch's `StepLR`).
-    Step { lr: f64, every: f64, gamma: f64 },
+    Step {
+        /// The first rate.
+        lr: f64,
+        /// Steps between decays.
+        every: f64,
+        /// The factor of each decay.
+        gamma: f64,
+    },
     /// Any schedule as points `(step, rate)` in increasing steps, linearly interpolated
     /// between them and constant beyond the first and last (optax's
     /// `piecewise_interpolate_schedule` with linear interpolation).

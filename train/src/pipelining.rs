@@ -52,10 +52,12 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// The schedule it runs.
     pub fn schedule(&self) -> Schedule {
         self.schedule
     }
 
+    /// Microbatches per step.
     pub fn microbatches(&self) -> usize {
         self.microbatches
     }
@@ -85,6 +87,7 @@ pub enum Schedule {
 }
 
 impl Schedule {
+    /// Its name (`gpipe`, `1f1b`).
     pub fn name(self) -> &'static str {
         match self {
             Schedule::Gpipe => "gpipe",
@@ -188,7 +191,9 @@ impl Schedule {
 /// One tick of a schedule: per stage, the microbatch it runs forward and backward, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tick {
+    /// Per tick, the microbatch whose forward this stage runs (none: idle).
     pub forward: Vec<Option<usize>>,
+    /// Per tick, the microbatch whose backward this stage runs (none: idle).
     pub backward: Vec<Option<usize>>,
 }
 
@@ -235,7 +240,9 @@ pub fn schedule_table(schedule: Schedule, stages: usize, microbatches: usize) ->
 ///   mean over microbatches, is the mean over the batch).
 #[derive(Clone)]
 pub struct Stages<F, L> {
+    /// `stage(params, x)`, batched over the stage dimension.
     pub stage: F,
+    /// `loss(out, target)`, each stage's loss on its microbatch.
     pub loss: L,
 }
 

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 /// Runs training steps with checkpoints and automatic restarts.
 #[derive(Clone, Debug)]
 pub struct Supervisor {
+    /// Where checkpoints are written and read.
     pub checkpoints: Checkpointer,
     /// Save a checkpoint after every `every` steps (and after the last step).
     pub every: usize,
@@ -40,8 +41,11 @@ pub struct Supervisor {
 /// One restart: the step that failed, the checkpoint resumed from, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Restart {
+    /// The step that failed.
     pub failed_at: usize,
+    /// The step training resumed from.
     pub resumed_from: usize,
+    /// What failed.
     pub error: String,
 }
 
@@ -53,6 +57,7 @@ pub struct TrainLog {
     /// The loss of every step of the final trajectory, `(step, loss)`, from
     /// `started_from + 1` (steps redone after a restart appear once, as redone).
     pub losses: Vec<(usize, f64)>,
+    /// Each restart, in order.
     pub restarts: Vec<Restart>,
     /// Checkpoints written.
     pub saved: usize,
@@ -70,6 +75,7 @@ impl TrainLog {
 }
 
 impl Supervisor {
+    /// A supervisor saving a checkpoint every `every` steps into `checkpoints`.
     pub fn new(checkpoints: Checkpointer, every: usize) -> Supervisor {
         Supervisor {
             checkpoints,
@@ -78,6 +84,7 @@ impl Supervisor {
         }
     }
 
+    /// Gives up after `n` restarts.
     pub fn max_restarts(mut self, n: usize) -> Supervisor {
         self.max_restarts = n;
         self
@@ -195,6 +202,7 @@ struct FailState {
 }
 
 impl<E: Compute> FailOnce<E> {
+    /// `inner`, failing its `at`-th kernel call once.
     pub fn new(inner: E, at: usize) -> FailOnce<E> {
         FailOnce {
             inner,

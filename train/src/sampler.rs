@@ -69,6 +69,7 @@ impl DistributedSampler {
         self.position = 0;
     }
 
+    /// The epoch the order is for.
     pub fn epoch(&self) -> u64 {
         self.epoch
     }

@@ -53,7 +53,9 @@ pub struct Session<'a, P: Resident> {
 pub struct Stepped {
     /// The step's number, from 1.
     pub step: usize,
+    /// The step's loss.
     pub loss: f64,
+    /// What the devices did in it.
     pub report: RunReport,
     /// The checkpoint written after it (on rank 0), if one was due.
     pub saved: Option<PathBuf>,

@@ -18,16 +18,24 @@ use std::time::{Duration, Instant};
 /// The optimizer and its learning rate.
 #[derive(Clone, Copy, Debug)]
 pub enum Optimizer {
+    /// SGD with momentum (PyTorch's), a constant rate.
     Sgd {
+        /// Learning rate.
         lr: f64,
+        /// Velocity decay.
         momentum: f64,
     },
     /// AdamW with linear warm-up to `lr` then cosine decay to `lr * min_ratio` at `total`.
     AdamW {
+        /// Peak learning rate.
         lr: f64,
+        /// Warm-up steps.
         warmup: f64,
+        /// Step the decay ends at.
         total: f64,
+        /// Final rate as a fraction of `lr`.
         min_ratio: f64,
+        /// AdamW's moments and decay.
         adam: AdamW,
     },
     /// AdamW under any learning-rate schedule (constant, linear, step, piecewise: a
@@ -36,8 +44,11 @@ pub enum Optimizer {
     /// `clip_by_global_norm`: [`crate::optim::clip_by_global_norm`]). Same state and
     /// checkpoints as [`Optimizer::AdamW`].
     AdamWScheduled {
+        /// The learning rate per step.
         schedule: Schedule,
+        /// AdamW's moments and decay.
         adam: AdamW,
+        /// The global gradient norm to clip to, if any.
         clip_norm: Option<f64>,
     },
 }
@@ -57,6 +68,7 @@ impl Optimizer {
         }
     }
 
+    /// Its name in checkpoints (`sgd`, `adamw`).
     pub fn name(&self) -> &'static str {
         match self {
             Optimizer::Sgd { .. } => "sgd",
@@ -111,12 +123,19 @@ impl Optimizer {
 pub struct TrainStep {
     /// `(params..., state..., step, batch...) -> (loss, params'..., state'...)`.
     pub program: Lowered,
+    /// How the step lays out parameters, gradients, state and batch.
     pub strategy: Strategy,
+    /// The update.
     pub optimizer: Optimizer,
+    /// The parameters' global types, in order.
     pub param_types: Vec<TensorType>,
+    /// Each parameter's layout.
     pub param_specs: Vec<PartitionSpec>,
+    /// Each gradient's layout.
     pub grad_specs: Vec<PartitionSpec>,
+    /// Each parameter's optimizer-state layout (every slot alike).
     pub state_specs: Vec<PartitionSpec>,
+    /// The mesh the step runs on.
     pub mesh: Mesh,
     /// How long building the program took, by phase.
     pub timings: TraceTimings,
@@ -134,6 +153,7 @@ pub struct TraceTimings {
 }
 
 impl TraceTimings {
+    /// The three phases together.
     pub fn total(&self) -> Duration {
         self.trace_loss + self.autodiff + self.trace_step
     }
@@ -545,12 +565,16 @@ impl TrainStep {
 /// Per-device bytes of the training state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateMemory {
+    /// Parameter bytes.
     pub params: usize,
+    /// Gradient bytes.
     pub grads: usize,
+    /// Optimizer-state bytes.
     pub optimizer: usize,
 }
 
 impl StateMemory {
+    /// All three.
     pub fn total(&self) -> usize {
         self.params + self.grads + self.optimizer
     }

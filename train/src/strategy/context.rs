@@ -12,8 +12,11 @@ use shardc::{DimSpec, Error, Mesh, PartitionSpec, TensorType};
 /// `specs`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Context {
+    /// The axis the batch splits over.
     pub data: &'static str,
+    /// The axis the sequence splits over.
     pub context: &'static str,
+    /// The parameters' specs.
     pub specs: Vec<PartitionSpec>,
 }
 

@@ -8,6 +8,7 @@ use shardc::{Error, Mesh, Options, P, PartitionSpec, TensorType};
 /// DDP over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ddp {
+    /// The axis the batch splits over.
     pub data: &'static str,
 }
 

@@ -7,7 +7,9 @@ use shardc::{Error, Mesh, PartitionSpec, TensorType};
 /// The batch over `data`, parameters with `specs`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DpTp {
+    /// The axis the batch splits over.
     pub data: &'static str,
+    /// The parameters' tensor-parallel specs.
     pub specs: Vec<PartitionSpec>,
 }
 

@@ -8,7 +8,9 @@ use shardc::{Error, Mesh, PartitionSpec, TensorType};
 /// The batch over `data`, parameters (experts split by expert) with `specs`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expert {
+    /// The axis the batch and the experts split over.
     pub data: &'static str,
+    /// The parameters' specs (experts split over `data`).
     pub specs: Vec<PartitionSpec>,
 }
 

@@ -12,7 +12,9 @@ use shardc::{DimSpec, Error, Mesh, Options, PartitionSpec, TensorType};
 /// Parameters with `specs` (over `model`) and split over `data` too; the batch on `data`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FsdpTp {
+    /// The axis the batch and the parameters' free dimension split over.
     pub data: &'static str,
+    /// The parameters' tensor-parallel specs.
     pub specs: Vec<PartitionSpec>,
 }
 

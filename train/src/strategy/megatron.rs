@@ -7,6 +7,7 @@ use shardc::{Error, Mesh, P, PartitionSpec, TensorType};
 /// Tensor parallelism with these parameter specs (one per parameter).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Megatron {
+    /// The parameters' tensor-parallel specs.
     pub specs: Vec<PartitionSpec>,
 }
 

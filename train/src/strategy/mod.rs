@@ -61,8 +61,11 @@ pub mod axis {
 /// per parameter each; every optimizer slot of a parameter shares the state spec).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layouts {
+    /// Each parameter's layout.
     pub params: Vec<PartitionSpec>,
+    /// Each gradient's layout.
     pub grads: Vec<PartitionSpec>,
+    /// Each parameter's optimizer-state layout.
     pub state: Vec<PartitionSpec>,
 }
 
@@ -142,6 +145,7 @@ impl Strategy {
         Strategy::new(FsdpTp::new(specs))
     }
 
+    /// Expert parallelism: the experts' parameters by `specs` over `data`, tokens to them by all-to-all ([`Expert`]).
     pub fn expert(specs: Vec<PartitionSpec>) -> Strategy {
         Strategy::new(Expert::new(specs))
     }

@@ -6,6 +6,7 @@ use shardc::{Error, Mesh, PartitionSpec, TensorType};
 /// ZeRO-1 over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Zero1 {
+    /// The axis the batch and the optimizer state split over.
     pub data: &'static str,
 }
 

@@ -6,6 +6,7 @@ use shardc::{Error, Mesh, PartitionSpec, TensorType};
 /// ZeRO-2 over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Zero2 {
+    /// The axis the batch, the gradients and the optimizer state split over.
     pub data: &'static str,
 }
 

@@ -6,6 +6,7 @@ use shardc::{Error, Mesh, Options, PartitionSpec, TensorType};
 /// ZeRO-3 over `data`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Zero3 {
+    /// The axis the batch and everything the step keeps split over.
     pub data: &'static str,
 }
 
