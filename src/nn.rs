@@ -16,7 +16,7 @@ impl Tensor {
     /// Sum over `dims` (negative dims count from the end); the dims are removed.
     #[track_caller]
     pub fn sum(&self, dims: &[isize]) -> Tensor {
-        self.reduce(&self.norm_dims(dims), BinaryOp::Add, 0.0)
+        self.in_f32_if_half(|x| x.reduce(&x.norm_dims(dims), BinaryOp::Add, 0.0))
     }
 
     /// Maximum over `dims`; the dims are removed.
@@ -30,7 +30,18 @@ impl Tensor {
     pub fn mean(&self, dims: &[isize]) -> Tensor {
         let d = self.norm_dims(dims);
         let n: usize = d.iter().filter_map(|&i| self.shape().get(i)).product();
-        self.sum(dims) / n as f64
+        self.in_f32_if_half(|x| x.sum(dims) / n as f64)
+    }
+
+    /// `f(self)`, computed in f32 when `self` is bf16 or f16 and converted back: sums of
+    /// half-precision values accumulate in f32, as `jnp.sum` and `jnp.mean` do (a bf16
+    /// running sum stops growing once it is 2^8 times its terms: 1,024 losses of 4.5
+    /// summed in bf16 come to 2,048, not 4,608).
+    fn in_f32_if_half(&self, f: impl FnOnce(&Tensor) -> Tensor) -> Tensor {
+        match self.dtype() {
+            DType::BF16 | DType::F16 => f(&self.convert(DType::F32)).convert(self.dtype()),
+            _ => f(self),
+        }
     }
 
     /// Re-inserts reduced dimensions as size 1 (`keepdims`), so the result broadcasts back.

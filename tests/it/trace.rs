@@ -691,3 +691,22 @@ fn gpt_loss_at_init_is_log_vocab() {
         32f64.ln()
     );
 }
+
+/// Sums and means of bf16 and f16 values accumulate in f32, as `jnp.sum`/`jnp.mean` do: a
+/// bf16 running sum of 1,024 terms of 4.5 would stop at 2,048 (its unit there is 16, so
+/// adding 4.5 rounds away); in f32 it is 4,608, which bf16 holds exactly.
+#[test]
+fn half_precision_sums_accumulate_in_f32() {
+    use shardc::ir::DType;
+    for dtype in [DType::BF16, DType::F16] {
+        let t = TensorType::new(dtype, [1024]);
+        let l = shardc::jit(|x: Tensor| (x.sum(&[0]), x.mean(&[0])))
+            .lower(std::slice::from_ref(&t))
+            .unwrap();
+        let x = shardc::Literal::from_f64(dtype, &[1024], &[4.5; 1024]).unwrap();
+        let out = l.run_reference(&[x]).unwrap();
+        assert_eq!(out[0].ty.dtype, dtype);
+        let (sum, mean) = (out[0].to_f64_vec()[0], out[1].to_f64_vec()[0]);
+        assert_eq!((sum, mean), (4608.0, 4.5), "{dtype:?}");
+    }
+}
