@@ -4,8 +4,11 @@
 //! each came from (the annotation, and the ops it was carried through). For every
 //! collective: the value and the consumer that needed it, kind, axes, bytes per device,
 //! and the alternatives that lost, with their costs. [`Explanation::summary`] is the compact
-//! part users snapshot in their tests (shardings, collectives with kind, axes and bytes);
-//! the `Display` adds provenance and alternatives; everything serializes to JSON.
+//! part (shardings, collectives with kind, axes and bytes), named as the program text
+//! numbers values; the `Display` adds provenance and alternatives; everything serializes
+//! to JSON. [`Compiled::decisions`] is what users snapshot in their tests: the same
+//! collectives, every value named as the program names it, so edits elsewhere leave it
+//! alone.
 
 use crate::passes::extract::{class_types, local_rotations, node_cost, program_order};
 use crate::passes::propagate::{Annotation, Origin, Report, StopReason};
@@ -694,8 +697,10 @@ impl fmt::Display for Decisions {
 }
 
 impl Explanation {
-    /// The compact, stable summary users snapshot: every value's layouts, then every
-    /// collective with kind, axes and bytes per device.
+    /// The compact summary: every value's layouts, then every collective with kind, axes
+    /// and bytes per device, values by their `%N` in the program text (shardc's own
+    /// snapshot tests use it; users snapshot [`Compiled::decisions`], whose names do not
+    /// renumber).
     pub fn summary(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "mesh {}", self.mesh);
