@@ -12,7 +12,7 @@
 //! (the run report's wall time).
 
 use serde_json::{Value, json};
-use shardc::{CpuProgram, DType, Engine, Error, Literal, Mesh, Tensor, TensorType};
+use shardc::{CpuProgram, Engine, Error, Literal, Mesh};
 use shardc_ir::{Function, Module};
 use shardc_runtime::backend::{DeviceStats, RunOptions, RunReport};
 use shardc_runtime::engine::{
@@ -20,11 +20,10 @@ use shardc_runtime::engine::{
 };
 use shardc_train::checkpoint::Checkpoint;
 use shardc_train::data::CharDataset;
-use shardc_train::models::{GptConfig, gpt_loss};
-use shardc_train::presets::{CORPUS, demo_optimizer, mesh_shape};
+use shardc_train::models::GptConfig;
+use shardc_train::presets::{CORPUS, demo_optimizer, demo_step, mesh_shape};
 use shardc_train::session::Session;
-use shardc_train::step::{Optimizer, TrainStep, train_step};
-use shardc_train::strategy::Strategy;
+use shardc_train::step::{Optimizer, TrainStep};
 use shardc_train::strategy::axis::{DATA, MODEL};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -150,17 +149,7 @@ fn one_mesh(
     let d = cfg.block;
     let (dp, tp) = mesh_shape(n)?;
     let mesh = Mesh::new("mesh", &[(DATA, dp), (MODEL, tp)])?;
-    let tokens = TensorType::new(DType::I32, [d.batch, d.seq]);
-    let loss = move |p: &[Tensor], x: &[Tensor]| gpt_loss(&cfg, &x[0], &x[1], p);
-    let ts = train_step(
-        "gpt",
-        loss,
-        &cfg.param_types(),
-        &[tokens.clone(), tokens],
-        &mesh,
-        Strategy::dp_tp(cfg.param_specs()),
-        optimizer,
-    )?;
+    let ts = demo_step(cfg, &mesh, optimizer)?;
     let compiled = ts.program.compile(&ts.options())?;
     let t = Instant::now();
     let program = CpuProgram::new(&compiled, engine)?;

@@ -2,41 +2,19 @@
 //! what the program names, and stable when a layer is added.
 
 use shardc::Mesh;
-use shardc::Tensor;
 use shardc::compiler::passes::explain::{Decisions, Explanation};
-use shardc_ir::{DType, TensorType};
-use shardc_train::models::{GptConfig, gpt_loss};
-use shardc_train::step::{Optimizer, train_step};
-use shardc_train::strategy::Strategy;
+use shardc_train::models::GptConfig;
+use shardc_train::presets;
 
 /// The decisions of the demo's model and step (DP x TP on data=2 x model=4, AdamW) with
 /// `layers` layers, its parameters named; and its explanation.
 fn demo(layers: usize) -> (Decisions, Explanation) {
     let cfg = GptConfig {
         layers,
-        ..shardc_train::presets::demo_config()
+        ..presets::demo_config()
     };
     let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
-    let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
-    let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss(&cfg, &b[0], &b[1], p);
-    let ts = train_step(
-        "gpt",
-        loss,
-        &cfg.param_types(),
-        &[tokens.clone(), tokens],
-        &mesh,
-        Strategy::dp_tp(cfg.param_specs()),
-        Optimizer::AdamW {
-            lr: 3e-3,
-            warmup: 10.0,
-            total: 150.0,
-            min_ratio: 0.1,
-            adam: shardc_train::optim::AdamW::default(),
-        },
-    )
-    .unwrap()
-    .with_param_names(&cfg.param_names())
-    .unwrap();
+    let ts = presets::demo_step(cfg, &mesh, presets::demo_optimizer()).unwrap();
     let compiled = ts.program.compile(&ts.options()).unwrap();
     (compiled.decisions(), compiled.explain())
 }

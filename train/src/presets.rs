@@ -1,9 +1,10 @@
 //! The demo's model, optimizer and text, shared by the demo, the benchmarks and the tests.
 
 use crate::data::CharDataset;
-use crate::models::{GptConfig, TransformerDims};
-use crate::step::Optimizer;
-use shardc::Error;
+use crate::models::{GptConfig, TransformerDims, gpt_loss};
+use crate::step::{Optimizer, TrainStep, train_step};
+use crate::strategy::Strategy;
+use shardc::{DType, Error, Mesh, Tensor, TensorType};
 
 /// The text the demo learns; its characters are the vocabulary (96 symbols).
 pub const CORPUS: &str = include_str!("../../examples/data/corpus.txt");
@@ -51,6 +52,24 @@ pub fn demo_optimizer() -> Optimizer {
         min_ratio: 0.1,
         adam: crate::optim::AdamW::default(),
     }
+}
+
+/// The demo's training step for `cfg` on `mesh` (which has `data` and `model`): the GPT's
+/// loss, DP x TP (the batch over `data`, Megatron specs over `model`), `optimizer`, its
+/// parameters named (`h0.wq`, ...).
+pub fn demo_step(cfg: GptConfig, mesh: &Mesh, optimizer: Optimizer) -> Result<TrainStep, Error> {
+    let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
+    let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss(&cfg, &b[0], &b[1], p);
+    train_step(
+        "gpt",
+        loss,
+        &cfg.param_types(),
+        &[tokens.clone(), tokens],
+        mesh,
+        Strategy::dp_tp(cfg.param_specs()),
+        optimizer,
+    )?
+    .with_param_names(&cfg.param_names())
 }
 
 /// The mesh for `n` devices: `data=1 x model=1` for one, `data=2 x model=n/2` for an even
