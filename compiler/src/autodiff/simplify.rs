@@ -43,18 +43,19 @@ fn simplify_function(f: &Function) -> Result<Function, CompileError> {
         if op.kind == OpKind::OptimizationBarrier {
             // Only the pairs something reads: a value kept alive by nothing but the barrier
             // (a recomputation that turned out dead) is freed after its last real read.
-            let pairs: Vec<(ValueId, ValueId)> = op
-                .operands
-                .iter()
-                .zip(&op.results)
-                .filter(|(_, r)| live[r.index()])
-                .map(|(&v, &r)| (v, r))
+            let kept: Vec<usize> = (0..op.results.len())
+                .filter(|&k| live[op.results[k].index()])
                 .collect();
-            let operands: Vec<ValueId> = pairs.iter().map(|(v, _)| map[v]).collect();
+            let operands: Vec<ValueId> = kept.iter().map(|&k| map[&op.operands[k]]).collect();
             let id = b.push(OpKind::OptimizationBarrier, &operands, None, Vec::new())?;
             let new = b.func().op(id).results.clone();
-            b.op_mut(id).attrs = op.attrs.clone();
-            map.extend(pairs.iter().map(|(_, r)| *r).zip(new));
+            let emitted = b.op_mut(id);
+            emitted.attrs = op.attrs.clone();
+            emitted.shardings = op
+                .shardings
+                .as_ref()
+                .map(|s| kept.iter().map(|&k| s[k].clone()).collect());
+            map.extend(kept.iter().map(|&k| op.results[k]).zip(new));
             continue;
         }
         let operands: Vec<ValueId> = op.operands.iter().map(|v| map[v]).collect();
