@@ -93,46 +93,80 @@ fn zeros_like(k: &CpuKernel) -> Vec<Literal> {
         .collect()
 }
 
-/// One square matmul: the JIT and gemm, their GFLOP/s, and the largest difference.
-fn matmul(n: usize) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
-    let t = TensorType::new(DType::F32, [n, n]);
-    let mut b = FunctionBuilder::new("matmul", &[t.clone(), t]);
+/// How a matmul's operands are laid out, as a training step's three products are: the
+/// forward `x w` ([m, k] by [k, n]), the input gradient `dy wᵀ` (the right operand stored
+/// [n, k]) and the weight gradient `xᵀ dy` (the left operand stored [k, m]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Layout {
+    /// `[m, k] x [k, n]`.
+    Nn,
+    /// `[m, k] x [n, k]`, contracting both operands' last dimension.
+    Nt,
+    /// `[k, m] x [k, n]`, contracting both operands' first dimension.
+    Tn,
+}
+
+/// One matmul `[m, k] x [k, n]` with its operands laid out as `layout` says: the JIT and
+/// gemm (reading the same buffers through strides), their GFLOP/s, and the largest
+/// difference.
+fn matmul(
+    (m, n, k): (usize, usize, usize),
+    layout: Layout,
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    // Stored shapes, contracted dimensions, and (row, column) strides of the logical
+    // [m, k] and [k, n] matrices in those buffers.
+    let (lhs_shape, lhs_c, lhs_strides) = match layout {
+        Layout::Nn | Layout::Nt => ([m, k], 1, (k as isize, 1)),
+        Layout::Tn => ([k, m], 0, (1, m as isize)),
+    };
+    let (rhs_shape, rhs_c, rhs_strides) = match layout {
+        Layout::Nn | Layout::Tn => ([k, n], 0, (n as isize, 1)),
+        Layout::Nt => ([n, k], 1, (1, k as isize)),
+    };
+    let mut b = FunctionBuilder::new(
+        "matmul",
+        &[
+            TensorType::new(DType::F32, lhs_shape),
+            TensorType::new(DType::F32, rhs_shape),
+        ],
+    );
     let dims = DotDims {
-        lhs_contracting: vec![1],
-        rhs_contracting: vec![0],
+        lhs_contracting: vec![lhs_c],
+        rhs_contracting: vec![rhs_c],
         ..DotDims::default()
     };
     let (x, w) = (b.arg(0), b.arg(1));
     let y = b.dot_general(x, w, dims)?;
     let f = b.finish(&[y]);
-    let k = cpu::compile(&f, &CpuOptions::default())?;
-    let a = literal(&[n, n], f32_values(n * n, 1));
-    let w = literal(&[n, n], f32_values(n * n, 2));
-    let inputs = [a, w];
-    let mut out = zeros_like(&k);
+    let kernel = cpu::compile(&f, &CpuOptions::default())?;
+    let inputs = [
+        literal(&lhs_shape, f32_values(m * k, 1)),
+        literal(&rhs_shape, f32_values(k * n, 2)),
+    ];
+    let mut out = zeros_like(&kernel);
     let budget = Duration::from_millis(1500);
-    let jit = time_kernel(&k, &inputs, &mut out, budget)?;
-    let mut dst = vec![0f32; n * n];
+    let jit = time_kernel(&kernel, &inputs, &mut out, budget)?;
+    let mut dst = vec![0f32; m * n];
     let (lhs, rhs) = (f32_slice(&inputs[0]), f32_slice(&inputs[1]));
     let gemm_time = median_time(
         || {
-            // SAFETY: row-major n x n buffers of the stated strides, all live and
-            // non-overlapping.
+            // SAFETY: row-major buffers of the stated shapes read through strides that
+            // stay inside them, all live and non-overlapping.
             unsafe {
                 gemm::gemm(
+                    m,
                     n,
-                    n,
-                    n,
+                    k,
                     dst.as_mut_ptr(),
                     1,
                     n as isize,
                     false,
                     lhs.as_ptr(),
-                    1,
-                    n as isize,
+                    lhs_strides.1,
+                    lhs_strides.0,
                     rhs.as_ptr(),
-                    1,
-                    n as isize,
+                    rhs_strides.1,
+                    rhs_strides.0,
                     0.0,
                     1.0,
                     false,
@@ -150,17 +184,18 @@ fn matmul(n: usize) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
         .zip(&dst)
         .map(|(a, b)| (a - b).abs())
         .fold(0f32, f32::max);
-    let flops = 2.0 * (n as f64).powi(3);
+    let flops = 2.0 * (m * n * k) as f64;
     let gflops = |d: Duration| flops / d.as_secs_f64() / 1e9;
     let tiling = Tiling::for_matmul(&Matmul {
         tag: 0,
-        m: n,
+        m,
         n,
-        k: n,
+        k,
         dtype: DType::F32,
     });
     Ok(serde_json::json!({
-        "shape": [n, n, n],
+        "shape": [m, n, k],
+        "layout": format!("{layout:?}").to_lowercase(),
         "jit_gflops": round(gflops(jit), 1),
         "gemm_gflops": round(gflops(gemm_time), 1),
         "jit_over_gemm": round(gflops(jit) / gflops(gemm_time), 3),
@@ -169,7 +204,7 @@ fn matmul(n: usize) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
         "gemm_ms": round(gemm_time.as_secs_f64() * 1e3, 3),
         "max_abs_diff_vs_gemm": max_diff,
         "tiling": format!("{tiling:?}"),
-        "compile_ms": round(k.compile_time().as_secs_f64() * 1e3, 1),
+        "compile_ms": round(kernel.compile_time().as_secs_f64() * 1e3, 1),
     }))
 }
 
@@ -238,9 +273,23 @@ fn host() -> serde_json::Value {
     serde_json::json!({ "cpu": model, "avx2": avx2, "avx512f": avx512 })
 }
 
-pub fn bench(sizes: &[usize], chain_mb: usize) -> Result<(), Box<dyn std::error::Error>> {
-    let matmuls: Vec<serde_json::Value> =
-        sizes.iter().map(|&n| matmul(n)).collect::<Result<_, _>>()?;
+/// Square matmuls of `sizes` (laid out `nn`), then each of `shapes` (`m, n, k`) in each
+/// of `layouts`.
+pub fn bench(
+    sizes: &[usize],
+    shapes: &[(usize, usize, usize)],
+    layouts: &[Layout],
+    chain_mb: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut matmuls: Vec<serde_json::Value> = sizes
+        .iter()
+        .map(|&n| matmul((n, n, n), Layout::Nn))
+        .collect::<Result<_, _>>()?;
+    for &shape in shapes {
+        for &layout in layouts {
+            matmuls.push(matmul(shape, layout)?);
+        }
+    }
     let chains = vec![chain(chain_mb, false)?, chain(chain_mb, true)?];
     let above_peak = matmuls
         .iter()

@@ -233,6 +233,13 @@ enum Bench {
         /// Square matmul sizes (n for n x n x n).
         #[arg(long, value_delimiter = ',', default_values_t = vec![512, 1024])]
         sizes: Vec<usize>,
+        /// Matmul shapes `M,N,K` (`[m, k] x [k, n]`), each run in every layout of
+        /// `--layouts`: `--shapes 128,512,512 --shapes 512,512,128`.
+        #[arg(long, value_parser = parse_shape)]
+        shapes: Vec<(usize, usize, usize)>,
+        /// The operand layouts `--shapes` run in.
+        #[arg(long, value_delimiter = ',', default_values_t = vec![kernels::Layout::Nn, kernels::Layout::Nt, kernels::Layout::Tn], value_enum)]
+        layouts: Vec<kernels::Layout>,
         /// Size of each of the chain's four f32 tensors (three inputs, one output), MiB.
         #[arg(long, default_value_t = 64)]
         chain_mb: usize,
@@ -569,8 +576,28 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             Ok(())
         }
         Command::Bench {
-            which: Bench::Kernels { sizes, chain_mb },
-        } => kernels::bench(&sizes, chain_mb),
+            which:
+                Bench::Kernels {
+                    sizes,
+                    shapes,
+                    layouts,
+                    chain_mb,
+                },
+        } => kernels::bench(&sizes, &shapes, &layouts, chain_mb),
+    }
+}
+
+/// `M,N,K` as three sizes.
+fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
+    let v: Vec<usize> = s
+        .split(',')
+        .map(|x| x.trim().parse::<usize>().map_err(|e| format!("{x:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    match v[..] {
+        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok((m, n, k)),
+        _ => Err(format!(
+            "a matmul shape is three positive sizes M,N,K; got {s:?}"
+        )),
     }
 }
 

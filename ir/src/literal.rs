@@ -306,7 +306,7 @@ impl Elements {
     pub fn concat<E: std::borrow::Borrow<Elements>>(parts: &[E]) -> Option<Elements> {
         macro_rules! cat {
             ($variant:ident) => {{
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(parts.iter().map(|p| p.borrow().len()).sum());
                 for p in parts {
                     let Elements::$variant(v) = p.borrow() else {
                         return None;

@@ -7,7 +7,7 @@
 //! `shardc-compiler` (MLIR kernels) implements the same traits.
 
 use crate::reference;
-use shardc_ir::{DType, Elements, Function, Literal, Module, OpId, TensorType, ValueId};
+use shardc_ir::{DType, Elements, Function, Literal, Module, OpId, OpKind, TensorType, ValueId};
 use std::collections::{HashMap, HashSet};
 
 /// A straight run of compute ops of a per-device function.
@@ -42,10 +42,66 @@ pub fn steps_waiting_late(f: &Function) -> Vec<Step> {
     cut(f, true)
 }
 
+/// Values computed from constants alone (constants, iotas, and broadcasts, reshapes and
+/// conversions of them) that only compute ops read: each segment that reads one computes
+/// it itself rather than reading what an earlier segment wrote (a splat of `0.1` read
+/// after a collective would otherwise be written in full by one kernel and read by the
+/// next).
+fn recomputed(f: &Function) -> HashMap<ValueId, OpId> {
+    let mut made: HashMap<ValueId, OpId> = HashMap::new();
+    for (id, op) in f.body_ops() {
+        let from_constants = match op.kind {
+            OpKind::Constant(_) | OpKind::Iota { .. } => true,
+            OpKind::BroadcastInDim { .. } | OpKind::Reshape | OpKind::Convert => {
+                op.operands.iter().all(|v| made.contains_key(v))
+            }
+            _ => false,
+        };
+        if from_constants && op.results.len() == 1 {
+            made.insert(op.results[0], id);
+        }
+    }
+    // Not those a per-device op reads or the function returns: they are written once.
+    let mut written: Vec<ValueId> = f.results().to_vec();
+    for (_, op) in f.body_ops() {
+        if op.kind.is_per_device() {
+            written.extend(op.operands.iter().copied());
+        }
+    }
+    // ... nor what those are computed from.
+    while let Some(v) = written.pop() {
+        if let Some(id) = made.remove(&v) {
+            written.extend(f.op(id).operands.iter().copied());
+        }
+    }
+    made
+}
+
 fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
+    let recomputed = recomputed(f);
+    // Puts `v`'s op (after those it reads) into `current` unless it is there already.
+    fn pull(
+        f: &Function,
+        recomputed: &HashMap<ValueId, OpId>,
+        v: ValueId,
+        current: &mut Vec<OpId>,
+        pulled: &mut HashSet<OpId>,
+    ) {
+        let Some(&id) = recomputed.get(&v) else {
+            return;
+        };
+        if pulled.insert(id) {
+            for &w in &f.op(id).operands {
+                pull(f, recomputed, w, current, pulled);
+            }
+            current.push(id);
+        }
+    }
+    let mut pulled: HashSet<OpId> = HashSet::new();
     let mut steps = Vec::new();
     let mut current: Vec<OpId> = Vec::new();
-    let flush = |current: &mut Vec<OpId>, steps: &mut Vec<Step>| {
+    let flush = |current: &mut Vec<OpId>, steps: &mut Vec<Step>, pulled: &mut HashSet<OpId>| {
+        pulled.clear();
         if !current.is_empty() {
             steps.push(Step::Compute(Segment {
                 ops: std::mem::take(current),
@@ -59,7 +115,7 @@ fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
     let mut read: HashSet<ValueId> = HashSet::new();
     for (id, op) in f.body_ops() {
         if op.kind.is_per_device() {
-            flush(&mut current, &mut steps);
+            flush(&mut current, &mut steps, &mut pulled);
             read.clear();
             steps.push(Step::PerDevice(id));
             per_device.extend(op.results.iter().copied());
@@ -70,13 +126,19 @@ fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
             .iter()
             .any(|v| per_device.contains(v) && !read.contains(v));
         if at_reads_of_per_device && waits {
-            flush(&mut current, &mut steps);
+            flush(&mut current, &mut steps, &mut pulled);
             read.clear();
         }
         read.extend(op.operands.iter().filter(|v| per_device.contains(v)));
+        if op.results.iter().any(|v| recomputed.contains_key(v)) {
+            continue;
+        }
+        for &v in &op.operands {
+            pull(f, &recomputed, v, &mut current, &mut pulled);
+        }
         current.push(id);
     }
-    flush(&mut current, &mut steps);
+    flush(&mut current, &mut steps, &mut pulled);
     // Inputs and outputs of each segment.
     let mut read_after: Vec<HashSet<ValueId>> = vec![Default::default(); steps.len()];
     let mut later: HashSet<ValueId> = f.results().iter().copied().collect();
@@ -86,8 +148,14 @@ fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
             Step::Compute(seg) => seg.ops.clone(),
             Step::PerDevice(op) => vec![*op],
         };
+        // What the step reads from earlier steps (not what it computes itself, such as
+        // the values it recomputes from constants).
+        let defined: HashSet<ValueId> = ops
+            .iter()
+            .flat_map(|&o| f.op(o).results.iter().copied())
+            .collect();
         for o in ops {
-            later.extend(f.op(o).operands.iter().copied());
+            later.extend(f.op(o).operands.iter().filter(|v| !defined.contains(v)));
         }
     }
     for (i, s) in steps.iter_mut().enumerate() {
@@ -457,6 +525,65 @@ mod tests {
         let out = k.run(&[x]).unwrap();
         assert_eq!(out[1].to_f64_vec()[0], 1.0);
         assert!((out[1].to_f64_vec()[1] - (-1.0f32).exp() as f64).abs() < 1e-7);
+    }
+
+    #[test]
+    fn values_of_constants_alone_are_computed_by_each_segment_that_reads_them() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %k = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %s = stablehlo.broadcast_in_dim %k, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %a = stablehlo.multiply %x, %s : tensor<4xf32>
+    %c = "stablehlo.all_reduce"(%a) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %t = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %d = stablehlo.multiply %c, %s : tensor<4xf32>
+    %z = stablehlo.constant dense<0.000000e+00> : tensor<4xf32>
+    %e = "stablehlo.all_reduce"(%z) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %t = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    return %d, %e : tensor<4xf32>, tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let kinds = |seg: &Segment| -> Vec<String> {
+            seg.ops.iter().map(|&o| f.op(o).kind.name()).collect()
+        };
+        let Step::Compute(first) = &s[0] else {
+            panic!("{s:?}")
+        };
+        let Step::Compute(second) = &s[2] else {
+            panic!("{s:?}")
+        };
+        // The splat of 0.1 is made again after the collective rather than written by the
+        // first segment and read by the second.
+        let splat = ["stablehlo.constant", "stablehlo.broadcast_in_dim"];
+        assert_eq!(kinds(first)[..2], splat);
+        assert_eq!(kinds(second)[..2], splat, "{:?}", kinds(second));
+        assert_eq!(
+            first.outputs.len(),
+            1,
+            "only x * 0.1 leaves the first segment"
+        );
+        assert_eq!(
+            second.inputs.len(),
+            1,
+            "only the all-reduced value enters the second"
+        );
+        // A constant a collective reads is computed once, by a segment, as before.
+        let Step::PerDevice(last) = &s[3] else {
+            panic!("{s:?}")
+        };
+        let zero = f.op(*last).operands[0];
+        assert!(second.outputs.contains(&zero), "{s:?}");
     }
 
     #[test]

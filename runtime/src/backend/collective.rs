@@ -297,6 +297,12 @@ impl Exchange {
         matches!(self.kind, Kind::Permute { .. })
     }
 
+    /// `true` for the per-device ops that move nothing between devices (`shard_slice`,
+    /// `axis_index`): each device computes its result from its own operand.
+    pub fn is_local(&self) -> bool {
+        matches!(self.kind, Kind::ShardSlice { .. } | Kind::AxisIndex { .. })
+    }
+
     /// The number of devices in each group (2 for a permute).
     pub fn group_size(&self) -> usize {
         match &self.kind {
@@ -554,7 +560,7 @@ impl Wire<'_> {
             }
             Kind::ShardSlice { groups, blocks } => {
                 let (_, me) = ex.role(groups, device)?;
-                Ok(blocks.cut(x, me))
+                Ok(x.ranges(&blocks.segments(me)))
             }
             Kind::AxisIndex { groups } => {
                 let (_, me) = ex.role(groups, device)?;

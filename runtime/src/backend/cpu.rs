@@ -298,13 +298,14 @@ fn communicate(
         link.step = job.step;
         let start = clock.elapsed();
         let small = exchange.result_ty.size_bytes() < options.shared_memory_min_bytes;
-        let (out, sent) = if exchange.is_permute() || small {
+        let (out, sent) = if exchange.is_permute() || exchange.is_local() || small {
             let input = comm.input(job.step, job.input.as_ref())?;
             exchange.run(device, input, &mut link)?
         } else {
-            // The operand computed for this op is moved onto the board, not copied.
-            let input = match comm.input(job.step, None)? {
-                Some(kept) => Some(Cow::Borrowed(kept)),
+            // The operand is moved onto the board, not copied, when this op is its last
+            // reader.
+            let input = match comm.take_input(job.step)? {
+                Some(kept) => Some(kept),
                 None => job.input.map(Cow::Owned),
             };
             exchange.run_shared(device, input, board)?

@@ -17,6 +17,7 @@ use super::{
 };
 use crate::engine::Buffers;
 use shardc_ir::{Literal, ValueId};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, sync_channel};
 use std::thread;
@@ -350,6 +351,32 @@ impl<'e> Communication<'e> {
             }),
             _ => Ok(from_compute),
         }
+    }
+
+    /// The operand of the per-device op at `step` when it is the result of an earlier
+    /// per-device op kept here: moved out when no later per-device op reads it, else
+    /// borrowed. `None` when compute holds the operand.
+    pub(crate) fn take_input(
+        &mut self,
+        step: usize,
+    ) -> Result<Option<Cow<'_, Literal>>, DeviceError> {
+        let Some(Planned::PerDevice {
+            exchange,
+            operand_from_per_device: true,
+            ..
+        }) = self.exe.steps.get(step)
+        else {
+            return self.input(step, None).map(|_| None);
+        };
+        let Some(v) = exchange.operand else {
+            return Ok(None);
+        };
+        if self.exe.per_device_last_reads[step].contains(&v)
+            && let Some(owned) = self.kept.remove(&v)
+        {
+            return Ok(Some(Cow::Owned(owned)));
+        }
+        self.input(step, None).map(|kept| kept.map(Cow::Borrowed))
     }
 
     /// Records the per-device op at `step`, which started at `start` and sent `sent`

@@ -532,14 +532,20 @@ pub(crate) fn fold_segments(
                 start = end;
             }
         }
-        let gather = |s: &[T], tile: &[std::ops::Range<usize>]| -> Vec<T> {
-            tile.iter().flat_map(|r| s[r.clone()].iter().copied()).collect()
+        // A tile's ranges of one part, copied run by run (a `memcpy` each).
+        let gather = |s: &[T], tile: &[std::ops::Range<usize>], into: &mut Vec<T>| {
+            into.clear();
+            for r in tile {
+                into.extend_from_slice(&s[r.clone()]);
+            }
         };
         let mut out: Vec<T> = Vec::with_capacity(len);
+        let (mut acc, mut part) = (Vec::with_capacity(TILE), Vec::with_capacity(TILE));
         for tile in &tiles {
-            let mut acc = gather(slices[0], tile);
+            gather(slices[0], tile, &mut acc);
             for s in &slices[1..] {
-                acc = T::zip(op, &acc, &gather(s, tile))?;
+                gather(s, tile, &mut part);
+                acc = T::zip(op, &acc, &part)?;
             }
             out.extend_from_slice(&acc);
         }
