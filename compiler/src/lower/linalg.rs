@@ -1302,6 +1302,54 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
         .filter(|d| !dimensions.contains(d))
         .map(|d| format!("d{d}"))
         .collect();
+    let dt = in_ty.dtype;
+    if let (1, DType::BF16 | DType::F16, Some((bop, swapped))) =
+        (n, dt, shardc_runtime::reference::single_binary(f, region))
+    {
+        // As the reference: half-precision values folded in f32, each result rounded once.
+        let (init_v, out_ty) = (op.operands[1], e.f.ty(op.results[0]).clone());
+        let wide_ty = TensorType::new(DType::F32, out_ty.shape.clone());
+        let init = In {
+            ssa: e.ssa[&init_v].clone(),
+            ty: e.f.ty(init_v).clone(),
+            map: Vec::new(),
+        };
+        let filled = e.map(&[init], &wide_ty, |b, a| Ok(scalar::widen(b, &a[0], dt)))?;
+        let ins = [In {
+            ssa: e.ssa[&op.operands[0]].clone(),
+            ty: in_ty.clone(),
+            map: dims(rank),
+        }];
+        let outs = [Out {
+            init: Some(filled),
+            ty: wide_ty.clone(),
+            map: kept,
+        }];
+        let folded = e.generic(&iters, &ins, &outs, |b, x, acc| {
+            let x = scalar::widen(b, &x[0], dt);
+            let (l, r) = if swapped {
+                (x, acc[0].clone())
+            } else {
+                (acc[0].clone(), x)
+            };
+            scalar::binary(b, mode, bop, DType::F32, &l, &r)
+                .map(|r| vec![r])
+                .ok_or_else(|| LowerError::Unsupported {
+                    op: op.kind.name(),
+                    at: at.clone(),
+                    why: format!("its reducer stablehlo.{} is not defined on f32", bop.name()),
+                    fix: "reduce with add, multiply, maximum or minimum".to_string(),
+                })
+        })?;
+        let wide = In {
+            ssa: folded.into_iter().next().expect("one output"),
+            ty: wide_ty.clone(),
+            map: dims(wide_ty.rank()),
+        };
+        return Ok(vec![
+            e.map(&[wide], &out_ty, |b, a| Ok(scalar::narrow(b, &a[0], dt)))?,
+        ]);
+    }
     let mut outs = Vec::new();
     for j in 0..n {
         let init_v = op.operands[n + j];

@@ -53,6 +53,7 @@ mod scatter;
 mod sort;
 
 pub use error::InterpError;
+pub use reduce::single_binary;
 
 use shardc_ir::{DType, Function, Literal, Module, Op, OpKind, ValueId};
 use std::borrow::Cow;

@@ -6,14 +6,18 @@
 //! running the body that way, bit for bit, whichever path computes it.
 //!
 //! Fast path: a body that is one binary op of its two arguments (`add`, `maximum`, ...,
-//! in either order) on one input is folded with that op's table entry directly. Any other
+//! in either order) on one input is folded with that op's table entry directly. On
+//! bf16 and f16 inputs it folds in f32 and rounds each result once, as XLA's CPU and GPU
+//! backends do (so JAX's outputs of a raw half-precision `reduce` are matched; folding in
+//! the element type, a bf16 sum stops growing at 2^8 times its terms). Any other
 //! body (argmax's compare/select pair, several inputs) runs through the interpreter once
 //! per element.
 
+use super::convert::convert;
 use super::elementwise::{FoldShape, Lane};
 use super::native::{Native, slice_of, with_native};
 use super::{Env, Interp, InterpError, Site};
-use shardc_ir::{BinaryOp, BlockId, Elements, Function, Literal, OpKind, TensorType};
+use shardc_ir::{BinaryOp, BlockId, DType, Elements, Function, Literal, OpKind, TensorType};
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -72,7 +76,7 @@ impl Plan {
 
 /// If the body is `return op(arg0, arg1)` or `return op(arg1, arg0)` for one binary op,
 /// that op and whether its operands are swapped (element first, accumulator second).
-pub(crate) fn single_binary(f: &Function, body: BlockId) -> Option<(BinaryOp, bool)> {
+pub fn single_binary(f: &Function, body: BlockId) -> Option<(BinaryOp, bool)> {
     let block = f.block(body);
     let ([acc, x], [op_id], [result]) = (
         block.args.as_slice(),
@@ -113,7 +117,19 @@ pub(crate) fn reduce(
         .collect();
     let plan = Plan::new(&inputs[0].ty, dimensions);
     if let (1, Some((op, swapped))) = (n, single_binary(site.f, body)) {
-        let elements = with_native!(inputs[0].ty.dtype, T => {
+        let dtype = inputs[0].ty.dtype;
+        if matches!(dtype, DType::BF16 | DType::F16) {
+            // Accumulated in f32 and rounded once, as XLA's CPU and GPU backends reduce
+            // half-precision values (a bf16 running sum of 4,096 ones would stop at 256).
+            let wide = |x: &Literal| convert(x, &TensorType::new(DType::F32, x.ty.shape.clone()));
+            let (x, init) = (wide(inputs[0]), wide(inits[0]));
+            let folded = Literal {
+                ty: TensorType::new(DType::F32, out_types[0].shape.clone()),
+                elements: fold::<f32>(site, op, swapped, &x.elements, &init, &plan)?,
+            };
+            return Ok(vec![convert(&folded, &out_types[0])]);
+        }
+        let elements = with_native!(dtype, T => {
             fold::<T>(site, op, swapped, &inputs[0].elements, inits[0], &plan)?
         });
         return Ok(vec![Literal {
