@@ -26,8 +26,8 @@
 use super::scalar::{self, Body, Mode};
 use super::{Flavour, KERNEL, LowerError, Lowered, Math, Matmul, gpu_matmul};
 use shardc_ir::{
-    BlockId, DType, DotDims, Elements, Function, GatherDims, Literal, Op, OpKind, TensorType,
-    ValueId, WindowDims,
+    BinaryOp, BlockId, DType, DotDims, Elements, Function, GatherDims, Literal, Op, OpKind,
+    TensorType, ValueId, WindowDims,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write;
@@ -1302,53 +1302,20 @@ fn reduce(e: &mut Emitter, op: &Op, dimensions: &[usize]) -> Result<Vec<String>,
         .filter(|d| !dimensions.contains(d))
         .map(|d| format!("d{d}"))
         .collect();
-    let dt = in_ty.dtype;
-    if let (1, DType::BF16 | DType::F16, Some((bop, swapped))) =
-        (n, dt, shardc_runtime::reference::single_binary(f, region))
-    {
+    if let Some(reducer) = wide_reducer(f, op, in_ty.dtype) {
         // As the reference: half-precision values folded in f32, each result rounded once.
         let (init_v, out_ty) = (op.operands[1], e.f.ty(op.results[0]).clone());
-        let wide_ty = TensorType::new(DType::F32, out_ty.shape.clone());
         let init = In {
             ssa: e.ssa[&init_v].clone(),
             ty: e.f.ty(init_v).clone(),
             map: Vec::new(),
         };
-        let filled = e.map(&[init], &wide_ty, |b, a| Ok(scalar::widen(b, &a[0], dt)))?;
         let ins = [In {
             ssa: e.ssa[&op.operands[0]].clone(),
             ty: in_ty.clone(),
             map: dims(rank),
         }];
-        let outs = [Out {
-            init: Some(filled),
-            ty: wide_ty.clone(),
-            map: kept,
-        }];
-        let folded = e.generic(&iters, &ins, &outs, |b, x, acc| {
-            let x = scalar::widen(b, &x[0], dt);
-            let (l, r) = if swapped {
-                (x, acc[0].clone())
-            } else {
-                (acc[0].clone(), x)
-            };
-            scalar::binary(b, mode, bop, DType::F32, &l, &r)
-                .map(|r| vec![r])
-                .ok_or_else(|| LowerError::Unsupported {
-                    op: op.kind.name(),
-                    at: at.clone(),
-                    why: format!("its reducer stablehlo.{} is not defined on f32", bop.name()),
-                    fix: "reduce with add, multiply, maximum or minimum".to_string(),
-                })
-        })?;
-        let wide = In {
-            ssa: folded.into_iter().next().expect("one output"),
-            ty: wide_ty.clone(),
-            map: dims(wide_ty.rank()),
-        };
-        return Ok(vec![
-            e.map(&[wide], &out_ty, |b, a| Ok(scalar::narrow(b, &a[0], dt)))?,
-        ]);
+        return fold_wide(e, op, reducer, &iters, &ins, init, &out_ty, kept);
     }
     let mut outs = Vec::new();
     for j in 0..n {
@@ -1451,7 +1418,6 @@ fn reduce_window(e: &mut Emitter, op: &Op, w: &WindowDims) -> Result<Vec<String>
         ty: TensorType::scalar(x_ty.dtype),
         map: Vec::new(),
     };
-    let filled = e.map(&[init_in], &out_ty, |_, a| Ok(a[0].clone()))?;
     let iters: Vec<Iter> = (0..2 * rank)
         .map(|i| {
             if i < rank {
@@ -1483,15 +1449,79 @@ fn reduce_window(e: &mut Emitter, op: &Op, w: &WindowDims) -> Result<Vec<String>
             map: (rank..2 * rank).map(|d| format!("d{d}")).collect(),
         },
     ];
+    let (f, region, at, mode) = (e.f, op.regions[0], e.at(op), e.mode);
+    if let Some(reducer) = wide_reducer(f, op, x_ty.dtype) {
+        return fold_wide(e, op, reducer, &iters, &ins, init_in, &out_ty, dims(rank));
+    }
+    let filled = e.map(&[init_in], &out_ty, |_, a| Ok(a[0].clone()))?;
     let outs = [Out {
         init: Some(filled),
         ty: out_ty,
         map: dims(rank),
     }];
-    let (f, region, at, mode) = (e.f, op.regions[0], e.at(op), e.mode);
     e.generic(&iters, &ins, &outs, |b, x, acc| {
         region_body(b, mode, f, region, &[acc[0].clone(), x[0].clone()], &at)
     })
+}
+
+/// The reducer of a `reduce` or `reduce_window` of one bf16 or f16 input whose body is one
+/// binary op (and whether its operands are swapped): such a fold accumulates in f32 and
+/// rounds each result once, as the reference and XLA's CPU and GPU backends do.
+fn wide_reducer(f: &Function, op: &Op, dt: DType) -> Option<(BinaryOp, bool)> {
+    if !matches!(dt, DType::BF16 | DType::F16) || op.operands.len() != 2 {
+        return None;
+    }
+    shardc_runtime::reference::single_binary(f, *op.regions.first()?)
+}
+
+/// The fold of [`wide_reducer`]: one generic over `iters` reading `ins` (the first one the
+/// half-precision values; others, such as a window's shape, only indexed), accumulating
+/// `op(acc, x)` in an f32 tensor of `out`'s shape (indexed by `kept`) that starts from
+/// `init` widened, then rounded to `out`.
+#[allow(clippy::too_many_arguments)]
+fn fold_wide(
+    e: &mut Emitter,
+    op: &Op,
+    (bop, swapped): (BinaryOp, bool),
+    iters: &[Iter],
+    ins: &[In],
+    init: In,
+    out: &TensorType,
+    kept: Vec<String>,
+) -> Result<Vec<String>, LowerError> {
+    let dt = init.ty.dtype;
+    let (mode, at) = (e.mode, e.at(op));
+    let wide_ty = TensorType::new(DType::F32, out.shape.clone());
+    let filled = e.map(&[init], &wide_ty, |b, a| Ok(scalar::widen(b, &a[0], dt)))?;
+    let outs = [Out {
+        init: Some(filled),
+        ty: wide_ty.clone(),
+        map: kept,
+    }];
+    let folded = e.generic(iters, ins, &outs, |b, x, acc| {
+        let x = scalar::widen(b, &x[0], dt);
+        let (l, r) = if swapped {
+            (x, acc[0].clone())
+        } else {
+            (acc[0].clone(), x)
+        };
+        scalar::binary(b, mode, bop, DType::F32, &l, &r)
+            .map(|r| vec![r])
+            .ok_or_else(|| LowerError::Unsupported {
+                op: op.kind.name(),
+                at: at.clone(),
+                why: format!("its reducer stablehlo.{} is not defined on f32", bop.name()),
+                fix: "reduce with add, multiply, maximum or minimum".to_string(),
+            })
+    })?;
+    let wide = In {
+        ssa: folded.into_iter().next().expect("one output"),
+        ty: wide_ty.clone(),
+        map: dims(wide_ty.rank()),
+    };
+    Ok(vec![e.map(&[wide], out, |b, a| {
+        Ok(scalar::narrow(b, &a[0], dt))
+    })?])
 }
 
 /// Translates a reducer region (ops on rank-0 values) into scalar ops.

@@ -117,27 +117,46 @@ pub(crate) fn reduce(
         .collect();
     let plan = Plan::new(&inputs[0].ty, dimensions);
     if let (1, Some((op, swapped))) = (n, single_binary(site.f, body)) {
-        let dtype = inputs[0].ty.dtype;
-        if matches!(dtype, DType::BF16 | DType::F16) {
-            // Accumulated in f32 and rounded once, as XLA's CPU and GPU backends reduce
-            // half-precision values (a bf16 running sum of 4,096 ones would stop at 256).
-            let wide = |x: &Literal| convert(x, &TensorType::new(DType::F32, x.ty.shape.clone()));
-            let (x, init) = (wide(inputs[0]), wide(inits[0]));
-            let folded = Literal {
-                ty: TensorType::new(DType::F32, out_types[0].shape.clone()),
-                elements: fold::<f32>(site, op, swapped, &x.elements, &init, &plan)?,
-            };
-            return Ok(vec![convert(&folded, &out_types[0])]);
-        }
-        let elements = with_native!(dtype, T => {
-            fold::<T>(site, op, swapped, &inputs[0].elements, inits[0], &plan)?
-        });
-        return Ok(vec![Literal {
-            ty: out_types[0].clone(),
-            elements,
-        }]);
+        let folded = fold_literal(
+            site,
+            (op, swapped),
+            inputs[0],
+            inits[0],
+            &plan,
+            &out_types[0],
+        );
+        return Ok(vec![folded?]);
     }
     general(interp, site, inputs, inits, &plan, &out_types, env)
+}
+
+/// `x` folded by one binary op into a literal of type `out`. Half-precision values are
+/// accumulated in f32 and each result rounded once, as XLA's CPU and GPU backends reduce
+/// them (a bf16 running sum of 4,096 ones would stop at 256).
+fn fold_literal(
+    site: &Site,
+    (op, swapped): (BinaryOp, bool),
+    x: &Literal,
+    init: &Literal,
+    plan: &Plan,
+    out: &TensorType,
+) -> Result<Literal, InterpError> {
+    if matches!(x.ty.dtype, DType::BF16 | DType::F16) {
+        let wide = |l: &Literal| convert(l, &TensorType::new(DType::F32, l.ty.shape.clone()));
+        let (x, init) = (wide(x), wide(init));
+        let folded = Literal {
+            ty: TensorType::new(DType::F32, out.shape.clone()),
+            elements: fold::<f32>(site, op, swapped, &x.elements, &init, plan)?,
+        };
+        return Ok(convert(&folded, out));
+    }
+    let elements = with_native!(x.ty.dtype, T => {
+        fold::<T>(site, op, swapped, &x.elements, init, plan)?
+    });
+    Ok(Literal {
+        ty: out.clone(),
+        elements,
+    })
 }
 
 fn fold<T: Lane>(
@@ -270,14 +289,10 @@ pub(crate) fn reduce_window(
         reduced,
     };
     let body = site.op.regions[0];
-    if let Some((op, swapped)) = single_binary(site.f, body) {
-        let elements = with_native!(x.ty.dtype, T => {
-            fold::<T>(site, op, swapped, &gathered.elements, init, &plan)?
-        });
-        return Ok(vec![Literal {
-            ty: out_ty,
-            elements,
-        }]);
+    if let Some(reducer) = single_binary(site.f, body) {
+        return Ok(vec![fold_literal(
+            site, reducer, &gathered, init, &plan, &out_ty,
+        )?]);
     }
     general(interp, site, &[&gathered], &[init], &plan, &[out_ty], env)
 }
