@@ -3,7 +3,8 @@
 //! Order: every result element starts from the inits and folds in the reduced positions
 //! one at a time, in ascending row-major order of the reduced dimensions (taken in
 //! increasing dimension number): `acc = body(acc..., x...)`. The result is the same as
-//! running the body that way, bit for bit, whichever path computes it.
+//! running the body that way, bit for bit, whichever path computes it — except that the
+//! fast path's accumulator for bf16 and f16 values is f32 (below).
 //!
 //! Fast path: a body that is one binary op of its two arguments (`add`, `maximum`, ...,
 //! in either order) on one input is folded with that op's table entry directly. On
