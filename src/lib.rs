@@ -83,6 +83,12 @@ pub mod rules_guide {}
 #[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
 pub mod upstream_mlir_guide {}
 
+/// Topologies: nodes, links, hierarchical all-reduce and emulated nodes
+/// (`docs/topology.md`); its Rust example is compiled and run as a doctest.
+#[doc = include_str!("../docs/topology.md")]
+#[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links
+pub mod topology_guide {}
+
 /// Every `Tensor` method (`docs/tensor.md`).
 #[doc = include_str!("../docs/tensor.md")]
 #[allow(rustdoc::broken_intra_doc_links)] // brackets in prose and tables, not links

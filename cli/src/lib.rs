@@ -3,6 +3,7 @@
 //! that a user program links none of their dependencies.
 
 pub mod bench;
+pub mod bench_topology;
 pub mod calibrate;
 pub mod peer;
 pub mod plans;

@@ -160,16 +160,27 @@ struct CostArgs {
     /// Optimise for a GPU cluster's figures instead (100 TFLOP/s, 100 GB/s links).
     #[arg(long, conflicts_with = "cost_profile")]
     gpu_cluster: bool,
+    /// The nodes the devices are on and their links (JSON: `nodes`, `devices_per_node`,
+    /// `intra` and `inter` links of `bandwidth` B/s and `latency` s; `docs/topology.md`):
+    /// collectives are charged by the links they cross and all-reduces across nodes are
+    /// routed hierarchically where that is faster.
+    #[arg(long)]
+    topology: Option<PathBuf>,
 }
 
 impl CostArgs {
     fn model(&self) -> Result<CostModel, String> {
-        if self.gpu_cluster {
-            return Ok(CostModel::gpu_cluster());
-        }
-        match &self.cost_profile {
-            Some(p) => CostModel::load(p),
-            None => Ok(CostModel::from_env()?.unwrap_or_else(CostModel::host)),
+        let model = if self.gpu_cluster {
+            CostModel::gpu_cluster()
+        } else {
+            match &self.cost_profile {
+                Some(p) => CostModel::load(p)?,
+                None => CostModel::from_env()?.unwrap_or_else(CostModel::host),
+            }
+        };
+        match &self.topology {
+            Some(p) => Ok(model.with_topology(shardc::ir::Topology::load(p)?)),
+            None => Ok(model),
         }
     }
 }
@@ -225,6 +236,25 @@ enum Bench {
         engine: shardc::Engine,
         #[command(flatten)]
         cost: CostArgs,
+    },
+    /// A gradient-sized all-reduce over emulated nodes (links across them `--slowdown`
+    /// times slower than the host's): the flat ring beside the hierarchical algorithm the
+    /// compiler routes it as, each predicted and measured, in one JSON object.
+    Topology {
+        #[arg(long, default_value_t = 2)]
+        nodes: usize,
+        #[arg(long, default_value_t = 4)]
+        devices_per_node: usize,
+        /// MiB all-reduced.
+        #[arg(long, default_value_t = 32)]
+        mib: usize,
+        #[arg(long, default_value_t = 16.0)]
+        slowdown: f64,
+        /// Timed runs of each algorithm (alternating), after one untimed.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        #[arg(long, default_value = "native")]
+        engine: shardc::Engine,
     },
     /// The MLIR CPU kernels, single-threaded: f32 matmul GFLOP/s next to the gemm crate
     /// and the core's peak, a fused elementwise chain's GB/s next to memcpy, JIT compile
@@ -525,6 +555,28 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Command::Bench {
             which: Bench::Compile { blocks },
         } => bench_compile(&blocks),
+        Command::Bench {
+            which:
+                Bench::Topology {
+                    nodes,
+                    devices_per_node,
+                    mib,
+                    slowdown,
+                    runs,
+                    engine,
+                },
+        } => {
+            let b = shardc_cli::bench_topology::TopologyBench {
+                nodes,
+                devices_per_node,
+                mib,
+                slowdown,
+                runs,
+                engine,
+            };
+            emit(&format!("{:#}", shardc_cli::bench_topology::bench(&b)?));
+            Ok(())
+        }
         Command::Bench {
             which: Bench::Step(args),
         } => {

@@ -382,3 +382,56 @@ fn run_on_the_mpi_backend_under_launch() {
         "{err}"
     );
 }
+
+/// `--topology FILE` puts the machines into the cost model: a Flax training step's
+/// gradient all-reduces over 8 devices on 2 nodes with slow links between them are routed
+/// hierarchically (explain says so, with both predictions), the routed step runs and
+/// still matches JAX's recorded outputs; a bad topology file is refused naming the field.
+#[test]
+fn a_topology_file_routes_gradient_all_reduces_hierarchically() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
+    let case = format!("{dir}/flax_mlp_adamw_step.mlir");
+    let inputs = format!("{dir}/flax_mlp_adamw_step.json");
+    let topology =
+        std::env::temp_dir().join(format!("shardc-topology-{}.json", std::process::id()));
+    let write = |inter: &str| {
+        std::fs::write(
+            &topology,
+            format!(
+                r#"{{"nodes": 2, "devices_per_node": 4, "intra": {{"bandwidth": 2e9, "latency": 1e-5}}, "inter": {{"bandwidth": {inter}, "latency": 5e-5}}}}"#
+            ),
+        )
+        .unwrap();
+    };
+    let shardc = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    write("1e8");
+    let t = topology.to_str().unwrap();
+    let out = shardc(&["compile", &case, "--explain", "--topology", t]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("route:  hierarchical over nodes of 4 devices"),
+        "{text}"
+    );
+    let out = shardc(&["run", &case, "--inputs", &inputs, "--topology", t]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    write("0");
+    let out = shardc(&["compile", &case, "--topology", t]);
+    std::fs::remove_file(&topology).ok();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("inter-node link's bandwidth 0"), "{err}");
+}

@@ -39,6 +39,7 @@ pub mod passes {
     pub mod partition;
     pub mod propagate;
     pub mod regather;
+    pub mod route;
 }
 
 /// The model the passes reason with: physical layouts, resharding plans between them,

@@ -1,5 +1,5 @@
 //! The pipeline, in order: verify, inline, constrain, fold, propagate, extract, partition,
-//! bucket and regather (when asked), verify again.
+//! bucket and regather (when asked), route (with a topology), verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
 
@@ -13,6 +13,7 @@ use crate::passes::memory::{Peak, peak};
 use crate::passes::partition::{Partitioned, partition};
 use crate::passes::propagate::{Options, Propagated, propagate};
 use crate::passes::regather::regather;
+use crate::passes::route::{Route, route};
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module, verify_module_with};
 use std::time::{Duration, Instant};
@@ -42,6 +43,8 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
+    /// Each all-reduce's route over the cost model's topology (empty without one).
+    pub routes: Vec<Route>,
     /// The global program with the chosen layouts written on it ([`Stage::Propagated`]),
     /// made when first asked for.
     annotated: std::sync::OnceLock<Module>,
@@ -52,8 +55,8 @@ pub struct Compiled {
 }
 
 /// Wall time of each stage [`compile`] ran, in order: `verify`, `inline`, `constrain`, `fold`,
-/// `propagate`, `extract`, `partition`, then `bucket` and `regather` when asked, then
-/// `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
+/// `propagate`, `extract`, `partition`, then `bucket` and `regather` when asked, `route`
+/// when the cost model has a topology, then `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
     pub stages: Vec<(&'static str, Duration)>,
@@ -124,6 +127,12 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
             return Err(over_budget(&global, &partitioned, budget, &smallest));
         }
     }
+    let mut routes = Vec::new();
+    if let Some(topology) = &propagated.cost.topology {
+        let (module, r) = timings.time("route", || route(&partitioned.module, topology))?;
+        partitioned.module = module;
+        routes = r;
+    }
     timings
         .time("verify_partitioned", || verify_module(&partitioned.module))
         .map_err(|e| {
@@ -141,6 +150,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         partitioned,
         buckets,
         regathered,
+        routes,
         folded,
         timings,
     })

@@ -18,6 +18,7 @@ pub mod rules;
 pub mod sharding;
 pub mod testing;
 pub mod text;
+pub mod topology;
 pub mod unroll;
 pub mod verify;
 
@@ -36,4 +37,5 @@ pub use op::{
     WindowDims,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
+pub use topology::{Algorithm, LinkClass, Topology};
 pub use verify::{verify_function, verify_function_with, verify_module, verify_module_with};

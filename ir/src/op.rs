@@ -637,6 +637,17 @@ impl Op {
             .unwrap_or_default()
     }
 
+    /// How a collective moves its data ([`ROUTE`](crate::topology::ROUTE)): a ring
+    /// without the attribute; an error naming the attribute when its value is not a route.
+    pub fn route(&self) -> Result<crate::topology::Algorithm, String> {
+        use crate::topology::{Algorithm, ROUTE};
+        match self.attrs.iter().find(|(k, _)| k == ROUTE) {
+            Some((_, v)) => Algorithm::parse(&crate::module::unquoted(v))
+                .map_err(|e| format!("its {ROUTE} attribute: {e}")),
+            None => Ok(Algorithm::Ring),
+        }
+    }
+
     /// The op's path ([`OP_PATH`](crate::module::OP_PATH): `blocks.0/attn/dot_general`,
     /// `jit(step)/jvp(Mlp)/Dense_0/dot_general`), when it has one.
     pub fn path(&self) -> Option<String> {

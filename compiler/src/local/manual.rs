@@ -107,6 +107,7 @@ pub fn written_collectives(
             needed_by: vec![format!("written in the shard_map body of {at}")],
             cost_us: 0.0,
             alternatives: Vec::new(),
+            route: None,
         });
     }
     out

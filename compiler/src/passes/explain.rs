@@ -18,6 +18,7 @@ use crate::sharding::layout::Layout;
 use crate::sharding::reshard::CollectiveKind;
 use egg::{Id, Language};
 use serde::Serialize;
+use shardc_ir::topology::{Algorithm, AllReduceChoice};
 use shardc_ir::{Function, Mesh, TensorType, ValueDef, ValueId};
 use std::collections::HashMap;
 use std::fmt::{self, Write};
@@ -80,6 +81,10 @@ pub struct Collective {
     pub cost_us: f64,
     /// The other ways that were considered for the same value and layout, with their costs.
     pub alternatives: Vec<Alternative>,
+    /// How an all-reduce runs over the cost model's topology, with both algorithms'
+    /// predicted times (`passes/route.rs`); none without a topology.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<AllReduceChoice>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -95,10 +100,20 @@ pub struct Alternative {
 /// collectives the per-device program does not name stay as they are.
 /// `names` maps the attribute's `%N` to the names the explanation uses.
 fn as_run(
-    planned: Vec<Collective>,
+    mut planned: Vec<Collective>,
     per_device: &shardc_ir::Function,
     names: &HashMap<&str, &str>,
+    routes: &[crate::passes::route::Route],
 ) -> Vec<Collective> {
+    let device_names = per_device.value_names();
+    let route_of = |op: &shardc_ir::Op| {
+        let at = &device_names[op.results.first()?.index()];
+        routes
+            .iter()
+            .find(|r| &r.at == at)
+            .map(|r| r.choice.clone())
+    };
+    let mut routed: Vec<(usize, AllReduceChoice)> = Vec::new();
     let mut used = vec![false; planned.len()];
     // Entries to add after (or, for buckets, in place of) planned entry `i`.
     let mut again: HashMap<usize, Vec<Collective>> = HashMap::new();
@@ -122,6 +137,9 @@ fn as_run(
             [one] => {
                 if let Some(i) = find(&used, one, true) {
                     used[i] = true;
+                    if let Some(choice) = route_of(op) {
+                        routed.push((i, choice));
+                    }
                 } else if let Some(i) = find(&used, one, false) {
                     let mut c = planned[i].clone();
                     c.needed_by = vec![format!(
@@ -168,6 +186,7 @@ fn as_run(
                         .collect(),
                     cost_us: idx.iter().map(|&i| planned[i].cost_us).sum(),
                     alternatives: Vec::new(),
+                    route: route_of(op),
                 };
                 for &i in &idx {
                     bucketed.insert(i, None);
@@ -175,6 +194,9 @@ fn as_run(
                 bucketed.insert(first, Some(bucket));
             }
         }
+    }
+    for (i, choice) in routed {
+        planned[i].route = Some(choice);
     }
     let mut out = Vec::with_capacity(planned.len());
     for (i, c) in planned.into_iter().enumerate() {
@@ -419,6 +441,7 @@ impl Compiled {
                             needed_by: readers.get(&c).cloned().unwrap_or_default(),
                             cost_us: us(total(c, n)),
                             alternatives: alternatives.clone(),
+                            route: None,
                         });
                     }
                 }
@@ -484,6 +507,7 @@ impl Compiled {
                                 needed_by: readers.get(&c).cloned().unwrap_or_default(),
                                 cost_us: us(total(c, n)),
                                 alternatives: alternatives.clone(),
+                                route: None,
                             });
                         }
                         cur = next;
@@ -512,7 +536,7 @@ impl Compiled {
             .zip(names.iter().map(String::as_str))
             .collect();
         let mut collectives = match self.partitioned.module.entry() {
-            Some(per_device) => as_run(collectives, per_device, &by_text),
+            Some(per_device) => as_run(collectives, per_device, &by_text, &self.routes),
             None => collectives,
         };
         // The collectives the user wrote in shard_map bodies run as written.
@@ -779,6 +803,9 @@ impl fmt::Display for Explanation {
                 c.needed_by.join(", ")
             )?;
             writeln!(f, "    chosen: {}", cost_text(c.cost_us))?;
+            if let Some(r) = &c.route {
+                writeln!(f, "    route:  {}", route_text(r))?;
+            }
             for a in &c.alternatives {
                 writeln!(f, "    lost:   {}  {}", cost_text(a.cost_us), a.what)?;
             }
@@ -791,6 +818,22 @@ impl fmt::Display for Explanation {
             cost_text(self.cost_us),
             self.cost_model
         )
+    }
+}
+
+/// `hierarchical over nodes of 4 devices: 3500.0 us predicted (ring 14000.0 us)`.
+fn route_text(r: &AllReduceChoice) -> String {
+    let ring = us(r.ring_s);
+    match (r.algorithm, r.hierarchical_s) {
+        (Algorithm::Hierarchical { devices_per_node }, Some(h)) => format!(
+            "hierarchical over nodes of {devices_per_node} devices: {} us predicted (ring {ring} us)",
+            us(h)
+        ),
+        (_, Some(h)) => format!(
+            "ring: {ring} us predicted (hierarchical over nodes {} us)",
+            us(h)
+        ),
+        (_, None) => format!("ring: {ring} us predicted (the group has no hierarchy of nodes)"),
     }
 }
 

@@ -7,9 +7,9 @@
 //! weighted, so that of two plans with equal time the one holding less wins.
 
 use crate::sharding::layout::Layout;
-use crate::sharding::reshard::{Plan, Step};
+use crate::sharding::reshard::{CollectiveKind, Plan, Step};
 use serde::{Deserialize, Serialize};
-use shardc_ir::{Mesh, OpKind, TensorType, UnaryOp};
+use shardc_ir::{Mesh, OpKind, TensorType, Topology, UnaryOp};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -43,6 +43,13 @@ pub struct CostModel {
     /// Compute replicated over the devices is then charged as what it is, every device
     /// doing it on a share of the cores.
     pub shared_host: Option<SharedHost>,
+    /// The nodes the devices are on and the links inside and across them, when known:
+    /// a collective is then charged by the links its groups cross (device `d` of the
+    /// mesh's device ids on node `d / devices_per_node`), an all-reduce by the faster of
+    /// a ring and the hierarchical algorithm ([`Topology::all_reduce`]), and the
+    /// partitioned program's all-reduces are routed so (`passes/route.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<Topology>,
 }
 
 /// The cores the devices of a mesh share, and the device count a profile was measured at.
@@ -89,6 +96,7 @@ impl CostModel {
             vector_flops: 2.5e9,
             memory_weight: 1e-15,
             shared_host: Some(SharedHost { cores, devices: 1 }),
+            topology: None,
         }
     }
 
@@ -110,6 +118,7 @@ impl CostModel {
             vector_flops: 10e12,
             memory_weight: 1e-15,
             shared_host: None,
+            topology: None,
         }
     }
 
@@ -181,6 +190,12 @@ impl CostModel {
         }
     }
 
+    /// The model with a topology ([`CostModel::topology`]).
+    pub fn with_topology(mut self, topology: Topology) -> CostModel {
+        self.topology = Some(topology);
+        self
+    }
+
     /// Sets the bandwidth of one mesh axis.
     pub fn with_axis_bandwidth(mut self, axis: &str, bytes_per_second: f64) -> CostModel {
         self.axis_bandwidth
@@ -195,11 +210,17 @@ impl CostModel {
             .unwrap_or(self.default_bandwidth)
     }
 
-    /// Seconds one step takes.
+    /// Seconds one step takes: its latency and bytes over the slowest link of its axes;
+    /// with a topology, over the links its groups cross ([`CostModel::topology`]).
     pub fn step_time(&self, step: &Step, mesh: &Mesh, global: &TensorType, from: &Layout) -> f64 {
         let bytes = step.bytes_per_device(mesh, global, from);
         if step.axes().is_empty() || step.moves_nothing(mesh, from) {
             return 0.0;
+        }
+        if let Some(t) = &self.topology
+            && let Some(groups) = mesh.replica_groups(step.axes())
+        {
+            return self.latency + topology_time(t, step.kind(), &groups.0, bytes);
         }
         let bw = step
             .axes()
@@ -246,6 +267,52 @@ impl CostModel {
     }
 }
 
+/// Seconds a collective sending `bytes` per device takes over the links of `groups` (the
+/// slowest group): an all-reduce by the faster of the ring and the hierarchy (its buffer
+/// is `bytes n / 2(n-1)`), anything else over the slowest link of its ring.
+fn topology_time(t: &Topology, kind: CollectiveKind, groups: &[Vec<usize>], bytes: u64) -> f64 {
+    groups
+        .iter()
+        .map(|g| {
+            let n = g.len() as u64;
+            match kind {
+                CollectiveKind::AllReduce if n > 1 => {
+                    let c = t.all_reduce(g, bytes * n / (2 * (n - 1)));
+                    c.hierarchical_s.map_or(c.ring_s, |h| h.min(c.ring_s))
+                }
+                _ => {
+                    let link = t.ring_link(g);
+                    link.latency * n.saturating_sub(1).max(1) as f64 + bytes as f64 / link.bandwidth
+                }
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Seconds a per-device op of a partitioned program takes over a topology's links: an
+/// all-reduce as it is routed, anything else over the slowest link of its groups' rings.
+fn routed_time(t: &Topology, x: &shardc_runtime::backend::collective::Exchange) -> f64 {
+    use shardc_ir::topology::Algorithm;
+    let bytes = x.result_ty.size_bytes() as u64;
+    x.groups()
+        .iter()
+        .map(|g| {
+            let n = g.len();
+            if x.short_name() == "all_reduce" {
+                let c = t.all_reduce(g, bytes);
+                match (x.route(), c.hierarchical_s) {
+                    (Algorithm::Hierarchical { .. }, Some(h)) => h,
+                    _ => c.ring_s,
+                }
+            } else {
+                let link = t.ring_link(g);
+                let sent = g.first().map_or(0, |&d| x.ring_bytes(d));
+                link.latency * n.saturating_sub(1).max(1) as f64 + sent as f64 / link.bandwidth
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
 /// What a per-device program is predicted to take on one device ([`CostModel::program_time`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ProgramTime {
@@ -281,9 +348,13 @@ impl CostModel {
         let mut t = ProgramTime::default();
         for (_, op) in f.body_ops() {
             if op.kind.is_collective() {
-                let bytes = shardc_runtime::backend::collective::Exchange::new(f, op, &names)
-                    .map_or(0, |x| x.ring_bytes(0));
-                t.communication += self.latency + bytes as f64 / slowest;
+                let exchange = shardc_runtime::backend::collective::Exchange::new(f, op, &names);
+                let bytes = exchange.as_ref().map_or(0, |x| x.ring_bytes(0));
+                t.communication += self.latency
+                    + match (&self.topology, &exchange) {
+                        (Some(topology), Ok(x)) => routed_time(topology, x),
+                        _ => bytes as f64 / slowest,
+                    };
                 t.collectives += 1;
             } else {
                 let operands: Vec<TensorType> =
@@ -392,6 +463,50 @@ mod tests {
         // Devices of their own (a GPU cluster) do not share.
         let g = CostModel::gpu_cluster();
         assert_eq!(g.for_devices(1024), g);
+    }
+
+    /// On 2 nodes of 4 with a data=2 x model=4 mesh, `model` stays inside a node and
+    /// `data` crosses: the same all-gather costs the inter-node link's time over `data`,
+    /// the intra-node link's over `model`; an all-reduce over both axes is charged as the
+    /// hierarchy, which beats a ring through the slow links.
+    #[test]
+    fn a_topology_charges_each_axis_by_the_links_its_groups_cross() {
+        use crate::sharding::layout::CombinerKey;
+        use shardc_ir::topology::LinkClass;
+        use shardc_ir::{AxisRef, DType};
+        let t = Topology::new(2, 4, LinkClass::new(8e9, 0.0), LinkClass::new(1e9, 0.0)).unwrap();
+        let m = CostModel::cpu(8).with_topology(t.clone());
+        let mesh = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
+        let global = TensorType::new(DType::F32, [1024, 1024]);
+        let gather = |axis: &str, dim: usize| {
+            let step = Step::AllGather {
+                dim,
+                axes: vec![AxisRef::new(axis)],
+            };
+            let mut from = Layout::replicated(2);
+            from.dims[dim] = vec![AxisRef::new(axis)];
+            let bytes = step.bytes_per_device(&mesh, &global, &from) as f64;
+            (m.step_time(&step, &mesh, &global, &from) - m.latency, bytes)
+        };
+        let (across, bytes) = gather("data", 0);
+        assert!((across - bytes / 1e9).abs() < 1e-12, "{across}");
+        let (inside, bytes) = gather("model", 1);
+        assert!((inside - bytes / 8e9).abs() < 1e-12, "{inside}");
+        // An all-reduce of a 4 MiB partial sum over both axes: 8 devices on 2 nodes.
+        let step = Step::AllReduce {
+            axes: vec![AxisRef::new("data"), AxisRef::new("model")],
+            combiner: CombinerKey::Sum,
+        };
+        let mut partial = Layout::replicated(2);
+        partial.unreduced = vec![AxisRef::new("data"), AxisRef::new("model")];
+        let time = m.step_time(&step, &mesh, &global, &partial) - m.latency;
+        let all: Vec<usize> = (0..8).collect();
+        let choice = t.all_reduce(&all, global.size_bytes() as u64);
+        assert!(
+            (time - choice.hierarchical_s.unwrap()).abs() < 1e-9,
+            "{time} {choice:?}"
+        );
+        assert!(time < choice.ring_s / 2.0);
     }
 
     #[test]

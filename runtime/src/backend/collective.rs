@@ -29,6 +29,7 @@
 //! at member `j+1`), which changes rounding only.
 
 use super::{DeviceError, RuntimeError};
+use shardc_ir::topology::{Algorithm, Hierarchy};
 use shardc_ir::{
     BinaryOp, DType, Elements, Function, Literal, Op, OpKind, ReplicaGroups, Scalar, TensorType,
     ValueId,
@@ -51,6 +52,13 @@ pub trait Link {
     fn send(&mut self, to: usize, data: Elements) -> Result<(), LinkError>;
     /// Receives the next message device `from` sent to this device.
     fn recv(&mut self, from: usize) -> Result<Elements, LinkError>;
+}
+
+/// Elements member `me` of `n` sends in a ring all-reduce of `len` elements: the buffer
+/// less its own chunk (reduce-scatter), then less its right neighbour's (all-gather).
+fn ring_all_reduce_elements(len: u64, n: usize, me: usize) -> u64 {
+    let chunks = runs(len as usize, n);
+    2 * len - chunks[me].len() as u64 - chunks[(me + 1) % n].len() as u64
 }
 
 /// Blocks of a dimension: the flat row-major indices of each of the `n` equal blocks of
@@ -144,6 +152,8 @@ pub(crate) enum Kind {
     AllReduce {
         groups: ReplicaGroups,
         reducer: BinaryOp,
+        /// A ring, or hierarchical over nodes ([`ROUTE`]).
+        route: Algorithm,
     },
     ReduceScatter {
         groups: ReplicaGroups,
@@ -227,6 +237,7 @@ impl Exchange {
             OpKind::AllReduce { groups } => Kind::AllReduce {
                 groups: groups.clone(),
                 reducer: reducer(f, op).map_err(&unsupported)?,
+                route: op.route().map_err(&unsupported)?,
             },
             OpKind::ReduceScatter { dim, groups } => Kind::ReduceScatter {
                 groups: groups.clone(),
@@ -297,6 +308,14 @@ impl Exchange {
         matches!(self.kind, Kind::Permute { .. })
     }
 
+    /// How the op moves its data: a ring unless it is an all-reduce routed otherwise.
+    pub fn route(&self) -> Algorithm {
+        match &self.kind {
+            Kind::AllReduce { route, .. } => *route,
+            _ => Algorithm::Ring,
+        }
+    }
+
     /// `true` for the per-device ops that move nothing between devices (`shard_slice`,
     /// `axis_index`): each device computes its result from its own operand.
     pub fn is_local(&self) -> bool {
@@ -352,13 +371,30 @@ impl Exchange {
         let len = self.result_ty.num_elements() as u64;
         let position = |groups: &ReplicaGroups| groups.find(device).map(|(g, i)| (g.len(), i));
         match &self.kind {
-            Kind::AllReduce { groups, .. } => {
+            Kind::AllReduce { groups, route, .. } => {
                 let Some((n, me)) = position(groups) else {
                     return 0;
                 };
-                let chunks = runs(len as usize, n);
-                let own = chunks[me].len() as u64 + chunks[(me + 1) % n].len() as u64;
-                (2 * len - own) * elem
+                let split = match route {
+                    Algorithm::Hierarchical { devices_per_node } => groups
+                        .find(device)
+                        .and_then(|(g, _)| Hierarchy::of(g, *devices_per_node)),
+                    Algorithm::Ring => None,
+                };
+                let sent = match split.and_then(|h| Some((h.find(device)?, h))) {
+                    // Reduce-scatter and all-gather of `k` chunks inside the node around
+                    // a ring all-reduce of chunk `j` across the `m` nodes.
+                    Some(((a, j), h)) => {
+                        let k = h.per_node();
+                        let inside = runs(len as usize, k);
+                        let mine = inside[j].len() as u64;
+                        (len - mine)
+                            + (len - inside[(j + 1) % k].len() as u64)
+                            + ring_all_reduce_elements(mine, h.node_count(), a)
+                    }
+                    None => ring_all_reduce_elements(len, n, me),
+                };
+                sent * elem
             }
             // The result is one of n blocks of the operand: n-1 of them leave.
             Kind::ReduceScatter { groups, .. } => {
@@ -504,14 +540,34 @@ impl Wire<'_> {
             }
         };
         match &ex.kind {
-            Kind::AllReduce { groups, reducer } => {
+            Kind::AllReduce {
+                groups,
+                reducer,
+                route,
+            } => {
                 let (members, me) = ex.role(groups, device)?;
-                let ranges = runs(x.len(), members.len());
-                let chunks = ranges.iter().map(|r| slice(x, r.clone())).collect();
-                let mine = self.reduce_scatter(members, me, chunks, *reducer)?;
-                let lens: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
-                let all = self.all_gather(members, me, mine, &lens)?;
-                concat(&all).ok_or_else(|| ex.error("its chunks differ in dtype".into()))
+                let split = match route {
+                    Algorithm::Hierarchical { devices_per_node } => {
+                        Hierarchy::of(members, *devices_per_node)
+                    }
+                    Algorithm::Ring => None,
+                };
+                match split.and_then(|h| Some((h.find(device)?, h))) {
+                    Some(((a, j), h)) => {
+                        // Chunk `j` of the node's sum, then of the group's (across the
+                        // nodes, among the members holding chunk `j`), then every chunk.
+                        let inside = &h.nodes[a];
+                        let ranges = runs(x.len(), inside.len());
+                        let chunks = ranges.iter().map(|r| slice(x, r.clone())).collect();
+                        let node_sum = self.reduce_scatter(inside, j, chunks, *reducer)?;
+                        let across: Vec<usize> = h.nodes.iter().map(|n| n[j]).collect();
+                        let mine = self.ring_all_reduce(&across, a, &node_sum, *reducer)?;
+                        let lens: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
+                        let all = self.all_gather(inside, j, mine, &lens)?;
+                        concat(&all).ok_or_else(|| ex.error("its chunks differ in dtype".into()))
+                    }
+                    None => self.ring_all_reduce(members, me, x, *reducer),
+                }
             }
             Kind::ReduceScatter {
                 groups,
@@ -570,6 +626,23 @@ impl Wire<'_> {
                 ))
             }
         }
+    }
+
+    /// Ring all-reduce of `x` over `members` (device `me` of them): reduce-scatter of `n`
+    /// contiguous runs, then all-gather.
+    fn ring_all_reduce(
+        &mut self,
+        members: &[usize],
+        me: usize,
+        x: &Elements,
+        reducer: BinaryOp,
+    ) -> Result<Elements, DeviceError> {
+        let ranges = runs(x.len(), members.len());
+        let chunks = ranges.iter().map(|r| slice(x, r.clone())).collect();
+        let mine = self.reduce_scatter(members, me, chunks, reducer)?;
+        let lens: Vec<usize> = ranges.iter().map(ExactSizeIterator::len).collect();
+        let all = self.all_gather(members, me, mine, &lens)?;
+        concat(&all).ok_or_else(|| self.ex.error("its chunks differ in dtype".into()))
     }
 
     /// Ring reduce-scatter: device `me` of `members` ends with chunk `me` reduced.

@@ -28,12 +28,13 @@ use super::{
     DeviceError, Executable, Link, LinkError, Mesh, RunOptions, RunReport, RuntimeError, Span,
 };
 use crate::engine::Buffers;
-use shardc_ir::{Elements, Literal};
+use shardc_ir::topology::Algorithm;
+use shardc_ir::{Elements, Literal, Topology};
 use std::borrow::Cow;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// `N` devices on the host's cores, as threads.
 ///
@@ -91,6 +92,8 @@ pub(crate) struct Mailbox {
     pub(crate) step: usize,
     to: Vec<Option<Sender<Message>>>,
     from: Vec<Option<Receiver<Message>>>,
+    /// The topology whose inter-node links a message must take the time of, if emulated.
+    pub(crate) emulated: Option<Topology>,
 }
 
 /// The mailboxes of `n` devices: a channel for every ordered pair.
@@ -115,6 +118,7 @@ pub(crate) fn mailboxes(n: usize) -> Vec<Mailbox> {
             step: 0,
             to,
             from,
+            emulated: None,
         })
         .collect()
 }
@@ -127,6 +131,14 @@ impl Link for Mailbox {
                 self.device
             ))
         })?;
+        if let Some(t) = &self.emulated
+            && t.node_of(self.device) != t.node_of(to)
+        {
+            // The wire time of the emulated inter-node link, as the sender of a real one
+            // waits for its transfer.
+            let wire = t.inter.time(super::collective::bytes_of(&data) as f64);
+            thread::sleep(Duration::from_secs_f64(wire));
+        }
         tx.send(Message {
             step: self.step,
             data,
@@ -188,7 +200,8 @@ impl Mesh for CpuMesh {
         let outcomes = thread::scope(|scope| {
             let mut handles = Vec::with_capacity(n);
             let mut spawn_error = None;
-            for (device, (args, mailbox)) in args.into_iter().zip(boxes).enumerate() {
+            for (device, (args, mut mailbox)) in args.into_iter().zip(boxes).enumerate() {
+                mailbox.emulated = options.emulated_topology.clone();
                 let (jobs_tx, jobs_rx) = channel::<Job>();
                 let comm = thread::Builder::new()
                     .name(format!("device {device} communication"))
@@ -298,7 +311,15 @@ fn communicate(
         link.step = job.step;
         let start = clock.elapsed();
         let small = exchange.result_ty.size_bytes() < options.shared_memory_min_bytes;
-        let (out, sent) = if exchange.is_permute() || exchange.is_local() || small {
+        // Routed collectives, and those crossing emulated nodes, go by messages.
+        let by_messages = exchange.route() != Algorithm::Ring
+            || options.emulated_topology.as_ref().is_some_and(|t| {
+                exchange
+                    .groups()
+                    .iter()
+                    .any(|g| g.iter().any(|&d| t.node_of(d) != t.node_of(g[0])))
+            });
+        let (out, sent) = if exchange.is_permute() || exchange.is_local() || small || by_messages {
             let input = comm.input(job.step, job.input.as_ref())?;
             exchange.run(device, input, &mut link)?
         } else {

@@ -166,6 +166,12 @@ pub struct RunOptions {
     /// results bit for bit, same bytes counted). `usize::MAX`: rings only, for comparison;
     /// `0`: shared memory only. Other backends ignore it.
     pub shared_memory_min_bytes: usize,
+    /// The cpu backend emulates this topology on its host: a message between devices of
+    /// different nodes takes at least the inter-node link's time (latency plus bytes over
+    /// bandwidth; the sender waits out the rest), and collectives whose groups span nodes
+    /// run over messages rather than shared memory. Messages inside a node move at the
+    /// host's own speed. `None`: no emulation. Other backends ignore it.
+    pub emulated_topology: Option<shardc_ir::Topology>,
 }
 
 impl Default for RunOptions {
@@ -173,6 +179,7 @@ impl Default for RunOptions {
         RunOptions {
             overlap: true,
             shared_memory_min_bytes: shared::MIN_BYTES,
+            emulated_topology: None,
         }
     }
 }

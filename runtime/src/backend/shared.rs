@@ -224,7 +224,9 @@ impl Exchange {
             })
         };
         match &self.kind {
-            Kind::AllReduce { groups, reducer } => {
+            Kind::AllReduce {
+                groups, reducer, ..
+            } => {
                 let (members, me) = self.role(groups, device)?;
                 let chunks = runs(x.len(), members.len());
                 let pieces = board.exchange(device, members, x).map_err(left)?;
