@@ -99,8 +99,8 @@ impl Algorithm {
     }
 }
 
-/// The op attribute of an all-reduce saying how it runs ([`Algorithm::attribute`]):
-/// `shardc.route = "hierarchical:4"`. Without it, a ring.
+/// The op attribute of an all-reduce, reduce-scatter or all-gather saying how it runs
+/// ([`Algorithm::attribute`]): `shardc.route = "hierarchical:4"`. Without it, a ring.
 pub const ROUTE: &str = "shardc.route";
 
 /// A group split by node: the members of each node, in group order.
@@ -155,9 +155,10 @@ impl Hierarchy {
     }
 }
 
-/// What [`Topology::all_reduce`] predicts and picks.
+/// What [`Topology::all_reduce`] (or [`Topology::reduce_scatter`], [`Topology::all_gather`])
+/// predicts and picks.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AllReduceChoice {
+pub struct RouteChoice {
     pub algorithm: Algorithm,
     /// Predicted seconds of the flat ring.
     pub ring_s: f64,
@@ -280,16 +281,53 @@ impl Topology {
 
     /// Both algorithms' predicted times for an all-reduce of `bytes` over `group`, and
     /// the faster.
-    pub fn all_reduce(&self, group: &[usize], bytes: u64) -> AllReduceChoice {
+    pub fn all_reduce(&self, group: &[usize], bytes: u64) -> RouteChoice {
         let ring_s = self.ring_all_reduce_s(group, bytes);
         let hierarchical_s = self.hierarchical_all_reduce_s(group, bytes);
+        self.faster(ring_s, hierarchical_s)
+    }
+
+    /// Both algorithms' predicted times for a reduce-scatter of an operand of `bytes` over
+    /// `group` (each member ends with one of `n` blocks), and the faster. The ring: `n-1`
+    /// steps of one block over its slowest link. The hierarchy (`k` members on each of
+    /// `m` nodes): a reduce-scatter inside each node of bundles of `m` blocks (the blocks
+    /// of the members holding the same place on every node; `k-1` steps of `m` blocks),
+    /// then one across the nodes (`m-1` steps of one block).
+    pub fn reduce_scatter(&self, group: &[usize], bytes: u64) -> RouteChoice {
+        self.one_way(group, bytes)
+    }
+
+    /// Both algorithms' predicted times for an all-gather whose result has `bytes` (`n`
+    /// pieces), and the faster: the reverse of [`Topology::reduce_scatter`] (across the
+    /// nodes first, then bundles of `m` pieces inside them), the same steps.
+    pub fn all_gather(&self, group: &[usize], bytes: u64) -> RouteChoice {
+        self.one_way(group, bytes)
+    }
+
+    /// Reduce-scatter's and all-gather's times: `n-1` ring steps of `bytes/n`, or `k-1`
+    /// intra-node steps of `m` blocks and `m-1` inter-node steps of one.
+    fn one_way(&self, group: &[usize], bytes: u64) -> RouteChoice {
+        let n = group.len();
+        if n < 2 {
+            return self.faster(0.0, None);
+        }
+        let block = bytes as f64 / n as f64;
+        let ring_s = (n - 1) as f64 * self.ring_link(group).time(block);
+        let hierarchical_s = Hierarchy::of(group, self.devices_per_node).map(|h| {
+            let (m, k) = (h.node_count() as f64, h.per_node() as f64);
+            (k - 1.0) * self.intra.time(m * block) + (m - 1.0) * self.inter.time(block)
+        });
+        self.faster(ring_s, hierarchical_s)
+    }
+
+    fn faster(&self, ring_s: f64, hierarchical_s: Option<f64>) -> RouteChoice {
         let algorithm = match hierarchical_s {
             Some(h) if h < ring_s => Algorithm::Hierarchical {
                 devices_per_node: self.devices_per_node,
             },
             _ => Algorithm::Ring,
         };
-        AllReduceChoice {
+        RouteChoice {
             algorithm,
             ring_s,
             hierarchical_s,
@@ -342,6 +380,28 @@ mod tests {
         // S/4 and 2 of S/8 move as much; a tie keeps the ring.
         let even = two_by_four(1.0).all_reduce(&all, s);
         assert_eq!(even.algorithm, Algorithm::Ring);
+    }
+
+    #[test]
+    fn reduce_scatter_and_all_gather_keep_all_but_one_block_per_member_inside_nodes() {
+        // 8 blocks of S/8 on 2 nodes of 4, inter-node links 8x slower: the ring moves 7
+        // blocks over the slow link (56 S/8 / fast); the hierarchy 3 bundles of 2 blocks
+        // inside the node and 1 block across (6 + 8 = 14 S/8 / fast): 4x.
+        let t = two_by_four(8.0);
+        let all: Vec<usize> = (0..8).collect();
+        let s = 8u64 << 20;
+        let block = s as f64 / 8.0;
+        for c in [t.reduce_scatter(&all, s), t.all_gather(&all, s)] {
+            assert!((c.ring_s - 56.0 * block / 8e9).abs() < 1e-9, "{c:?}");
+            assert!((c.hierarchical_s.unwrap() - 14.0 * block / 8e9).abs() < 1e-9);
+            assert_eq!(
+                c.algorithm,
+                Algorithm::Hierarchical {
+                    devices_per_node: 4
+                }
+            );
+        }
+        assert_eq!(t.all_gather(&[0, 1, 2, 3], s).algorithm, Algorithm::Ring);
     }
 
     #[test]

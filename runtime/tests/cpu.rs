@@ -451,18 +451,24 @@ fn shared_memory_collectives_equal_the_rings_bit_for_bit() {
     }
 }
 
-/// [`collectives`] with every all-reduce routed as `route` says (`shardc.route`).
+/// [`collectives`] with every all-reduce, reduce-scatter and all-gather routed as `route`
+/// says (`shardc.route`).
 fn routed(t: &str, r: &str, route: &str) -> Module {
-    let text = collectives(t, r);
-    let mut parts = text.split("\"stablehlo.all_reduce\"");
-    let mut out = parts.next().unwrap_or_default().to_string();
-    for p in parts {
-        out.push_str("\"stablehlo.all_reduce\"");
-        out.push_str(&p.replacen(
-            "}) : (",
-            &format!("}}) {{shardc.route = \"{route}\"}} : ("),
-            1,
-        ));
+    let attr = format!("{{shardc.route = \"{route}\"}}");
+    let mut out = collectives(t, r);
+    for (op, end) in [
+        ("\"stablehlo.all_reduce\"", "}) : ("),
+        ("\"stablehlo.reduce_scatter\"", "}) : ("),
+        ("\"stablehlo.all_gather\"", "}> : ("),
+    ] {
+        let mut parts = out.split(op);
+        let mut text = parts.next().unwrap_or_default().to_string();
+        for p in parts {
+            text.push_str(op);
+            let (head, tail) = end.split_at(2);
+            text.push_str(&p.replacen(end, &format!("{head} {attr}{tail}"), 1));
+        }
+        out = text;
     }
     let m = parse_module(&out).unwrap_or_else(|e| panic!("{t} {r} {route}: {e}"));
     let f = m.entry().unwrap();
@@ -471,19 +477,20 @@ fn routed(t: &str, r: &str, route: &str) -> Module {
         .filter(|(_, op)| op.route().is_ok_and(|a| a.attribute().is_some()))
         .count();
     assert_eq!(
-        routed, 3,
-        "{t} {r} {route}: the route attribute did not parse"
+        routed, 7,
+        "{t} {r} {route}: the route attributes did not parse"
     );
     m
 }
 
-/// A hierarchical all-reduce (nodes of 2 and of 4 devices, over the groups of the cases:
-/// rows, shuffled, all) gives the simulator's results for every dtype and reducer —
+/// Hierarchical all-reduces, reduce-scatters and all-gathers (nodes of 2 and of 4
+/// devices, over the groups of the cases: rows, columns, shuffled, all) give the
+/// simulator's results for every dtype and reducer —
 /// bit for bit where the ring is, within the rounding bound for float sums — and every
 /// device sends exactly the bytes `Exchange::ring_bytes` states for it (what explain
 /// lists). A group with no hierarchy (one node, or uneven) runs the ring.
 #[test]
-fn hierarchical_all_reduces_equal_the_simulator_and_send_what_they_state() {
+fn hierarchical_collectives_equal_the_simulator_and_send_what_they_state() {
     for route in ["hierarchical:2", "hierarchical:4"] {
         for (t, reducers) in CASES {
             for r in *reducers {

@@ -18,7 +18,7 @@ use crate::sharding::layout::Layout;
 use crate::sharding::reshard::CollectiveKind;
 use egg::{Id, Language};
 use serde::Serialize;
-use shardc_ir::topology::{Algorithm, AllReduceChoice};
+use shardc_ir::topology::{Algorithm, RouteChoice};
 use shardc_ir::{Function, Mesh, TensorType, ValueDef, ValueId};
 use std::collections::HashMap;
 use std::fmt::{self, Write};
@@ -84,7 +84,7 @@ pub struct Collective {
     /// How an all-reduce runs over the cost model's topology, with both algorithms'
     /// predicted times (`passes/route.rs`); none without a topology.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub route: Option<AllReduceChoice>,
+    pub route: Option<RouteChoice>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -113,7 +113,7 @@ fn as_run(
             .find(|r| &r.at == at)
             .map(|r| r.choice.clone())
     };
-    let mut routed: Vec<(usize, AllReduceChoice)> = Vec::new();
+    let mut routed: Vec<(usize, RouteChoice)> = Vec::new();
     let mut used = vec![false; planned.len()];
     // Entries to add after (or, for buckets, in place of) planned entry `i`.
     let mut again: HashMap<usize, Vec<Collective>> = HashMap::new();
@@ -822,7 +822,7 @@ impl fmt::Display for Explanation {
 }
 
 /// `hierarchical over nodes of 4 devices: 3500.0 us predicted (ring 14000.0 us)`.
-fn route_text(r: &AllReduceChoice) -> String {
+fn route_text(r: &RouteChoice) -> String {
     let ring = us(r.ring_s);
     match (r.algorithm, r.hierarchical_s) {
         (Algorithm::Hierarchical { devices_per_node }, Some(h)) => format!(

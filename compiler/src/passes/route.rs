@@ -1,31 +1,38 @@
-//! Routing: each all-reduce of the per-device program runs as a flat ring or as the
-//! hierarchical algorithm over nodes (reduce-scatter inside each node, all-reduce across,
-//! all-gather inside), whichever the topology predicts faster for its groups
-//! ([`Topology::all_reduce`]). The choice is written on the op ([`ROUTE`]:
+//! Routing: each all-reduce, reduce-scatter and all-gather of the per-device program runs
+//! as a flat ring or as the hierarchical algorithm over nodes (an all-reduce as
+//! reduce-scatter inside each node, all-reduce across, all-gather inside; a reduce-scatter
+//! inside then across; an all-gather across then inside), whichever the topology predicts
+//! faster for its groups ([`Topology::all_reduce`], [`Topology::reduce_scatter`],
+//! [`Topology::all_gather`]). The choice is written on the op ([`ROUTE`]:
 //! `shardc.route = "hierarchical:4"`), which the runtime follows, and returned with both
 //! predictions for `explain`.
 //!
-//! An all-reduce is routed hierarchically only when every one of its groups has a
+//! A collective is routed hierarchically only when every one of its groups has a
 //! hierarchy (the same number of members, two or more, on each of two or more nodes) and
 //! the hierarchy wins for the slowest group.
 
 use crate::error::CompileError;
 use serde::Serialize;
-use shardc_ir::topology::{Algorithm, AllReduceChoice, ROUTE};
+use shardc_ir::topology::{Algorithm, ROUTE, RouteChoice};
 use shardc_ir::{Module, OpKind, Topology, quoted};
 
-/// One all-reduce's route: the op's result (`%12`), the values it moves ([`Op::of`](shardc_ir::Op::of))
-/// and both predictions for its slowest group.
+/// One collective's route: the op's result (`%12`), the values it moves
+/// ([`Op::of`](shardc_ir::Op::of)) and both predictions for its slowest group.
 #[derive(Clone, Debug, Serialize)]
 pub struct Route {
     pub at: String,
     pub of: Vec<String>,
-    /// Bytes of the buffer each device all-reduces.
+    /// Bytes of the buffer it is predicted by: an all-reduce's or reduce-scatter's
+    /// operand, an all-gather's result.
     pub bytes: u64,
-    pub choice: AllReduceChoice,
+    pub choice: RouteChoice,
 }
 
-/// Routes every all-reduce of `m`'s entry function over `topology`.
+/// A topology's predictions for one collective kind: group, buffer bytes -> both times.
+type Predict = fn(&Topology, &[usize], u64) -> RouteChoice;
+
+/// Routes every all-reduce, reduce-scatter and all-gather of `m`'s entry function over
+/// `topology`.
 pub fn route(m: &Module, topology: &Topology) -> Result<(Module, Vec<Route>), CompileError> {
     let Some(f) = m.entry() else {
         return Ok((m.clone(), Vec::new()));
@@ -34,19 +41,25 @@ pub fn route(m: &Module, topology: &Topology) -> Result<(Module, Vec<Route>), Co
     let mut g = f.clone();
     let mut routes = Vec::new();
     for (id, op) in f.body_ops() {
-        let OpKind::AllReduce { groups } = &op.kind else {
-            continue;
-        };
         let (Some(&operand), Some(&result)) = (op.operands.first(), op.results.first()) else {
             continue;
         };
-        let bytes = f.ty(operand).size_bytes() as u64;
-        let choices: Vec<AllReduceChoice> = groups
+        // Each kind's predictions, from the buffer it is measured by.
+        let (groups, bytes, predict): (_, _, Predict) = match &op.kind {
+            OpKind::AllReduce { groups } => (groups, f.ty(operand), Topology::all_reduce),
+            OpKind::ReduceScatter { groups, .. } => {
+                (groups, f.ty(operand), Topology::reduce_scatter)
+            }
+            OpKind::AllGather { groups, .. } => (groups, f.ty(result), Topology::all_gather),
+            _ => continue,
+        };
+        let bytes = bytes.size_bytes() as u64;
+        let choices: Vec<RouteChoice> = groups
             .0
             .iter()
-            .map(|group| topology.all_reduce(group, bytes))
+            .map(|group| predict(topology, group, bytes))
             .collect();
-        let slowest = |c: &AllReduceChoice| match c.algorithm {
+        let slowest = |c: &RouteChoice| match c.algorithm {
             Algorithm::Ring => c.ring_s,
             Algorithm::Hierarchical { .. } => c.hierarchical_s.unwrap_or(c.ring_s),
         };
@@ -61,7 +74,7 @@ pub fn route(m: &Module, topology: &Topology) -> Result<(Module, Vec<Route>), Co
         let choice = if everywhere {
             worst
         } else {
-            AllReduceChoice {
+            RouteChoice {
                 algorithm: Algorithm::Ring,
                 ..worst
             }
@@ -143,6 +156,26 @@ mod tests {
         let (algorithm, r) = routed(&all, &topology(8e9, 0.0));
         assert_eq!(algorithm, Algorithm::Ring);
         assert_eq!(r.choice.hierarchical_s, Some(r.choice.ring_s));
+    }
+
+    #[test]
+    fn gathers_and_scatters_across_slow_nodes_are_routed_too() {
+        let gather = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<131072xf32>) -> tensor<1048576xf32> {
+    %0 = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}> : (tensor<131072xf32>) -> tensor<1048576xf32>
+    return %0 : tensor<1048576xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let (algorithm, r) = routed(&gather, &topology(1e9, 1e-6));
+        assert_ne!(algorithm, Algorithm::Ring);
+        assert_eq!(r.bytes, 4 << 20);
+        assert!(
+            r.choice.hierarchical_s.unwrap() < r.choice.ring_s / 2.0,
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -268,8 +268,9 @@ impl CostModel {
 }
 
 /// Seconds a collective sending `bytes` per device takes over the links of `groups` (the
-/// slowest group): an all-reduce by the faster of the ring and the hierarchy (its buffer
-/// is `bytes n / 2(n-1)`), anything else over the slowest link of its ring.
+/// slowest group): an all-reduce (its buffer is `bytes n / 2(n-1)`), reduce-scatter or
+/// all-gather (`bytes n / (n-1)`) by the faster of the ring and the hierarchy, anything
+/// else over the slowest link of its ring.
 fn topology_time(t: &Topology, kind: CollectiveKind, groups: &[Vec<usize>], bytes: u64) -> f64 {
     groups
         .iter()
@@ -277,8 +278,13 @@ fn topology_time(t: &Topology, kind: CollectiveKind, groups: &[Vec<usize>], byte
             let n = g.len() as u64;
             match kind {
                 CollectiveKind::AllReduce if n > 1 => {
-                    let c = t.all_reduce(g, bytes * n / (2 * (n - 1)));
-                    c.hierarchical_s.map_or(c.ring_s, |h| h.min(c.ring_s))
+                    fastest(&t.all_reduce(g, bytes * n / (2 * (n - 1))))
+                }
+                CollectiveKind::ReduceScatter if n > 1 => {
+                    fastest(&t.reduce_scatter(g, bytes * n / (n - 1)))
+                }
+                CollectiveKind::AllGather if n > 1 => {
+                    fastest(&t.all_gather(g, bytes * n / (n - 1)))
                 }
                 _ => {
                     let link = t.ring_link(g);
@@ -289,8 +295,13 @@ fn topology_time(t: &Topology, kind: CollectiveKind, groups: &[Vec<usize>], byte
         .fold(0.0, f64::max)
 }
 
+fn fastest(c: &shardc_ir::topology::RouteChoice) -> f64 {
+    c.hierarchical_s.map_or(c.ring_s, |h| h.min(c.ring_s))
+}
+
 /// Seconds a per-device op of a partitioned program takes over a topology's links: an
-/// all-reduce as it is routed, anything else over the slowest link of its groups' rings.
+/// all-reduce, reduce-scatter or all-gather as it is routed, anything else over the
+/// slowest link of its groups' rings.
 fn routed_time(t: &Topology, x: &shardc_runtime::backend::collective::Exchange) -> f64 {
     use shardc_ir::topology::Algorithm;
     let bytes = x.result_ty.size_bytes() as u64;
@@ -298,8 +309,13 @@ fn routed_time(t: &Topology, x: &shardc_runtime::backend::collective::Exchange) 
         .iter()
         .map(|g| {
             let n = g.len();
-            if x.short_name() == "all_reduce" {
-                let c = t.all_reduce(g, bytes);
+            let choice = match x.short_name() {
+                "all_reduce" => Some(t.all_reduce(g, bytes)),
+                "all_gather" => Some(t.all_gather(g, bytes)),
+                "reduce_scatter" => Some(t.reduce_scatter(g, bytes * n as u64)),
+                _ => None,
+            };
+            if let Some(c) = choice {
                 match (x.route(), c.hierarchical_s) {
                     (Algorithm::Hierarchical { .. }, Some(h)) => h,
                     _ => c.ring_s,

@@ -54,6 +54,11 @@ pub trait Link {
     fn recv(&mut self, from: usize) -> Result<Elements, LinkError>;
 }
 
+/// Where `device` is in `members` (it is there: hierarchies are made of group members).
+fn position_of(members: &[usize], device: usize) -> usize {
+    members.iter().position(|&d| d == device).unwrap_or(0)
+}
+
 /// Elements member `me` of `n` sends in a ring all-reduce of `len` elements: the buffer
 /// less its own chunk (reduce-scatter), then less its right neighbour's (all-gather).
 fn ring_all_reduce_elements(len: u64, n: usize, me: usize) -> u64 {
@@ -159,10 +164,12 @@ pub(crate) enum Kind {
         groups: ReplicaGroups,
         reducer: BinaryOp,
         blocks: Blocks,
+        route: Algorithm,
     },
     AllGather {
         groups: ReplicaGroups,
         blocks: Blocks,
+        route: Algorithm,
     },
     AllToAll {
         groups: ReplicaGroups,
@@ -243,10 +250,12 @@ impl Exchange {
                 groups: groups.clone(),
                 reducer: reducer(f, op).map_err(&unsupported)?,
                 blocks: Blocks::new(&operand_ty("scatter")?.shape, *dim, n),
+                route: op.route().map_err(&unsupported)?,
             },
             OpKind::AllGather { dim, groups } => Kind::AllGather {
                 groups: groups.clone(),
                 blocks: Blocks::new(&result_ty.shape, *dim, n),
+                route: op.route().map_err(&unsupported)?,
             },
             OpKind::AllToAll {
                 split_dim,
@@ -308,12 +317,33 @@ impl Exchange {
         matches!(self.kind, Kind::Permute { .. })
     }
 
-    /// How the op moves its data: a ring unless it is an all-reduce routed otherwise.
+    /// How the op moves its data: a ring unless it is an all-reduce, reduce-scatter or
+    /// all-gather routed otherwise.
     pub fn route(&self) -> Algorithm {
         match &self.kind {
-            Kind::AllReduce { route, .. } => *route,
+            Kind::AllReduce { route, .. }
+            | Kind::ReduceScatter { route, .. }
+            | Kind::AllGather { route, .. } => *route,
             _ => Algorithm::Ring,
         }
+    }
+
+    /// Device `device`'s group split by node, when the op is routed hierarchically and
+    /// the group has a hierarchy; with where the device is in it (node, index in node).
+    fn hierarchy(&self, device: usize) -> Option<(Hierarchy, (usize, usize))> {
+        let Algorithm::Hierarchical { devices_per_node } = self.route() else {
+            return None;
+        };
+        let groups = match &self.kind {
+            Kind::AllReduce { groups, .. }
+            | Kind::ReduceScatter { groups, .. }
+            | Kind::AllGather { groups, .. } => groups,
+            _ => return None,
+        };
+        let (group, _) = groups.find(device)?;
+        let h = Hierarchy::of(group, devices_per_node)?;
+        let at = h.find(device)?;
+        Some((h, at))
     }
 
     /// `true` for the per-device ops that move nothing between devices (`shard_slice`,
@@ -371,20 +401,14 @@ impl Exchange {
         let len = self.result_ty.num_elements() as u64;
         let position = |groups: &ReplicaGroups| groups.find(device).map(|(g, i)| (g.len(), i));
         match &self.kind {
-            Kind::AllReduce { groups, route, .. } => {
+            Kind::AllReduce { groups, .. } => {
                 let Some((n, me)) = position(groups) else {
                     return 0;
                 };
-                let split = match route {
-                    Algorithm::Hierarchical { devices_per_node } => groups
-                        .find(device)
-                        .and_then(|(g, _)| Hierarchy::of(g, *devices_per_node)),
-                    Algorithm::Ring => None,
-                };
-                let sent = match split.and_then(|h| Some((h.find(device)?, h))) {
+                let sent = match self.hierarchy(device) {
                     // Reduce-scatter and all-gather of `k` chunks inside the node around
                     // a ring all-reduce of chunk `j` across the `m` nodes.
-                    Some(((a, j), h)) => {
+                    Some((h, (a, j))) => {
                         let k = h.per_node();
                         let inside = runs(len as usize, k);
                         let mine = inside[j].len() as u64;
@@ -396,11 +420,14 @@ impl Exchange {
                 };
                 sent * elem
             }
-            // The result is one of n blocks of the operand: n-1 of them leave.
+            // The result is one of n blocks of the operand: n-1 of them leave (routed
+            // hierarchically too: k-1 bundles of m blocks inside the node, then m-1 blocks
+            // across).
             Kind::ReduceScatter { groups, .. } => {
                 position(groups).map_or(0, |(n, _)| (n as u64 - 1) * len * elem)
             }
-            // The result is n operands: the device sends n-1 of them.
+            // The result is n operands: the device sends n-1 of them (hierarchically: m-1
+            // across the nodes, then k-1 bundles of m inside).
             Kind::AllGather { groups, .. } => {
                 position(groups).map_or(0, |(n, _)| (n as u64 - 1) * (len / n as u64) * elem)
             }
@@ -541,19 +568,11 @@ impl Wire<'_> {
         };
         match &ex.kind {
             Kind::AllReduce {
-                groups,
-                reducer,
-                route,
+                groups, reducer, ..
             } => {
                 let (members, me) = ex.role(groups, device)?;
-                let split = match route {
-                    Algorithm::Hierarchical { devices_per_node } => {
-                        Hierarchy::of(members, *devices_per_node)
-                    }
-                    Algorithm::Ring => None,
-                };
-                match split.and_then(|h| Some((h.find(device)?, h))) {
-                    Some(((a, j), h)) => {
+                match ex.hierarchy(device) {
+                    Some((h, (a, j))) => {
                         // Chunk `j` of the node's sum, then of the group's (across the
                         // nodes, among the members holding chunk `j`), then every chunk.
                         let inside = &h.nodes[a];
@@ -573,15 +592,61 @@ impl Wire<'_> {
                 groups,
                 reducer,
                 blocks,
+                ..
             } => {
                 let (members, me) = ex.role(groups, device)?;
+                if let Some((h, (a, j))) = ex.hierarchy(device) {
+                    // Inside the node, member `j'` gathers the node's sum of the blocks of
+                    // the members at place `j'` on every node; across the nodes, the
+                    // members at place `j` reduce-scatter those blocks.
+                    let place = |node: usize, at: usize| position_of(members, h.nodes[node][at]);
+                    let m = h.node_count();
+                    let bundles = (0..h.per_node())
+                        .map(|at| {
+                            let parts: Vec<Elements> =
+                                (0..m).map(|node| blocks.cut(x, place(node, at))).collect();
+                            concat(&parts).unwrap_or_else(|| Elements::zeros(x.dtype(), 0))
+                        })
+                        .collect();
+                    let node_sum = self.reduce_scatter(&h.nodes[a], j, bundles, *reducer)?;
+                    let len = node_sum.len() / m;
+                    let parts = (0..m)
+                        .map(|b| slice(&node_sum, b * len..(b + 1) * len))
+                        .collect();
+                    let across: Vec<usize> = h.nodes.iter().map(|n| n[j]).collect();
+                    return self.reduce_scatter(&across, a, parts, *reducer);
+                }
                 let chunks = (0..members.len()).map(|b| blocks.cut(x, b)).collect();
                 self.reduce_scatter(members, me, chunks, *reducer)
             }
-            Kind::AllGather { groups, blocks } => {
+            Kind::AllGather { groups, blocks, .. } => {
                 let (members, me) = ex.role(groups, device)?;
-                let lens = vec![x.len(); members.len()];
-                let all = self.all_gather(members, me, x.clone(), &lens)?;
+                let all = match ex.hierarchy(device) {
+                    Some((h, (a, j))) => {
+                        // Across the nodes the pieces of the members at place `j`, then
+                        // inside the node every place's bundle of them.
+                        let m = h.node_count();
+                        let across: Vec<usize> = h.nodes.iter().map(|n| n[j]).collect();
+                        let mine = self.all_gather(&across, a, x.clone(), &vec![x.len(); m])?;
+                        let bundle = concat(&mine)
+                            .ok_or_else(|| ex.error("its pieces differ in dtype".into()))?;
+                        let k = h.per_node();
+                        let bundles =
+                            self.all_gather(&h.nodes[a], j, bundle, &vec![m * x.len(); k])?;
+                        let mut all = vec![Elements::zeros(x.dtype(), 0); members.len()];
+                        for (at, b) in bundles.iter().enumerate() {
+                            for node in 0..m {
+                                let piece = slice(b, node * x.len()..(node + 1) * x.len());
+                                all[position_of(members, h.nodes[node][at])] = piece;
+                            }
+                        }
+                        all
+                    }
+                    None => {
+                        let lens = vec![x.len(); members.len()];
+                        self.all_gather(members, me, x.clone(), &lens)?
+                    }
+                };
                 blocks
                     .join(&all)
                     .ok_or_else(|| ex.error("the gathered pieces do not fit".into()))

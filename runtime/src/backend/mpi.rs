@@ -1072,7 +1072,7 @@ impl Context<'_, '_> {
                     .ok_or("its blocks differ in dtype")?;
                 self.reduce(comm, &packed, true)
             }
-            Kind::AllGather { groups, blocks } => {
+            Kind::AllGather { groups, blocks, .. } => {
                 let Some(comm) = self.group(groups)? else {
                     return Ok(x);
                 };

@@ -241,12 +241,13 @@ impl Exchange {
                 groups,
                 reducer,
                 blocks,
+                ..
             } => {
                 let (members, me) = self.role(groups, device)?;
                 let pieces = board.exchange(device, members, x).map_err(left)?;
                 fold(*reducer, &pieces, me, &blocks.segments(me))
             }
-            Kind::AllGather { groups, blocks } => {
+            Kind::AllGather { groups, blocks, .. } => {
                 let (members, _) = self.role(groups, device)?;
                 let pieces = board.exchange(device, members, x).map_err(left)?;
                 Elements::interleave(&pieces, blocks.run())
