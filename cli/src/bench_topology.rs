@@ -112,11 +112,11 @@ pub fn bench(b: &TopologyBench) -> Result<Value, Error> {
         },
     )
     .map_err(|e| Error::Compile(Box::new(e)))?;
-    let route = routed
+    let choice = routed
         .routes
         .first()
-        .ok_or_else(|| Error::Usage("the program has no all-reduce to route".into()))?
-        .clone();
+        .and_then(|r| r.choice.clone())
+        .ok_or_else(|| Error::Usage("the program has no all-reduce to route".into()))?;
     let routed_program = CpuProgram::new(&routed, compute.as_ref())?;
     let emulated = RunOptions {
         emulated_topology: Some(topology.clone()),
@@ -131,20 +131,20 @@ pub fn bench(b: &TopologyBench) -> Result<Value, Error> {
         b.runs,
     )?;
     let (ring_s, hier_s) = (measured[0].as_secs_f64(), measured[1].as_secs_f64());
-    let predicted_hier = route.choice.hierarchical_s.unwrap_or(f64::NAN);
+    let predicted_hier = choice.hierarchical_s.unwrap_or(f64::NAN);
     Ok(json!({
         "bench": "topology",
         "engine": b.engine.name(),
         "topology": topology,
         "all_reduce_bytes": bytes,
         "host_ring_ms": ms(host),
-        "chosen_by_compiler": match route.choice.algorithm {
+        "chosen_by_compiler": match choice.algorithm {
             Algorithm::Ring => "ring".to_string(),
             a => a.attribute().unwrap_or_default(),
         },
-        "ring": {"predicted_ms": ms(route.choice.ring_s), "measured_ms": ms(ring_s)},
+        "ring": {"predicted_ms": ms(choice.ring_s), "measured_ms": ms(ring_s)},
         "hierarchical": {"predicted_ms": ms(predicted_hier), "measured_ms": ms(hier_s)},
-        "predicted_speedup": (route.choice.ring_s / predicted_hier * 100.0).round() / 100.0,
+        "predicted_speedup": (choice.ring_s / predicted_hier * 100.0).round() / 100.0,
         "measured_speedup": (ring_s / hier_s * 100.0).round() / 100.0,
     }))
 }

@@ -1,5 +1,5 @@
 //! The pipeline, in order: verify, inline, constrain, fold, propagate, extract, partition,
-//! bucket and regather (when asked), route (with a topology), verify again.
+//! bucket and regather (when asked), route (with a topology or compression), verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
 
@@ -43,7 +43,8 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
-    /// Each all-reduce's route over the cost model's topology (empty without one).
+    /// Each collective's route over the cost model's topology and each compressed
+    /// all-reduce (empty without a topology or `Options::compress`).
     pub routes: Vec<Route>,
     /// The global program with the chosen layouts written on it ([`Stage::Propagated`]),
     /// made when first asked for.
@@ -56,7 +57,7 @@ pub struct Compiled {
 
 /// Wall time of each stage [`compile`] ran, in order: `verify`, `inline`, `constrain`, `fold`,
 /// `propagate`, `extract`, `partition`, then `bucket` and `regather` when asked, `route`
-/// when the cost model has a topology, then `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
+/// when the cost model has a topology or `Options::compress` names an axis, then `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
     pub stages: Vec<(&'static str, Duration)>,
@@ -128,8 +129,11 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         }
     }
     let mut routes = Vec::new();
-    if let Some(topology) = &propagated.cost.topology {
-        let (module, r) = timings.time("route", || route(&partitioned.module, topology))?;
+    let topology = propagated.cost.topology.as_ref();
+    if topology.is_some() || !opts.compress.is_empty() {
+        let (module, r) = timings.time("route", || {
+            route(&partitioned.module, topology, &opts.compress)
+        })?;
         partitioned.module = module;
         routes = r;
     }

@@ -5,6 +5,7 @@
 //! Nothing here depends on MLIR.
 
 pub mod builder;
+pub mod compress;
 pub mod dtype;
 pub mod error;
 pub mod infer;

@@ -648,6 +648,19 @@ impl Op {
         }
     }
 
+    /// How an all-reduce's pieces travel ([`COMPRESS`](crate::compress::COMPRESS)): as
+    /// they are without the attribute; an error naming the attribute when its value is not
+    /// a compression.
+    pub fn compression(&self) -> Result<Option<crate::compress::Compression>, String> {
+        use crate::compress::{COMPRESS, Compression};
+        match self.attrs.iter().find(|(k, _)| k == COMPRESS) {
+            Some((_, v)) => Compression::parse(&crate::module::unquoted(v))
+                .map(Some)
+                .map_err(|e| format!("its {COMPRESS} attribute: {e}")),
+            None => Ok(None),
+        }
+    }
+
     /// The op's path ([`OP_PATH`](crate::module::OP_PATH): `blocks.0/attn/dot_general`,
     /// `jit(step)/jvp(Mlp)/Dense_0/dot_general`), when it has one.
     pub fn path(&self) -> Option<String> {

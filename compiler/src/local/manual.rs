@@ -108,13 +108,14 @@ pub fn written_collectives(
             cost_us: 0.0,
             alternatives: Vec::new(),
             route: None,
+            compressed: None,
         });
     }
     out
 }
 
 /// The mesh axes along which the devices of a group differ.
-fn varying_axes(mesh: &Mesh, groups: &[Vec<usize>]) -> Vec<String> {
+pub(crate) fn varying_axes(mesh: &Mesh, groups: &[Vec<usize>]) -> Vec<String> {
     let position = |d: usize| (0..mesh.num_devices()).find(|&p| mesh.device_at(p) == d);
     let Some(group) = groups.first() else {
         return Vec::new();

@@ -12,6 +12,7 @@
 
 use crate::passes::extract::{class_types, local_rotations, node_cost, program_order};
 use crate::passes::propagate::{Annotation, Origin, Report, StopReason};
+use crate::passes::route::{Compressed, Route};
 use crate::pipeline::Compiled;
 use crate::sharding::egraph::PNode;
 use crate::sharding::layout::Layout;
@@ -81,10 +82,14 @@ pub struct Collective {
     pub cost_us: f64,
     /// The other ways that were considered for the same value and layout, with their costs.
     pub alternatives: Vec<Alternative>,
-    /// How an all-reduce runs over the cost model's topology, with both algorithms'
-    /// predicted times (`passes/route.rs`); none without a topology.
+    /// How it runs over the cost model's topology, with both algorithms' predicted times
+    /// (`passes/route.rs`); none without a topology.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<RouteChoice>,
+    /// How an all-reduce is compressed (`Options::compress`), with the bytes a device
+    /// sends without compression; `bytes_per_device` is what it sends compressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compressed: Option<Compressed>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -103,17 +108,14 @@ fn as_run(
     mut planned: Vec<Collective>,
     per_device: &shardc_ir::Function,
     names: &HashMap<&str, &str>,
-    routes: &[crate::passes::route::Route],
+    routes: &[Route],
 ) -> Vec<Collective> {
     let device_names = per_device.value_names();
     let route_of = |op: &shardc_ir::Op| {
         let at = &device_names[op.results.first()?.index()];
-        routes
-            .iter()
-            .find(|r| &r.at == at)
-            .map(|r| r.choice.clone())
+        routes.iter().find(|r| &r.at == at)
     };
-    let mut routed: Vec<(usize, RouteChoice)> = Vec::new();
+    let mut routed: Vec<(usize, &Route)> = Vec::new();
     let mut used = vec![false; planned.len()];
     // Entries to add after (or, for buckets, in place of) planned entry `i`.
     let mut again: HashMap<usize, Vec<Collective>> = HashMap::new();
@@ -137,8 +139,8 @@ fn as_run(
             [one] => {
                 if let Some(i) = find(&used, one, true) {
                     used[i] = true;
-                    if let Some(choice) = route_of(op) {
-                        routed.push((i, choice));
+                    if let Some(r) = route_of(op) {
+                        routed.push((i, r));
                     }
                 } else if let Some(i) = find(&used, one, false) {
                     let mut c = planned[i].clone();
@@ -186,8 +188,13 @@ fn as_run(
                         .collect(),
                     cost_us: idx.iter().map(|&i| planned[i].cost_us).sum(),
                     alternatives: Vec::new(),
-                    route: route_of(op),
+                    route: None,
+                    compressed: None,
                 };
+                let mut bucket = bucket;
+                if let Some(r) = route_of(op) {
+                    with_route(&mut bucket, r);
+                }
                 for &i in &idx {
                     bucketed.insert(i, None);
                 }
@@ -195,8 +202,8 @@ fn as_run(
             }
         }
     }
-    for (i, choice) in routed {
-        planned[i].route = Some(choice);
+    for (i, r) in routed {
+        with_route(&mut planned[i], r);
     }
     let mut out = Vec::with_capacity(planned.len());
     for (i, c) in planned.into_iter().enumerate() {
@@ -208,6 +215,15 @@ fn as_run(
         out.extend(again.remove(&i).unwrap_or_default());
     }
     out
+}
+
+/// `c` as routed and compressed by `r`: a compressed one sends what it says.
+fn with_route(c: &mut Collective, r: &Route) {
+    c.route = r.choice.clone();
+    if let Some(k) = &r.compressed {
+        c.bytes_per_device = k.bytes_after;
+        c.compressed = Some(k.clone());
+    }
 }
 
 fn us(seconds: f64) -> f64 {
@@ -442,6 +458,7 @@ impl Compiled {
                             cost_us: us(total(c, n)),
                             alternatives: alternatives.clone(),
                             route: None,
+                            compressed: None,
                         });
                     }
                 }
@@ -508,6 +525,7 @@ impl Compiled {
                                 cost_us: us(total(c, n)),
                                 alternatives: alternatives.clone(),
                                 route: None,
+                                compressed: None,
                             });
                         }
                         cur = next;
@@ -805,6 +823,20 @@ impl fmt::Display for Explanation {
             writeln!(f, "    chosen: {}", cost_text(c.cost_us))?;
             if let Some(r) = &c.route {
                 writeln!(f, "    route:  {}", route_text(r))?;
+            }
+            if let Some(k) = &c.compressed {
+                writeln!(
+                    f,
+                    "    compressed: {}{}, {} -> {} B/device",
+                    k.compression.attribute(),
+                    if k.compression.feeds_back() {
+                        " (error fed back)"
+                    } else {
+                        ""
+                    },
+                    k.bytes_before,
+                    k.bytes_after
+                )?;
             }
             for a in &c.alternatives {
                 writeln!(f, "    lost:   {}  {}", cost_text(a.cost_us), a.what)?;

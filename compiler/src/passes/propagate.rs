@@ -59,6 +59,10 @@ pub struct Options {
     /// searched again with memory weighed ever more heavily against time; when no plan
     /// fits, compilation fails naming what is live at the peak. `None`: no limit.
     pub memory_per_device: Option<u64>,
+    /// Mesh axes whose f32 sums travel compressed (`route.rs`): every all-reduce of an
+    /// f32 sum over exactly that axis, as DDP's communication hooks compress gradients
+    /// (`docs/topology.md`). The cpu backend runs them; the mpi backend refuses them.
+    pub compress: Vec<(String, shardc_ir::compress::Compression)>,
 }
 
 impl Options {
@@ -86,6 +90,7 @@ impl Default for Options {
             regather_gap: None,
             pad_uneven: false,
             memory_per_device: None,
+            compress: Vec::new(),
         }
     }
 }

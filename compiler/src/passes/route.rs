@@ -10,11 +10,18 @@
 //! A collective is routed hierarchically only when every one of its groups has a
 //! hierarchy (the same number of members, two or more, on each of two or more nodes) and
 //! the hierarchy wins for the slowest group.
+//!
+//! The same pass compresses: an all-reduce of an f32 sum over exactly a mesh axis that
+//! `Options::compress` names is marked [`COMPRESS`] (`shardc.compress = "int8:64"`) and
+//! runs as the compressed algorithm (`runtime/src/backend/collective.rs`), whatever its
+//! route; the bytes each device sends before and after go to `explain`.
 
 use crate::error::CompileError;
 use serde::Serialize;
+use shardc_ir::compress::{COMPRESS, Compression};
 use shardc_ir::topology::{Algorithm, ROUTE, RouteChoice};
-use shardc_ir::{Module, OpKind, Topology, quoted};
+use shardc_ir::{BinaryOp, DType, Function, Module, Op, OpKind, Topology, quoted};
+use shardc_runtime::backend::collective::Exchange;
 
 /// One collective's route: the op's result (`%12`), the values it moves
 /// ([`Op::of`](shardc_ir::Op::of)) and both predictions for its slowest group.
@@ -25,15 +32,31 @@ pub struct Route {
     /// Bytes of the buffer it is predicted by: an all-reduce's or reduce-scatter's
     /// operand, an all-gather's result.
     pub bytes: u64,
-    pub choice: RouteChoice,
+    /// Both algorithms' predictions, with a topology.
+    pub choice: Option<RouteChoice>,
+    /// How it is compressed, when it is.
+    pub compressed: Option<Compressed>,
+}
+
+/// A compressed all-reduce: its compression and the bytes a device sends without and
+/// with it (the mean over the devices, as run reports state it).
+#[derive(Clone, Debug, Serialize)]
+pub struct Compressed {
+    pub compression: Compression,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
 }
 
 /// A topology's predictions for one collective kind: group, buffer bytes -> both times.
 type Predict = fn(&Topology, &[usize], u64) -> RouteChoice;
 
 /// Routes every all-reduce, reduce-scatter and all-gather of `m`'s entry function over
-/// `topology`.
-pub fn route(m: &Module, topology: &Topology) -> Result<(Module, Vec<Route>), CompileError> {
+/// `topology` (when given), and compresses the all-reduces over the axes of `compress`.
+pub fn route(
+    m: &Module,
+    topology: Option<&Topology>,
+    compress: &[(String, Compression)],
+) -> Result<(Module, Vec<Route>), CompileError> {
     let Some(f) = m.entry() else {
         return Ok((m.clone(), Vec::new()));
     };
@@ -54,44 +77,96 @@ pub fn route(m: &Module, topology: &Topology) -> Result<(Module, Vec<Route>), Co
             _ => continue,
         };
         let bytes = bytes.size_bytes() as u64;
-        let choices: Vec<RouteChoice> = groups
-            .0
-            .iter()
-            .map(|group| predict(topology, group, bytes))
-            .collect();
-        let slowest = |c: &RouteChoice| match c.algorithm {
-            Algorithm::Ring => c.ring_s,
-            Algorithm::Hierarchical { .. } => c.hierarchical_s.unwrap_or(c.ring_s),
-        };
-        let Some(worst) = choices
-            .iter()
-            .max_by(|a, b| slowest(a).total_cmp(&slowest(b)))
-            .cloned()
-        else {
+        let choice = topology.and_then(|t| slowest(&groups.0, |group| predict(t, group, bytes)));
+        let compression = compression_for(m, f, op, compress);
+        if choice.is_none() && compression.is_none() {
             continue;
-        };
-        let everywhere = choices.iter().all(|c| c.hierarchical_s.is_some());
-        let choice = if everywhere {
-            worst
-        } else {
-            RouteChoice {
-                algorithm: Algorithm::Ring,
-                ..worst
-            }
-        };
+        }
         let attrs = &mut g.ops[id.index()].attrs;
-        attrs.retain(|(k, _)| k != ROUTE);
-        if let Some(value) = choice.algorithm.attribute() {
-            attrs.push((ROUTE.to_string(), quoted(&value)));
+        attrs.retain(|(k, _)| k != ROUTE && k != COMPRESS);
+        let mut compressed = None;
+        if let Some(c) = compression {
+            attrs.push((COMPRESS.to_string(), quoted(&c.attribute())));
+            // What a device sends on average, as run reports and `explain` state it.
+            let sent = |func: &Function| {
+                let devices: Vec<usize> = groups.0.iter().flatten().copied().collect();
+                Exchange::new(func, func.op(id), &names).map_or(0, |x| {
+                    devices.iter().map(|&d| x.ring_bytes(d)).sum::<u64>()
+                        / devices.len().max(1) as u64
+                })
+            };
+            compressed = Some(Compressed {
+                compression: c,
+                bytes_before: sent(f),
+                bytes_after: sent(&g),
+            });
+        } else if let Some(value) = choice.as_ref().and_then(|c| c.algorithm.attribute()) {
+            g.ops[id.index()]
+                .attrs
+                .push((ROUTE.to_string(), quoted(&value)));
         }
         routes.push(Route {
             at: names[result.index()].clone(),
             of: op.of(),
             bytes,
             choice,
+            compressed,
         });
     }
     Ok((m.with_function(g), routes))
+}
+
+/// The prediction of the slowest group, hierarchical only if every group has a hierarchy.
+fn slowest(
+    groups: &[Vec<usize>],
+    predict: impl Fn(&[usize]) -> RouteChoice,
+) -> Option<RouteChoice> {
+    let choices: Vec<RouteChoice> = groups.iter().map(|g| predict(g)).collect();
+    let time = |c: &RouteChoice| match c.algorithm {
+        Algorithm::Ring => c.ring_s,
+        Algorithm::Hierarchical { .. } => c.hierarchical_s.unwrap_or(c.ring_s),
+    };
+    let worst = choices
+        .iter()
+        .max_by(|a, b| time(a).total_cmp(&time(b)))
+        .cloned()?;
+    if choices.iter().all(|c| c.hierarchical_s.is_some()) {
+        Some(worst)
+    } else {
+        Some(RouteChoice {
+            algorithm: Algorithm::Ring,
+            ..worst
+        })
+    }
+}
+
+/// The compression `compress` asks for an all-reduce: of an f32 sum over exactly one of
+/// its axes (of `m`'s mesh).
+fn compression_for(
+    m: &Module,
+    f: &Function,
+    op: &Op,
+    compress: &[(String, Compression)],
+) -> Option<Compression> {
+    let OpKind::AllReduce { groups } = &op.kind else {
+        return None;
+    };
+    if compress.is_empty() || f.ty(*op.operands.first()?).dtype != DType::F32 {
+        return None;
+    }
+    let sums = f
+        .reducer_op(*op.regions.first()?)
+        .is_ok_and(|r| matches!(r.kind, OpKind::Binary(BinaryOp::Add)));
+    let mesh = m.meshes.first()?;
+    let axes = crate::local::manual::varying_axes(mesh, &groups.0);
+    let [axis] = axes.as_slice() else {
+        return None;
+    };
+    compress
+        .iter()
+        .find(|(a, _)| a == axis)
+        .filter(|_| sums)
+        .map(|(_, c)| *c)
 }
 
 #[cfg(test)]
@@ -127,9 +202,11 @@ mod tests {
     }
 
     fn routed(m: &Module, t: &Topology) -> (Algorithm, Route) {
-        let (out, routes) = route(m, t).unwrap();
+        let (out, routes) = route(m, Some(t), &[]).unwrap();
         let op = out.entry().unwrap().body_ops().next().unwrap().1.clone();
-        (op.route().unwrap(), routes[0].clone())
+        let r = routes[0].clone();
+        assert!(r.compressed.is_none());
+        (op.route().unwrap(), r)
     }
 
     #[test]
@@ -144,7 +221,8 @@ mod tests {
         );
         assert_eq!(r.bytes, 4 << 20);
         assert!(
-            r.choice.hierarchical_s.unwrap() < r.choice.ring_s / 2.0,
+            r.choice.as_ref().unwrap().hierarchical_s.unwrap()
+                < r.choice.as_ref().unwrap().ring_s / 2.0,
             "{r:?}"
         );
         // Links across nodes as fast as inside: both move 1.75 S per device, the hierarchy
@@ -152,10 +230,15 @@ mod tests {
         // it they tie and the ring is kept.
         let (algorithm, r) = routed(&all, &topology(8e9, 1e-6));
         assert_ne!(algorithm, Algorithm::Ring);
-        assert!(r.choice.hierarchical_s.unwrap() < r.choice.ring_s);
+        assert!(
+            r.choice.as_ref().unwrap().hierarchical_s.unwrap() < r.choice.as_ref().unwrap().ring_s
+        );
         let (algorithm, r) = routed(&all, &topology(8e9, 0.0));
         assert_eq!(algorithm, Algorithm::Ring);
-        assert_eq!(r.choice.hierarchical_s, Some(r.choice.ring_s));
+        assert_eq!(
+            r.choice.as_ref().unwrap().hierarchical_s,
+            Some(r.choice.as_ref().unwrap().ring_s)
+        );
     }
 
     #[test]
@@ -173,7 +256,8 @@ mod tests {
         assert_ne!(algorithm, Algorithm::Ring);
         assert_eq!(r.bytes, 4 << 20);
         assert!(
-            r.choice.hierarchical_s.unwrap() < r.choice.ring_s / 2.0,
+            r.choice.as_ref().unwrap().hierarchical_s.unwrap()
+                < r.choice.as_ref().unwrap().ring_s / 2.0,
             "{r:?}"
         );
     }
@@ -185,7 +269,7 @@ mod tests {
         let rows = all_reduce("dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>");
         let (algorithm, r) = routed(&rows, &t);
         assert_eq!(
-            (algorithm, r.choice.hierarchical_s),
+            (algorithm, r.choice.as_ref().unwrap().hierarchical_s),
             (Algorithm::Ring, None)
         );
         // Its columns: one member per node, nothing to reduce inside a node first.

@@ -29,12 +29,15 @@
 //! at member `j+1`), which changes rounding only.
 
 use super::{DeviceError, RuntimeError};
+use shardc_ir::compress::{COMPRESS, Compression, Encoded};
 use shardc_ir::topology::{Algorithm, Hierarchy};
 use shardc_ir::{
     BinaryOp, DType, Elements, Function, Literal, Op, OpKind, ReplicaGroups, Scalar, TensorType,
     ValueId,
 };
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 /// Why a message could not be sent or received.
 #[derive(Debug)]
@@ -159,6 +162,8 @@ pub(crate) enum Kind {
         reducer: BinaryOp,
         /// A ring, or hierarchical over nodes ([`ROUTE`]).
         route: Algorithm,
+        /// How the pieces travel, when compressed ([`COMPRESS`]).
+        compress: Option<Compression>,
     },
     ReduceScatter {
         groups: ReplicaGroups,
@@ -201,6 +206,10 @@ pub struct Exchange {
     pub result: ValueId,
     pub result_ty: TensorType,
     pub(crate) kind: Kind,
+    /// A compressed all-reduce's fed-back errors, per device: what its last contribution
+    /// lost to quantization, and what its last reduced chunk lost, each added to the next
+    /// (kept from run to run, as a DDP communication hook keeps its state).
+    feedback: Arc<Mutex<HashMap<usize, Feedback>>>,
 }
 
 /// Reducers a ring may apply in any order: commutative and associative (up to rounding).
@@ -245,6 +254,7 @@ impl Exchange {
                 groups: groups.clone(),
                 reducer: reducer(f, op).map_err(&unsupported)?,
                 route: op.route().map_err(&unsupported)?,
+                compress: compression(f, op).map_err(&unsupported)?,
             },
             OpKind::ReduceScatter { dim, groups } => Kind::ReduceScatter {
                 groups: groups.clone(),
@@ -291,6 +301,7 @@ impl Exchange {
             result,
             result_ty,
             kind,
+            feedback: Arc::default(),
         })
     }
 
@@ -325,6 +336,14 @@ impl Exchange {
             | Kind::ReduceScatter { route, .. }
             | Kind::AllGather { route, .. } => *route,
             _ => Algorithm::Ring,
+        }
+    }
+
+    /// How an all-reduce's pieces travel, when compressed.
+    pub fn compression(&self) -> Option<Compression> {
+        match &self.kind {
+            Kind::AllReduce { compress, .. } => *compress,
+            _ => None,
         }
     }
 
@@ -405,6 +424,16 @@ impl Exchange {
                 let Some((n, me)) = position(groups) else {
                     return 0;
                 };
+                if let Some(c) = self.compression() {
+                    // Every chunk but its own to its owner, then its own reduced chunk to
+                    // every other member, each as compressed.
+                    let chunks = runs(len as usize, n);
+                    let others: u64 = (0..n)
+                        .filter(|&j| j != me)
+                        .map(|j| c.bytes(chunks[j].len()))
+                        .sum();
+                    return others + (n as u64 - 1) * c.bytes(chunks[me].len());
+                }
                 let sent = match self.hierarchy(device) {
                     // Reduce-scatter and all-gather of `k` chunks inside the node around
                     // a ring all-reduce of chunk `j` across the `m` nodes.
@@ -483,6 +512,45 @@ impl Exchange {
             .find(device)
             .ok_or_else(|| self.error(format!("device {device} is in no replica group")))
     }
+}
+
+/// The errors a device feeds back into its next compressed all-reduce.
+#[derive(Clone, Debug, Default)]
+struct Feedback {
+    /// Of its whole contribution.
+    sent: Vec<f32>,
+    /// Of the chunk of the sum it reduced and sent to every member.
+    reduced: Vec<f32>,
+}
+
+/// Adds `error` to `x` when their lengths agree (the op's types fix them; a first call
+/// has no error yet).
+fn add_error(x: &mut [f32], error: &[f32]) {
+    if error.len() == x.len() {
+        x.iter_mut().zip(error).for_each(|(v, e)| *v += e);
+    }
+}
+
+/// `x - decoded`, elementwise.
+fn lost(x: &[f32], decoded: &[f32]) -> Vec<f32> {
+    x.iter().zip(decoded).map(|(v, d)| v - d).collect()
+}
+
+/// An all-reduce's compression ([`COMPRESS`]), checked to be of an f32 sum.
+fn compression(f: &Function, op: &Op) -> Result<Option<Compression>, String> {
+    let Some(c) = op.compression()? else {
+        return Ok(None);
+    };
+    let dtype = op.operands.first().map(|&v| f.ty(v).dtype);
+    if dtype != Some(DType::F32) || reducer(f, op)? != BinaryOp::Add {
+        return Err(format!(
+            "its {COMPRESS} attribute asks for {} compression, which compresses f32 sums only; this all-reduce applies stablehlo.{} to {}",
+            c.attribute(),
+            reducer(f, op)?.name(),
+            dtype.map_or("nothing".into(), |d| d.to_string())
+        ));
+    }
+    Ok(Some(c))
 }
 
 /// The one binary op of a reducer region, if the ring may apply it in any order.
@@ -571,6 +639,9 @@ impl Wire<'_> {
                 groups, reducer, ..
             } => {
                 let (members, me) = ex.role(groups, device)?;
+                if let Some(c) = ex.compression() {
+                    return self.compressed_all_reduce(members, me, device, x, c);
+                }
                 match ex.hierarchy(device) {
                     Some((h, (a, j))) => {
                         // Chunk `j` of the node's sum, then of the group's (across the
@@ -690,6 +761,131 @@ impl Wire<'_> {
                     &[Scalar::Int(me as i64)],
                 ))
             }
+        }
+    }
+
+    /// A compressed f32 sum over `members` (device `me` of them, `device` its id), in two
+    /// one-hop rounds so each value is quantized twice at most (ZeRO++'s quantized
+    /// gradients): every device encodes chunk `j` of its contribution for member `j`,
+    /// which decodes and adds the `n` of them in member order; then each member encodes
+    /// its reduced chunk once and sends it to every other, and every device decodes the
+    /// same bytes, so replicas agree bit for bit. With error feedback (int8) each
+    /// encoding's error is added to the same encoding at the next call — the device's
+    /// contribution, and the chunk it reduced (1-bit Adam's worker and server errors) —
+    /// so that over calls the sums of the results track the sums of the exact results.
+    fn compressed_all_reduce(
+        &mut self,
+        members: &[usize],
+        me: usize,
+        device: usize,
+        x: &Elements,
+        c: Compression,
+    ) -> Result<Elements, DeviceError> {
+        let ex = self.ex;
+        let Elements::F32(values) = x else {
+            return Err(ex.error(format!(
+                "a compressed all-reduce sums f32, not {}",
+                x.dtype()
+            )));
+        };
+        let n = members.len();
+        let mut fed = if c.feeds_back() {
+            let state = ex.feedback.lock().unwrap_or_else(|e| e.into_inner());
+            state.get(&device).cloned().unwrap_or_default()
+        } else {
+            Feedback::default()
+        };
+        let mut mine: Vec<f32> = values.clone();
+        add_error(&mut mine, &fed.sent);
+        let ranges = runs(mine.len(), n);
+        let block = match c {
+            Compression::Int8 { block } => block,
+            Compression::Bf16 => 1,
+        };
+        let mut sent_error = vec![0.0f32; mine.len()];
+        let mut parts: Vec<Vec<f32>> = vec![Vec::new(); n];
+        for s in 0..n {
+            let j = (me + s) % n;
+            let r = ranges[j].clone();
+            let (encoded, decoded) = c.encode(&mine[r.clone()]);
+            sent_error[r.clone()].copy_from_slice(&lost(&mine[r], &decoded));
+            if s == 0 {
+                parts[me] = decoded;
+            } else {
+                self.send_encoded(members[j], encoded)?;
+            }
+        }
+        for s in 1..n {
+            let from = (me + n - s) % n;
+            parts[from] = self
+                .recv_encoded(members[from], c, ranges[me].len())?
+                .decode(block);
+        }
+        // The member's chunk of the sum, in member order, and its own error fed back.
+        let mut sum = vec![0.0f32; ranges[me].len()];
+        for p in &parts {
+            sum.iter_mut().zip(p).for_each(|(s, v)| *s += v);
+        }
+        add_error(&mut sum, &fed.reduced);
+        let (encoded, decoded) = c.encode(&sum);
+        fed = Feedback {
+            sent: sent_error,
+            reduced: lost(&sum, &decoded),
+        };
+        if c.feeds_back() {
+            let mut state = ex.feedback.lock().unwrap_or_else(|e| e.into_inner());
+            state.insert(device, fed);
+        }
+        let mut chunks: Vec<Vec<f32>> = vec![Vec::new(); n];
+        chunks[me] = decoded;
+        for s in 1..n {
+            self.send_encoded(members[(me + s) % n], encoded.clone())?;
+            let from = (me + n - s) % n;
+            chunks[from] = self
+                .recv_encoded(members[from], c, ranges[from].len())?
+                .decode(block);
+        }
+        Ok(Elements::F32(chunks.concat()))
+    }
+
+    fn send_encoded(&mut self, to: usize, e: Encoded) -> Result<(), DeviceError> {
+        match e {
+            Encoded::Bf16(h) => self.send(to, Elements::BF16(h)),
+            Encoded::Int8 { q, scales } => {
+                self.send(to, Elements::I8(q))?;
+                self.send(to, Elements::F32(scales))
+            }
+        }
+    }
+
+    /// Receives a piece of `len` elements compressed as `c`.
+    fn recv_encoded(
+        &mut self,
+        from: usize,
+        c: Compression,
+        len: usize,
+    ) -> Result<Encoded, DeviceError> {
+        let bad = |what: &str, got: &Elements| {
+            self.ex.error(format!(
+                "device {from} sent {} {} elements where the {} of {len} compressed as {} were expected",
+                got.len(),
+                got.dtype(),
+                what,
+                c.attribute()
+            ))
+        };
+        let data = self.link.recv(from).map_err(|e| self.link_error(e))?;
+        match (c, data) {
+            (Compression::Bf16, Elements::BF16(h)) if h.len() == len => Ok(Encoded::Bf16(h)),
+            (Compression::Int8 { block }, Elements::I8(q)) if q.len() == len => {
+                match self.link.recv(from).map_err(|e| self.link_error(e))? {
+                    Elements::F32(scales) if scales.len() == len.div_ceil(block) => {
+                        Ok(Encoded::Int8 { q, scales })
+                    }
+                    other => Err(bad("scales", &other)),
+                }
+            }
+            (_, other) => Err(bad("values", &other)),
         }
     }
 

@@ -311,8 +311,10 @@ fn communicate(
         link.step = job.step;
         let start = clock.elapsed();
         let small = exchange.result_ty.size_bytes() < options.shared_memory_min_bytes;
-        // Routed collectives, and those crossing emulated nodes, go by messages.
+        // Routed or compressed collectives, and those crossing emulated nodes, go by
+        // messages.
         let by_messages = exchange.route() != Algorithm::Ring
+            || exchange.compression().is_some()
             || options.emulated_topology.as_ref().is_some_and(|t| {
                 exchange
                     .groups()

@@ -1055,6 +1055,12 @@ impl Context<'_, '_> {
     }
 
     fn call_now(&self, ex: &Exchange, x: Elements) -> Result<Elements, String> {
+        if let Some(c) = ex.compression() {
+            return Err(format!(
+                "it is compressed ({}), which the cpu backend runs and the mpi backend does not (its all-reduce is one MPI_Allreduce); compile without compression (Options::compress) for mpi",
+                c.attribute()
+            ));
+        }
         match &ex.kind {
             Kind::AllReduce { groups, .. } => {
                 let Some(comm) = self.group(groups)? else {

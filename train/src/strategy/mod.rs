@@ -6,7 +6,7 @@
 //!
 //! | strategy | batch | parameters | gradients | optimizer state |
 //! | --- | --- | --- | --- | --- |
-//! | [`Ddp`] | `data` | replicated | replicated (all-reduced, bucketed) | replicated |
+//! | [`Ddp`] | `data` | replicated | replicated (all-reduced, bucketed; compressed if asked) | replicated |
 //! | [`Zero1`] | `data` | replicated | replicated (all-reduced) | split over `data` |
 //! | [`Zero2`] | `data` | replicated | split over `data` (reduce-scattered) | split over `data` |
 //! | [`Zero3`] (FSDP) | `data` | split over `data` (gathered for use) | split over `data` | split over `data` |
@@ -112,6 +112,15 @@ impl Strategy {
     /// [`Ddp`] over [`axis::DATA`].
     pub fn ddp() -> Strategy {
         Strategy::new(Ddp::default())
+    }
+
+    /// [`Ddp`] over [`axis::DATA`] with its gradient buckets compressed as `compression`
+    /// says (bf16, or int8 blocks with error feedback).
+    pub fn ddp_compressed(compression: shardc::ir::compress::Compression) -> Strategy {
+        Strategy::new(Ddp {
+            compression: Some(compression),
+            ..Ddp::default()
+        })
     }
 
     /// [`Zero1`] over [`axis::DATA`].

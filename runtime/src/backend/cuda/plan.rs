@@ -129,6 +129,14 @@ pub fn route(ex: &Exchange, mode: Collectives) -> Route {
         _ if mode == Collectives::HostStaged => {
             return Route::Host("the mesh stages every collective through the host".into());
         }
+        _ if ex.compression().is_some() => {
+            return Route::Host("it is compressed, which NCCL does not do".into());
+        }
+        _ if ex.route() != shardc_ir::topology::Algorithm::Ring => {
+            return Route::Host(
+                "it is routed hierarchically (NCCL picks its own algorithm)".into(),
+            );
+        }
         Kind::AllReduce { reducer, .. } | Kind::ReduceScatter { reducer, .. } => {
             if let Err(why) = nccl_reduction(*reducer, ex.result_ty.dtype) {
                 return Route::Host(why);
