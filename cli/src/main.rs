@@ -61,6 +61,11 @@ enum Command {
         /// ceil(n / shards) elements, the last ones padded (GSPMD's uneven shardings).
         #[arg(long)]
         pad: bool,
+        /// Compress the all-reduces of f32 sums over an axis: `data=bf16`, `data=int8`
+        /// (64-value blocks, error feedback), `data=int8:128`, `data=powersgd:4`
+        /// (`docs/topology.md`). Repeatable.
+        #[arg(long, value_parser = parse_compress)]
+        compress: Vec<(String, shardc::ir::compress::Compression)>,
         #[command(flatten)]
         cost: CostArgs,
     },
@@ -89,6 +94,11 @@ enum Command {
         /// Let shardings split dimensions their axes do not divide (padded).
         #[arg(long)]
         pad: bool,
+        /// Compress the all-reduces of f32 sums over an axis: `data=bf16`, `data=int8`
+        /// (64-value blocks, error feedback), `data=int8:128`, `data=powersgd:4`
+        /// (`docs/topology.md`). Repeatable.
+        #[arg(long, value_parser = parse_compress)]
+        compress: Vec<(String, shardc::ir::compress::Compression)>,
         #[command(flatten)]
         cost: CostArgs,
     },
@@ -339,6 +349,17 @@ impl StepArgs {
     }
 }
 
+/// `AXIS=KIND` of `--compress`.
+fn parse_compress(s: &str) -> Result<(String, shardc::ir::compress::Compression), String> {
+    let (axis, kind) = s.split_once('=').ok_or_else(|| {
+        format!("`{s}`: write AXIS=KIND, e.g. `data=int8` (KIND: bf16, int8[:B], powersgd:R)")
+    })?;
+    Ok((
+        axis.to_string(),
+        shardc::ir::compress::Compression::parse(kind)?,
+    ))
+}
+
 /// Writes a result to standard output; a reader that stopped reading (`shardc ... | head`)
 /// ends the command quietly, as Unix tools do, instead of a panic.
 fn emit(text: &str) {
@@ -436,6 +457,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             check_reference,
             out,
             pad,
+            compress,
             cost,
         } => {
             let outcome = shardc_cli::run::run(&shardc_cli::run::Run {
@@ -449,6 +471,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 options: Options {
                     pad_uneven: pad,
                     cost: cost.model()?,
+                    compress,
                     ..Options::default()
                 },
                 pad,
@@ -470,6 +493,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             dump_dir,
             bucket_bytes,
             pad,
+            compress,
             cost,
         } => {
             let text = read_text(&file)?;
@@ -486,6 +510,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     bucket_bytes,
                     pad_uneven: pad,
                     cost: cost.model()?,
+                    compress,
                     ..Options::default()
                 },
             )?;

@@ -428,6 +428,30 @@ fn a_topology_file_routes_gradient_all_reduces_hierarchically() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Compressed gradients: the bucket travels as int8, explain says so; a bad kind is
+    // refused with the forms it takes.
+    let out = shardc(&[
+        "compile",
+        &case,
+        "--explain",
+        "--bucket-bytes",
+        "26214400",
+        "--compress",
+        "data=int8",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("compressed: int8:64 (error fed back), 14896 -> 4004 B/device"),
+        "{text}"
+    );
+    let out = shardc(&["compile", &case, "--compress", "data=fp4"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("powersgd:R"));
     write("0");
     let out = shardc(&["compile", &case, "--topology", t]);
     std::fs::remove_file(&topology).ok();

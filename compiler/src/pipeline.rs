@@ -173,7 +173,10 @@ fn plan(
         timings.time("partition", || partition(global, propagated, &extraction))?;
     let mut buckets = Vec::new();
     if let Some(limit) = opts.bucket_bytes {
-        let (module, b) = timings.time("bucket", || bucket(&partitioned.module, limit))?;
+        let scalars_apart = !opts.compress.is_empty();
+        let (module, b) = timings.time("bucket", || {
+            bucket(&partitioned.module, limit, scalars_apart)
+        })?;
         partitioned.module = module;
         buckets = b;
     }

@@ -33,25 +33,42 @@ pub enum Compression {
         /// Elements per scale.
         block: usize,
     },
+    /// PowerSGD (Vogels et al. 2019; PyTorch's `powerSGD_hook`): the buffer, viewed as a
+    /// matrix `M` of [`Compression::matrix`]'s shape, travels as its rank-`rank` factors
+    /// — `P = M Q` all-reduced and orthogonalized, then `Q = Mᵀ P` all-reduced, the sum
+    /// approximated by `P Qᵀ` — with `Q` kept from call to call (one power iteration per
+    /// call) and each device's error fed back.
+    PowerSgd {
+        /// Columns of the factors.
+        rank: usize,
+    },
 }
 
 impl Compression {
     /// The int8 compression with 64-element blocks.
     pub const INT8: Compression = Compression::Int8 { block: 64 };
 
-    /// The [`COMPRESS`] attribute's value: `bf16`, `int8:64`.
+    /// The [`COMPRESS`] attribute's value: `bf16`, `int8:64`, `powersgd:4`.
     pub fn attribute(&self) -> String {
         match self {
             Compression::Bf16 => "bf16".into(),
             Compression::Int8 { block } => format!("int8:{block}"),
+            Compression::PowerSgd { rank } => format!("powersgd:{rank}"),
         }
+    }
+
+    /// The matrix PowerSGD views `len` values as: `(rows, cols)`, `cols = ceil(sqrt(len))`,
+    /// `rows = ceil(len / cols)`, row-major, zero-padded.
+    pub fn matrix(len: usize) -> (usize, usize) {
+        let cols = (len as f64).sqrt().ceil().max(1.0) as usize;
+        (len.div_ceil(cols), cols)
     }
 
     /// Reads a [`COMPRESS`] attribute's (unquoted) value.
     pub fn parse(value: &str) -> Result<Compression, String> {
         let bad = || {
             format!(
-                "`{value}` is not a compression: write `bf16` or `int8:B` (B elements per scale, B >= 1)"
+                "`{value}` is not a compression: write `bf16`, `int8:B` (B elements per scale, B >= 1) or `powersgd:R` (rank R >= 1)"
             )
         };
         match value.split_once(':') {
@@ -61,26 +78,40 @@ impl Compression {
                 Ok(block) if block >= 1 => Ok(Compression::Int8 { block }),
                 _ => Err(bad()),
             },
+            Some(("powersgd", r)) => match r.trim().parse::<usize>() {
+                Ok(rank) if rank >= 1 => Ok(Compression::PowerSgd { rank }),
+                _ => Err(bad()),
+            },
             _ => Err(bad()),
         }
     }
 
     /// Whether the error of each contribution is fed back into the next.
     pub fn feeds_back(&self) -> bool {
-        matches!(self, Compression::Int8 { .. })
+        matches!(
+            self,
+            Compression::Int8 { .. } | Compression::PowerSgd { .. }
+        )
     }
 
-    /// Bytes `len` f32 elements travel as.
+    /// Bytes `len` f32 elements travel as, encoded one by one (bf16, int8); PowerSGD
+    /// sends factors, not encoded pieces: the values of `P` and `Q` ([`Compression::matrix`]).
     pub fn bytes(&self, len: usize) -> u64 {
         match self {
             Compression::Bf16 => 2 * len as u64,
             Compression::Int8 { block } => (len + 4 * len.div_ceil(*block)) as u64,
+            Compression::PowerSgd { rank } => {
+                let (rows, cols) = Compression::matrix(len);
+                4 * (rank * (rows + cols)) as u64
+            }
         }
     }
 
-    /// `x` encoded, and what the receiver decodes it to.
+    /// `x` encoded, and what the receiver decodes it to (PowerSGD, which does not encode
+    /// pieces one by one, sends them as they are).
     pub fn encode(&self, x: &[f32]) -> (Encoded, Vec<f32>) {
         match self {
+            Compression::PowerSgd { .. } => (Encoded::F32(x.to_vec()), x.to_vec()),
             Compression::Bf16 => {
                 let h: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
                 let decoded = h.iter().map(|v| v.to_f32()).collect();
@@ -113,6 +144,7 @@ impl Compression {
 /// A piece as it travels.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Encoded {
+    F32(Vec<f32>),
     Bf16(Vec<bf16>),
     Int8 { q: Vec<i8>, scales: Vec<f32> },
 }
@@ -121,6 +153,7 @@ impl Encoded {
     /// The f32 values it stands for, with `block` elements per scale for int8.
     pub fn decode(&self, block: usize) -> Vec<f32> {
         match self {
+            Encoded::F32(v) => v.clone(),
             Encoded::Bf16(h) => h.iter().map(|v| v.to_f32()).collect(),
             Encoded::Int8 { q, scales } => q
                 .iter()
@@ -133,6 +166,7 @@ impl Encoded {
     /// Elements it stands for.
     pub fn len(&self) -> usize {
         match self {
+            Encoded::F32(v) => v.len(),
             Encoded::Bf16(h) => h.len(),
             Encoded::Int8 { q, .. } => q.len(),
         }
@@ -176,11 +210,27 @@ mod tests {
 
     #[test]
     fn compressions_read_back_and_bad_ones_are_refused() {
-        for c in [Compression::Bf16, Compression::Int8 { block: 128 }] {
+        for c in [
+            Compression::Bf16,
+            Compression::Int8 { block: 128 },
+            Compression::PowerSgd { rank: 4 },
+        ] {
             assert_eq!(Compression::parse(&c.attribute()).unwrap(), c);
         }
         assert_eq!(Compression::parse("int8").unwrap(), Compression::INT8);
-        for bad in ["fp8", "int8:0", "int8:x", "bf16:2"] {
+        assert_eq!(Compression::matrix(2049), (45, 46));
+        assert_eq!(
+            Compression::PowerSgd { rank: 4 }.bytes(2049),
+            4 * 4 * (45 + 46)
+        );
+        for bad in [
+            "fp8",
+            "int8:0",
+            "int8:x",
+            "bf16:2",
+            "powersgd:0",
+            "powersgd",
+        ] {
             let e = Compression::parse(bad).unwrap_err();
             assert!(e.contains("int8:B"), "{e}");
         }

@@ -31,15 +31,17 @@ pub struct Bucket {
     pub bytes: usize,
 }
 
-/// What makes all-reduces fusable: the same groups, reducer op and element type.
+/// What makes all-reduces fusable: the same groups, reducer op and element type — and,
+/// when scalars are kept apart, both scalars or both not.
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Key {
     groups: ReplicaGroups,
     reducer: String,
     dtype: DType,
+    scalar: bool,
 }
 
-fn key(f: &Function, op: &Op) -> Option<Key> {
+fn key(f: &Function, op: &Op, scalars_apart: bool) -> Option<Key> {
     let OpKind::AllReduce { groups } = &op.kind else {
         return None;
     };
@@ -51,12 +53,19 @@ fn key(f: &Function, op: &Op) -> Option<Key> {
         groups: groups.clone(),
         reducer: f.op(*only).kind.name(),
         dtype: f.ty(op.operands[0]).dtype,
+        scalar: scalars_apart && f.ty(op.operands[0]).shape.is_empty(),
     })
 }
 
 /// Fuses all-reduces into buckets of at most `bucket_bytes` bytes (a larger single
-/// all-reduce stays alone). Returns the new module and the buckets formed.
-pub fn bucket(m: &Module, bucket_bytes: usize) -> Result<(Module, Vec<Bucket>), CompileError> {
+/// all-reduce stays alone). With `scalars_apart`, scalars (a loss, a norm) bucket only
+/// with scalars, so that a compressed gradient bucket (`route.rs`) does not carry them.
+/// Returns the new module and the buckets formed.
+pub fn bucket(
+    m: &Module,
+    bucket_bytes: usize,
+    scalars_apart: bool,
+) -> Result<(Module, Vec<Bucket>), CompileError> {
     let Some(f) = m.entry() else {
         return Ok((m.clone(), Vec::new()));
     };
@@ -77,7 +86,7 @@ pub fn bucket(m: &Module, bucket_bytes: usize) -> Result<(Module, Vec<Bucket>), 
             .iter()
             .flat_map(|v| depends.get(v).cloned().unwrap_or_default())
             .collect();
-        if key(f, op).is_some() {
+        if key(f, op, scalars_apart).is_some() {
             d.insert(*id);
         }
         for &r in &op.results {
@@ -88,7 +97,9 @@ pub fn bucket(m: &Module, bucket_bytes: usize) -> Result<(Module, Vec<Bucket>), 
     let mut open: HashMap<Key, Vec<OpId>> = HashMap::new();
     let mut closed: Vec<Vec<OpId>> = Vec::new();
     for (id, op) in &ops {
-        let Some(k) = key(f, op) else { continue };
+        let Some(k) = key(f, op, scalars_apart) else {
+            continue;
+        };
         let members = open.entry(k).or_default();
         let size: usize = members.iter().map(|&m| bytes_of(m)).sum();
         let needs_member = depends

@@ -141,7 +141,7 @@ fn slowest(
 }
 
 /// The compression `compress` asks for an all-reduce: of an f32 sum over exactly one of
-/// its axes (of `m`'s mesh).
+/// its axes (of `m`'s mesh), of more than a scalar (a loss or a norm stays exact).
 fn compression_for(
     m: &Module,
     f: &Function,
@@ -151,7 +151,8 @@ fn compression_for(
     let OpKind::AllReduce { groups } = &op.kind else {
         return None;
     };
-    if compress.is_empty() || f.ty(*op.operands.first()?).dtype != DType::F32 {
+    let ty = f.ty(*op.operands.first()?);
+    if compress.is_empty() || ty.dtype != DType::F32 || ty.num_elements() < 2 {
         return None;
     }
     let sums = f

@@ -424,6 +424,13 @@ impl Exchange {
                 let Some((n, me)) = position(groups) else {
                     return 0;
                 };
+                if let Some(Compression::PowerSgd { rank }) = self.compression() {
+                    // Ring all-reduces of the factors P and Q.
+                    let (rows, cols) = Compression::matrix(len as usize);
+                    let factors = ring_all_reduce_elements((rows * rank) as u64, n, me)
+                        + ring_all_reduce_elements((cols * rank) as u64, n, me);
+                    return 4 * factors;
+                }
                 if let Some(c) = self.compression() {
                     // Every chunk but its own to its owner, then its own reduced chunk to
                     // every other member, each as compressed.
@@ -521,6 +528,8 @@ struct Feedback {
     sent: Vec<f32>,
     /// Of the chunk of the sum it reduced and sent to every member.
     reduced: Vec<f32>,
+    /// PowerSGD's right factor, warm-starting the next call's power iteration.
+    q: Vec<f32>,
 }
 
 /// Adds `error` to `x` when their lengths agree (the op's types fix them; a first call
@@ -528,6 +537,56 @@ struct Feedback {
 fn add_error(x: &mut [f32], error: &[f32]) {
     if error.len() == x.len() {
         x.iter_mut().zip(error).for_each(|(v, e)| *v += e);
+    }
+}
+
+/// PowerSGD's first right factor: the same on every device (a fixed pseudo-random
+/// sequence in [-1, 1), SplitMix64), as PyTorch seeds it alike on every rank.
+fn power_sgd_start(len: usize) -> Vec<f32> {
+    (0..len as u64)
+        .map(|i| {
+            let mut z = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        })
+        .collect()
+}
+
+/// Orthonormalizes the `rank` columns of the row-major `rows x rank` matrix `p` in place
+/// (Gram-Schmidt twice over, in f64: "twice is enough"). A column the earlier ones
+/// already span (what is left is under 1e-5 of it, rounding noise whose direction means
+/// nothing) becomes zero.
+fn orthonormalize(p: &mut [f32], rows: usize, rank: usize) {
+    let mut cols: Vec<Vec<f64>> = (0..rank)
+        .map(|k| (0..rows).map(|i| f64::from(p[i * rank + k])).collect())
+        .collect();
+    let norm = |c: &[f64]| c.iter().map(|v| v * v).sum::<f64>().sqrt();
+    for k in 0..rank {
+        let before = norm(&cols[k]);
+        for _ in 0..2 {
+            for prev in 0..k {
+                let dot: f64 = cols[k].iter().zip(&cols[prev]).map(|(a, b)| a * b).sum();
+                let (done, rest) = cols.split_at_mut(k);
+                rest[0]
+                    .iter_mut()
+                    .zip(&done[prev])
+                    .for_each(|(a, b)| *a -= dot * b);
+            }
+        }
+        let after = norm(&cols[k]);
+        let scale = if after > 1e-5 * before && after > 0.0 {
+            1.0 / after
+        } else {
+            0.0
+        };
+        cols[k].iter_mut().for_each(|v| *v *= scale);
+    }
+    for (k, c) in cols.iter().enumerate() {
+        for (i, v) in c.iter().enumerate() {
+            p[i * rank + k] = *v as f32;
+        }
     }
 }
 
@@ -788,6 +847,9 @@ impl Wire<'_> {
                 x.dtype()
             )));
         };
+        if let Compression::PowerSgd { rank } = c {
+            return self.power_sgd(members, me, device, values, rank);
+        }
         let n = members.len();
         let mut fed = if c.feeds_back() {
             let state = ex.feedback.lock().unwrap_or_else(|e| e.into_inner());
@@ -800,7 +862,7 @@ impl Wire<'_> {
         let ranges = runs(mine.len(), n);
         let block = match c {
             Compression::Int8 { block } => block,
-            Compression::Bf16 => 1,
+            Compression::Bf16 | Compression::PowerSgd { .. } => 1,
         };
         let mut sent_error = vec![0.0f32; mine.len()];
         let mut parts: Vec<Vec<f32>> = vec![Vec::new(); n];
@@ -831,6 +893,7 @@ impl Wire<'_> {
         fed = Feedback {
             sent: sent_error,
             reduced: lost(&sum, &decoded),
+            q: Vec::new(),
         };
         if c.feeds_back() {
             let mut state = ex.feedback.lock().unwrap_or_else(|e| e.into_inner());
@@ -848,8 +911,94 @@ impl Wire<'_> {
         Ok(Elements::F32(chunks.concat()))
     }
 
+    /// PowerSGD over `members`: this device's contribution plus its fed-back error is
+    /// the matrix `M` ([`Compression::matrix`]); `P = Σ M Q` (ring all-reduce),
+    /// orthonormalized; `Q = Σ Mᵀ P` (ring all-reduce); the result `P Qᵀ`. Every device
+    /// gets the same `P` and `Q` bit for bit, so the same result; it keeps `Q` for the
+    /// next call and `M - P Qᵀ / n` as its error.
+    fn power_sgd(
+        &mut self,
+        members: &[usize],
+        me: usize,
+        device: usize,
+        values: &[f32],
+        rank: usize,
+    ) -> Result<Elements, DeviceError> {
+        let ex = self.ex;
+        let n = members.len();
+        let len = values.len();
+        let (rows, cols) = Compression::matrix(len);
+        let fed = {
+            let state = ex.feedback.lock().unwrap_or_else(|e| e.into_inner());
+            state.get(&device).cloned().unwrap_or_default()
+        };
+        let mut m = vec![0.0f32; rows * cols];
+        m[..len].copy_from_slice(values);
+        add_error(&mut m[..len], &fed.sent);
+        let q = if fed.q.len() == cols * rank {
+            fed.q
+        } else {
+            power_sgd_start(cols * rank)
+        };
+        // P = M Q (rows x rank), summed over the group and orthonormalized.
+        let mut p = vec![0.0f32; rows * rank];
+        for i in 0..rows {
+            for j in 0..cols {
+                let v = m[i * cols + j];
+                if v != 0.0 {
+                    for k in 0..rank {
+                        p[i * rank + k] += v * q[j * rank + k];
+                    }
+                }
+            }
+        }
+        let p = self.ring_all_reduce(members, me, &Elements::F32(p), BinaryOp::Add)?;
+        let Elements::F32(mut p) = p else {
+            return Err(ex.error("PowerSGD's left factor came back as another type".into()));
+        };
+        orthonormalize(&mut p, rows, rank);
+        // Q = Mᵀ P (cols x rank), summed over the group.
+        let mut q = vec![0.0f32; cols * rank];
+        for i in 0..rows {
+            for j in 0..cols {
+                let v = m[i * cols + j];
+                if v != 0.0 {
+                    for k in 0..rank {
+                        q[j * rank + k] += v * p[i * rank + k];
+                    }
+                }
+            }
+        }
+        let q = self.ring_all_reduce(members, me, &Elements::F32(q), BinaryOp::Add)?;
+        let Elements::F32(q) = q else {
+            return Err(ex.error("PowerSGD's right factor came back as another type".into()));
+        };
+        // The sum's approximation P Qᵀ, and what this device's share of it missed.
+        let mut approx = vec![0.0f32; len];
+        for (at, a) in approx.iter_mut().enumerate() {
+            let (i, j) = (at / cols, at % cols);
+            *a = (0..rank).map(|k| p[i * rank + k] * q[j * rank + k]).sum();
+        }
+        let sent: Vec<f32> = m[..len]
+            .iter()
+            .zip(&approx)
+            .map(|(v, a)| v - a / n as f32)
+            .collect();
+        let mut state = ex.feedback.lock().unwrap_or_else(|e| e.into_inner());
+        state.insert(
+            device,
+            Feedback {
+                sent,
+                reduced: Vec::new(),
+                q,
+            },
+        );
+        Ok(Elements::F32(approx))
+    }
+
     fn send_encoded(&mut self, to: usize, e: Encoded) -> Result<(), DeviceError> {
         match e {
+            Encoded::F32(v) => self.send(to, Elements::F32(v)),
             Encoded::Bf16(h) => self.send(to, Elements::BF16(h)),
             Encoded::Int8 { q, scales } => {
                 self.send(to, Elements::I8(q))?;
@@ -877,6 +1026,9 @@ impl Wire<'_> {
         let data = self.link.recv(from).map_err(|e| self.link_error(e))?;
         match (c, data) {
             (Compression::Bf16, Elements::BF16(h)) if h.len() == len => Ok(Encoded::Bf16(h)),
+            (Compression::PowerSgd { .. }, Elements::F32(v)) if v.len() == len => {
+                Ok(Encoded::F32(v))
+            }
             (Compression::Int8 { block }, Elements::I8(q)) if q.len() == len => {
                 match self.link.recv(from).map_err(|e| self.link_error(e))? {
                     Elements::F32(scales) if scales.len() == len.div_ceil(block) => {

@@ -1,8 +1,8 @@
 //! Distributed data parallelism (PyTorch's DDP): the batch split over the data axis,
 //! parameters, gradients and optimizer state replicated; the gradients' all-reduces
 //! fused into 25 MiB buckets, as PyTorch does — and, when asked, compressed as DDP's
-//! communication hooks compress them (bf16, or int8 blocks with error feedback:
-//! `docs/topology.md`).
+//! communication hooks compress them (bf16, int8 blocks with error feedback, or
+//! PowerSGD: `docs/topology.md`).
 
 use super::{Layouts, Parallelism, axis, batch_over};
 use shardc::ir::compress::Compression;
@@ -27,12 +27,13 @@ impl Default for Ddp {
 }
 
 impl Parallelism for Ddp {
-    /// `ddp`, or `ddp_bf16` / `ddp_int8` with compressed gradients.
+    /// `ddp`, or `ddp_bf16` / `ddp_int8` / `ddp_powersgd4` with compressed gradients.
     fn name(&self) -> String {
         match self.compression {
             None => "ddp".into(),
             Some(Compression::Bf16) => "ddp_bf16".into(),
             Some(Compression::Int8 { .. }) => "ddp_int8".into(),
+            Some(Compression::PowerSgd { rank }) => format!("ddp_powersgd{rank}"),
         }
     }
 

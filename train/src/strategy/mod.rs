@@ -115,7 +115,7 @@ impl Strategy {
     }
 
     /// [`Ddp`] over [`axis::DATA`] with its gradient buckets compressed as `compression`
-    /// says (bf16, or int8 blocks with error feedback).
+    /// says (bf16, int8 blocks with error feedback, or PowerSGD).
     pub fn ddp_compressed(compression: shardc::ir::compress::Compression) -> Strategy {
         Strategy::new(Ddp {
             compression: Some(compression),
