@@ -93,6 +93,14 @@ pub fn run(
             c.to,
             c.bytes_per_device
         );
+        if let Some(k) = &c.compressed {
+            println!(
+                "    compressed as {}: {} -> {} B/device",
+                k.compression.attribute(),
+                k.bytes_before,
+                k.bytes_after
+            );
+        }
     }
     for b in &compiled.buckets {
         println!(
@@ -116,6 +124,12 @@ pub fn run(
     let (mut p_ref, mut s_ref) = (init.clone(), ts.init_state());
     let (mut p_sim, mut s_sim) = (init, ts.init_state());
     let program = shardc::CpuProgram::new(&compiled, &shardc::runtime::engine::Interpreted)?;
+    // Compressed gradients are lossy by design: the loss is held to 5% of the reference's.
+    let lossy = e.collectives.iter().any(|c| c.compressed.is_some());
+    let tolerance = if lossy { 5e-2 } else { 1e-5 };
+    if lossy {
+        println!("compressed gradients: each step's loss within 5% of the reference's");
+    }
     for t in 1..=steps {
         let batch = [det(&[BATCH, D], 10 + t, 1.0), det(&[BATCH, D], 20 + t, 0.5)];
         let (l_ref, p, s) = ts.split(
@@ -131,7 +145,7 @@ pub fn run(
             "step {t}: loss {l_sim:.6} on {} devices ({sent} B sent per device), {l_ref:.6} on one",
             mesh.num_devices()
         );
-        if (l_sim - l_ref).abs() > 1e-5 * (1.0 + l_ref.abs()) {
+        if (l_sim - l_ref).abs() > tolerance * (1.0 + l_ref.abs()) {
             return Err(
                 format!("step {t}: the partitioned step disagrees with the reference").into(),
             );
