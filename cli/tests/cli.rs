@@ -409,28 +409,24 @@ fn a_topology_file_routes_gradient_all_reduces_hierarchically() {
             .output()
             .unwrap()
     };
+    // Runs a command that must succeed; its standard output.
+    let succeeds = |args: &[&str]| {
+        let out = shardc(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
     write("1e8");
     let t = topology.to_str().unwrap();
-    let out = shardc(&["compile", &case, "--explain", "--topology", t]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = succeeds(&["compile", &case, "--explain", "--topology", t]);
     assert!(
         text.contains("route:  hierarchical over nodes of 4 devices"),
         "{text}"
     );
-    let out = shardc(&["run", &case, "--inputs", &inputs, "--topology", t]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeds(&["run", &case, "--inputs", &inputs, "--topology", t]);
     // Compressed gradients: the bucket travels as int8, explain says so; a bad kind is
     // refused with the forms it takes.
-    let out = shardc(&[
+    let text = succeeds(&[
         "compile",
         &case,
         "--explain",
@@ -439,12 +435,6 @@ fn a_topology_file_routes_gradient_all_reduces_hierarchically() {
         "--compress",
         "data=int8",
     ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(
         text.contains("compressed: int8:64 (error fed back), 14896 -> 4004 B/device"),
         "{text}"

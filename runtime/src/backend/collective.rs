@@ -540,6 +540,31 @@ fn add_error(x: &mut [f32], error: &[f32]) {
     }
 }
 
+/// `M X` for the row-major `rows x cols` matrix `m` and a `cols x rank` matrix `x`, or
+/// (`transposed`) `Mᵀ X` for a `rows x rank` one.
+fn times(
+    m: &[f32],
+    (rows, cols): (usize, usize),
+    x: &[f32],
+    rank: usize,
+    transposed: bool,
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; if transposed { cols } else { rows } * rank];
+    for i in 0..rows {
+        for j in 0..cols {
+            let v = m[i * cols + j];
+            if v == 0.0 {
+                continue;
+            }
+            let (to, from) = if transposed { (j, i) } else { (i, j) };
+            for k in 0..rank {
+                out[to * rank + k] += v * x[from * rank + k];
+            }
+        }
+    }
+    out
+}
+
 /// PowerSGD's first right factor: the same on every device (a fixed pseudo-random
 /// sequence in [-1, 1), SplitMix64), as PyTorch seeds it alike on every rank.
 fn power_sgd_start(len: usize) -> Vec<f32> {
@@ -940,39 +965,11 @@ impl Wire<'_> {
         } else {
             power_sgd_start(cols * rank)
         };
-        // P = M Q (rows x rank), summed over the group and orthonormalized.
-        let mut p = vec![0.0f32; rows * rank];
-        for i in 0..rows {
-            for j in 0..cols {
-                let v = m[i * cols + j];
-                if v != 0.0 {
-                    for k in 0..rank {
-                        p[i * rank + k] += v * q[j * rank + k];
-                    }
-                }
-            }
-        }
-        let p = self.ring_all_reduce(members, me, &Elements::F32(p), BinaryOp::Add)?;
-        let Elements::F32(mut p) = p else {
-            return Err(ex.error("PowerSGD's left factor came back as another type".into()));
-        };
-        orthonormalize(&mut p, rows, rank);
+        // P = M Q (rows x rank), summed over the group and orthonormalized; then
         // Q = Mᵀ P (cols x rank), summed over the group.
-        let mut q = vec![0.0f32; cols * rank];
-        for i in 0..rows {
-            for j in 0..cols {
-                let v = m[i * cols + j];
-                if v != 0.0 {
-                    for k in 0..rank {
-                        q[j * rank + k] += v * p[i * rank + k];
-                    }
-                }
-            }
-        }
-        let q = self.ring_all_reduce(members, me, &Elements::F32(q), BinaryOp::Add)?;
-        let Elements::F32(q) = q else {
-            return Err(ex.error("PowerSGD's right factor came back as another type".into()));
-        };
+        let mut p = self.sum_f32(members, me, times(&m, (rows, cols), &q, rank, false), "P")?;
+        orthonormalize(&mut p, rows, rank);
+        let q = self.sum_f32(members, me, times(&m, (rows, cols), &p, rank, true), "Q")?;
         // The sum's approximation P Qᵀ, and what this device's share of it missed.
         let mut approx = vec![0.0f32; len];
         for (at, a) in approx.iter_mut().enumerate() {
@@ -994,6 +991,23 @@ impl Wire<'_> {
             },
         );
         Ok(Elements::F32(approx))
+    }
+
+    /// The ring all-reduce (sum) of an f32 vector over `members`; `what` names it in errors.
+    fn sum_f32(
+        &mut self,
+        members: &[usize],
+        me: usize,
+        v: Vec<f32>,
+        what: &str,
+    ) -> Result<Vec<f32>, DeviceError> {
+        match self.ring_all_reduce(members, me, &Elements::F32(v), BinaryOp::Add)? {
+            Elements::F32(sum) => Ok(sum),
+            other => Err(self.ex.error(format!(
+                "the sum of {what} came back as {}, not f32",
+                other.dtype()
+            ))),
+        }
     }
 
     fn send_encoded(&mut self, to: usize, e: Encoded) -> Result<(), DeviceError> {
