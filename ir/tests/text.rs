@@ -761,3 +761,39 @@ mod robustness {
         }
     }
 }
+
+/// The corpus's pending programs (`tests/fixtures/jax/pending/`, exported from jax.numpy
+/// as the others are: FFT's complex numbers, LAPACK's eigh and SVD) are refused at the line
+/// and column of what is missing, naming it, never read as something else.
+#[test]
+fn pending_corpus_programs_are_refused_by_name() {
+    let dir = shardc_ir::testing::jax::fixtures_dir().join("pending");
+    let want = [
+        ("jnp_eigh_fwd", "@lapack_ssyevd_ffi is not supported"),
+        (
+            "jnp_fft_fwd",
+            "complex element types (`complex<f32>`) are not supported",
+        ),
+        ("jnp_svd_fwd", "@lapack_sgesdd_ffi is not supported"),
+    ];
+    let mut seen: Vec<String> = files(dir.to_str().unwrap(), "mlir")
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        want.map(|(n, _)| n),
+        "a pending program without its expected error here"
+    );
+    for (name, says) in want {
+        let text = read(&dir.join(format!("{name}.mlir")));
+        let e = parse_module(&text).unwrap_err().to_string();
+        let at = e.split(':').take(2).collect::<Vec<_>>();
+        assert!(
+            at.len() == 2 && at.iter().all(|p| p.trim().parse::<u32>().is_ok()),
+            "{name}: the error starts with line:column: {e}"
+        );
+        assert!(e.contains(says), "{name}: {e}");
+    }
+}

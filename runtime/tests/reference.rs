@@ -1980,6 +1980,47 @@ fn chlo_decompositions_match_independent_implementations() {
             0.0,
         );
     }
+    // bessel_i1e against I1's power series (positive terms: accurate wherever it does not
+    // overflow) times exp(-|x|), across the split at |x| = 8 and out to 60; the asymptotic
+    // series far out; i1e(+-inf) = +-0.
+    let i1e = |x: f64| {
+        let h = x.abs() / 2.0;
+        let (mut term, mut sum) = (h, h);
+        for k in 1..400 {
+            term *= h * h / (k as f64 * (k + 1) as f64);
+            sum += term;
+            if term < sum * 1e-18 {
+                break;
+            }
+        }
+        x.signum() * sum * (-x.abs()).exp()
+    };
+    let asymptotic = |x: f64| {
+        let z = x.abs();
+        let r = 1.0 - 3.0 / (8.0 * z) - 15.0 / (128.0 * z * z) - 315.0 / (3072.0 * z * z * z);
+        x.signum() * r / (2.0 * std::f64::consts::PI * z).sqrt()
+    };
+    let bessel_grid: Vec<f64> = grid(-60.0, 60.0, 481)
+        .into_iter()
+        .chain([7.999, 8.0, 8.001, -8.0, 1e-20, 0.0])
+        .collect();
+    for (dtype, tol) in [("f32", 2e-6), ("f64", 1e-12)] {
+        check("bessel_i1e", dtype, &bessel_grid, i1e, tol);
+        check(
+            "bessel_i1e",
+            dtype,
+            &[1e6, -2.5e7],
+            asymptotic,
+            tol.max(1e-12),
+        );
+        check(
+            "bessel_i1e",
+            dtype,
+            &[f64::INFINITY, f64::NEG_INFINITY],
+            |_| 0.0,
+            0.0,
+        );
+    }
 }
 
 #[test]

@@ -526,6 +526,71 @@ fn jax_fixture_decisions() {
                 "all_reduce {data}",
             ],
         ),
+        // BatchNorm in training: the batch mean and variance all-reduced in the forward,
+        // then the loss and the six gradients (Dense, BatchNorm scale and bias).
+        ("flax_batchnorm_train_step", &["all_reduce {data}"; 10]),
+        // nn.remat's optimization barriers: at 16 rows the batch is cheaper gathered before
+        // each barrier (1.8 KB) than split through the recomputed layers; the barrier itself
+        // passes each operand's layout through (`each_through`).
+        (
+            "flax_remat_dots_adam_step",
+            &[
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_gather {data}",
+                "all_gather {data}",
+            ],
+        ),
+        // nn.vmap's members over model: their mean is a sum over model.
+        ("flax_vmap_ensemble_fwd", &["all_reduce {model}"]),
+        // GPT-2 in training mode: the loss and its 28 parameters' gradients, dropout masks
+        // drawn per row on each device from the replicated key.
+        ("hf_gpt2_dropout_train_step", &["all_reduce {data}"; 29]),
+        // permutation(independent=True) along the batch: the rows gathered, sorted whole.
+        ("jax_random_more_fwd", &["all_gather {data}"]),
+        // The constraint splits the hidden over model; the second matmul contracts it.
+        ("jax_sharding_constraint_fwd", &["all_reduce {model}"]),
+        // flip, rot90, repeat and median along the batch read every row: one gather.
+        ("jnp_array_manip_fwd", &["all_gather {data}"]),
+        // lax.map is a while loop, which runs whole.
+        ("lax_map_fwd", &["all_gather {data}"]),
+        // optax optimizers: the loss and four gradients; Prodigy also sums its four
+        // gradient-parameter products, as scalars, before the gradients.
+        ("optax_adabelief_step", &["all_reduce {data}"; 5]),
+        ("optax_adafactor_momentum_step", &["all_reduce {data}"; 5]),
+        ("optax_adagrad_step", &["all_reduce {data}"; 5]),
+        ("optax_adamax_step", &["all_reduce {data}"; 5]),
+        ("optax_adan_step", &["all_reduce {data}"; 5]),
+        ("optax_amsgrad_step", &["all_reduce {data}"; 5]),
+        ("optax_fromage_step", &["all_reduce {data}"; 5]),
+        ("optax_lars_step", &["all_reduce {data}"; 5]),
+        ("optax_nesterov_step", &["all_reduce {data}"; 5]),
+        ("optax_noisy_sgd_step", &["all_reduce {data}"; 5]),
+        ("optax_novograd_step", &["all_reduce {data}"; 5]),
+        ("optax_prodigy_step", &["all_reduce {data}"; 9]),
+        ("optax_radam_step", &["all_reduce {data}"; 5]),
+        ("optax_rmsprop_step", &["all_reduce {data}"; 5]),
+        ("optax_schedule_free_adamw_step", &["all_reduce {data}"; 5]),
+        ("optax_sm3_step", &["all_reduce {data}"; 5]),
+        (
+            "optax_warmup_cosine_adamw_ema_step",
+            &["all_reduce {data}"; 5],
+        ),
+        ("optax_yogi_step", &["all_reduce {data}"; 5]),
+        // shard_map's explicit psum_scatter, all_gather, all_to_all, pmax and pmean.
+        (
+            "shard_map_collectives_fwd",
+            &[
+                "reduce_scatter {data}",
+                "all_gather {data}",
+                "all_to_all {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
         // The incomplete gamma's while loops run whole: their operands are gathered
         // (XLA runs them on the blocks; loops are not partitioned inside yet).
         ("jax_special_gamma_fwd", &["all_gather {data}"; 5]),
