@@ -1170,6 +1170,34 @@ fn derive(
             taus.push(k);
             Ok(vec![a.clone(), TensorType::new(a.dtype, taus)])
         }
+        OpKind::Eigh { .. } => {
+            expect_operands(ops, 1)?;
+            let a = &ops[0];
+            square_float_matrices(a, "the matrix (operand 0)")?;
+            let r = a.rank();
+            Ok(vec![
+                a.clone(),
+                TensorType::new(a.dtype, a.shape[..r - 1].to_vec()),
+            ])
+        }
+        OpKind::Svd { full_matrices } => {
+            expect_operands(ops, 1)?;
+            let a = &ops[0];
+            let (batch, k) = float_matrices(a)?;
+            let r = a.rank();
+            let (m, n) = (a.shape[r - 2], a.shape[r - 1]);
+            let (u, vt) = if *full_matrices {
+                ([m, m], [n, n])
+            } else {
+                ([m, k], [k, n])
+            };
+            let with = |tail: &[usize]| {
+                let mut s = batch.clone();
+                s.extend_from_slice(tail);
+                TensorType::new(a.dtype, s)
+            };
+            Ok(vec![with(&[k]), with(&u), with(&vt)])
+        }
         OpKind::HouseholderProduct => {
             expect_operands(ops, 2)?;
             let (a, tau) = (&ops[0], &ops[1]);

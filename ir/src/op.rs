@@ -437,6 +437,21 @@ pub enum OpKind {
     /// from `geqrf`'s `(a, tau)`, `a` being `m x n` (`n <= m`) with `k <= n` reflectors, the
     /// first `n` columns of `H_1 ... H_k`.
     HouseholderProduct,
+    /// `shardc.eigh`: LAPACK's `syevd` (`jnp.linalg.eigh` and `eigvalsh` on CPU): each
+    /// symmetric `n x n` matrix of the last two dimensions, read from its `lower` (or
+    /// upper) triangle, as `a = V diag(w) Vᵀ`. Results: `V`, the eigenvectors as columns
+    /// of unit length (their signs are not fixed, as LAPACK's are not), and `w`, `n` per
+    /// matrix, ascending.
+    Eigh {
+        lower: bool,
+    },
+    /// `shardc.svd`: LAPACK's `gesdd` (`jnp.linalg.svd` on CPU): each `m x n` matrix of the
+    /// last two dimensions as `a = U diag(s) Vᵀ`. Results: `s` (`k = min(m, n)` per
+    /// matrix, descending), `U` (`m x m` with `full_matrices`, else `m x k`) and `Vᵀ`
+    /// (`n x n`, else `k x n`); the singular vectors' signs are not fixed.
+    Svd {
+        full_matrices: bool,
+    },
     /// `stablehlo.partition_id`: the id of the device running the program, a scalar
     /// `ui32` (JAX's `axis_index` in a `shard_map` body computes from it). Only a
     /// manual computation's body, which runs per device, may hold it.
@@ -559,6 +574,8 @@ impl OpKind {
             OpKind::Lu => "shardc.lu",
             OpKind::Geqrf => "shardc.geqrf",
             OpKind::HouseholderProduct => "shardc.householder_product",
+            OpKind::Eigh { .. } => "shardc.eigh",
+            OpKind::Svd { .. } => "shardc.svd",
             OpKind::ManualComputation { .. } => "sdy.manual_computation",
             OpKind::Call { .. } => "func.call",
             OpKind::ShardingConstraint(_) => "sdy.sharding_constraint",

@@ -351,6 +351,21 @@ fn cases() -> Vec<Case> {
     cases.push(case(&["4x8x6xf32", "4x5xf32"], |b, a| {
         b.push1(OpKind::HouseholderProduct, &[a[0], a[1]])
     }));
+    cases.push(case(&["4x6x6xf32"], |b, a| {
+        let op = b.push(OpKind::Eigh { lower: true }, &[a[0]], None, vec![])?;
+        Ok(b.func().op(op).results[1])
+    }));
+    cases.push(case(&["4x8x6xf64"], |b, a| {
+        let op = b.push(
+            OpKind::Svd {
+                full_matrices: true,
+            },
+            &[a[0]],
+            None,
+            vec![],
+        )?;
+        Ok(b.func().op(op).results[1])
+    }));
 
     // concatenate: unrelated operands; two slices of one tensor (a roll); a slice and
     // the tensor itself; a single operand.
@@ -853,12 +868,16 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Lu => "lu",
         OpKind::Geqrf => "geqrf",
         OpKind::HouseholderProduct => "householder_product",
+        OpKind::Eigh { .. } => "eigh",
+        OpKind::Svd { .. } => "svd",
     }
 }
 
-const FAMILIES: [&str; 48] = [
+const FAMILIES: [&str; 50] = [
     "geqrf",
     "householder_product",
+    "eigh",
+    "svd",
     "cholesky",
     "triangular_solve",
     "lu",
@@ -1077,6 +1096,8 @@ fn attributes(f: &Function, op: &Op) -> String {
             " left_side = {left_side}, lower = {lower}, unit_diagonal = {unit_diagonal}, transpose_a = {}",
             transpose_a.name()
         ),
+        OpKind::Eigh { lower } => format!(" lower = {lower}"),
+        OpKind::Svd { full_matrices } => format!(" full_matrices = {full_matrices}"),
         OpKind::Lu | OpKind::Geqrf | OpKind::HouseholderProduct => String::new(),
     }
 }

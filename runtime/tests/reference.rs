@@ -2324,3 +2324,152 @@ fn householder_qr_reconstructs_and_is_orthogonal() {
         }
     }
 }
+
+/// `m[i, j]` of row-major `rows x cols` matrices, batch `b`.
+fn at(v: &[f64], b: usize, rows: usize, cols: usize, i: usize, j: usize) -> f64 {
+    v[b * rows * cols + i * cols + j]
+}
+
+/// `shardc.eigh` and `shardc.svd` (JAX's eigh and svd: LAPACK's syevd and gesdd) by their
+/// defining properties, in f64: orthonormal vectors, the matrix rebuilt from them, values
+/// ordered; the [2, -1] Toeplitz matrix's closed-form spectrum; repeated eigenvalues; a
+/// rank-one matrix's zero singular values with bases still completed; the triangle eigh
+/// reads; NaN in, NaN out.
+#[test]
+fn eigh_and_svd_decompose() {
+    let run = |text: &str, args: Vec<Literal>| -> Vec<Vec<f64>> {
+        let m = shardc_ir::text::parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        reference::run(&m, "main", &args)
+            .unwrap()
+            .iter()
+            .map(Literal::to_f64_vec)
+            .collect()
+    };
+    let close = |a: f64, b: f64, what: &str| assert!((a - b).abs() < 1e-10, "{what}: {a} vs {b}");
+    // eigh: batch of 3 5x5: Toeplitz [2, -1], 2 I (a repeated eigenvalue), a dense one; the
+    // upper triangles hold garbage that lower = true must not read.
+    let n = 5;
+    let mut a = vec![0.0; 3 * n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let (lo, hi) = (i.max(j), i.min(j));
+            let toeplitz = if i == j {
+                2.0
+            } else if lo - hi == 1 {
+                -1.0
+            } else {
+                0.0
+            };
+            let dense = ((lo * 7 + hi * 3) as f64 * 0.37).sin();
+            let garbage = if j > i { 99.0 } else { 0.0 };
+            a[i * n + j] = if j > i { garbage } else { toeplitz };
+            a[n * n + i * n + j] = if i == j { 2.0 } else { garbage };
+            a[2 * n * n + i * n + j] = if j > i { garbage } else { dense };
+        }
+    }
+    let sym = |b: usize, i: usize, j: usize| at(&a, b, n, n, i.max(j), i.min(j));
+    let t = format!("tensor<3x{n}x{n}xf64>");
+    let text = format!(
+        "func.func @main(%a: {t}) -> ({t}, tensor<3x{n}xf64>) {{\n  %0:2 = shardc.eigh %a, lower = true : ({t}) -> ({t}, tensor<3x{n}xf64>)\n  return %0#0, %0#1 : {t}, tensor<3x{n}xf64>\n}}"
+    );
+    let out = run(&text, vec![f64s(&[3, n, n], &a)]);
+    let (v, w) = (&out[0], &out[1]);
+    for b in 0..3 {
+        for k in 1..n {
+            assert!(
+                w[b * n + k - 1] <= w[b * n + k],
+                "eigenvalues ascending: {w:?}"
+            );
+        }
+        for i in 0..n {
+            for j in 0..n {
+                let vtv: f64 = (0..n)
+                    .map(|k| at(v, b, n, n, k, i) * at(v, b, n, n, k, j))
+                    .sum();
+                close(vtv, f64::from(u8::from(i == j)), "VᵀV = I");
+                let rebuilt: f64 = (0..n)
+                    .map(|k| at(v, b, n, n, i, k) * w[b * n + k] * at(v, b, n, n, j, k))
+                    .sum();
+                close(rebuilt, sym(b, i, j), "V diag(w) Vᵀ = a");
+            }
+        }
+    }
+    for k in 0..n {
+        let exact = 2.0 - 2.0 * ((k + 1) as f64 * std::f64::consts::PI / (n + 1) as f64).cos();
+        close(w[k], exact, "the Toeplitz spectrum");
+        close(w[n + k], 2.0, "2 I");
+    }
+    // svd: tall 6x4 and wide 4x6 (full and thin), a rank-one 4x6; NaN in a second batch.
+    for (m, c, full) in [(6, 4, true), (6, 4, false), (4, 6, true), (4, 6, false)] {
+        let k = m.min(c);
+        let (uc, vr) = if full { (m, c) } else { (k, k) };
+        let mut x: Vec<f64> = (0..m * c).map(|e| (e as f64 * 0.61 + 0.3).sin()).collect();
+        let rank_one: Vec<f64> = (0..m * c)
+            .map(|e| ((e / c) as f64 + 1.0) * ((e % c) as f64 - 1.5))
+            .collect();
+        x.extend(rank_one);
+        x.extend(vec![f64::NAN; m * c]);
+        let (tx, ts, tu, tv) = (
+            format!("tensor<3x{m}x{c}xf64>"),
+            format!("tensor<3x{k}xf64>"),
+            format!("tensor<3x{m}x{uc}xf64>"),
+            format!("tensor<3x{vr}x{c}xf64>"),
+        );
+        let text = format!(
+            "func.func @main(%a: {tx}) -> ({ts}, {tu}, {tv}) {{\n  %0:3 = shardc.svd %a, full_matrices = {full} : ({tx}) -> ({ts}, {tu}, {tv})\n  return %0#0, %0#1, %0#2 : {ts}, {tu}, {tv}\n}}"
+        );
+        let out = run(&text, vec![f64s(&[3, m, c], &x)]);
+        let (s, u, vt) = (&out[0], &out[1], &out[2]);
+        for b in 0..2 {
+            for i in 1..k {
+                assert!(
+                    s[b * k + i - 1] >= s[b * k + i],
+                    "singular values descending: {s:?}"
+                );
+            }
+            for i in 0..uc {
+                for j in 0..uc {
+                    let utu: f64 = (0..m)
+                        .map(|r| at(u, b, m, uc, r, i) * at(u, b, m, uc, r, j))
+                        .sum();
+                    close(
+                        utu,
+                        f64::from(u8::from(i == j)),
+                        &format!("UᵀU = I ({m}x{c})"),
+                    );
+                }
+            }
+            for i in 0..vr {
+                for j in 0..vr {
+                    let vvt: f64 = (0..c)
+                        .map(|r| at(vt, b, vr, c, i, r) * at(vt, b, vr, c, j, r))
+                        .sum();
+                    close(
+                        vvt,
+                        f64::from(u8::from(i == j)),
+                        &format!("VᵀV = I ({m}x{c})"),
+                    );
+                }
+            }
+            for i in 0..m {
+                for j in 0..c {
+                    let rebuilt: f64 = (0..k)
+                        .map(|q| at(u, b, m, uc, i, q) * s[b * k + q] * at(vt, b, vr, c, q, j))
+                        .sum();
+                    close(
+                        rebuilt,
+                        at(&x, b, m, c, i, j),
+                        &format!("U diag(s) Vᵀ = a ({m}x{c})"),
+                    );
+                }
+            }
+        }
+        assert!(
+            s[k + 1..2 * k].iter().all(|v| v.abs() < 1e-10),
+            "rank one: {s:?}"
+        );
+        assert!(
+            s[2 * k..].iter().all(|v| v.is_nan()) && u[2 * m * uc..].iter().all(|v| v.is_nan())
+        );
+    }
+}

@@ -580,6 +580,9 @@ fn jax_fixture_decisions() {
             &["all_reduce {data}"; 5],
         ),
         ("optax_yogi_step", &["all_reduce {data}"; 5]),
+        // Shampoo-style: the loss and four gradients all-reduced, then each device forms
+        // the statistics and their eigendecompositions whole (replicated, as XLA does).
+        ("jax_shampoo_eigh_step", &["all_reduce {data}"; 5]),
         // shard_map's explicit psum_scatter, all_gather, all_to_all, pmax and pmean.
         (
             "shard_map_collectives_fwd",

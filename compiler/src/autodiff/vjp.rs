@@ -103,7 +103,9 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
         | OpKind::Geqrf
-        | OpKind::HouseholderProduct => no_rule(
+        | OpKind::HouseholderProduct
+        | OpKind::Eigh { .. }
+        | OpKind::Svd { .. } => no_rule(
             "factorizations and triangular solves are not differentiated by shardc yet",
             "differentiate in JAX (export the step jax.grad made: the backward pass of a Cholesky or LU is more triangular solves, which run as they are)",
         ),

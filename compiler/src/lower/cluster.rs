@@ -136,7 +136,9 @@ pub fn role(f: &Function, op: &Op) -> Role {
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
         | OpKind::Geqrf
-        | OpKind::HouseholderProduct => Role::Host,
+        | OpKind::HouseholderProduct
+        | OpKind::Eigh { .. }
+        | OpKind::Svd { .. } => Role::Host,
         OpKind::OptimizationBarrier => Role::Cheap,
         // Not lowered to kernels: alone, so the error names them.
         OpKind::Call { .. }

@@ -325,7 +325,9 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
         | OpKind::Geqrf
-        | OpKind::HouseholderProduct => {
+        | OpKind::HouseholderProduct
+        | OpKind::Eigh { .. }
+        | OpKind::Svd { .. } => {
             return Err(e.unsupported(
                 op,
                 "it is not lowered to kernels: the JIT runs it on the host, through the reference interpreter (shardc.random's Philox stream is defined there bit for bit; loops and branches run their regions there)",

@@ -118,7 +118,9 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         | OpKind::Lu
         | OpKind::TriangularSolve { .. }
         | OpKind::Geqrf
-        | OpKind::HouseholderProduct => linear_algebra(&x, &op.kind),
+        | OpKind::HouseholderProduct
+        | OpKind::Eigh { .. }
+        | OpKind::Svd { .. } => linear_algebra(&x, &op.kind),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
@@ -307,6 +309,19 @@ fn linear_algebra(x: &Instance, kind: &OpKind) -> RuleBuilder {
                 &[Some(solved)],
             );
             b.factor(rhs[free], PassThrough, &[None, Some(free)], &[Some(free)]);
+        }
+        OpKind::Eigh { .. } | OpKind::Svd { .. } => {
+            // Each matrix whole; the eigen- or singular vectors and values have
+            // dimensions of their own (a's rows are not V's or U's).
+            for d in [r - 2, r - 1] {
+                b.factor(a[d], NeedReplication, &only(0, no, d), &vec![None; nr]);
+            }
+            for k in 0..nr {
+                let shape = x.result_shape(k);
+                for (d, &n) in shape.iter().enumerate().skip(r - 2) {
+                    b.factor(n, NeedReplication, &vec![None; no], &only(k, nr, d));
+                }
+            }
         }
         _ => {
             // The matrix and its factor share rows and columns; Lu's pivots, geqrf's

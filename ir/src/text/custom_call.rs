@@ -1,9 +1,10 @@
 //! `stablehlo.custom_call`: a call into one of XLA's own routines by name. shardc reads
 //! the targets whose meaning it has — the placement annotations of memory kinds and host
 //! offload, which leave their operands' values as they are, so the call's results *are*
-//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR
-//! and triangular solves, read as `stablehlo.cholesky`, `shardc.lu`, `shardc.geqrf` with
-//! `shardc.householder_product`, and `stablehlo.triangular_solve` — and refuses every
+//! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR,
+//! triangular solves, symmetric eigendecompositions and SVDs, read as `stablehlo.cholesky`,
+//! `shardc.lu`, `shardc.geqrf` with `shardc.householder_product`,
+//! `stablehlo.triangular_solve`, `shardc.eigh` and `shardc.svd` — and refuses every
 //! other target by name, saying what it is (a GSPMD sharding, another linear-algebra
 //! routine, a Python callback, a hand-written kernel) and what to do instead.
 
@@ -40,6 +41,13 @@ enum Routine {
     Geqrf,
     /// The product of `geqrf`'s reflections: `(reflectors, taus) -> q`.
     Orgqr,
+    /// Symmetric eigendecomposition: `(a) -> (vectors, values, status)`; `uplo` says which
+    /// triangle is read; `mode` `N` (values only) still gives vectors, which JAX ignores.
+    Syevd,
+    /// Singular value decomposition: `(a) -> (a', s, u, vt, status)`, `a'` being what
+    /// LAPACK leaves in `a` (unspecified: shardc gives `a`); `mode` `S` gives the thin `u`
+    /// and `vt`, `A` and `N` (values only: JAX ignores the vectors) the full ones.
+    Gesdd,
 }
 
 /// The targets, matched exactly or by prefix (a trailing `*`).
@@ -76,10 +84,14 @@ const TARGETS: &[(&str, Target)] = &[
     ("lapack_dgeqrf_ffi", Target::Lapack(Routine::Geqrf)),
     ("lapack_sorgqr_ffi", Target::Lapack(Routine::Orgqr)),
     ("lapack_dorgqr_ffi", Target::Lapack(Routine::Orgqr)),
+    ("lapack_ssyevd_ffi", Target::Lapack(Routine::Syevd)),
+    ("lapack_dsyevd_ffi", Target::Lapack(Routine::Syevd)),
+    ("lapack_sgesdd_ffi", Target::Lapack(Routine::Gesdd)),
+    ("lapack_dgesdd_ffi", Target::Lapack(Routine::Gesdd)),
     (
         "lapack_*",
         Target::Refused(
-            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr` and triangular solves `trsm`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, jax.scipy.linalg.solve_triangular, cho_solve, the orthogonal initializer; not eigendecompositions, SVD, or complex matrices); keep that linear algebra outside the jitted step, or write it with matmuls (e.g. Newton-Schulz iterations instead of an SVD)",
+            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr`, triangular solves `trsm`, symmetric eigendecomposition `syevd` and SVD `gesdd`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, eigh, eigvalsh, svd, pinv, norm(ord=2), jax.scipy.linalg.solve_triangular, cho_solve, the orthogonal initializer; not general eigenproblems `geev`, the QR-iteration SVD `gesvd`, Schur forms, or complex matrices); keep that linear algebra outside the jitted step, or write it with these",
         ),
     ),
     (
@@ -317,6 +329,14 @@ fn lapack(
                 .map(|op| f.b.func().op(op).results.clone())
         }
         Routine::Orgqr => f.b.push1(OpKind::HouseholderProduct, &ids).map(|x| vec![x]),
+        Routine::Syevd => {
+            let lower = option("uplo", b'L') == b'L';
+            decomposition(&mut f.b, OpKind::Eigh { lower }, ids[0])
+        }
+        Routine::Gesdd => {
+            let full_matrices = option("mode", b'A') != b'S';
+            decomposition(&mut f.b, OpKind::Svd { full_matrices }, ids[0])
+        }
     };
     let values = built.map_err(|e| p.error_at(at, format!("{name} @{target}: {e}")))?;
     let got: Vec<TensorType> = values.iter().map(|&v| f.b.ty(v).clone()).collect();
@@ -371,6 +391,37 @@ fn potrf(
     let batch = TensorType::new(DType::I32, ty.shape[..r - 2].to_vec());
     let status = b.push1_typed(OpKind::Convert, &[failed], batch)?;
     Ok(vec![out, status])
+}
+
+/// `syevd` or `gesdd` from `shardc.eigh` or `shardc.svd`: the op's results as LAPACK
+/// gives them (`gesdd` first hands back its operand's storage: `a`), then the status per
+/// matrix: 0, or 1 where the eigen- or singular values are not finite (LAPACK's failure
+/// to converge, or a NaN or infinity in `a`; JAX only tests for 0).
+fn decomposition(
+    b: &mut crate::builder::FunctionBuilder,
+    kind: OpKind,
+    a: ValueId,
+) -> Result<Vec<ValueId>, IrError> {
+    let ty = b.ty(a).clone();
+    let r = ty.rank();
+    let svd = matches!(kind, OpKind::Svd { .. });
+    let op = b.push(kind, &[a], None, Vec::new())?;
+    let results = b.func().op(op).results.clone();
+    let values = results[if svd { 0 } else { 1 }];
+    let finite = b.unary(UnaryOp::IsFinite, values)?;
+    let yes = b.constant(Literal::splat(
+        TensorType::scalar(DType::I1),
+        Scalar::Bool(true),
+    ));
+    let all_finite = b.reduce(finite, yes, &[r - 2], BinaryOp::And)?;
+    let failed = b.unary(UnaryOp::Not, all_finite)?;
+    let batch = TensorType::new(DType::I32, ty.shape[..r - 2].to_vec());
+    let status = b.push1_typed(OpKind::Convert, &[failed], batch)?;
+    Ok(if svd {
+        vec![a, results[0], results[1], results[2], status]
+    } else {
+        vec![results[0], results[1], status]
+    })
 }
 
 fn list(ts: &[crate::TensorType]) -> String {

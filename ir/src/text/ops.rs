@@ -314,6 +314,15 @@ static SYNTAX: &[OpSyntax] = &[
         |_, _| Ok(OpKind::HouseholderProduct)
     ),
     syntax!(
+        &["shardc.eigh", "shardc.svd"],
+        None,
+        0,
+        parse_decomposition,
+        print_decomposition,
+        props_decomposition,
+        from_decomposition
+    ),
+    syntax!(
         &["shardc.lu"],
         None,
         0,
@@ -2091,6 +2100,63 @@ fn print_factorization(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
         pp.attrs(op),
         pp.functional(op)
     )
+}
+
+/// `shardc.eigh %a, lower = true : (t) -> (t, w)`, `shardc.svd %a, full_matrices = true :
+/// (t) -> (s, u, vt)`: the operand, the one option, a functional type.
+fn parse_decomposition(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let (option, example) = decomposition_option(name);
+    p.expect(Tok::Comma, &format!("before {option} ({example})"))?;
+    key(p, option, example)?;
+    let on = p.bool_attr()?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(decomposition(name, on), x, functional(p)?).with_attrs(attrs))
+}
+
+/// The one option of `shardc.eigh` or `shardc.svd`, with an example of its syntax.
+fn decomposition_option(name: &str) -> (&'static str, &'static str) {
+    if name == "shardc.eigh" {
+        ("lower", "shardc.eigh %a, lower = true")
+    } else {
+        ("full_matrices", "shardc.svd %a, full_matrices = true")
+    }
+}
+
+fn decomposition(name: &str, on: bool) -> OpKind {
+    if name == "shardc.eigh" {
+        OpKind::Eigh { lower: on }
+    } else {
+        OpKind::Svd { full_matrices: on }
+    }
+}
+
+fn print_decomposition(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let [(option, on)] = &props_decomposition(&op.kind)[..] else {
+        return pp.generic(op);
+    };
+    format!(
+        "{} {}, {option} = {on}{} : {}",
+        op.kind.name(),
+        pp.uses(&op.operands),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_decomposition(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Eigh { lower } => vec![("lower", lower.to_string())],
+        OpKind::Svd { full_matrices } => vec![("full_matrices", full_matrices.to_string())],
+        _ => Vec::new(),
+    }
+}
+
+fn from_decomposition(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let name = g.op.clone();
+    let (option, _) = decomposition_option(&name);
+    let on = p.prop(g, option, |p| p.bool_attr())?.unwrap_or(true);
+    Ok(decomposition(&name, on))
 }
 
 // ----- sort -----

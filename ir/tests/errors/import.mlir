@@ -34,7 +34,7 @@ module @m attributes {mhlo.num_partitions = 8 : i32} {
 
 // a chlo op shardc does not decompose
 func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
-  %0 = chlo.bessel_i1e %arg0 : tensor<8xf32> -> tensor<8xf32>
+  %0 = chlo.conj %arg0 : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 

@@ -196,10 +196,34 @@ module {
 
 // -----
 
-// custom_call of a LAPACK routine shardc does not read (jnp.linalg.eigh)
+// custom_call of a LAPACK routine shardc does not read (jnp.linalg.eig, non-symmetric)
 func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %0:4 = stablehlo.custom_call @lapack_ssyevd_ffi(%x) {backend_config = "", mhlo.backend_config = {lower = true, mode = 86 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>, tensor<i32>)
+  %0:5 = stablehlo.custom_call @lapack_sgeev_ffi(%x) {backend_config = "", mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<i32>)
   return %0#0 : tensor<4x4xf32>
+}
+
+// -----
+
+// jnp.linalg.eigh's syevd with a result too many (its results are vectors, values, status)
+func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0:4 = stablehlo.custom_call @lapack_ssyevd_ffi(%x) {backend_config = "", mhlo.backend_config = {uplo = 76 : ui8, mode = 86 : ui8}} : (tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4xf32>, tensor<i32>, tensor<i32>)
+  return %0#0 : tensor<4x4xf32>
+}
+
+// -----
+
+// svd of a non-float matrix
+func.func @main(%x: tensor<4x3xi32>) -> tensor<3xi32> {
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%x) {backend_config = "", mhlo.backend_config = {mode = 83 : ui8}} : (tensor<4x3xi32>) -> (tensor<4x3xi32>, tensor<3xi32>, tensor<4x3xi32>, tensor<3x3xi32>, tensor<i32>)
+  return %0#1 : tensor<3xi32>
+}
+
+// -----
+
+// shardc.eigh of a matrix that is not square
+func.func @main(%x: tensor<4x3xf32>) -> tensor<3xf32> {
+  %0:2 = shardc.eigh %x, lower = true : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>)
+  return %0#1 : tensor<3xf32>
 }
 
 // -----

@@ -276,3 +276,274 @@ pub(crate) fn householder_product(a: &Literal, tau: &Literal) -> Literal {
         .collect();
     literal(&a.ty, out)
 }
+
+/// `shardc.eigh` (see `OpKind::Eigh`): the cyclic Jacobi method on the symmetric matrix
+/// read from the `lower` (or upper) triangle, rotations until the off-diagonal part is
+/// below rounding; eigenvalues ascending, eigenvectors as columns, each signed so that its
+/// largest component is positive (LAPACK fixes no sign). A matrix holding a NaN or an
+/// infinity gives NaN everywhere.
+pub(crate) fn eigh(a: &Literal, lower: bool, values_ty: &TensorType) -> Vec<Literal> {
+    let (mats, n, _) = matrices(a);
+    let mut vectors = Vec::with_capacity(mats.len());
+    let mut values = Vec::with_capacity(mats.len());
+    for m in mats {
+        let mut s: Vec<f64> = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k / n, k % n);
+                let (hi, lo) = (i.max(j), i.min(j));
+                if lower {
+                    m[hi * n + lo]
+                } else {
+                    m[lo * n + hi]
+                }
+            })
+            .collect();
+        if s.iter().any(|x| !x.is_finite()) {
+            vectors.push(vec![f64::NAN; n * n]);
+            values.push(vec![f64::NAN; n]);
+            continue;
+        }
+        let mut v = identity(n);
+        jacobi_eigen(&mut s, &mut v, n);
+        let w: Vec<f64> = (0..n).map(|i| s[i * n + i]).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&i, &j| w[i].total_cmp(&w[j]));
+        let mut out = vec![0.0; n * n];
+        for (c, &from) in order.iter().enumerate() {
+            let sign = column_sign(&v, n, n, from);
+            for r in 0..n {
+                out[r * n + c] = sign * v[r * n + from];
+            }
+        }
+        vectors.push(out);
+        values.push(order.iter().map(|&i| w[i]).collect());
+    }
+    vec![literal(&a.ty, vectors), literal(values_ty, values)]
+}
+
+/// `shardc.svd` (see `OpKind::Svd`): one-sided Jacobi (Hestenes) on the columns of the
+/// matrix, or of its transpose when it is wide, until every pair of columns is orthogonal
+/// to rounding; singular values descending, `U`'s and `V`'s columns signed as
+/// [`eigh`]'s, completed to orthonormal bases for `full_matrices` (and where a singular
+/// value is zero). A matrix holding a NaN or an infinity gives NaN everywhere.
+pub(crate) fn svd(a: &Literal, outs: [&TensorType; 3]) -> Vec<Literal> {
+    let (mats, m, n) = matrices(a);
+    let k = m.min(n);
+    let r = outs[1].rank();
+    let (ucols, vrows) = (outs[1].shape[r - 1], outs[2].shape[r - 2]);
+    let (mut ss, mut us, mut vts) = (Vec::new(), Vec::new(), Vec::new());
+    for x in mats {
+        if x.iter().any(|v| !v.is_finite()) {
+            ss.push(vec![f64::NAN; k]);
+            us.push(vec![f64::NAN; m * ucols]);
+            vts.push(vec![f64::NAN; vrows * n]);
+            continue;
+        }
+        // Work on a tall matrix t (p x q, p >= q): x itself, or xᵀ when x is wide.
+        let tall = m >= n;
+        let (p, q) = if tall { (m, n) } else { (n, m) };
+        let mut t: Vec<f64> = (0..p * q)
+            .map(|e| {
+                let (i, j) = (e / q, e % q);
+                if tall { x[i * n + j] } else { x[j * n + i] }
+            })
+            .collect();
+        let mut w = identity(q);
+        jacobi_columns(&mut t, &mut w, p, q);
+        let norms: Vec<f64> = (0..q)
+            .map(|j| {
+                (0..p)
+                    .map(|i| t[i * q + j] * t[i * q + j])
+                    .sum::<f64>()
+                    .sqrt()
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..q).collect();
+        order.sort_by(|&i, &j| norms[j].total_cmp(&norms[i]));
+        let largest = norms.iter().copied().fold(0.0, f64::max);
+        // Left vectors of t (p-vectors: t's columns normalised), right vectors (w's columns).
+        let mut left: Vec<Option<Vec<f64>>> = Vec::new();
+        let mut right: Vec<Vec<f64>> = Vec::new();
+        for &j in &order {
+            let s = norms[j];
+            let wj: Vec<f64> = (0..q).map(|i| w[i * q + j]).collect();
+            let sign = if s > largest * 1e-300 && s > 0.0 {
+                let col: Vec<f64> = (0..p).map(|i| t[i * q + j] / s).collect();
+                let sign = signed_by_largest(&col);
+                left.push(Some(col.iter().map(|c| c * sign).collect()));
+                sign
+            } else {
+                left.push(None);
+                1.0
+            };
+            right.push(wj.iter().map(|c| c * sign).collect());
+        }
+        let s: Vec<f64> = order.iter().map(|&j| norms[j]).collect();
+        let (lw, rw) = if tall { (ucols, vrows) } else { (vrows, ucols) };
+        let left = orthonormal_basis(left, p, lw);
+        let right = orthonormal_basis(right.into_iter().map(Some).collect(), q, rw.min(q));
+        // t = L diag(s) Rᵀ; x = t (tall) or tᵀ = R diag(s) Lᵀ (wide).
+        let (u_cols, v_cols) = if tall { (left, right) } else { (right, left) };
+        let mut u = vec![0.0; m * ucols];
+        for (c, col) in u_cols.iter().enumerate().take(ucols) {
+            for i in 0..m {
+                u[i * ucols + c] = col[i];
+            }
+        }
+        let mut vt = vec![0.0; vrows * n];
+        for (rr, col) in v_cols.iter().enumerate().take(vrows) {
+            vt[rr * n..(rr + 1) * n].copy_from_slice(&col[..n]);
+        }
+        ss.push(s);
+        us.push(u);
+        vts.push(vt);
+    }
+    vec![
+        literal(outs[0], ss),
+        literal(outs[1], us),
+        literal(outs[2], vts),
+    ]
+}
+
+fn identity(n: usize) -> Vec<f64> {
+    let mut v = vec![0.0; n * n];
+    for i in 0..n {
+        v[i * n + i] = 1.0;
+    }
+    v
+}
+
+/// +1 or -1: the sign that makes the largest-magnitude entry of `v` positive.
+fn signed_by_largest(v: &[f64]) -> f64 {
+    let big = v
+        .iter()
+        .copied()
+        .fold(0.0f64, |a, x| if x.abs() > a.abs() { x } else { a });
+    if big < 0.0 { -1.0 } else { 1.0 }
+}
+
+/// [`signed_by_largest`] of column `c` of a `rows x cols` matrix.
+fn column_sign(v: &[f64], rows: usize, cols: usize, c: usize) -> f64 {
+    let col: Vec<f64> = (0..rows).map(|r| v[r * cols + c]).collect();
+    signed_by_largest(&col)
+}
+
+/// Diagonalises the symmetric `s` (`n x n`) by Jacobi rotations, accumulating them in `v`
+/// (`s_in = v diag(s_out) vᵀ`).
+fn jacobi_eigen(s: &mut [f64], v: &mut [f64], n: usize) {
+    let norm2: f64 = s.iter().map(|x| x * x).sum();
+    for _sweep in 0..100 {
+        let off: f64 = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| s[i * n + j] * s[i * n + j])
+            .sum();
+        if off <= norm2 * 1e-32 {
+            return;
+        }
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = s[p * n + q];
+                if apq == 0.0 {
+                    continue;
+                }
+                let theta = (s[q * n + q] - s[p * n + p]) / (2.0 * apq);
+                let t = theta.signum() / (theta.abs() + theta.hypot(1.0));
+                let c = 1.0 / t.hypot(1.0);
+                let sn = t * c;
+                // s <- Jᵀ s J with J the rotation in the (p, q) plane.
+                for k in 0..n {
+                    let (kp, kq) = (s[k * n + p], s[k * n + q]);
+                    s[k * n + p] = c * kp - sn * kq;
+                    s[k * n + q] = sn * kp + c * kq;
+                }
+                for k in 0..n {
+                    let (pk, qk) = (s[p * n + k], s[q * n + k]);
+                    s[p * n + k] = c * pk - sn * qk;
+                    s[q * n + k] = sn * pk + c * qk;
+                }
+                for k in 0..n {
+                    let (kp, kq) = (v[k * n + p], v[k * n + q]);
+                    v[k * n + p] = c * kp - sn * kq;
+                    v[k * n + q] = sn * kp + c * kq;
+                }
+            }
+        }
+    }
+}
+
+/// Rotates pairs of columns of `t` (`p x q`) until they are orthogonal, accumulating the
+/// rotations in `w` (`q x q`): `t_in = t_out wᵀ`, with `t_out`'s columns orthogonal.
+fn jacobi_columns(t: &mut [f64], w: &mut [f64], p: usize, q: usize) {
+    for _sweep in 0..100 {
+        let mut rotated = false;
+        for a in 0..q {
+            for b in a + 1..q {
+                let (mut alpha, mut beta, mut gamma) = (0.0, 0.0, 0.0);
+                for i in 0..p {
+                    let (x, y) = (t[i * q + a], t[i * q + b]);
+                    alpha += x * x;
+                    beta += y * y;
+                    gamma += x * y;
+                }
+                if gamma == 0.0 || gamma.abs() <= 1e-16 * (alpha * beta).sqrt() {
+                    continue;
+                }
+                rotated = true;
+                let zeta = (beta - alpha) / (2.0 * gamma);
+                let t_ = zeta.signum() / (zeta.abs() + zeta.hypot(1.0));
+                let c = 1.0 / t_.hypot(1.0);
+                let s = c * t_;
+                for i in 0..p {
+                    let (x, y) = (t[i * q + a], t[i * q + b]);
+                    t[i * q + a] = c * x - s * y;
+                    t[i * q + b] = s * x + c * y;
+                }
+                for i in 0..q {
+                    let (x, y) = (w[i * q + a], w[i * q + b]);
+                    w[i * q + a] = c * x - s * y;
+                    w[i * q + b] = s * x + c * y;
+                }
+            }
+        }
+        if !rotated {
+            return;
+        }
+    }
+}
+
+/// `count` orthonormal `len`-vectors: the given ones where present (already orthonormal),
+/// the missing ones and any beyond them by Gram-Schmidt (twice) on the unit vectors
+/// `e_0, e_1, ...`, taking those with a residual of their own.
+fn orthonormal_basis(given: Vec<Option<Vec<f64>>>, len: usize, count: usize) -> Vec<Vec<f64>> {
+    let mut slots: Vec<Option<Vec<f64>>> = given;
+    slots.resize(count.max(slots.len()), None);
+    let mut next_unit = 0;
+    for i in 0..slots.len() {
+        if slots[i].is_some() {
+            continue;
+        }
+        while next_unit < len {
+            let mut x = vec![0.0; len];
+            x[next_unit] = 1.0;
+            next_unit += 1;
+            for _ in 0..2 {
+                for b in slots.iter().flatten() {
+                    let d: f64 = b.iter().zip(&x).map(|(p, q)| p * q).sum();
+                    for (xe, be) in x.iter_mut().zip(b) {
+                        *xe -= d * be;
+                    }
+                }
+            }
+            let norm = x.iter().map(|e| e * e).sum::<f64>().sqrt();
+            if norm > 1e-8 {
+                slots[i] = Some(x.iter().map(|e| e / norm).collect());
+                break;
+            }
+        }
+    }
+    slots
+        .into_iter()
+        .take(count)
+        .map(|s| s.unwrap_or_else(|| vec![0.0; len]))
+        .collect()
+}

@@ -421,6 +421,8 @@ impl<'m> Interp<'m> {
             OpKind::Lu => return Ok(linalg::lu(x[0], [out(0), out(1), out(2)])),
             OpKind::Geqrf => return Ok(linalg::geqrf(x[0], out(1))),
             OpKind::HouseholderProduct => linalg::householder_product(x[0], x[1]),
+            OpKind::Eigh { lower } => return Ok(linalg::eigh(x[0], *lower, out(1))),
+            OpKind::Svd { .. } => return Ok(linalg::svd(x[0], [out(0), out(1), out(2)])),
             OpKind::Call { callee } => return self.call(&site, callee, x),
             OpKind::While | OpKind::Case => return self.control(f, op, x, env),
             OpKind::ManualComputation { .. } => return self.manual(f, op, x),
