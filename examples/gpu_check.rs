@@ -638,7 +638,7 @@ pub(crate) fn collectives_with(
             let args: Vec<Vec<Literal>> = (0..n)
                 .map(|d| args_of(&m, 100 + d as u64, 0.5, 2.0))
                 .collect();
-            let devices: Vec<usize> = (0..n).collect();
+            let devices: Vec<shardc::ir::DeviceId> = (0..n).map(shardc::ir::DeviceId).collect();
             let want = match simulate::run(&m, "main", &devices, &args) {
                 Ok(w) => w,
                 Err(e) => {

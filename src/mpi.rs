@@ -11,7 +11,7 @@ use shardc_compiler::Compiled;
 use shardc_compiler::lower::gpu::Target;
 #[cfg(feature = "cuda")]
 use shardc_compiler::lower::gpu_program::PtxCompiler;
-use shardc_ir::Literal;
+use shardc_ir::{DeviceId, Literal, MeshPosition};
 #[cfg(feature = "cuda")]
 use shardc_runtime::backend::cuda::CudaMpiMesh;
 use shardc_runtime::backend::mpi::MpiMesh;
@@ -31,8 +31,7 @@ pub fn run_mpi(
     engine: &dyn Compute,
     tolerance: f64,
 ) -> Result<Run, Error> {
-    let ids = device_ids(c, mesh.devices())?;
-    let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
+    let (ids, position) = placement(c, mesh.devices(), mesh.device())?;
     // What may fail on one rank only is agreed on before the run's first collective.
     let local = prepare(c, args, position, engine).map_err(|e| RuntimeError::Remote {
         device: mesh.device(),
@@ -59,7 +58,7 @@ pub struct MpiProgram<'m, 'u> {
     /// The device id at each position of the program's mesh.
     ids: Vec<usize>,
     /// This device's position in the program's mesh.
-    position: usize,
+    position: MeshPosition,
 }
 
 /// This rank's pieces of values held between calls of an [`MpiProgram`], one per value.
@@ -92,8 +91,7 @@ impl<'m, 'u> MpiProgram<'m, 'u> {
         c: &Compiled,
         engine: &dyn Compute,
     ) -> Result<MpiProgram<'m, 'u>, Error> {
-        let ids = device_ids(c, mesh.devices())?;
-        let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
+        let (ids, position) = placement(c, mesh.devices(), mesh.device())?;
         let local = Executable::new(&c.partitioned.module, c.entry_name(), engine).map_err(|e| {
             RuntimeError::Remote {
                 device: mesh.device(),
@@ -271,7 +269,7 @@ fn device_ids(c: &Compiled, ranks: usize) -> Result<Vec<usize>, Error> {
         return Err(RuntimeError::WorldSize { program: n, ranks }.into());
     }
     // The devices are named by id; the pieces come by mesh position.
-    let ids: Vec<usize> = (0..n).map(|pos| m.device_at(pos)).collect();
+    let ids: Vec<usize> = m.devices().into_iter().map(|d| d.0).collect();
     let mut sorted = ids.clone();
     sorted.sort_unstable();
     if sorted != (0..n).collect::<Vec<_>>() {
@@ -281,6 +279,20 @@ fn device_ids(c: &Compiled, ranks: usize) -> Result<Vec<usize>, Error> {
         )));
     }
     Ok(ids)
+}
+
+/// [`device_ids`], and the position of rank `me` on the program's mesh.
+fn placement(c: &Compiled, ranks: usize, me: usize) -> Result<(Vec<usize>, MeshPosition), Error> {
+    let ids = device_ids(c, ranks)?;
+    let mesh = &c.partitioned.mesh;
+    let position = mesh.position_of(DeviceId(me)).ok_or_else(|| {
+        Error::Usage(format!(
+            "rank {me} is not a device of mesh @{} (devices 0..{})",
+            mesh.name,
+            mesh.num_devices()
+        ))
+    })?;
+    Ok((ids, position))
 }
 
 /// Runs a compiled program with one MPI process per GPU ([`CudaMpiMesh`]: this process
@@ -298,8 +310,7 @@ pub fn run_cuda_mpi(
     args: &[Literal],
     tolerance: f64,
 ) -> Result<Run, Error> {
-    let ids = device_ids(c, mesh.devices())?;
-    let position = ids.iter().position(|&id| id == mesh.device()).unwrap_or(0);
+    let (ids, position) = placement(c, mesh.devices(), mesh.device())?;
     // Compiling and sharding may fail on one rank only: agreed before the run.
     let local = mesh
         .target()
@@ -327,7 +338,7 @@ pub fn run_cuda_mpi(
 fn prepare(
     c: &Compiled,
     args: &[Literal],
-    position: usize,
+    position: MeshPosition,
     engine: &dyn Compute,
 ) -> Result<(Executable, Vec<Literal>), Error> {
     let mine = shard_args_at(c, args, position)?;

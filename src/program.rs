@@ -220,7 +220,7 @@ impl Placement {
         let mesh = &c.partitioned.mesh;
         let n = mesh.num_devices();
         // The devices are named by id; the pieces come by mesh position.
-        let ids: Vec<usize> = (0..n).map(|pos| mesh.device_at(pos)).collect();
+        let ids: Vec<usize> = mesh.devices().into_iter().map(|d| d.0).collect();
         let mut seen = vec![false; n];
         for &id in &ids {
             if id >= n || std::mem::replace(&mut seen[id], true) {

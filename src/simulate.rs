@@ -3,7 +3,7 @@
 use crate::Error;
 use shardc_compiler::Compiled;
 use shardc_compiler::sharding::layout::Layout;
-use shardc_ir::{Literal, Sharding};
+use shardc_ir::{Literal, MeshPosition, Sharding};
 use shardc_runtime::engine::{Compute, Interpreted};
 use shardc_runtime::{shard, simulate};
 
@@ -28,9 +28,7 @@ pub fn run_simulated_with(
     tolerance: f64,
 ) -> Result<Vec<Literal>, Error> {
     let mesh = &c.partitioned.mesh;
-    let devices: Vec<usize> = (0..mesh.num_devices())
-        .map(|pos| mesh.device_at(pos))
-        .collect();
+    let devices = mesh.devices();
     let per_device = shard_args(c, args)?;
     let outs = simulate::run_on(
         engine,
@@ -50,7 +48,9 @@ pub(crate) fn sharding(c: &Compiled, l: &Layout) -> Result<Sharding, Error> {
 
 /// Each mesh position's pieces of the global arguments, by position.
 pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Literal>>, Error> {
-    (0..c.partitioned.mesh.num_devices())
+    c.partitioned
+        .mesh
+        .positions()
         .map(|pos| shard_args_at(c, args, pos))
         .collect()
 }
@@ -59,7 +59,7 @@ pub(crate) fn shard_args(c: &Compiled, args: &[Literal]) -> Result<Vec<Vec<Liter
 pub(crate) fn shard_args_at(
     c: &Compiled,
     args: &[Literal],
-    position: usize,
+    position: MeshPosition,
 ) -> Result<Vec<Literal>, Error> {
     let want = c.partitioned.inputs.len();
     if args.len() != want {
@@ -76,7 +76,9 @@ pub(crate) fn shard_args_at(
 
 /// The pieces of argument `arg` of every mesh position, by position.
 pub(crate) fn shard_arg(c: &Compiled, arg: usize, global: &Literal) -> Result<Vec<Literal>, Error> {
-    (0..c.partitioned.mesh.num_devices())
+    c.partitioned
+        .mesh
+        .positions()
         .map(|pos| shard_arg_at(c, arg, global, pos))
         .collect()
 }
@@ -86,7 +88,7 @@ pub(crate) fn shard_arg_at(
     c: &Compiled,
     arg: usize,
     global: &Literal,
-    position: usize,
+    position: MeshPosition,
 ) -> Result<Literal, Error> {
     let p = &c.partitioned;
     let layout = p.inputs.get(arg).ok_or_else(|| {

@@ -207,9 +207,9 @@ fn run_simulated(c: &Compiled, args: &[Literal]) -> Result<Vec<Literal>, String>
         l.to_sharding(&mesh.name)
             .ok_or_else(|| format!("the layout {l} has no sharding to feed or read it with"))
     };
-    let positions = 0..mesh.num_devices();
-    let devices: Vec<usize> = positions.clone().map(|pos| mesh.device_at(pos)).collect();
-    let per_device = positions
+    let devices = mesh.devices();
+    let per_device = mesh
+        .positions()
         .map(|pos| {
             args.iter()
                 .zip(&p.inputs)

@@ -27,7 +27,7 @@ pub use builder::FunctionBuilder;
 pub use dtype::{DType, TensorType};
 pub use error::{IrError, ParseError, Pos};
 pub use literal::{Elements, Literal, Scalar};
-pub use mesh::{Mesh, MeshAxis};
+pub use mesh::{DeviceId, Mesh, MeshAxis, MeshPosition};
 pub use module::{
     Block, BlockId, Function, Module, OF, OP_PATH, OpId, REMAT, REMAT_NAME, ValueAttrs, ValueData,
     ValueDef, ValueId, Visibility, quoted,

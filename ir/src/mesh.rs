@@ -4,6 +4,31 @@ use crate::error::IrError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// A device: which one it is (`0..N`), as a mesh's `device_ids` list it, a backend numbers
+/// its threads, ranks and GPUs, and `stablehlo.partition_id` returns it. Distinct from
+/// [`MeshPosition`], where on the mesh it sits: the two agree only on a mesh without
+/// `device_ids`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct DeviceId(pub usize);
+
+/// A place on a mesh: the index of its coordinates in the row-major enumeration (the first
+/// axis the major one). A sharding says what each position holds; [`Mesh::device_at`] says
+/// which device is there.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MeshPosition(pub usize);
+
+impl fmt::Display for DeviceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "device {}", self.0)
+    }
+}
+
+impl fmt::Display for MeshPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mesh position {}", self.0)
+    }
+}
+
 /// One named axis of a mesh: `"data"=2`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MeshAxis {
@@ -143,30 +168,51 @@ impl Mesh {
         self.axis(name).map(|a| a.size)
     }
 
-    /// The device at a position of the row-major enumeration.
-    pub fn device_at(&self, position: usize) -> usize {
+    /// The device at a position (`position` below [`num_devices`](Self::num_devices)).
+    pub fn device_at(&self, position: MeshPosition) -> DeviceId {
+        DeviceId(match &self.device_ids {
+            Some(ids) => ids[position.0],
+            None => position.0,
+        })
+    }
+
+    /// Where a device sits (`None` for an id the mesh does not have).
+    pub fn position_of(&self, device: DeviceId) -> Option<MeshPosition> {
         match &self.device_ids {
-            Some(ids) => ids[position],
-            None => position,
+            Some(ids) => ids.iter().position(|&d| d == device.0).map(MeshPosition),
+            None => (device.0 < self.num_devices()).then_some(MeshPosition(device.0)),
         }
     }
 
-    /// Mesh coordinates (one per axis) of a row-major position.
-    pub fn coords(&self, mut position: usize) -> Vec<usize> {
+    /// Every position, in order.
+    pub fn positions(&self) -> impl Iterator<Item = MeshPosition> + use<> {
+        (0..self.num_devices()).map(MeshPosition)
+    }
+
+    /// The device at each position, in position order.
+    pub fn devices(&self) -> Vec<DeviceId> {
+        self.positions().map(|p| self.device_at(p)).collect()
+    }
+
+    /// Mesh coordinates (one per axis) of a position.
+    pub fn coords(&self, position: MeshPosition) -> Vec<usize> {
+        let mut rest = position.0;
         let mut coords = vec![0; self.axes.len()];
         for (i, a) in self.axes.iter().enumerate().rev() {
-            coords[i] = position % a.size;
-            position /= a.size;
+            coords[i] = rest % a.size;
+            rest /= a.size;
         }
         coords
     }
 
-    /// The row-major position of mesh coordinates.
-    pub fn position(&self, coords: &[usize]) -> usize {
-        coords
-            .iter()
-            .zip(&self.axes)
-            .fold(0, |acc, (c, a)| acc * a.size + c)
+    /// The position of mesh coordinates.
+    pub fn position(&self, coords: &[usize]) -> MeshPosition {
+        MeshPosition(
+            coords
+                .iter()
+                .zip(&self.axes)
+                .fold(0, |acc, (c, a)| acc * a.size + c),
+        )
     }
 
     /// The coordinate of the device at `coords` along an axis or sub-axis (`None` for an
@@ -203,7 +249,7 @@ impl Mesh {
         let mut groups: Vec<Group> = Vec::new();
         // Where each key's group is in `groups` (first seen first, as device order has it).
         let mut at: std::collections::HashMap<Vec<usize>, usize> = std::collections::HashMap::new();
-        for p in 0..self.num_devices() {
+        for p in self.positions() {
             let coords = self.coords(p);
             let (index, _) = self.group_index(&coords, axes)?;
             // The group key: the coordinates with the grouped digits removed.
@@ -218,10 +264,10 @@ impl Mesh {
                 key[i] -= digit * stride;
             }
             match at.get(&key) {
-                Some(&g) => groups[g].1.push((index, self.device_at(p))),
+                Some(&g) => groups[g].1.push((index, self.device_at(p).0)),
                 None => {
                     at.insert(key.clone(), groups.len());
-                    groups.push((key, vec![(index, self.device_at(p))]));
+                    groups.push((key, vec![(index, self.device_at(p).0)]));
                 }
             }
         }
@@ -279,8 +325,8 @@ mod tests {
     fn coords_round_trip() {
         let m = Mesh::new("mesh", &[("data", 2), ("model", 4)]).unwrap();
         assert_eq!(m.num_devices(), 8);
-        assert_eq!(m.coords(6), vec![1, 2]);
-        assert_eq!(m.position(&[1, 2]), 6);
+        assert_eq!(m.coords(MeshPosition(6)), vec![1, 2]);
+        assert_eq!(m.position(&[1, 2]), MeshPosition(6));
         assert_eq!(m.to_string(), r#"<["data"=2, "model"=4]>"#);
         assert_eq!(m.shape_name(), "mesh_data2_model4");
     }
@@ -349,6 +395,11 @@ mod tests {
         assert!(Mesh::new("m", &[("a", 0)]).is_err());
         let m = Mesh::new("m", &[("a", 2)]).unwrap();
         assert!(m.clone().with_device_ids(vec![1, 1]).is_err());
-        assert_eq!(m.with_device_ids(vec![1, 0]).unwrap().device_at(0), 1);
+        let swapped = m.clone().with_device_ids(vec![1, 0]).unwrap();
+        assert_eq!(swapped.device_at(MeshPosition(0)), DeviceId(1));
+        assert_eq!(swapped.position_of(DeviceId(0)), Some(MeshPosition(1)));
+        assert_eq!(swapped.position_of(DeviceId(2)), None);
+        assert_eq!(m.position_of(DeviceId(1)), Some(MeshPosition(1)));
+        assert_eq!(swapped.devices(), [DeviceId(1), DeviceId(0)]);
     }
 }

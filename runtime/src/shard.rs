@@ -1,7 +1,8 @@
 //! Moving between a global tensor and its per-device pieces under a sharding.
 //!
-//! Devices are named by their row-major *position* on the mesh (`0..mesh.num_devices()`);
-//! `Mesh::device_at` maps positions to physical device ids where a backend needs them.
+//! Pieces are named by the [`MeshPosition`] that holds them (a slice of pieces is in
+//! position order); `Mesh::device_at` says which device is at a position, where a backend
+//! needs its id.
 //!
 //! A dimension split over axes `[a, b]` (major to minor) is cut into `|a| * |b|` equal
 //! blocks, and the device at mesh coordinates `c` holds block `c[a] * |b| + c[b]`.
@@ -14,7 +15,9 @@
 //! [`poison`] (NaN for floats) and [`unshard_with`] ignores them. A compiled program never
 //! reads padding unmasked, so the poison shows in the results only if it did.
 
-use shardc_ir::{AxisRef, Elements, Literal, Mesh, Reduction, Sharding, TensorType, Uneven};
+use shardc_ir::{
+    AxisRef, Elements, Literal, Mesh, MeshPosition, Reduction, Sharding, TensorType, Uneven,
+};
 use thiserror::Error;
 
 #[derive(Debug, Error, PartialEq)]
@@ -32,19 +35,19 @@ pub enum ShardError {
     Rank { ty: TensorType, sharding: usize },
     #[error("expected {want} per-device pieces (one per device of the mesh), got {got}")]
     PieceCount { want: usize, got: usize },
-    #[error("the piece of device {device} is {got}, but the sharding makes it {want}")]
+    #[error("the piece at {position} is {got}, but the sharding makes it {want}")]
     PieceType {
-        device: usize,
+        position: MeshPosition,
         got: TensorType,
         want: TensorType,
     },
     #[error(
-        "replicas disagree at global index {index:?}: device {first} holds {a} and device {other} holds {b} (tolerance {tol})"
+        "replicas disagree at global index {index:?}: the piece at {first} holds {a} and the one at {other} holds {b} (tolerance {tol})"
     )]
     ReplicasDisagree {
         index: Vec<usize>,
-        first: usize,
-        other: usize,
+        first: MeshPosition,
+        other: MeshPosition,
         a: f64,
         b: f64,
         tol: f64,
@@ -83,7 +86,7 @@ pub fn local_block(
     mesh: &Mesh,
     sharding: &Sharding,
     global: &[usize],
-    position: usize,
+    position: MeshPosition,
 ) -> Result<Vec<(usize, usize)>, ShardError> {
     local_block_with(mesh, sharding, global, position, Uneven::Refuse)
 }
@@ -95,7 +98,7 @@ pub fn local_block_with(
     mesh: &Mesh,
     sharding: &Sharding,
     global: &[usize],
-    position: usize,
+    position: MeshPosition,
     uneven: Uneven,
 ) -> Result<Vec<(usize, usize)>, ShardError> {
     let coords = mesh.coords(position);
@@ -162,7 +165,7 @@ pub fn shard(
     global: &Literal,
     sharding: &Sharding,
     mesh: &Mesh,
-    position: usize,
+    position: MeshPosition,
 ) -> Result<Literal, ShardError> {
     shard_with(global, sharding, mesh, position, Uneven::Refuse)
 }
@@ -173,7 +176,7 @@ pub fn shard_with(
     global: &Literal,
     sharding: &Sharding,
     mesh: &Mesh,
-    position: usize,
+    position: MeshPosition,
     uneven: Uneven,
 ) -> Result<Literal, ShardError> {
     check_rank(&global.ty, sharding)?;
@@ -243,7 +246,7 @@ pub fn shard_all_with(
     mesh: &Mesh,
     uneven: Uneven,
 ) -> Result<Vec<Literal>, ShardError> {
-    (0..mesh.num_devices())
+    mesh.positions()
         .map(|p| shard_with(global, sharding, mesh, p, uneven))
         .collect()
 }
@@ -285,17 +288,18 @@ pub fn unshard_with(
     let mut values: Vec<Option<(f64, usize)>> = vec![None; global.num_elements()];
     // Partial sums: first reduce each unreduced group into the piece at index 0.
     let mut reduced: Vec<Option<Vec<f64>>> = vec![None; n];
-    for p in 0..n {
-        let block = local_block_with(mesh, sharding, &global.shape, p, uneven)?;
+    for at in mesh.positions() {
+        let p = at.0;
+        let block = local_block_with(mesh, sharding, &global.shape, at, uneven)?;
         let want = TensorType::new(global.dtype, block.iter().map(|b| b.1).collect::<Vec<_>>());
         if pieces[p].ty != want {
             return Err(ShardError::PieceType {
-                device: p,
+                position: at,
                 got: pieces[p].ty.clone(),
                 want,
             });
         }
-        let coords = mesh.coords(p);
+        let coords = mesh.coords(at);
         let (u, _) = group_index(mesh, &coords, &sharding.unreduced)?;
         if u != 0 {
             continue;
@@ -306,7 +310,7 @@ pub fn unshard_with(
             if q == p {
                 continue;
             }
-            let cq = mesh.coords(q);
+            let cq = mesh.coords(MeshPosition(q));
             let same_group = (0..coords.len()).all(|i| {
                 let axis = &mesh.axes[i].name;
                 sharding.unreduced.iter().any(|a| &a.name == axis) || cq[i] == coords[i]
@@ -322,7 +326,7 @@ pub fn unshard_with(
     }
     for (p, acc) in reduced.iter().enumerate() {
         let Some(acc) = acc else { continue };
-        let block = local_block_with(mesh, sharding, &global.shape, p, uneven)?;
+        let block = local_block_with(mesh, sharding, &global.shape, MeshPosition(p), uneven)?;
         for (k, flat) in block_indices(&global.shape, &block).into_iter().enumerate() {
             let Some(flat) = flat else { continue };
             let v = acc[k];
@@ -338,8 +342,8 @@ pub fn unshard_with(
                         let index = unflatten(flat, &global.shape);
                         return Err(ShardError::ReplicasDisagree {
                             index,
-                            first,
-                            other: p,
+                            first: MeshPosition(first),
+                            other: MeshPosition(p),
                             a: w,
                             b: v,
                             tol,
@@ -395,7 +399,7 @@ fn unshard_exact(
     let mut out = Elements::zeros(global.dtype, global.num_elements());
     let mut filled = vec![false; global.num_elements()];
     for (p, piece) in pieces.iter().enumerate() {
-        let block = local_block_with(mesh, sharding, &global.shape, p, uneven)?;
+        let block = local_block_with(mesh, sharding, &global.shape, MeshPosition(p), uneven)?;
         if piece.ty.dtype != global.dtype || piece.ty.shape.iter().ne(block.iter().map(|b| &b.1)) {
             return Ok(None);
         }
@@ -467,11 +471,14 @@ mod tests {
         // rows over (data, model): device (d, m) holds row block d*4 + m.
         let s = Sharding::split("mesh", &[&["data", "model"], &[]]);
         // position 6 = coords (1, 2) -> block 6 -> row 6.
-        assert_eq!(shard(&x, &s, &m, 6).unwrap().to_f64_vec(), vec![12.0, 13.0]);
+        assert_eq!(
+            shard(&x, &s, &m, MeshPosition(6)).unwrap().to_f64_vec(),
+            vec![12.0, 13.0]
+        );
         // rows over (model, data): block = m*2 + d = 5 -> row 5.
         let s2 = Sharding::split("mesh", &[&["model", "data"], &[]]);
         assert_eq!(
-            shard(&x, &s2, &m, 6).unwrap().to_f64_vec(),
+            shard(&x, &s2, &m, MeshPosition(6)).unwrap().to_f64_vec(),
             vec![10.0, 11.0]
         );
     }
@@ -485,7 +492,7 @@ mod tests {
         let big: Vec<i64> = (0..8).map(|i| (1i64 << 60) + i).collect();
         let global = Literal::new(ty.clone(), Elements::I64(big.clone())).unwrap();
         let pieces: Vec<Literal> = (0..8)
-            .map(|p| shard(&global, &s, &mesh, p).unwrap())
+            .map(|p| shard(&global, &s, &mesh, MeshPosition(p)).unwrap())
             .collect();
         let back = unshard(&pieces, &s, &mesh, &ty, 0.0).unwrap();
         assert_eq!(back.elements.bits(7), big[7] as u64);
@@ -493,7 +500,9 @@ mod tests {
         // and refused beyond it.
         let fty = TensorType::new(DType::F32, [4, 2]);
         let g = Literal::from_f64(DType::F32, &[4, 2], &[1.0; 8]).unwrap();
-        let mut pieces: Vec<Literal> = (0..8).map(|p| shard(&g, &s, &mesh, p).unwrap()).collect();
+        let mut pieces: Vec<Literal> = (0..8)
+            .map(|p| shard(&g, &s, &mesh, MeshPosition(p)).unwrap())
+            .collect();
         pieces[1] = Literal::from_f64(DType::F32, &[2, 2], &[1.000001; 4]).unwrap();
         assert!(unshard(&pieces, &s, &mesh, &fty, 1e-5).is_ok());
         let err = unshard(&pieces, &s, &mesh, &fty, 1e-9).unwrap_err();
@@ -518,7 +527,9 @@ mod tests {
             f64::NAN,
         ];
         let g = Literal::from_f64(DType::F32, &[4, 2], &v).unwrap();
-        let pieces: Vec<Literal> = (0..8).map(|p| shard(&g, &s, &mesh, p).unwrap()).collect();
+        let pieces: Vec<Literal> = (0..8)
+            .map(|p| shard(&g, &s, &mesh, MeshPosition(p)).unwrap())
+            .collect();
         let back = unshard(&pieces, &s, &mesh, &ty, 1e-5).unwrap().to_f64_vec();
         for (b, w) in back.iter().zip(v) {
             assert!(b == &w || (b.is_nan() && w.is_nan()), "{back:?}");
@@ -547,7 +558,13 @@ mod tests {
         pieces[5] = Literal::from_f64(DType::F32, &[2, 8], &[0.0; 16]).unwrap();
         let err = unshard(&pieces, &s, &m, &x.ty, 1e-6).unwrap_err();
         assert!(
-            matches!(err, ShardError::ReplicasDisagree { other: 5, .. }),
+            matches!(
+                err,
+                ShardError::ReplicasDisagree {
+                    other: MeshPosition(5),
+                    ..
+                }
+            ),
             "{err}"
         );
     }
@@ -618,7 +635,7 @@ mod tests {
         let s = Sharding::split("mesh", &[&["model"], &[]]);
         // 5 rows over 4 devices: not without padding...
         assert!(matches!(
-            shard(&x, &s, &m, 0),
+            shard(&x, &s, &m, MeshPosition(0)),
             Err(ShardError::NotDivisible { dim: 0, .. })
         ));
         // ...with it, blocks of 2: rows 0-1, 2-3, 4 and a padding row, then padding only
@@ -631,7 +648,7 @@ mod tests {
         assert_eq!(pieces[3].ty.shape, vec![2, 2]);
         let ints = Literal::from_f64(DType::I32, &[5], &[1.0; 5]).unwrap();
         let s1 = Sharding::split("mesh", &[&["model"]]);
-        let last = shard_with(&ints, &s1, &m, 3, Uneven::Pad).unwrap();
+        let last = shard_with(&ints, &s1, &m, MeshPosition(3), Uneven::Pad).unwrap();
         assert_eq!(
             last.to_f64_vec(),
             vec![f64::from(0x5A5A_5A5A_u32 as i32); 2]

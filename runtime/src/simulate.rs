@@ -13,7 +13,7 @@
 use crate::engine::{Compute, EngineError, Interpreted, Step, steps};
 use crate::reference::{self, InterpError};
 use shardc_ir::{
-    Elements, Function, FunctionBuilder, Literal, Module, Op, OpKind, TensorType, ValueId,
+    DeviceId, Elements, Function, FunctionBuilder, Literal, Module, Op, OpKind, TensorType, ValueId,
 };
 use std::collections::HashMap;
 use thiserror::Error;
@@ -49,13 +49,14 @@ pub enum SimError {
 /// Per-device values of one function run.
 type Env = Vec<Vec<Option<Literal>>>;
 
-/// Runs `func` of a per-device program on devices `devices` (device ids, the ones replica
-/// groups name), device `i` getting `args[i]`; returns each device's results. Every op
-/// runs on the reference interpreter.
+/// Runs `func` of a per-device program on devices `devices` (the ids replica groups name,
+/// in mesh position order: [`Mesh::devices`](shardc_ir::Mesh::devices)), the one at
+/// position `i` getting `args[i]`; returns each position's results. Every op runs on the
+/// reference interpreter.
 pub fn run(
     module: &Module,
     func: &str,
-    devices: &[usize],
+    devices: &[DeviceId],
     args: &[Vec<Literal>],
 ) -> Result<Vec<Vec<Literal>>, SimError> {
     run_on(&Interpreted, module, func, devices, args)
@@ -67,9 +68,12 @@ pub fn run_on(
     engine: &dyn Compute,
     module: &Module,
     func: &str,
-    devices: &[usize],
+    devices: &[DeviceId],
     args: &[Vec<Literal>],
 ) -> Result<Vec<Vec<Literal>>, SimError> {
+    // Below, positions index `devices` and replica groups name the ids as plain numbers.
+    let devices: Vec<usize> = devices.iter().map(|d| d.0).collect();
+    let devices = &devices[..];
     let f = module
         .function(func)
         .ok_or_else(|| SimError::UnknownFunction(func.to_string()))?;

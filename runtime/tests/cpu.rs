@@ -37,7 +37,7 @@ fn integer_and_extremum_reductions_are_bitwise_and_sums_round_within_the_bound()
     // (for these inputs) not always bit for bit, which is why the bound is stated.
     let m = parse_module(&collectives("f32", "add")).unwrap();
     let args = args_for(&m, DEVICES, 11);
-    let devices: Vec<usize> = (0..DEVICES).collect();
+    let devices: Vec<shardc_ir::DeviceId> = (0..DEVICES).map(shardc_ir::DeviceId).collect();
     let want = simulate::run(&m, "main", &devices, &args).unwrap();
     let got = run_cpu(&m, args).outputs;
     let differing = (0..DEVICES)
@@ -291,7 +291,7 @@ fn collectives_overlap_compute_that_does_not_need_them() {
     assert_eq!(ars, ["all_reduce %1", "all_reduce %5"]);
     let args = args_for(&m, DEVICES, 9);
     let mesh = CpuMesh::new(DEVICES).unwrap();
-    let devices: Vec<usize> = (0..DEVICES).collect();
+    let devices: Vec<shardc_ir::DeviceId> = (0..DEVICES).map(shardc_ir::DeviceId).collect();
     let want = simulate::run(&m, "main", &devices, &args).unwrap();
     let mut overlapped = 0;
     // Whether spans overlap in wall time is up to the OS scheduler: on a loaded machine one

@@ -326,7 +326,7 @@ fn world_size(universe: &Universe, mesh: &MpiMesh) {
     let first = (mesh.device() / 4) * 4;
     let mine: Vec<Vec<Literal>> = args[first..first + 4].to_vec();
     let report = small.run(&exe, mine[small.device()].clone()).unwrap();
-    let want = simulate::run(&m, "main", &[0, 1, 2, 3], &mine).unwrap();
+    let want = simulate::run(&m, "main", &[0, 1, 2, 3].map(shardc_ir::DeviceId), &mine).unwrap();
     for (d, want) in want.iter().enumerate() {
         let (g, w) = (report.outputs[d][0].to_f64_vec(), want[0].to_f64_vec());
         let off = g
@@ -609,7 +609,7 @@ mod cuda {
         for _ in 0..2 {
             // Twice: the second run reuses the communicators.
             let report = one.run(&exe_of(&m), args[0].clone()).unwrap();
-            let want = simulate::run(&m, "main", &[0], &args).unwrap();
+            let want = simulate::run(&m, "main", &[shardc_ir::DeviceId(0)], &args).unwrap();
             assert_eq!(report.outputs, want, "rank {}", mesh.device());
         }
     }

@@ -81,13 +81,13 @@ pub fn written_collectives(
         .results
         .first()
         .map_or_else(String::new, |r| names[r.index()].clone());
-    let devices: Vec<usize> = (0..mesh.num_devices()).map(|p| mesh.device_at(p)).collect();
+    let devices = mesh.devices();
     let mut out = Vec::new();
     for (_, o) in body.body_ops().filter(|(_, o)| o.kind.is_collective()) {
         let Ok(ex) = Exchange::new(&body, o, &body_names) else {
             continue;
         };
-        let sent: Vec<u64> = devices.iter().map(|&d| ex.ring_bytes(d)).collect();
+        let sent: Vec<u64> = devices.iter().map(|&d| ex.ring_bytes(d.0)).collect();
         let bytes = if ex.is_permute() {
             sent.iter().copied().max().unwrap_or(0)
         } else {
@@ -116,13 +116,15 @@ pub fn written_collectives(
 
 /// The mesh axes along which the devices of a group differ.
 pub(crate) fn varying_axes(mesh: &Mesh, groups: &[Vec<usize>]) -> Vec<String> {
-    let position = |d: usize| (0..mesh.num_devices()).find(|&p| mesh.device_at(p) == d);
     let Some(group) = groups.first() else {
         return Vec::new();
     };
     let coords: Vec<Vec<usize>> = group
         .iter()
-        .filter_map(|&d| position(d).map(|p| mesh.coords(p)))
+        .filter_map(|&d| {
+            mesh.position_of(shardc_ir::DeviceId(d))
+                .map(|p| mesh.coords(p))
+        })
         .collect();
     mesh.axes
         .iter()

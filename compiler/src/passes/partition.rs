@@ -733,12 +733,11 @@ fn splat_piece(kind: &OpKind, layout: &Layout, mesh: &Mesh) -> Option<shardc_ir:
 /// differ only along these axes, holding block `b` under `to`.
 fn permute_pairs(mesh: &Mesh, from: &[AxisRef], to: &[AxisRef]) -> Option<Vec<(usize, usize)>> {
     let groups = mesh.replica_groups(from)?;
-    let position = |device: usize| (0..mesh.num_devices()).find(|&p| mesh.device_at(p) == device);
     let mut pairs = Vec::new();
     for group in &groups.0 {
         for (b, &src) in group.iter().enumerate() {
             let dst = group.iter().copied().find(|&d| {
-                position(d)
+                mesh.position_of(shardc_ir::DeviceId(d))
                     .and_then(|p| mesh.group_index(&mesh.coords(p), to))
                     .is_some_and(|(i, _)| i == b)
             })?;

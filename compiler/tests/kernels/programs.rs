@@ -35,7 +35,7 @@ proptest! {
             &jit,
             module,
             &f.name,
-            &[0],
+            &[shardc_ir::DeviceId(0)],
             std::slice::from_ref(&p.inputs),
         )
         .map_err(|e| TestCaseError::fail(format!("{e}\n{}", shardc_ir::text::print_module(module))))?

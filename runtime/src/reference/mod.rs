@@ -549,7 +549,7 @@ impl<'m> Interp<'m> {
                 a.push(p);
             }
         }
-        let devices: Vec<usize> = (0..n).map(|p| mesh.device_at(p)).collect();
+        let devices = mesh.devices();
         // The body may call the module's functions.
         let mut module = self.module.clone();
         module.functions.push(body);

@@ -294,7 +294,7 @@ pub fn check_against_simulator(
     args: &[Vec<Literal>],
     got: &[Vec<Literal>],
 ) {
-    let devices: Vec<usize> = (0..DEVICES).collect();
+    let devices: Vec<shardc_ir::DeviceId> = (0..DEVICES).map(shardc_ir::DeviceId).collect();
     let want = simulate::run(m, "main", &devices, args).unwrap();
     let dtype = DType::from_name(t).unwrap();
     for d in 0..DEVICES {
