@@ -555,6 +555,12 @@ fn jax_fixture_decisions() {
         ("jax_sharding_constraint_fwd", &["all_reduce {model}"]),
         // flip, rot90, repeat and median along the batch read every row: one gather.
         ("jnp_array_manip_fwd", &["all_gather {data}"]),
+        // approx_min_k along the rows (split over data) sorts whole rows of scores: one
+        // gather; approx_max_k along the queries stays local; the sum all-reduced.
+        (
+            "lax_approx_top_k_fwd",
+            &["all_gather {data}", "all_reduce {data}"],
+        ),
         // lax.map is a while loop, which runs whole.
         ("lax_map_fwd", &["all_gather {data}"]),
         // optax optimizers: the loss and four gradients; Prodigy also sums its four

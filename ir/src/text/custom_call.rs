@@ -4,7 +4,8 @@
 //! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR,
 //! triangular solves, symmetric eigendecompositions and SVDs, read as `stablehlo.cholesky`,
 //! `shardc.lu`, `shardc.geqrf` with `shardc.householder_product`,
-//! `stablehlo.triangular_solve`, `shardc.eigh` and `shardc.svd` — and refuses every
+//! `stablehlo.triangular_solve`, `shardc.eigh` and `shardc.svd`; and `ApproxTopK`, read as
+//! the exact top k (a sort and a slice) — and refuses every
 //! other target by name, saying what it is (a GSPMD sharding, another linear-algebra
 //! routine, a Python callback, a hand-written kernel) and what to do instead.
 
@@ -22,6 +23,10 @@ enum Target {
     Identity,
     /// A LAPACK routine shardc implements.
     Lapack(Routine),
+    /// `jax.lax.approx_max_k` / `approx_min_k`: read as the exact top k, which is what
+    /// XLA's CPU and GPU backends compute for it (`is_fallback`: a sort and a slice) and an
+    /// answer of perfect recall on any backend.
+    ApproxTopK,
     /// Refused, with why and the fix.
     Refused(&'static str),
 }
@@ -94,12 +99,7 @@ const TARGETS: &[(&str, Target)] = &[
             "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr`, triangular solves `trsm`, symmetric eigendecomposition `syevd` and SVD `gesdd`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, eigh, eigvalsh, svd, pinv, norm(ord=2), jax.scipy.linalg.solve_triangular, cho_solve, the orthogonal initializer; not general eigenproblems `geev`, the QR-iteration SVD `gesvd`, Schur forms, or complex matrices); keep that linear algebra outside the jitted step, or write it with these",
         ),
     ),
-    (
-        "ApproxTopK",
-        Target::Refused(
-            "jax.lax.approx_max_k / approx_min_k, which shardc does not read; use jax.lax.top_k (exact: what XLA's CPU backend computes for it anyway)",
-        ),
-    ),
+    ("ApproxTopK", Target::ApproxTopK),
     (
         "cusolver_*",
         Target::Refused(
@@ -192,6 +192,10 @@ pub(super) fn parse(
         Some(Target::Lapack(routine)) => {
             return lapack(p, f, name, &target, target_offset, *routine, &operands);
         }
+        Some(Target::ApproxTopK) => {
+            let ids: Vec<ValueId> = operands.iter().map(|u| u.id).collect();
+            return approx_top_k(p, f, name, target_offset, &ids);
+        }
         Some(Target::Refused(why)) => {
             return p.err_at(
                 target_offset,
@@ -232,6 +236,168 @@ pub(super) fn parse(
         );
     }
     Ok(operands.into_iter().map(|u| u.id).collect())
+}
+
+/// Reads the rest of an `ApproxTopK` call — operands `(x, positions, init value, init
+/// position)`, `called_computations = [@top_k_gt_*_comparator]` (approx_max_k) or
+/// `top_k_lt_*` (approx_min_k), `mhlo.backend_config` with `top_k`, `reduction_dim` and
+/// `aggregate_to_topk` — and adds a stable sort of `(x, positions)` along the reduction
+/// dimension by the comparator's compare, and the first `top_k` of each.
+fn approx_top_k(
+    p: &mut Parser<'_>,
+    f: &mut FuncState,
+    name: &str,
+    at: usize,
+    operands: &[ValueId],
+) -> PResult<Vec<ValueId>> {
+    let mut config: Vec<(String, String)> = Vec::new();
+    let mut comparator = String::new();
+    if p.is(&Tok::LBrace) {
+        for e in p.dict_entries()? {
+            let Some(span) = e.span else { continue };
+            let text = p.text(span).to_string();
+            match e.name.as_str() {
+                "mhlo.backend_config" => {
+                    for entry in text.trim_matches(|c| c == '{' || c == '}').split(',') {
+                        if let Some((k, v)) = entry.split_once('=') {
+                            let v = v.split(':').next().unwrap_or_default();
+                            config.push((k.trim().to_string(), v.trim().to_string()));
+                        }
+                    }
+                }
+                "called_computations" => {
+                    comparator = text
+                        .trim_matches(|c| c == '[' || c == ']')
+                        .trim()
+                        .trim_start_matches('@')
+                        .to_string();
+                }
+                _ => {}
+            }
+        }
+    }
+    let get = |key: &str| {
+        config
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    p.expect(Tok::Colon, &format!("before the type of {name}"))?;
+    let (ins, outs) = p.function_type("(the op's type)")?;
+    let given: Vec<TensorType> = operands.iter().map(|&v| f.b.ty(v).clone()).collect();
+    let fail = |p: &Parser<'_>, rule: String| -> PResult<Vec<ValueId>> {
+        p.err_at(
+            at,
+            format!("{name} @ApproxTopK (jax.lax.approx_max_k / approx_min_k): {rule}"),
+        )
+    };
+    if ins != given || given.len() != 4 {
+        return fail(
+            p,
+            format!(
+                "takes (operand, its positions, the initial value, the initial position); its operands are ({}) but its type says ({})",
+                list(&given),
+                list(&ins)
+            ),
+        );
+    }
+    let (x, positions) = (&given[0], &given[1]);
+    let k = get("top_k").and_then(|v| v.parse::<usize>().ok());
+    let dim = get("reduction_dim").and_then(|v| v.parse::<usize>().ok());
+    let (Some(k), Some(dim)) = (k, dim) else {
+        return fail(
+            p,
+            "its mhlo.backend_config must give top_k and reduction_dim (as JAX writes them)".into(),
+        );
+    };
+    if dim >= x.rank()
+        || k > x.shape[dim]
+        || positions.shape != x.shape
+        || positions.dtype != DType::I32
+    {
+        return fail(
+            p,
+            format!(
+                "reduction_dim {dim} and top_k {k} must fit the operand {x}, and the positions be i32 of its shape (they are {positions})"
+            ),
+        );
+    }
+    if get("aggregate_to_topk") == Some("false") {
+        return fail(
+            p,
+            "aggregate_to_topk = false asks for the partial, unaggregated candidates of a TPU's approximate search, which shardc does not compute; call approx_max_k with aggregate_to_topk=True (the default)".into(),
+        );
+    }
+    let direction = if comparator.starts_with("top_k_gt") {
+        ComparisonDirection::Gt
+    } else if comparator.starts_with("top_k_lt") {
+        ComparisonDirection::Lt
+    } else {
+        return fail(
+            p,
+            format!(
+                "its comparator @{comparator} is not one JAX writes (top_k_gt_* for approx_max_k, top_k_lt_* for approx_min_k)"
+            ),
+        );
+    };
+    let mut limit = x.shape.clone();
+    limit[dim] = k;
+    let want = vec![
+        TensorType::new(x.dtype, limit.clone()),
+        TensorType::new(DType::I32, limit.clone()),
+    ];
+    if outs != want {
+        return fail(
+            p,
+            format!(
+                "the top {k} along dimension {dim} of {x} are ({}), but its type says ({})",
+                list(&want),
+                list(&outs)
+            ),
+        );
+    }
+    let b = &mut f.b;
+    let s = TensorType::scalar(x.dtype);
+    let i = TensorType::scalar(DType::I32);
+    let args = b.begin_block(&[s.clone(), s, i.clone(), i]);
+    let before = b.push1(
+        OpKind::Compare {
+            direction,
+            compare_type: None,
+        },
+        &[args[0], args[1]],
+    );
+    let before = match before {
+        Ok(v) => v,
+        Err(e) => {
+            b.end_block(&[]);
+            return Err(p.error_at(at, format!("{name} @ApproxTopK: {e}")));
+        }
+    };
+    let region = b.end_block(&[before]);
+    let built = b
+        .push(
+            OpKind::Sort {
+                dimension: dim,
+                is_stable: true,
+            },
+            &operands[..2],
+            None,
+            vec![region],
+        )
+        .and_then(|sort| {
+            let sorted = b.func().op(sort).results.clone();
+            let slice = OpKind::Slice {
+                start: vec![0; x.rank()],
+                limit,
+                strides: vec![1; x.rank()],
+            };
+            Ok(vec![
+                b.push1(slice.clone(), &[sorted[0]])?,
+                b.push1(slice, &[sorted[1]])?,
+            ])
+        });
+    built.map_err(|e| p.error_at(at, format!("{name} @ApproxTopK: {e}")))
 }
 
 /// Reads the rest of a LAPACK custom call (attributes and type) and adds its ops.

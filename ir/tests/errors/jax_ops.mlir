@@ -290,3 +290,48 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "stablehlo.custom_call"(%x) <{has_side_effect = true}> : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// approx_max_k asking for a TPU's unaggregated candidates (aggregate_to_topk = false)
+func.func @top_k_gt_f32_comparator(%arg0: tensor<f32>, %arg1: tensor<f32>, %arg2: tensor<i32>, %arg3: tensor<i32>) -> tensor<i1> {
+  %0 = stablehlo.compare GT, %arg0, %arg1 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  stablehlo.return %0 : tensor<i1>
+}
+func.func @main(%x: tensor<4x16xf32>) -> tensor<4x3xf32> {
+  %i = stablehlo.iota dim = 1 : tensor<4x16xi32>
+  %c = stablehlo.constant dense<-1> : tensor<i32>
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %i, %cst, %c) {called_computations = [@top_k_gt_f32_comparator], mhlo.backend_config = {aggregate_to_topk = false, is_fallback = true, reduction_dim = 1 : i64, top_k = 3 : i64}} : (tensor<4x16xf32>, tensor<4x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<4x3xf32>, tensor<4x3xi32>)
+  return %0#0 : tensor<4x3xf32>
+}
+
+// -----
+
+// approx_max_k whose result type does not keep top_k along the reduction dimension
+func.func @top_k_gt_f32_comparator(%arg0: tensor<f32>, %arg1: tensor<f32>, %arg2: tensor<i32>, %arg3: tensor<i32>) -> tensor<i1> {
+  %0 = stablehlo.compare GT, %arg0, %arg1 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  stablehlo.return %0 : tensor<i1>
+}
+func.func @main(%x: tensor<4x16xf32>) -> tensor<4x4xf32> {
+  %i = stablehlo.iota dim = 1 : tensor<4x16xi32>
+  %c = stablehlo.constant dense<-1> : tensor<i32>
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %i, %cst, %c) {called_computations = [@top_k_gt_f32_comparator], mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, reduction_dim = 1 : i64, top_k = 3 : i64}} : (tensor<4x16xf32>, tensor<4x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<4x4xf32>, tensor<4x4xi32>)
+  return %0#0 : tensor<4x4xf32>
+}
+
+// -----
+
+// ApproxTopK with a comparator JAX does not write
+func.func @my_order(%arg0: tensor<f32>, %arg1: tensor<f32>, %arg2: tensor<i32>, %arg3: tensor<i32>) -> tensor<i1> {
+  %0 = stablehlo.compare GT, %arg0, %arg1 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  stablehlo.return %0 : tensor<i1>
+}
+func.func @main(%x: tensor<4x16xf32>) -> tensor<4x3xf32> {
+  %i = stablehlo.iota dim = 1 : tensor<4x16xi32>
+  %c = stablehlo.constant dense<-1> : tensor<i32>
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %i, %cst, %c) {called_computations = [@my_order], mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, reduction_dim = 1 : i64, top_k = 3 : i64}} : (tensor<4x16xf32>, tensor<4x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<4x3xf32>, tensor<4x3xi32>)
+  return %0#0 : tensor<4x3xf32>
+}
