@@ -561,6 +561,15 @@ fn jax_fixture_decisions() {
             "lax_approx_top_k_fwd",
             &["all_gather {data}", "all_reduce {data}"],
         ),
+        // Explicit sharding mode: reshard(h, P("data", None)) of a model-split matmul is
+        // an all-gather over model, as JAX's own partitioner does it.
+        ("jax_explicit_reshard_fwd", &["all_gather {model}"]),
+        // The unconstrained dimension stays on model; the second matmul contracts it.
+        ("jax_unconstrained_fwd", &["all_reduce {model}"]),
+        // The ellipsis einsums stay on the batch; their scalar sum is all-reduced.
+        ("jnp_einsum_ellipsis_fwd", &["all_reduce {data}"]),
+        // f16 Adam: the loss and four gradients, as in f32 (in f16: half the bytes).
+        ("flax_f16_adam_step", &["all_reduce {data}"; 5]),
         // lax.map is a while loop, which runs whole.
         ("lax_map_fwd", &["all_gather {data}"]),
         // optax optimizers: the loss and four gradients; Prodigy also sums its four
