@@ -33,11 +33,15 @@ use std::time::{Duration, Instant};
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct StepBench {
+    /// The model whose training step is timed.
     pub model: GptConfig,
+    /// The device counts to time it on.
     pub devices: Vec<usize>,
     /// Timed steps, after `warmup` untimed ones.
     pub steps: usize,
+    /// Untimed steps first.
     pub warmup: usize,
+    /// What computes each device's segments.
     pub engine: Engine,
     /// Also run one more step per device count with every op timed (the interpreter only),
     /// and report the time by op.

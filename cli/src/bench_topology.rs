@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 /// What `shardc bench topology` runs.
 pub struct TopologyBench {
+    /// Emulated nodes.
     pub nodes: usize,
+    /// Devices on each.
     pub devices_per_node: usize,
     /// MiB all-reduced.
     pub mib: usize,
@@ -28,6 +30,7 @@ pub struct TopologyBench {
     pub slowdown: f64,
     /// Timed runs of each algorithm, alternating, after one untimed.
     pub runs: usize,
+    /// What computes each device's segments.
     pub engine: Engine,
 }
 

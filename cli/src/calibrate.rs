@@ -22,6 +22,7 @@ use std::time::Duration;
 pub struct Calibrate {
     /// Mesh axes and sizes, as a program's `sdy.mesh` would have them.
     pub axes: Vec<(String, usize)>,
+    /// What computes each device's segments.
     pub engine: Engine,
     /// Timed runs per figure (their median is taken), after one untimed.
     pub repeats: usize,

@@ -2,6 +2,8 @@
 //! prints as JSON (`bench`) and `shardc run` (`run`), kept out of the `shardc` library so
 //! that a user program links none of their dependencies.
 
+#![warn(missing_docs)]
+
 pub mod bench;
 pub mod bench_topology;
 pub mod calibrate;

@@ -25,6 +25,7 @@ pub struct PeerBench {
     pub cases: Vec<String>,
     /// Timed steps per case (after one untimed step).
     pub steps: usize,
+    /// What computes each device's segments.
     pub engine: Engine,
     /// The cost model compilation optimises; `None`: the backend's own.
     pub cost: Option<CostModel>,
@@ -147,6 +148,7 @@ pub struct Stepped {
     /// The first call, after the inputs are on the devices.
     pub first_call: Duration,
     /// Compiling the kernels at the full level after it (`compiler::lower::tier`).
+    /// Compiling every kernel still at its first tier at the full level.
     pub tier_up: Duration,
     /// The median of the calls after it.
     pub median: Duration,
@@ -154,10 +156,13 @@ pub struct Stepped {
     pub median_ring: Option<Duration>,
     /// The most bytes a device sent in the last call, and the most it held at once.
     pub bytes_sent: u64,
+    /// The most bytes a device held at once.
     pub peak_bytes: u64,
-    /// The last call's per-device means.
+    /// The last call's per-device means: computing.
     pub compute: Duration,
+    /// Sending and receiving.
     pub communication: Duration,
+    /// Waiting for peers.
     pub waiting: Duration,
 }
 

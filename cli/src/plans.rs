@@ -22,7 +22,9 @@ pub struct PlansBench {
     /// Program files, or `demo` / `demo-fsdp-tp` (the demo's training step under DP x TP
     /// or FSDP x TP).
     pub files: Vec<PathBuf>,
+    /// Timed steps per plan.
     pub steps: usize,
+    /// What computes each device's segments.
     pub engine: Engine,
     /// The model the chosen plan is optimised for, and every plan predicted by.
     pub cost: CostModel,

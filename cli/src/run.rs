@@ -28,20 +28,31 @@ pub enum Backend {
 
 /// What to run and how.
 pub struct Run {
+    /// The program: StableHLO + Shardy text, as JAX prints it.
     pub file: PathBuf,
+    /// Its inputs (a recorded run's JSON or safetensors); deterministic ones when `None`.
     pub inputs: Option<PathBuf>,
+    /// Where it runs.
     pub backend: Backend,
+    /// What computes each device's segments.
     pub engine: Engine,
+    /// Where to write the run's trace (Chrome's JSON), if anywhere.
     pub trace: Option<PathBuf>,
+    /// Also run the reference interpreter on the global program and compare.
     pub check_reference: bool,
+    /// Where to write the outputs (safetensors), if anywhere.
     pub out: Option<PathBuf>,
+    /// How to compile it.
     pub options: Options,
+    /// Let shardings split dimensions their axes do not divide (padded).
     pub pad: bool,
 }
 
 /// What a run gave, for the caller to print: the text, and whether every check passed.
 pub struct Outcome {
+    /// What to print: outputs, collectives, checks.
     pub text: String,
+    /// Whether every check passed.
     pub passed: bool,
     /// Whether this process prints (rank 0 of an mpi run; always otherwise).
     pub prints: bool,
