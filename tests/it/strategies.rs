@@ -1022,3 +1022,106 @@ fn ddp_with_compressed_gradients_trains_like_ddp_on_fewer_bytes() {
         );
     }
 }
+
+/// f16 training with dynamic loss scaling (`train_step_scaled`, `LossScaler`: PyTorch's
+/// `GradScaler`): a scale of 2^24 overflows f16 in the backward pass, so the first steps
+/// are skipped — parameters and optimizer state come back bit for bit, the scale halves —
+/// until the scale fits; then the steps apply, the scale grows back after
+/// `growth_interval` finite steps (and halves again where that overflows), and the loss
+/// falls as f32 training's does. Every step on the cpu backend (DDP over 4 devices) equals
+/// the reference interpreter's.
+#[test]
+fn f16_loss_scaling_skips_overflowing_steps_and_recovers() {
+    use shardc_train::precision::{LossScaler, LossScaling, mixed};
+    use shardc_train::step::train_step_scaled;
+    let m = mesh(&[("data", 4)]);
+    let ts = train_step_scaled(
+        "mlp_f16",
+        mixed(loss, DType::F16),
+        &param_types(),
+        &[f32(&[BATCH, D]), f32(&[BATCH, D])],
+        &m,
+        Strategy::ddp(),
+        SGD,
+    )
+    .unwrap();
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
+    let mut scaler = LossScaler::new(LossScaling {
+        initial: (1u64 << 24) as f64,
+        growth_interval: 3,
+        ..LossScaling::default()
+    });
+    let (mut p, mut s) = (params(), ts.init_state());
+    let (mut applied, mut scales, mut losses, mut flags) = (0, Vec::new(), Vec::new(), Vec::new());
+    for step in 1..=30 {
+        let mut b = batch(step);
+        b.push(scaler.arg());
+        let args = ts.args(&p, &s, applied + 1, &b);
+        let want = ts.program.run_reference(&args).unwrap();
+        let run = cpu.run(&c, &args, 1e-3).unwrap();
+        assert_close(
+            &run.outputs,
+            &want,
+            2e-3,
+            &format!("scaled f16 step {step}"),
+        );
+        let finite = ts.finite(&run.outputs).unwrap();
+        let (l, p2, s2) = ts.split(run.outputs);
+        if finite {
+            applied += 1;
+            losses.push(l);
+        } else {
+            assert!(p2 == p && s2 == s, "skipped step {step} changed the state");
+        }
+        scales.push(scaler.scale());
+        flags.push(finite);
+        scaler.update(finite);
+        (p, s) = (p2, s2);
+    }
+    // 2^24 down to 2^15, the largest power of two under f16's largest value (65504): the
+    // 9 scales above it overflow, the first below it applies.
+    assert_eq!(
+        flags[..10],
+        [
+            false, false, false, false, false, false, false, false, false, true
+        ]
+    );
+    assert_eq!(scales[9], 32768.0);
+    assert!(
+        applied >= 12,
+        "only {applied} steps applied; scales {scales:?}"
+    );
+    // It grows back after 3 finite steps in a row.
+    assert!(
+        scales.windows(2).any(|w| w[1] == 2.0 * w[0]),
+        "the scale never grew: {scales:?}"
+    );
+    // And the applied steps train as f32's do (the same batches, one after the other).
+    let f32_step = step_of(Strategy::ddp(), &m, SGD);
+    let f32_losses: Vec<f64> = {
+        let (mut p, mut s, mut out) = (params(), f32_step.init_state(), Vec::new());
+        let mut step = 0;
+        for (k, &finite) in flags.iter().enumerate() {
+            if !finite {
+                continue;
+            }
+            step += 1;
+            let r = f32_step
+                .program
+                .run_reference(&f32_step.args(&p, &s, step, &batch(k + 1)))
+                .unwrap();
+            let (l, p2, s2) = f32_step.split(r);
+            out.push(l);
+            (p, s) = (p2, s2);
+        }
+        out
+    };
+    assert!(losses.last().unwrap() < &losses[0], "losses {losses:?}");
+    for (a, b) in losses.iter().zip(&f32_losses) {
+        assert!(
+            (a - b).abs() <= 0.02 * b.abs() + 1e-3,
+            "f16 {losses:?}\nf32 {f32_losses:?}"
+        );
+    }
+}

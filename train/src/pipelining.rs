@@ -366,6 +366,7 @@ where
         optimizer,
         layout,
         (trace_loss, autodiff),
+        false,
     )
 }
 

@@ -35,3 +35,83 @@ where
         loss(&narrow(params), &narrow(batch)).convert(DType::F32)
     }
 }
+
+/// Dynamic loss scaling's settings (PyTorch's `GradScaler` defaults).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossScaling {
+    /// The first scale.
+    pub initial: f64,
+    /// The scale is multiplied by `growth` after this many finite steps in a row.
+    pub growth_interval: usize,
+    /// What the scale is multiplied by after `growth_interval` finite steps.
+    pub growth: f64,
+    /// What it is multiplied by after a step with a non-finite gradient (which is skipped).
+    pub backoff: f64,
+}
+
+impl Default for LossScaling {
+    fn default() -> LossScaling {
+        LossScaling {
+            initial: 65536.0,
+            growth_interval: 2000,
+            growth: 2.0,
+            backoff: 0.5,
+        }
+    }
+}
+
+/// The loss scale between the steps of a [`crate::step::train_step_scaled`] step, kept on
+/// the host as `GradScaler` keeps it: each step's result says whether its gradients were
+/// finite; a step that overflowed was skipped by the program and halves the scale, and
+/// `growth_interval` finite steps in a row double it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossScaler {
+    settings: LossScaling,
+    scale: f64,
+    finite_in_a_row: usize,
+    skipped: usize,
+}
+
+impl LossScaler {
+    /// A scaler starting at `settings.initial`.
+    pub fn new(settings: LossScaling) -> LossScaler {
+        LossScaler {
+            settings,
+            scale: settings.initial,
+            finite_in_a_row: 0,
+            skipped: 0,
+        }
+    }
+
+    /// The scale the next step runs with.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The next step's last argument: the scale, an f32 scalar.
+    pub fn arg(&self) -> shardc_ir::Literal {
+        shardc_ir::Literal::scalar(DType::F32, shardc_ir::Scalar::Float(self.scale))
+    }
+
+    /// Takes a step's outcome (whether its gradients were all finite, from
+    /// [`crate::step::TrainStep::finite`]); returns whether the step was applied.
+    pub fn update(&mut self, finite: bool) -> bool {
+        if finite {
+            self.finite_in_a_row += 1;
+            if self.finite_in_a_row >= self.settings.growth_interval {
+                self.scale *= self.settings.growth;
+                self.finite_in_a_row = 0;
+            }
+        } else {
+            self.scale *= self.settings.backoff;
+            self.finite_in_a_row = 0;
+            self.skipped += 1;
+        }
+        finite
+    }
+
+    /// Steps skipped so far.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+}

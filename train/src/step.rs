@@ -139,6 +139,9 @@ pub struct TrainStep {
     pub mesh: Mesh,
     /// How long building the program took, by phase.
     pub timings: TraceTimings,
+    /// Whether the step takes a loss scale as its last argument and returns whether every
+    /// gradient was finite as its last result ([`train_step_scaled`]).
+    pub loss_scaled: bool,
 }
 
 /// Wall time of each phase of [`train_step`].
@@ -181,6 +184,42 @@ where
         strategy,
         optimizer,
         None,
+        false,
+    )
+}
+
+/// [`train_step`] with dynamic loss scaling, as PyTorch's `GradScaler` does it for f16
+/// (`precision::mixed(loss, DType::F16)`): the step takes the loss scale `S` as its last
+/// argument (after the batch: [`crate::precision::LossScaler::arg`]), differentiates
+/// `S * loss` so the backward pass runs on values `S` times larger (small f16 gradients do
+/// not flush to zero), divides the gradients by `S`, and applies the update only where
+/// every gradient is finite: on an overflow the parameters and optimizer state come back
+/// unchanged. Its results are `(loss, params'..., state'..., finite)`, `finite` an f32 1 or
+/// 0, which [`crate::precision::LossScaler::update`] reads to halve or grow the scale. The
+/// loss returned is the unscaled one. A skipped step should not count as a step: pass the
+/// number of applied steps as `t` (AdamW's bias correction reads it).
+pub fn train_step_scaled<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
+{
+    build(
+        name,
+        move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b),
+        param_types,
+        batch_types,
+        mesh,
+        strategy,
+        optimizer,
+        None,
+        true,
     )
 }
 
@@ -227,10 +266,12 @@ where
         strategy,
         optimizer,
         Some(seed),
+        false,
     )
 }
 
-/// The step of [`train_step`], with a key argument to the loss when `seed` is given.
+/// The step of [`train_step`], with a key argument to the loss when `seed` is given, and a
+/// loss scale after the batch when `scaled` ([`train_step_scaled`]).
 #[allow(clippy::too_many_arguments)]
 fn build<F>(
     name: &str,
@@ -241,12 +282,21 @@ fn build<F>(
     strategy: Strategy,
     optimizer: Optimizer,
     seed: Option<i64>,
+    scaled: bool,
 ) -> Result<TrainStep, Error>
 where
     F: Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static,
 {
     let n = param_types.len();
-    let layout = StepLayout::of(&*strategy, param_types, batch_types, mesh)?;
+    let mut layout = StepLayout::of(&*strategy, param_types, batch_types, mesh)?;
+    // The loss scale travels as the batch's last value: the loss program takes it there
+    // (params, batch, scale, key), and so does the step.
+    let mut batch_types = batch_types.to_vec();
+    if scaled {
+        batch_types.push(TensorType::scalar(DType::F32));
+        layout.batch_specs.push(P![]);
+    }
+    let batch_types = &batch_types[..];
     // The loss and its gradients.
     let mut types: Vec<TensorType> = param_types.to_vec();
     types.extend_from_slice(batch_types);
@@ -263,11 +313,16 @@ where
     }
     let f = loss.clone();
     let start = Instant::now();
-    let loss_program = jit(move |a: &[Tensor]| f(&a[..n], &a[n..n + nb], a.get(n + nb)))
-        .name(&format!("{name}_loss"))
-        .mesh(mesh)
-        .in_shardings(loss_specs)
-        .lower(&types)?;
+    // The user's batch: without the scale, which multiplies the loss.
+    let nu = nb - usize::from(scaled);
+    let loss_program = jit(move |a: &[Tensor]| {
+        let l = f(&a[..n], &a[n..n + nu], a.get(n + nb));
+        if scaled { &l * &a[n + nu] } else { l }
+    })
+    .name(&format!("{name}_loss"))
+    .mesh(mesh)
+    .in_shardings(loss_specs)
+    .lower(&types)?;
     let trace_loss = start.elapsed();
     // Gradients take their layouts from the strategy below, not from their parameters.
     let start = Instant::now();
@@ -295,6 +350,7 @@ where
         optimizer,
         layout,
         (trace_loss, autodiff),
+        scaled,
     )
 }
 
@@ -346,6 +402,7 @@ pub(crate) fn step_around<G>(
     optimizer: Optimizer,
     layout: StepLayout,
     timings: (Duration, Duration),
+    scaled: bool,
 ) -> Result<TrainStep, Error>
 where
     G: Fn(&[Tensor], &[Tensor], &Tensor) -> (Tensor, Vec<Tensor>),
@@ -377,6 +434,29 @@ where
         let t = &a[n + ns];
         let batch = &a[n + ns + 1..];
         let (loss, grads) = gradients(params, batch, t);
+        // Under loss scaling: gradients and loss divided by the scale (the batch's last
+        // value), and whether every gradient is finite (a NaN or infinity anywhere makes
+        // the sum of `g * 0` NaN).
+        let (loss, grads, finite) = match batch.last().filter(|_| scaled) {
+            Some(scale) => {
+                let unscaled: Vec<Tensor> = grads
+                    .iter()
+                    .map(|g| g / &scale.convert(g.dtype()).broadcast_to(g.shape()))
+                    .collect();
+                let probe = unscaled
+                    .iter()
+                    .map(|g| {
+                        let all: Vec<isize> = (0..g.rank() as isize).collect();
+                        (g * &g.scalar(0.0).broadcast_to(g.shape()))
+                            .sum(&all)
+                            .convert(DType::F32)
+                    })
+                    .reduce(|a, b| &a + &b);
+                let finite = probe.map(|p| p.compare(shardc_ir::ComparisonDirection::Eq, &p));
+                (&loss / scale, unscaled, finite)
+            }
+            None => (loss, grads, None),
+        };
         // The update in a scope, each parameter's part in its own (`update/param[3]`).
         let (new_params, new_state) = named_scope("update", || {
             let g: Vec<Tensor> = grads
@@ -389,9 +469,24 @@ where
                 .collect();
             optimizer.update(t, params, &g, state)
         });
+        // A step with a non-finite gradient leaves parameters and state as they were.
+        let keep = |new: Vec<Tensor>, old: &[Tensor]| -> Vec<Tensor> {
+            match &finite {
+                Some(ok) => new
+                    .iter()
+                    .zip(old)
+                    .map(|(a, b)| Tensor::select(&ok.broadcast_to(a.shape()), a, b))
+                    .collect(),
+                None => new,
+            }
+        };
         let mut results = vec![loss];
-        results.extend(new_params);
-        results.extend(new_state);
+        results.extend(keep(new_params, params));
+        results.extend(keep(new_state, state));
+        if let Some(ok) = &finite {
+            let one = ok.convert(DType::F32);
+            results.push(one);
+        }
         results
     })
     .name(&format!("{name}_{}", strategy.name()))
@@ -408,7 +503,8 @@ where
         [P![]]
             .into_iter()
             .chain(param_specs.iter().cloned())
-            .chain(state_specs_all.iter().cloned()),
+            .chain(state_specs_all.iter().cloned())
+            .chain(scaled.then(|| P![])),
     )
     .lower(&step_types)?;
     let timings = TraceTimings {
@@ -426,6 +522,7 @@ where
         state_specs,
         mesh: mesh.clone(),
         timings,
+        loss_scaled: scaled,
     })
 }
 
@@ -453,10 +550,15 @@ impl TrainStep {
         let mut args: Vec<String> = names.iter().map(|p| p.to_string()).collect();
         args.extend(state.iter().cloned());
         args.push("step".into());
-        args.extend((0..batch).map(|k| format!("batch[{k}]")));
+        let user_batch = batch - usize::from(self.loss_scaled);
+        args.extend((0..user_batch).map(|k| format!("batch[{k}]")));
         let mut results = vec!["loss".to_string()];
         results.extend(names.iter().map(|p| format!("new.{p}")));
         results.extend(state.iter().map(|s| format!("new.{s}")));
+        if self.loss_scaled {
+            args.push("loss_scale".into());
+            results.push("finite".into());
+        }
         let scopes: Vec<(String, String)> = names
             .iter()
             .enumerate()
@@ -526,13 +628,25 @@ impl TrainStep {
             .collect()
     }
 
-    /// Splits a step's results into (loss, params, state).
+    /// Splits a step's results into (loss, params, state) (a loss-scaled step's last
+    /// result, whether its gradients were finite, is not among them: [`TrainStep::finite`]).
     pub fn split(&self, results: Vec<Literal>) -> (f64, Vec<Literal>, Vec<Literal>) {
         let n = self.param_types.len();
+        let held = n * (1 + self.optimizer.slots());
         let mut it = results.into_iter();
         let loss = it.next().map(|l| l.to_f64_vec()[0]).unwrap_or(f64::NAN);
         let params: Vec<Literal> = it.by_ref().take(n).collect();
-        (loss, params, it.collect())
+        (loss, params, it.take(held - n).collect())
+    }
+
+    /// Whether a loss-scaled step's gradients were all finite (its update applied), from
+    /// its results; `None` for a step without loss scaling.
+    pub fn finite(&self, results: &[Literal]) -> Option<bool> {
+        let held = self.param_types.len() * (1 + self.optimizer.slots());
+        self.loss_scaled
+            .then(|| results.get(1 + held))
+            .flatten()
+            .map(|f| f.to_f64_vec().first().is_some_and(|&v| v == 1.0))
     }
 
     /// Bytes one device holds for parameters, gradients and optimizer state, from the
