@@ -175,17 +175,9 @@ pub fn train_step<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
-    build(
-        name,
-        move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b),
-        param_types,
-        batch_types,
-        mesh,
-        strategy,
-        optimizer,
-        None,
-        false,
-    )
+    let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
+    let types = (param_types, batch_types);
+    build(name, keyless, types, mesh, strategy, optimizer, None, false)
 }
 
 /// [`train_step`] with dynamic loss scaling, as PyTorch's `GradScaler` does it for f16
@@ -210,17 +202,9 @@ pub fn train_step_scaled<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
-    build(
-        name,
-        move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b),
-        param_types,
-        batch_types,
-        mesh,
-        strategy,
-        optimizer,
-        None,
-        true,
-    )
+    let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
+    let types = (param_types, batch_types);
+    build(name, keyless, types, mesh, strategy, optimizer, None, true)
 }
 
 /// The largest seed [`train_step_with_rng`] takes (the step's key is `seed * 2^24 + t`,
@@ -260,8 +244,7 @@ where
             Some(k) => loss(p, b, k),
             None => unreachable!("a step with a seed passes a key"),
         },
-        param_types,
-        batch_types,
+        (param_types, batch_types),
         mesh,
         strategy,
         optimizer,
@@ -276,8 +259,7 @@ where
 fn build<F>(
     name: &str,
     loss: F,
-    param_types: &[TensorType],
-    batch_types: &[TensorType],
+    (param_types, batch_types): (&[TensorType], &[TensorType]),
     mesh: &Mesh,
     strategy: Strategy,
     optimizer: Optimizer,

@@ -450,24 +450,23 @@ fn jacobi_eigen(s: &mut [f64], v: &mut [f64], n: usize) {
                 let t = theta.signum() / (theta.abs() + theta.hypot(1.0));
                 let c = 1.0 / t.hypot(1.0);
                 let sn = t * c;
-                // s <- Jᵀ s J with J the rotation in the (p, q) plane.
-                for k in 0..n {
-                    let (kp, kq) = (s[k * n + p], s[k * n + q]);
-                    s[k * n + p] = c * kp - sn * kq;
-                    s[k * n + q] = sn * kp + c * kq;
-                }
-                for k in 0..n {
-                    let (pk, qk) = (s[p * n + k], s[q * n + k]);
-                    s[p * n + k] = c * pk - sn * qk;
-                    s[q * n + k] = sn * pk + c * qk;
-                }
-                for k in 0..n {
-                    let (kp, kq) = (v[k * n + p], v[k * n + q]);
-                    v[k * n + p] = c * kp - sn * kq;
-                    v[k * n + q] = sn * kp + c * kq;
-                }
+                // s <- Jᵀ s J with J the rotation in the (p, q) plane; v <- v J.
+                rotate(s, n, (c, sn), |k| (k * n + p, k * n + q));
+                rotate(s, n, (c, sn), |k| (p * n + k, q * n + k));
+                rotate(v, n, (c, sn), |k| (k * n + p, k * n + q));
             }
         }
+    }
+}
+
+/// A plane rotation by `(cos, sin)` of `len` pairs of elements of `m`, pair `k` at the
+/// indices `at(k)`: `(x, y) <- (c x - s y, s x + c y)`.
+fn rotate(m: &mut [f64], len: usize, (c, s): (f64, f64), at: impl Fn(usize) -> (usize, usize)) {
+    for k in 0..len {
+        let (i, j) = at(k);
+        let (x, y) = (m[i], m[j]);
+        m[i] = c * x - s * y;
+        m[j] = s * x + c * y;
     }
 }
 
@@ -493,16 +492,8 @@ fn jacobi_columns(t: &mut [f64], w: &mut [f64], p: usize, q: usize) {
                 let t_ = zeta.signum() / (zeta.abs() + zeta.hypot(1.0));
                 let c = 1.0 / t_.hypot(1.0);
                 let s = c * t_;
-                for i in 0..p {
-                    let (x, y) = (t[i * q + a], t[i * q + b]);
-                    t[i * q + a] = c * x - s * y;
-                    t[i * q + b] = s * x + c * y;
-                }
-                for i in 0..q {
-                    let (x, y) = (w[i * q + a], w[i * q + b]);
-                    w[i * q + a] = c * x - s * y;
-                    w[i * q + b] = s * x + c * y;
-                }
+                rotate(t, p, (c, s), |i| (i * q + a, i * q + b));
+                rotate(w, q, (c, s), |i| (i * q + a, i * q + b));
             }
         }
         if !rotated {
