@@ -23,7 +23,9 @@ fn fail<T>(rule: impl Into<String>, fix: impl Into<String>) -> Result<T, Violati
     })
 }
 
-/// A dynamic slice's start indices: one integer scalar per dimension, all of one type.
+/// A dynamic slice's start indices: one integer scalar per dimension, all of one type,
+/// signed or unsigned (the spec allows any integer type; `jax.scipy.linalg.expm` slices
+/// with `ui32` starts).
 fn starts(ops: &[TensorType], rank: usize) -> Result<(), Violation> {
     if ops.len() != rank {
         return fail(
@@ -34,12 +36,14 @@ fn starts(ops: &[TensorType], rank: usize) -> Result<(), Violation> {
             "pass one scalar start index per dimension",
         );
     }
-    if let Some((i, t)) = ops.iter().enumerate().find(|(_, t)| {
-        t.rank() != 0 || !matches!(t.dtype, DType::I32 | DType::I64) || t.dtype != ops[0].dtype
-    }) {
+    if let Some((i, t)) = ops
+        .iter()
+        .enumerate()
+        .find(|(_, t)| t.rank() != 0 || !t.dtype.is_int() || t.dtype != ops[0].dtype)
+    {
         return fail(
             format!("start index {i} is {t}; the start indices are integer scalars of one type"),
-            "pass tensor<i32> (or tensor<i64>) start indices",
+            "pass integer scalar start indices of one type (tensor<i32>, tensor<i64>, tensor<ui32>, ...)",
         );
     }
     Ok(())

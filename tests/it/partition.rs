@@ -570,6 +570,17 @@ fn jax_fixture_decisions() {
         ("jnp_einsum_ellipsis_fwd", &["all_reduce {data}"]),
         // f16 Adam: the loss and four gradients, as in f32 (in f16: half the bytes).
         ("flax_f16_adam_step", &["all_reduce {data}"; 5]),
+        // unique, lexsort, argsort and the two-key sort order the rows split over data:
+        // the rows and their ids gathered.
+        (
+            "jnp_unique_lexsort_bincount_fwd",
+            &["all_gather {data}", "all_gather {data}"],
+        ),
+        // nanmean over the rows: the sum and the count of non-NaN values.
+        (
+            "jax_nn_activations_where_fwd",
+            &["all_reduce {data}", "all_reduce {data}"],
+        ),
         // lax.map is a while loop, which runs whole.
         ("lax_map_fwd", &["all_gather {data}"]),
         // optax optimizers: the loss and four gradients; Prodigy also sums its four

@@ -1554,7 +1554,13 @@ fn region_body(
         let out = f.ty(op.results[0]).dtype;
         let r = match &op.kind {
             OpKind::Constant(lit) => scalar_constant(b, &element_text(lit, 0), lit.ty.dtype),
-            OpKind::ShardingConstraint(_) => operands[0].clone(),
+            // A scalar broadcast or reshaped to a scalar (JAX writes `broadcast_in_dim %c,
+            // dims = []` of its reducer's constants) is that scalar.
+            OpKind::ShardingConstraint(_) | OpKind::BroadcastInDim { .. } | OpKind::Reshape
+                if op.operands.len() == 1 && f.ty(op.operands[0]) == f.ty(op.results[0]) =>
+            {
+                operands[0].clone()
+            }
             kind if kind.is_elementwise() => scalar_op(b, mode, kind, &dts, out, &operands)
                 .ok_or_else(|| unsupported(format!("it is not defined on {}", dts[0])))?,
             _ => {
