@@ -1124,4 +1124,40 @@ fn f16_loss_scaling_skips_overflowing_steps_and_recovers() {
             "f16 {losses:?}\nf32 {f32_losses:?}"
         );
     }
+    // The training loop (`Session`, state kept on the devices) drives the same run: the same
+    // steps skipped and applied, the same scales, the same losses and final parameters.
+    use shardc::runtime::backend::RunOptions;
+    use shardc_train::checkpoint::Checkpoint;
+    use shardc_train::session::Session;
+    let start = Checkpoint {
+        step: 0,
+        params: params(),
+        state: ts.init_state(),
+        data: None,
+    };
+    let settings = LossScaling {
+        initial: (1u64 << 24) as f64,
+        growth_interval: 3,
+        ..LossScaling::default()
+    };
+    assert!(
+        Session::new(&ts, &c, &cpu, start.clone())
+            .step(&batch(1), &RunOptions::default())
+            .is_err(),
+        "a loss-scaled step needs with_loss_scaling"
+    );
+    let mut session = Session::new(&ts, &c, &cpu, start)
+        .with_loss_scaling(settings)
+        .unwrap();
+    let mut session_losses = Vec::new();
+    for step in 1..=30 {
+        assert_eq!(session.loss_scale(), Some(scales[step - 1]), "step {step}");
+        let done = session.step(&batch(step), &RunOptions::default()).unwrap();
+        assert_eq!(done.applied, flags[step - 1], "step {step}");
+        if done.applied {
+            session_losses.push(done.loss);
+        }
+    }
+    assert_eq!(session_losses, losses);
+    assert!(session.checkpoint().unwrap().params == p);
 }

@@ -19,6 +19,7 @@
 //! [`shardc::runtime::launch::report_progress`]).
 
 use crate::checkpoint::{Checkpoint, Checkpointer};
+use crate::precision::{LossScaler, LossScaling};
 use crate::step::TrainStep;
 use shardc::runtime::backend::{RunOptions, RunReport};
 use shardc::runtime::launch::{Progress, report_progress};
@@ -47,6 +48,8 @@ pub struct Session<'a, P: Resident> {
     tolerance: f64,
     /// Whether reporting progress failed already (said once).
     progress_failed: std::cell::Cell<bool>,
+    /// A loss-scaled step's scale, and the steps it skipped in this session.
+    scaler: Option<LossScaler>,
 }
 
 /// What a step gave.
@@ -57,6 +60,9 @@ pub struct Stepped {
     pub loss: f64,
     /// What the devices did in it.
     pub report: RunReport,
+    /// Whether the update was applied: false for a loss-scaled step whose gradients
+    /// overflowed (parameters and optimizer state unchanged; [`Session::with_loss_scaling`]).
+    pub applied: bool,
     /// The checkpoint written after it (on rank 0), if one was due.
     pub saved: Option<PathBuf>,
     /// Time spent gathering and saving that checkpoint.
@@ -90,6 +96,7 @@ impl<'a, P: Resident> Session<'a, P> {
             data,
             tolerance: 1e-3,
             progress_failed: std::cell::Cell::new(false),
+            scaler: None,
         };
         s.report();
         s
@@ -186,11 +193,46 @@ impl<'a, P: Resident> Session<'a, P> {
         self.resumed_from
     }
 
+    /// Drives a loss-scaled step ([`crate::step::train_step_scaled`]) with dynamic loss
+    /// scaling: each step gets the scale after its batch, a step whose gradients overflow
+    /// is skipped (and said in [`Stepped::applied`]), the scale halves then and grows back
+    /// as `settings` say, and the optimizer's step count `t` counts applied steps only. A
+    /// resumed run starts again from `settings.initial`.
+    pub fn with_loss_scaling(mut self, settings: LossScaling) -> Result<Self, Error> {
+        if !self.ts.loss_scaled {
+            return Err(Error::Usage(
+                "with_loss_scaling: this training step takes no loss scale; build it with step::train_step_scaled".into(),
+            ));
+        }
+        self.scaler = Some(LossScaler::new(settings));
+        Ok(self)
+    }
+
+    /// The loss scale the next step runs with, under [`Session::with_loss_scaling`].
+    pub fn loss_scale(&self) -> Option<f64> {
+        self.scaler.as_ref().map(LossScaler::scale)
+    }
+
     /// Runs the next step on `batch`; saves a checkpoint after it when one is due.
     /// Collective on the mpi backend.
     pub fn step(&mut self, batch: &[Literal], options: &RunOptions) -> Result<Stepped, Error> {
-        let t = self.done + 1;
         let (ts, c) = (self.ts, self.compiled);
+        if ts.loss_scaled && self.scaler.is_none() {
+            return Err(Error::Usage(
+                "this training step is loss-scaled (step::train_step_scaled): start the session with .with_loss_scaling(LossScaling::default())".into(),
+            ));
+        }
+        // The optimizer's step: the applied ones so far, plus this one.
+        let skipped = self.scaler.as_ref().map_or(0, LossScaler::skipped);
+        let t = self.done + 1 - skipped;
+        let scaled: Vec<Literal>;
+        let batch = match &self.scaler {
+            Some(s) => {
+                scaled = batch.iter().cloned().chain([s.arg()]).collect();
+                &scaled[..]
+            }
+            None => batch,
+        };
         let args = match self.held.take() {
             None => {
                 return Err(Error::Usage(
@@ -210,8 +252,16 @@ impl<'a, P: Resident> Session<'a, P> {
             .program
             .get(c, &results, 0, self.tolerance)?
             .to_f64_vec()[0];
+        let applied = match &mut self.scaler {
+            Some(s) => {
+                let finite = self.program.get(c, &results, 1 + ts.carried().len(), 0.0)?;
+                s.update(finite.to_f64_vec().first() == Some(&1.0))
+            }
+            None => true,
+        };
         self.held = Some(Held::OnDevices(results));
-        self.done = t;
+        self.done += 1;
+        let t = self.done;
         let t0 = std::time::Instant::now();
         let saved = match &self.saving {
             Some((checkpoints, every)) if t.is_multiple_of(*every) => self.save(checkpoints)?,
@@ -223,6 +273,7 @@ impl<'a, P: Resident> Session<'a, P> {
             step: t,
             loss,
             report,
+            applied,
             saved,
             saving,
         })
