@@ -581,6 +581,17 @@ fn jax_fixture_decisions() {
             "jax_nn_activations_where_fwd",
             &["all_reduce {data}", "all_reduce {data}"],
         ),
+        // The scan's loop runs whole: the rows it carries gathered once.
+        ("lax_scan_carried_key_fwd", &["all_gather {data}"]),
+        // Seven losses, each a mean over the rows: seven scalar sums.
+        ("optax_losses_fwd", &["all_reduce {data}"; 7]),
+        // betainc, gammainc and gammaincc are while loops (continued fractions and
+        // series), which run whole: every operand of every loop gathered (26 in all;
+        // XLA runs them on the blocks: loops are not partitioned inside yet).
+        (
+            "jax_scipy_special_incomplete_fwd",
+            &["all_gather {data}"; 26],
+        ),
         // lax.map is a while loop, which runs whole.
         ("lax_map_fwd", &["all_gather {data}"]),
         // optax optimizers: the loss and four gradients; Prodigy also sums its four
