@@ -592,6 +592,28 @@ fn jax_fixture_decisions() {
             "jax_scipy_special_incomplete_fwd",
             &["all_gather {data}"; 26],
         ),
+        // data x fsdp x model: each kernel gathered over fsdp (FSDP), the hidden over model
+        // reduced once (TP), then the loss and four gradients all-reduced over (data, fsdp)
+        // and sliced back to fsdp: at 2 KB a tensor one all-reduce costs less than an
+        // all-reduce over data and a reduce-scatter over fsdp (explain lists both).
+        (
+            "flax_mlp_adamw_3d_mesh_step",
+            &[
+                "all_gather {fsdp}",
+                "all_gather {fsdp}",
+                "all_reduce {model}",
+                "all_reduce {data,fsdp}",
+                "all_reduce {data,fsdp}",
+                "all_reduce {data,fsdp}",
+                "all_reduce {data,fsdp}",
+                "all_reduce {data,fsdp}",
+            ],
+        ),
+        // psum over (data, model) together, pmean over model.
+        (
+            "shard_map_two_axes_fwd",
+            &["all_reduce {data,model}", "all_reduce {model}"],
+        ),
         // lax.map is a while loop, which runs whole.
         ("lax_map_fwd", &["all_gather {data}"]),
         // optax optimizers: the loss and four gradients; Prodigy also sums its four
