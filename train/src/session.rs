@@ -252,12 +252,12 @@ impl<'a, P: Resident> Session<'a, P> {
             .program
             .get(c, &results, 0, self.tolerance)?
             .to_f64_vec()[0];
-        let applied = match &mut self.scaler {
-            Some(s) => {
-                let finite = self.program.get(c, &results, 1 + ts.carried().len(), 0.0)?;
-                s.update(finite.to_f64_vec().first() == Some(&1.0))
+        let applied = match (&mut self.scaler, ts.finite_result()) {
+            (Some(s), Some(k)) => {
+                let flag = self.program.get(c, &results, k, 0.0)?;
+                s.update(crate::step::is_finite_flag(&flag))
             }
-            None => true,
+            _ => true,
         };
         self.held = Some(Held::OnDevices(results));
         self.done += 1;

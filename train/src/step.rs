@@ -594,14 +594,18 @@ impl TrainStep {
     /// The (result, argument) pairs one step hands to the next: its new parameters and
     /// optimizer state, for [`shardc::Resident::next_args`].
     pub fn carried(&self) -> Vec<(usize, usize)> {
-        let held = self.param_types.len() * (1 + self.optimizer.slots());
-        (0..held).map(|i| (1 + i, i)).collect()
+        (0..self.held()).map(|i| (1 + i, i)).collect()
+    }
+
+    /// How many values one step carries to the next: parameters and optimizer state.
+    fn held(&self) -> usize {
+        self.param_types.len() * (1 + self.optimizer.slots())
     }
 
     /// The arguments of step `t` (from 1) that are not carried from the previous step: the
     /// step number and the batch, by argument index, for [`shardc::Resident::next_args`].
     pub fn fresh(&self, t: usize, batch: &[Literal]) -> Vec<(usize, Literal)> {
-        let held = self.param_types.len() * (1 + self.optimizer.slots());
+        let held = self.held();
         let step = Literal::scalar(DType::F32, shardc_ir::Scalar::Float(t as f64));
         std::iter::once(step)
             .chain(batch.iter().cloned())
@@ -613,8 +617,7 @@ impl TrainStep {
     /// Splits a step's results into (loss, params, state) (a loss-scaled step's last
     /// result, whether its gradients were finite, is not among them: [`TrainStep::finite`]).
     pub fn split(&self, results: Vec<Literal>) -> (f64, Vec<Literal>, Vec<Literal>) {
-        let n = self.param_types.len();
-        let held = n * (1 + self.optimizer.slots());
+        let (n, held) = (self.param_types.len(), self.held());
         let mut it = results.into_iter();
         let loss = it.next().map(|l| l.to_f64_vec()[0]).unwrap_or(f64::NAN);
         let params: Vec<Literal> = it.by_ref().take(n).collect();
@@ -624,11 +627,12 @@ impl TrainStep {
     /// Whether a loss-scaled step's gradients were all finite (its update applied), from
     /// its results; `None` for a step without loss scaling.
     pub fn finite(&self, results: &[Literal]) -> Option<bool> {
-        let held = self.param_types.len() * (1 + self.optimizer.slots());
-        self.loss_scaled
-            .then(|| results.get(1 + held))
-            .flatten()
-            .map(|f| f.to_f64_vec().first().is_some_and(|&v| v == 1.0))
+        results.get(self.finite_result()?).map(is_finite_flag)
+    }
+
+    /// The index of a loss-scaled step's `finite` result; `None` without loss scaling.
+    pub fn finite_result(&self) -> Option<usize> {
+        self.loss_scaled.then(|| 1 + self.held())
     }
 
     /// Bytes one device holds for parameters, gradients and optimizer state, from the
@@ -674,4 +678,9 @@ impl StateMemory {
     pub fn total(&self) -> usize {
         self.params + self.grads + self.optimizer
     }
+}
+
+/// A loss-scaled step's `finite` result read: 1 when every gradient was finite.
+pub(crate) fn is_finite_flag(flag: &Literal) -> bool {
+    flag.to_f64_vec().first() == Some(&1.0)
 }
