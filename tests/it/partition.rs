@@ -659,6 +659,33 @@ fn jax_fixture_decisions() {
         // Each device factors its own matrices of the batch; inv's pivots become a
         // permutation in a while loop, which runs whole (the pivots gathered).
         ("jnp_linalg_batched_fwd", &["all_gather {data}"]),
+        // Stop 31's batch. T5 and LongT5 forwards, RoBERTa-PreLayerNorm, local/GQA
+        // attention and the edge-value programs are data-parallel or replicated: no
+        // collective. Data-parallel steps all-reduce the loss and each gradient (T5 with
+        // Adafactor: 28 leaves; the UNet: 54; the optax chain: 4, its finiteness check
+        // reading the reduced gradients).
+        ("hf_t5_adafactor_step", &["all_reduce {data}"; 29]),
+        ("flax_unet_diffusion_step", &["all_reduce {data}"; 55]),
+        ("optax_inject_masked_finite_step", &["all_reduce {data}"; 5]),
+        // Rows over data, indices replicated: the clip- and fill-mode gathers read the
+        // rows each device holds and sum the pieces (two all-reduces of the 8x8 result);
+        // the scatter-max writes rows any device may hold, so its operand is gathered.
+        (
+            "jnp_gather_modes_grad",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        // Loops run whole (not partitioned inside): the vmapped while's rows and the
+        // accumulation loop's micro-batches are gathered first (XLA keeps them split).
+        ("jax_vmap_while_cond_fwd", &["all_gather {data}"]),
+        ("lax_nested_scan_accumulate_step", &["all_gather {data}"]),
+        // A 16x16 batch of two tanh layers: gathering the batch and its first projection
+        // (2 x 896 B) costs less than all-reducing the 2 KB weight gradient and the loss,
+        // so the whole (tiny) backward runs on every device.
+        ("jax_checkpoint_names_grad", &["all_gather {data}"; 2]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

@@ -12,7 +12,8 @@
 //! Where an approximation misses C's special cases or loses accuracy, `scalar.rs`
 //! wraps it: `cbrt(±inf)`, `atan2` at zeros and infinities, `pow` (as `exp(y log|x|)`
 //! with C99's special cases; MLIR's `math-expand-ops` gives NaN for `pow(0, 0)`), and
-//! `sin`/`cos`/`tan` (reduced to `[-pi/4, pi/4]` in f64 first).
+//! `sin`/`cos`/`tan` (reduced to `[-pi/4, pi/4]` in f64 and summed as series in f64:
+//! MLIR's f32 approximation has an absolute, not relative, error near zero).
 //!
 //! f64 functions are not approximated: on CPUs they call libm; on GPUs they need a
 //! libdevice path (`gpu::Target::libdevice`).

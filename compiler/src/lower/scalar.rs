@@ -313,44 +313,114 @@ pub(crate) fn unary(b: &mut Body, mode: Mode, op: UnaryOp, dt: DType, x: &str) -
     }
 }
 
-/// `sin`, `cos` or `tan` of an f32 `x`: reduced exactly in f64 to `r` in
-/// `[-pi/4, pi/4]` and a quadrant (`x = r + k pi/2`, `pi/2` in two f64 parts), then
-/// the f32 approximations on `r` (theirs alone lose accuracy for |x| beyond ~100).
+/// `2/pi` in 28-bit pieces: `TWO_OVER_PI[i]` holds bits `28i+1 ..= 28i+28` below the
+/// binary point, so the product of an f32 (24 significant bits) and a piece has at most
+/// 52 and is exact in f64. Eight pieces reach 2^-224: for the largest f32 (2^128), the
+/// first bit left out weighs 2^-96 of a quadrant.
+const TWO_OVER_PI: [f64; 8] = [
+    0.6366197690367699,
+    3.3308114738561656e-09,
+    2.276010047810136e-18,
+    2.5268260189002822e-26,
+    1.6682867657019525e-34,
+    1.158871328288855e-43,
+    7.053959174404295e-52,
+    8.910067885731021e-60,
+];
+
+/// Below this `|x|`, `x = r + k pi/2` by Cody and Waite (`pi/2` in two f64 parts: the
+/// error `k 2^-107` stays far below an f32 ulp of the smallest `r` an f32 reaches);
+/// above it, by the exact products with [`TWO_OVER_PI`] (Payne and Hanek's idea).
+const CODY_WAITE_LIMIT: f64 = 131072.0;
+
+/// `sin`, `cos` or `tan` of an f32 `x`, as libm's `sinf` & co. compute them: reduced in
+/// f64 to `r` in `[-pi/4, pi/4]` and a quadrant `k mod 4`, the series of `sin r` and
+/// `cos r` summed in f64 (truncation below 2^-45 relative), rounded once to f32. Exact
+/// near zero (`sin x = x`), near multiples of `pi/2` and for every finite `x` up to
+/// 3.4e38, where MLIR's f32 approximation lost the sign of tiny inputs (`sin(-3e-30)`
+/// gave `6e-8`, so `jnp.sinc` gave `-2e22`) and gave `sin(1e30) = 0`.
 fn trig(b: &mut Body, op: UnaryOp, x: &str) -> String {
     const HALF_PI_HI: f64 = std::f64::consts::FRAC_PI_2;
     // pi/2 - HALF_PI_HI, the next 53 bits.
     const HALF_PI_LO: f64 = 6.123233995736766e-17;
+    let f = DType::F64;
     let d = b.op(format!("arith.extf {x} : f32 to f64"));
-    let two_over_pi = b.float(std::f64::consts::FRAC_2_PI, DType::F64);
+    // `v mod 4` in [0, 4), exact: `v - 4 floor(v / 4)`.
+    let mod4 = |b: &mut Body, v: &str| {
+        let quarter = b.float(0.25, f);
+        let four = b.float(4.0, f);
+        let q = b.op(format!("arith.mulf {v}, {quarter} : f64"));
+        let q = b.op(format!("math.floor {q} : f64"));
+        let q = b.op(format!("arith.mulf {q}, {four} : f64"));
+        b.op(format!("arith.subf {v}, {q} : f64"))
+    };
+    // Small |x|: k = round(x 2/pi), r = x - k pi/2 with two FMAs.
+    let two_over_pi = b.float(std::f64::consts::FRAC_2_PI, f);
     let t = b.op(format!("arith.mulf {d}, {two_over_pi} : f64"));
-    let k = b.op(format!("math.roundeven {t} : f64"));
-    let nk = b.op(format!("arith.negf {k} : f64"));
-    let hi = b.float(HALF_PI_HI, DType::F64);
-    let lo = b.float(HALF_PI_LO, DType::F64);
+    let k_small = b.op(format!("math.roundeven {t} : f64"));
+    let nk = b.op(format!("arith.negf {k_small} : f64"));
+    let hi = b.float(HALF_PI_HI, f);
+    let lo = b.float(HALF_PI_LO, f);
     let r = b.op(format!("math.fma {nk}, {hi}, {d} : f64"));
-    let r = b.op(format!("math.fma {nk}, {lo}, {r} : f64"));
-    let r = b.op(format!("arith.truncf {r} : f64 to f32"));
-    // The quadrant k mod 4 = k - 4 floor(k / 4), in [0, 4) (every step exact).
-    let quarter = b.float(0.25, DType::F64);
-    let four = b.float(4.0, DType::F64);
-    let k4 = b.op(format!("arith.mulf {k}, {quarter} : f64"));
-    let k4 = b.op(format!("math.floor {k4} : f64"));
-    let k4 = b.op(format!("arith.mulf {k4}, {four} : f64"));
-    let q = b.op(format!("arith.subf {k}, {k4} : f64"));
+    let r_small = b.op(format!("math.fma {nk}, {lo}, {r} : f64"));
+    // Large |x|: x 2/pi mod 4 as the sum of the exact products, each taken mod 4.
+    let mut acc = b.float(0.0, f);
+    for piece in TWO_OVER_PI {
+        let c = b.float(piece, f);
+        let p = b.op(format!("arith.mulf {d}, {c} : f64"));
+        let m = mod4(b, &p);
+        acc = b.op(format!("arith.addf {acc}, {m} : f64"));
+    }
+    let acc = mod4(b, &acc);
+    let k_large = b.op(format!("math.roundeven {acc} : f64"));
+    let frac = b.op(format!("arith.subf {acc}, {k_large} : f64"));
+    let half_pi = b.float(HALF_PI_HI, f);
+    let r_large = b.op(format!("arith.mulf {frac}, {half_pi} : f64"));
+    let a = b.op(format!("math.absf {d} : f64"));
+    let limit = b.float(CODY_WAITE_LIMIT, f);
+    let small = b.op(format!("arith.cmpf olt, {a}, {limit} : f64"));
+    let r = b.op(format!("arith.select {small}, {r_small}, {r_large} : f64"));
+    let k = b.op(format!("arith.select {small}, {k_small}, {k_large} : f64"));
+    let q = mod4(b, &k);
     let is = |b: &mut Body, v: f64| {
-        let c = b.float(v, DType::F64);
+        let c = b.float(v, f);
         b.op(format!("arith.cmpf oeq, {q}, {c} : f64"))
     };
     let (q1, q2, q3) = (is(b, 1.0), is(b, 2.0), is(b, 3.0));
-    let s = b.op(format!("math.sin {r} : f32"));
-    let c = b.op(format!("math.cos {r} : f32"));
-    let ns = b.op(format!("arith.negf {s} : f32"));
-    let nc = b.op(format!("arith.negf {c} : f32"));
+    // sin r = r + r z (-1/3! + z (1/5! - ...)), cos r = 1 - z/2 + z^2 (1/4! - ...), z = r^2.
+    let z = b.op(format!("arith.mulf {r}, {r} : f64"));
+    let horner = |b: &mut Body, coefficients: &[f64]| {
+        let mut h = b.float(coefficients[0], f);
+        for &c in &coefficients[1..] {
+            let c = b.float(c, f);
+            h = b.op(format!("math.fma {h}, {z}, {c} : f64"));
+        }
+        h
+    };
+    let factorial = |n: u32| (1..=n).map(f64::from).product::<f64>();
+    let sign = |n: u32| if n % 2 == 0 { 1.0 } else { -1.0 };
+    // Highest power first.
+    let sin_c: Vec<f64> = (1..=6)
+        .rev()
+        .map(|i| sign(i) / factorial(2 * i + 1))
+        .collect();
+    let cos_c: Vec<f64> = (2..=7).rev().map(|i| sign(i) / factorial(2 * i)).collect();
+    let ps = horner(b, &sin_c);
+    let rz = b.op(format!("arith.mulf {r}, {z} : f64"));
+    let s = b.op(format!("math.fma {rz}, {ps}, {r} : f64"));
+    let pc = horner(b, &cos_c);
+    let zz = b.op(format!("arith.mulf {z}, {z} : f64"));
+    let half = b.float(-0.5, f);
+    let one = b.float(1.0, f);
+    let c = b.op(format!("math.fma {z}, {half}, {one} : f64"));
+    let c = b.op(format!("math.fma {zz}, {pc}, {c} : f64"));
+    let ns = b.op(format!("arith.negf {s} : f64"));
+    let nc = b.op(format!("arith.negf {c} : f64"));
     // By quadrant 0, 1, 2, 3: sin = s, c, -s, -c; cos = c, -s, -c, s.
     let pick = |b: &mut Body, v: [&str; 4]| {
-        let r = b.op(format!("arith.select {q1}, {}, {} : f32", v[1], v[0]));
-        let r = b.op(format!("arith.select {q2}, {}, {r} : f32", v[2]));
-        b.op(format!("arith.select {q3}, {}, {r} : f32", v[3]))
+        let r = b.op(format!("arith.select {q1}, {}, {} : f64", v[1], v[0]));
+        let r = b.op(format!("arith.select {q2}, {}, {r} : f64", v[2]));
+        b.op(format!("arith.select {q3}, {}, {r} : f64", v[3]))
     };
     let sin = |b: &mut Body| pick(b, [&s, &c, &ns, &nc]);
     let cos = |b: &mut Body| pick(b, [&c, &ns, &nc, &s]);
@@ -359,11 +429,12 @@ fn trig(b: &mut Body, op: UnaryOp, x: &str) -> String {
         UnaryOp::Cosine => cos(b),
         _ => {
             let (sv, cv) = (sin(b), cos(b));
-            b.op(format!("arith.divf {sv}, {cv} : f32"))
+            b.op(format!("arith.divf {sv}, {cv} : f64"))
         }
     };
-    // NaN for infinities and NaN, chosen here: inside, the approximation converts the
-    // NaN quadrant to an integer, which LLVM may fold to anything once it knows the input
+    let v = b.op(format!("arith.truncf {v} : f64 to f32"));
+    // NaN for infinities and NaN, chosen here: inside, the reduction's floors and
+    // compares of a NaN could be folded by LLVM to anything once it knows the input
     // (-O3 gave sin(-inf) = 0 on a constant; found by `both_tiers_compute_the_same_bits`).
     let a = b.op(format!("math.absf {x} : f32"));
     let inf = b.float(f64::INFINITY, DType::F32);

@@ -1073,7 +1073,9 @@ fn erf_inv(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     })
 }
 
-/// `(expm1 x - expm1 -x) / 2`: exact near 0, where `exp x - exp -x` cancels.
+/// `(expm1 x - expm1 -x) / 2` up to `|x| = 1` (exact near 0, where `exp x - exp -x`
+/// cancels), `exp(x + log 1/2) - exp(-x + log 1/2)` beyond (finite up to 89.4, where
+/// `expm1` alone overflows at 88.7).
 fn sinh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     e.in_f32(x, |e, x| {
         let a = e.un(UnaryOp::ExponentialMinusOne, x)?;
@@ -1081,8 +1083,27 @@ fn sinh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
         let b = e.un(UnaryOp::ExponentialMinusOne, n)?;
         let d = e.sub(a, b)?;
         let half = e.c(x, 0.5);
-        e.mul(d, half)
+        let near = e.mul(d, half)?;
+        let lh = e.c(x, 0.5f64.ln());
+        let p = e.add(x, lh)?;
+        let p = e.un(UnaryOp::Exponential, p)?;
+        let q = e.add(n, lh)?;
+        let q = e.un(UnaryOp::Exponential, q)?;
+        let far = e.sub(p, q)?;
+        let ax = e.un(UnaryOp::Abs, x)?;
+        let one = e.c(x, 1.0);
+        let is_far = e.cmp(ComparisonDirection::Gt, ax, one)?;
+        e.select(is_far, far, near)
     })
+}
+
+/// Where `x^2` is near overflowing, so `asinh` and `acosh` take `log |x| + log 2`.
+fn far_limit(e: &Emit<'_>, x: ValueId) -> f64 {
+    if e.b.ty(x).dtype == DType::F64 {
+        1e150
+    } else {
+        1e18
+    }
 }
 
 /// `exp(x + log 1/2) + exp(-x + log 1/2)`: no overflow before `cosh` itself overflows.
@@ -1147,11 +1168,7 @@ fn atan(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
 /// `sqrt(max)` (where `x^2` overflows).
 fn asinh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     e.in_f32(x, |e, x| {
-        let big = if e.b.ty(x).dtype == DType::F64 {
-            1e150
-        } else {
-            1e18
-        };
+        let big = far_limit(e, x);
         let ax = e.un(UnaryOp::Abs, x)?;
         let sign = e.un(UnaryOp::Sign, x)?;
         let one = e.c(x, 1.0);
@@ -1170,16 +1187,25 @@ fn asinh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     })
 }
 
-/// `log(x + sqrt((x + 1)(x - 1)))` (NaN below 1).
+/// `log1p((x - 1) + sqrt((x - 1)(x + 1)))` (accurate near 1, NaN below 1), and
+/// `log x + log 2` beyond `1e18` (`1e150` in f64), where `x^2` would overflow: `acosh` of
+/// the largest f32 is 89.4, not infinity.
 fn acosh(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     e.in_f32(x, |e, x| {
+        let big = far_limit(e, x);
         let one = e.c(x, 1.0);
         let a = e.add(x, one)?;
         let b = e.sub(x, one)?;
         let ab = e.mul(a, b)?;
         let s = e.un(UnaryOp::Sqrt, ab)?;
-        let s = e.add(x, s)?;
-        e.un(UnaryOp::Log, s)
+        let s = e.add(b, s)?;
+        let near = e.un(UnaryOp::LogPlusOne, s)?;
+        let l = e.un(UnaryOp::Log, x)?;
+        let ln2 = e.c(x, std::f64::consts::LN_2);
+        let far = e.add(l, ln2)?;
+        let limit = e.c(x, big);
+        let is_far = e.cmp(ComparisonDirection::Gt, x, limit)?;
+        e.select(is_far, far, near)
     })
 }
 
