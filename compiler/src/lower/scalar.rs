@@ -398,7 +398,7 @@ fn trig(b: &mut Body, op: UnaryOp, x: &str) -> String {
         h
     };
     let factorial = |n: u32| (1..=n).map(f64::from).product::<f64>();
-    let sign = |n: u32| if n % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = |n: u32| if n.is_multiple_of(2) { 1.0 } else { -1.0 };
     // Highest power first.
     let sin_c: Vec<f64> = (1..=6)
         .rev()
