@@ -4,11 +4,12 @@
 //!
 //! Every figure is a whole program run through the backend as a user's program runs —
 //! sharded by the partitioner, one thread per device, the engine computing — so that what
-//! the model predicts is what was measured: a matmul every device computes at once (the
-//! contraction FLOP rate each device gets while all of them compute), a fused elementwise
-//! chain (the rate of every other op), and, per mesh axis, one and nine all-reduces of a
-//! small buffer (the latency of a collective, without the run's own start and end) and one
-//! of a large buffer (bandwidth, fitted to the bytes the cost model charges).
+//! the model predicts is what was measured: chains of matmuls every device computes at
+//! once, at five sizes (the contraction FLOP rate each device gets while all of them
+//! compute, by size), a fused elementwise chain (the rate of every other op), and, per
+//! mesh axis, layers of matmuls with and without an all-reduce between them (a
+//! collective's latency among kernels, as in a training step) and one all-reduce of a
+//! small and one of a large buffer (bandwidth, fitted to the bytes the cost model charges).
 
 use serde_json::{Value, json};
 use shardc::Resident;
@@ -34,17 +35,24 @@ pub fn calibrate(c: &Calibrate) -> Result<(CostModel, Value), Error> {
     let mesh = mesh_text(&c.axes);
     let all: Vec<String> = c.axes.iter().map(|(a, n)| format!("{a}={n}")).collect();
 
-    // Contractions: a 256x512 by 512x1024 matmul every device computes.
-    let (m, k, n) = (256, 512, 1024);
-    let dot = format!(
-        "{mesh}
-func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
-  %c = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  return %c : tensor<{m}x{n}xf32>
-}}"
-    );
-    let dot_s = seconds(&dot, c)?;
-    let flops = (2 * m * k * n) as f64 / dot_s;
+    // Contractions: chains of matmuls every device computes (`x = x w`, `m x k` by
+    // `k x k`), at sizes from 0.5 MFLOP to 1 GFLOP (the rate grows with size); one link and
+    // a long chain, so that their difference leaves out the run's own start and end, as
+    // a dot inside a program pays neither. 256x512x512 is the model's single figure.
+    let mut dot_rates = Vec::new();
+    let mut dot_ms = serde_json::Map::new();
+    for (m, k) in DOT_SIZES {
+        let size = (2 * m * k * k) as f64;
+        // Enough links for ~256 MFLOP of dots, so that small ones add up beyond the
+        // run's jitter.
+        let links = ((CHAIN_FLOPS / size) as usize).clamp(9, 512);
+        let one = seconds(&dot_chain(&mesh, m, k, 1), c)?;
+        let many = seconds(&dot_chain(&mesh, m, k, links), c)?;
+        let per_dot = ((many - one) / (links - 1) as f64).max(1e-9);
+        dot_rates.push((size, size / per_dot));
+        dot_ms.insert(format!("{m}x{k}x{k}"), json!(per_dot * 1e3));
+    }
+    let flops = dot_rates[DOT_REFERENCE].1;
 
     // Everything else: a fused chain of three elementwise ops over 2^20 elements.
     let e = 1 << 20;
@@ -60,20 +68,24 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     let chain_s = seconds(&chain, c)?;
     let vector_flops = (3 * e) as f64 / chain_s;
 
-    // Collectives, per axis: one all-reduce of 16 KiB, nine of 16 KiB (their difference
-    // is eight collectives' latency, the run's own start and end left out), one of 4 MiB
-    // (its difference from one of 16 KiB is bytes over the link).
+    // Collectives, per axis: one all-reduce of 16 KiB and one of 4 MiB (their difference
+    // is bytes over the link), and the layers that give the latency.
     let (small, large) = (4 << 10, 1 << 20);
     let mut axis_bandwidth = std::collections::BTreeMap::new();
     let mut latencies = Vec::new();
+    let mut group_latency: Vec<(usize, f64)> = Vec::new();
     let mut per_axis = serde_json::Map::new();
     for (axis, size) in c.axes.iter().filter(|a| a.1 > 1) {
         let t_one = seconds(&all_reduces(&mesh, axis, *size, small, 1), c)?;
-        let t_nine = seconds(&all_reduces(&mesh, axis, *size, small, 9), c)?;
         let t_large = seconds(&all_reduces(&mesh, axis, *size, large, 1), c)?;
         // A ring all-reduce sends 2(n-1)/n of the buffer per device.
         let ring = |elements: usize| (2 * (size - 1) * elements * 4) as f64 / *size as f64;
-        let latency = ((t_nine - t_one) / 8.0).max(1e-7);
+        // Latency in the context of compute: other devices' kernels run on the cores
+        // while one waits, so a collective between matmuls costs less than one alone.
+        let t_plain = seconds(&layer_chain(&mesh, axis, *size, false), c)?;
+        let t_reduced = seconds(&layer_chain(&mesh, axis, *size, true), c)?;
+        let latency = ((t_reduced - t_plain) / LAYERS as f64).max(1e-7);
+        group_latency.push((*size, latency));
         let bandwidth = (ring(large) - ring(small)) / (t_large - t_one).max(1e-9);
         axis_bandwidth.insert(axis.clone(), bandwidth);
         latencies.push(latency);
@@ -82,7 +94,8 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
             json!({
                 "size": size,
                 "one_all_reduce_16KiB_us": t_one * 1e6,
-                "nine_all_reduces_16KiB_us": t_nine * 1e6,
+                "layers_without_all_reduces_us": t_plain * 1e6,
+                "layers_with_all_reduces_us": t_reduced * 1e6,
                 "one_all_reduce_4MiB_us": t_large * 1e6,
                 "bandwidth_GBps": bandwidth / 1e9,
                 "latency_us": latency * 1e6,
@@ -112,7 +125,9 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
             latencies.iter().sum::<f64>() / latencies.len() as f64
         },
         axis_bandwidth,
+        group_latency: by_size(group_latency),
         flops,
+        dot_rates: dot_rates.clone(),
         vector_flops,
         shared_host: Some(SharedHost { cores, devices }),
         ..base
@@ -120,8 +135,8 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     let raw = json!({
         "devices": devices,
         "cores": cores,
-        "matmul_256x512x1024_ms": dot_s * 1e3,
-        "matmul_GFLOPs_per_device": flops / 1e9,
+        "matmul_ms": dot_ms,
+        "matmul_GFLOPs_per_device": dot_rates.iter().map(|&(size, rate)| json!([size, rate / 1e9])).collect::<Vec<_>>(),
         "elementwise_chain_1M_ms": chain_s * 1e3,
         "elementwise_GFLOPs_per_device": vector_flops / 1e9,
         "axes": per_axis,
@@ -129,9 +144,77 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     Ok((model, raw))
 }
 
+/// The matmuls (`m x k` by `k x k`) whose rates are measured, by increasing FLOPs.
+const DOT_SIZES: [(usize, usize); 5] = [(64, 64), (128, 128), (256, 256), (256, 512), (1024, 512)];
+
+/// Which of [`DOT_SIZES`] gives the model's single contraction rate (`CostModel::flops`).
+const DOT_REFERENCE: usize = 3;
+
+/// FLOPs of the longer chain of each size (at least 9 links, at most 512).
+const CHAIN_FLOPS: f64 = 268435456.0;
+
+/// `x = tanh(x w)` `links` times, `x: m x k`, `w: k x k` (the tanh keeps values bounded
+/// and costs little beside the dot).
+fn dot_chain(mesh: &str, m: usize, k: usize, links: usize) -> String {
+    let x = format!("tensor<{m}x{k}xf32>");
+    let w = format!("tensor<{k}x{k}xf32>");
+    let mut body = String::new();
+    let mut last = "%x".to_string();
+    for i in 0..links {
+        body.push_str(&format!(
+            "  %d{i} = stablehlo.dot_general {last}, %w, contracting_dims = [1] x [0] : ({x}, {w}) -> {x}\n"
+        ));
+        body.push_str(&format!("  %t{i} = stablehlo.tanh %d{i} : {x}\n"));
+        last = format!("%t{i}");
+    }
+    format!("{mesh}\nfunc.func @main(%x: {x}, %w: {w}) -> {x} {{\n{body}  return {last} : {x}\n}}")
+}
+
+/// One latency per group size (the mean of the axes of that size), by increasing size.
+fn by_size(latencies: Vec<(usize, f64)>) -> Vec<(usize, f64)> {
+    let mut sizes: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
+    for (size, latency) in latencies {
+        sizes.entry(size).or_default().push(latency);
+    }
+    sizes
+        .into_iter()
+        .map(|(size, l)| (size, l.iter().sum::<f64>() / l.len() as f64))
+        .collect()
+}
+
 fn mesh_text(axes: &[(String, usize)]) -> String {
     let list: Vec<String> = axes.iter().map(|(a, n)| format!("\"{a}\"={n}")).collect();
     format!("sdy.mesh @mesh = <[{}]>", list.join(", "))
+}
+
+/// Layers in [`layer_chain`].
+const LAYERS: usize = 16;
+
+/// [`LAYERS`] layers of `h = tanh(h w)` on rows split over `axis` (128 rows per device,
+/// 256 features); `reduced`: each layer also adds the column sums of its output, an
+/// all-reduce of 1 KiB over `axis` between two matmuls.
+fn layer_chain(mesh: &str, axis: &str, size: usize, reduced: bool) -> String {
+    let (rows, k) = (128 * size, 256);
+    let h = format!("tensor<{rows}x{k}xf32>");
+    let w = format!("tensor<{k}x{k}xf32>");
+    let v = format!("tensor<{k}xf32>");
+    let mut body = String::from("  %z = stablehlo.constant dense<0.0> : tensor<f32>\n");
+    let mut last = "%x".to_string();
+    for i in 0..LAYERS {
+        body.push_str(&format!(
+            "  %d{i} = stablehlo.dot_general {last}, %w, contracting_dims = [1] x [0] : ({h}, {w}) -> {h}\n  %t{i} = stablehlo.tanh %d{i} : {h}\n"
+        ));
+        last = format!("%t{i}");
+        if reduced {
+            body.push_str(&format!(
+                "  %s{i} = stablehlo.reduce(%t{i} init: %z) applies stablehlo.add across dimensions = [0] : ({h}, tensor<f32>) -> {v}\n  %b{i} = stablehlo.broadcast_in_dim %s{i}, dims = [1] : ({v}) -> {h}\n  %a{i} = stablehlo.add %t{i}, %b{i} : {h}\n"
+            ));
+            last = format!("%a{i}");
+        }
+    }
+    format!(
+        "{mesh}\nfunc.func @main(%x: {h} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}, {{}}]>}}, %w: {w}) -> ({h} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}, {{}}]>}}) {{\n{body}  return {last} : {h}\n}}"
+    )
 }
 
 /// A program whose only communication is `count` all-reduces over `axis` of `elements`
@@ -181,7 +264,11 @@ fn seconds(text: &str, c: &Calibrate) -> Result<f64, Error> {
     let mut times: Vec<Duration> = Vec::new();
     for run in 0..=c.repeats {
         let (_, report) = program.call(args.clone(), &RunOptions::default())?;
-        if run > 0 {
+        if run == 0 {
+            // Timed runs use the kernels' final code, as `bench plans` and a training
+            // loop's steady state do (`compiler::lower::tier`).
+            engine.finish_tiering();
+        } else {
             times.push(report.stats.wall);
         }
     }

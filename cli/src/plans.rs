@@ -39,6 +39,7 @@ fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel)> {
         .values_mut()
         .for_each(|b| *b *= 1e3);
     free_comm.latency /= 1e3;
+    free_comm.group_latency.iter_mut().for_each(|l| l.1 /= 1e3);
     let mut lean = cost.clone();
     lean.memory_weight = 1e-8;
     vec![

@@ -449,3 +449,56 @@ fn a_topology_file_routes_gradient_all_reduces_hierarchically() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("inter-node link's bandwidth 0"), "{err}");
 }
+
+/// `shardc calibrate` writes a profile the compiler loads: contraction rates at five sizes
+/// by increasing FLOPs (small dots slower than large ones: per-kernel costs), a latency
+/// per group size of the mesh's axes, and the raw figures it fitted them to.
+#[test]
+fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
+    let dir = std::env::temp_dir().join(format!("shardc-calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("profile.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args([
+            "calibrate",
+            "--mesh",
+            "data=2,model=2",
+            "--repeats",
+            "1",
+            "--out",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The raw figures go to stderr, then `wrote PATH`.
+    let err = String::from_utf8(out.stderr).unwrap();
+    let raw: serde_json::Value = serde_json::from_str(&err[..=err.rfind('}').unwrap()]).unwrap();
+    assert_eq!(raw["devices"], 4);
+    assert!(
+        raw["axes"]["model"]["layers_with_all_reduces_us"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    let m = shardc_compiler::sharding::cost::CostModel::load(&path).unwrap();
+    let sizes: Vec<f64> = m.dot_rates.iter().map(|r| r.0).collect();
+    assert_eq!(sizes.len(), 5);
+    assert!(sizes.windows(2).all(|w| w[0] < w[1]), "{sizes:?}");
+    assert!(m.dot_rates.iter().all(|r| r.1 > 0.0));
+    assert!(
+        m.dot_rates[0].1 < m.dot_rates[3].1,
+        "a 64^3 dot at least as fast as a 256x512x512 one: {:?}",
+        m.dot_rates
+    );
+    // Both axes hold 2 devices: one latency, for groups of 2.
+    assert_eq!(m.group_latency.len(), 1);
+    assert_eq!(m.group_latency[0].0, 2);
+    assert!(m.latency_of(2) > 0.0);
+    assert_eq!(m.flops, m.dot_rates[3].1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

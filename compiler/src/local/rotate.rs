@@ -104,7 +104,8 @@ pub fn time(cost: &CostModel, rotations: &[BlockRotation], local: &TensorType) -
                 .iter()
                 .map(|a| cost.bandwidth(&a.name))
                 .fold(f64::INFINITY, f64::min);
-            cost.latency + bytes(local) as f64 / bw
+            // One message each way: the latency of a collective between two devices.
+            cost.latency_of(2) + bytes(local) as f64 / bw
         })
         .sum()
 }

@@ -29,10 +29,25 @@ pub struct CostModel {
     pub source: String,
     pub axis_bandwidth: BTreeMap<String, f64>,
     pub default_bandwidth: f64,
-    /// Seconds per collective, whatever its size.
+    /// Seconds per collective, whatever its size, when [`CostModel::group_latency`] has
+    /// no figure.
     pub latency: f64,
-    /// FLOP/s per device in contractions (`dot_general`).
+    /// Seconds per collective by the size of its groups, as measured (`shardc calibrate`:
+    /// one figure per size of the mesh's axes), by increasing size: between two sizes
+    /// interpolated, beyond them the nearest. On a shared host a ring of 8 threads on 2
+    /// cores waits three times as long as one of 2 or 4.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub group_latency: Vec<(usize, f64)>,
+    /// FLOP/s per device in contractions (`dot_general`) of the size `shardc calibrate`
+    /// measures first (256x512x1024), and of every size when [`CostModel::dot_rates`]
+    /// is empty.
     pub flops: f64,
+    /// FLOP/s per device in contractions by their size, as measured: `(FLOPs of one
+    /// dot, FLOP/s)` by increasing FLOPs. A dot's rate is interpolated between the two
+    /// sizes around it in log FLOPs (the nearest outside them): small dots run far below
+    /// the rate of large ones (fixed costs per kernel, less reuse in the tiles).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dot_rates: Vec<(f64, f64)>,
     /// FLOP/s per device in every other op that computes (elementwise, reductions).
     pub vector_flops: f64,
     /// Seconds charged per byte a device holds (a tie-breaker towards smaller pieces).
@@ -78,22 +93,33 @@ impl CostModel {
     pub const VERSION: u32 = 1;
 
     /// The cpu backend's built-in figures for a host of `cores` cores, per device when each
-    /// has a core of its own, as `shardc calibrate --mesh data=2` measured them on the
-    /// reference machine (2-core AMD EPYC, JIT engine): 24 GFLOP/s in a 256x512x1024
-    /// matmul, 2.5 GFLOP/s in a fused elementwise chain (memory-bound), all-reduces at
-    /// 0.77 GB/s and 220 µs per collective. More devices than cores share them
-    /// ([`CostModel::for_devices`]): at 8 devices on 2 cores these give 6 GFLOP/s,
-    /// 0.63 GFLOP/s, 0.39 GB/s and 440 µs, where `--mesh data=8` measured 7.1, 0.5, 0.39
-    /// and 390 µs.
+    /// has a core of its own, as `shardc calibrate` measured them on the reference machine
+    /// (2-core AMD EPYC with AVX-512, native engine, kernels tiered up; 2026-12-04, meshes
+    /// `data=2`, `data=2,model=4` and `data=8`, the 8-device figures times 4): contractions
+    /// at 100 GFLOP/s for 64^3 dots up to 215 GFLOP/s from 256x512x512 on, fused
+    /// elementwise chains at 4.5 GFLOP/s (memory-bound), links at 4.5 GB/s, and 110, 150
+    /// and 320 µs per collective over groups of 2, 4 and 8 devices (measured between
+    /// matmuls, as in a training step). More devices than cores share them
+    /// ([`CostModel::for_devices`]): at 8 devices on 2 cores, a quarter of each rate, as
+    /// measured. With these, `shardc bench plans` predicts the peer programs' and the
+    /// demo's steps within 5-30% (`docs/bench/plans-*.json`).
     pub fn cpu(cores: usize) -> CostModel {
         CostModel {
             version: CostModel::VERSION,
             source: format!("built-in cpu ({cores} cores)"),
             axis_bandwidth: BTreeMap::new(),
-            default_bandwidth: 0.77e9,
-            latency: 220e-6,
-            flops: 24e9,
-            vector_flops: 2.5e9,
+            default_bandwidth: 4.5e9,
+            latency: 150e-6,
+            group_latency: Vec::new(),
+            flops: 215e9,
+            dot_rates: vec![
+                (524288.0, 100e9),
+                (4194304.0, 140e9),
+                (33554432.0, 200e9),
+                (134217728.0, 215e9),
+                (536870912.0, 215e9),
+            ],
+            vector_flops: 4.5e9,
             memory_weight: 1e-15,
             shared_host: Some(SharedHost { cores, devices: 1 }),
             topology: None,
@@ -114,7 +140,9 @@ impl CostModel {
             axis_bandwidth: BTreeMap::new(),
             default_bandwidth: 100e9,
             latency: 5e-6,
+            group_latency: Vec::new(),
             flops: 100e12,
+            dot_rates: Vec::new(),
             vector_flops: 10e12,
             memory_weight: 1e-15,
             shared_host: None,
@@ -123,24 +151,43 @@ impl CostModel {
     }
 
     /// The figures for a mesh of `devices` devices: on a shared host, each device's share
-    /// of the cores scales its compute rates, and its square root the links' bandwidth and
-    /// latency (measured on the reference machine, 2 to 8 devices on 2 cores: compute
-    /// rates fell to 0.2-0.3x, bandwidth to 0.5x, latency rose 1.8x: copies between
-    /// threads wait less for a core than kernels do); otherwise as is.
+    /// of the cores scales its compute rates and its links' bandwidth; latency stays (it
+    /// depends on the size of a collective's groups, [`CostModel::group_latency`]).
+    /// Measured on the reference machine (2 cores, `shardc calibrate` at 2 and 8 devices):
+    /// contraction rates fell to 0.22-0.25x, elementwise to 0.19x, bandwidth to 0.25x;
+    /// an all-reduce over 2 devices took ~100 µs among 2 devices and among 8. Otherwise
+    /// as is.
     pub fn for_devices(&self, devices: usize) -> CostModel {
         let Some(host) = self.shared_host else {
             return self.clone();
         };
         let factor = host.share(devices) / host.share(host.devices);
-        let links = factor.sqrt();
         let mut m = self.clone();
         m.flops *= factor;
+        m.dot_rates.iter_mut().for_each(|r| r.1 *= factor);
         m.vector_flops *= factor;
-        m.default_bandwidth *= links;
-        m.axis_bandwidth.values_mut().for_each(|b| *b *= links);
-        m.latency /= links;
+        m.default_bandwidth *= factor;
+        m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
         m.shared_host = Some(SharedHost { devices, ..host });
         m
+    }
+
+    /// Seconds of latency of a collective whose groups hold `devices` devices
+    /// ([`CostModel::group_latency`], else [`CostModel::latency`]).
+    pub fn latency_of(&self, devices: usize) -> f64 {
+        let r = &self.group_latency;
+        let (Some(first), Some(last)) = (r.first(), r.last()) else {
+            return self.latency;
+        };
+        if devices <= first.0 {
+            return first.1;
+        }
+        if devices >= last.0 {
+            return last.1;
+        }
+        let i = r.partition_point(|&(size, _)| size <= devices);
+        let ((x0, y0), (x1, y1)) = (r[i - 1], r[i]);
+        y0 + (devices - x0) as f64 / (x1 - x0) as f64 * (y1 - y0)
     }
 
     /// Reads a profile `shardc calibrate` wrote.
@@ -167,6 +214,8 @@ impl CostModel {
         if rates
             .iter()
             .chain(m.axis_bandwidth.values())
+            .chain(m.dot_rates.iter().flat_map(|(size, rate)| [size, rate]))
+            .chain(m.group_latency.iter().map(|(_, latency)| latency))
             .any(|r| !(r.is_finite() && *r > 0.0))
         {
             return Err(format!(
@@ -217,17 +266,23 @@ impl CostModel {
         if step.axes().is_empty() || step.moves_nothing(mesh, from) {
             return 0.0;
         }
+        let group: usize = step
+            .axes()
+            .iter()
+            .map(|a| mesh.axis_size(&a.name).unwrap_or(1))
+            .product();
+        let latency = self.latency_of(group);
         if let Some(t) = &self.topology
             && let Some(groups) = mesh.replica_groups(step.axes())
         {
-            return self.latency + topology_time(t, step.kind(), &groups.0, bytes);
+            return latency + topology_time(t, step.kind(), &groups.0, bytes);
         }
         let bw = step
             .axes()
             .iter()
             .map(|a| self.bandwidth(&a.name))
             .fold(f64::INFINITY, f64::min);
-        self.latency + bytes as f64 / bw
+        latency + bytes as f64 / bw
     }
 
     /// Seconds a whole plan takes, and the bytes each device sends.
@@ -253,12 +308,31 @@ impl CostModel {
 
     /// Seconds of compute of one op on local pieces of the given types.
     pub fn op_time(&self, kind: &OpKind, operands: &[TensorType], results: &[TensorType]) -> f64 {
+        let flops = op_flops(kind, operands, results) as f64;
         let rate = if matches!(kind, OpKind::DotGeneral(_)) {
-            self.flops
+            self.dot_rate(flops)
         } else {
             self.vector_flops
         };
-        op_flops(kind, operands, results) as f64 / rate
+        flops / rate
+    }
+
+    /// FLOP/s of a contraction of `flops` FLOPs ([`CostModel::dot_rates`]).
+    pub fn dot_rate(&self, flops: f64) -> f64 {
+        let r = &self.dot_rates;
+        let (Some(first), Some(last)) = (r.first(), r.last()) else {
+            return self.flops;
+        };
+        if flops <= first.0 {
+            return first.1;
+        }
+        if flops >= last.0 {
+            return last.1;
+        }
+        let i = r.partition_point(|&(size, _)| size <= flops);
+        let ((x0, y0), (x1, y1)) = (r[i - 1], r[i]);
+        let t = (flops.ln() - x0.ln()) / (x1.ln() - x0.ln());
+        y0 + t * (y1 - y0)
     }
 
     /// The memory tie-breaker of holding a piece.
@@ -366,7 +440,10 @@ impl CostModel {
             if op.kind.is_collective() {
                 let exchange = shardc_runtime::backend::collective::Exchange::new(f, op, &names);
                 let bytes = exchange.as_ref().map_or(0, |x| x.ring_bytes(0));
-                t.communication += self.latency
+                let group = exchange
+                    .as_ref()
+                    .map_or(0, |x| x.groups().first().map_or(0, |g| g.len()));
+                t.communication += self.latency_of(group)
                     + match (&self.topology, &exchange) {
                         (Some(topology), Ok(x)) => routed_time(topology, x),
                         _ => bytes as f64 / slowest,
@@ -466,19 +543,53 @@ mod tests {
         let m = CostModel::cpu(2).with_axis_bandwidth("data", 1e9);
         // Two devices on two cores: a core each, the figures as they are.
         assert_eq!(m.for_devices(2).flops, m.flops);
-        // Eight on two: a quarter of a core each for compute; links at half the bandwidth
-        // and twice the latency.
+        // Eight on two: a quarter of a core each for compute and for moving bytes; the
+        // latency of a collective is by its groups' size, whoever else shares the cores.
         let eight = m.for_devices(8);
         assert_eq!(eight.flops, m.flops / 4.0);
+        assert_eq!(eight.dot_rate(1e6), m.dot_rate(1e6) / 4.0);
         assert_eq!(eight.vector_flops, m.vector_flops / 4.0);
-        assert_eq!(eight.bandwidth("data"), 0.5e9);
-        assert_eq!(eight.bandwidth("model"), m.default_bandwidth / 2.0);
-        assert_eq!(eight.latency, m.latency * 2.0);
+        assert_eq!(eight.bandwidth("data"), 0.25e9);
+        assert_eq!(eight.bandwidth("model"), m.default_bandwidth / 4.0);
+        assert_eq!(eight.latency_of(4), m.latency_of(4));
         // A profile measured at 8 devices, used for 4: twice the rates it measured.
         assert_eq!(eight.for_devices(4).flops, m.flops / 2.0);
         // Devices of their own (a GPU cluster) do not share.
         let g = CostModel::gpu_cluster();
         assert_eq!(g.for_devices(1024), g);
+    }
+
+    /// Measured rates by size: interpolated in log FLOPs between two sizes, the nearest
+    /// beyond them; latencies by group size linearly; a model without them has one figure.
+    #[test]
+    fn rates_and_latencies_follow_the_measured_sizes() {
+        let mut m = CostModel::cpu(2);
+        m.dot_rates = vec![(1e6, 10e9), (1e8, 30e9)];
+        m.group_latency = vec![(2, 100e-6), (8, 400e-6)];
+        assert_eq!(m.dot_rate(1e3), 10e9);
+        assert_eq!(m.dot_rate(1e6), 10e9);
+        assert!((m.dot_rate(1e7) - 20e9).abs() < 1.0, "{}", m.dot_rate(1e7));
+        assert_eq!(m.dot_rate(1e12), 30e9);
+        assert_eq!(m.latency_of(1), 100e-6);
+        assert!((m.latency_of(4) - 200e-6).abs() < 1e-12);
+        assert_eq!(m.latency_of(64), 400e-6);
+        // A dot's time is its FLOPs at the rate of its size.
+        let t = TensorType::new(shardc_ir::DType::F32, [100, 100]);
+        let dot = OpKind::DotGeneral(shardc_ir::DotDims {
+            lhs_batch: vec![],
+            rhs_batch: vec![],
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+            precision: vec![],
+        });
+        let time = m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t));
+        let rate = m.dot_rate(2e6);
+        assert!(rate > 10e9 && rate < 20e9, "{rate}");
+        assert_eq!(time, 2e6 / rate);
+        m.dot_rates.clear();
+        m.group_latency.clear();
+        assert_eq!(m.dot_rate(1e7), m.flops);
+        assert_eq!(m.latency_of(4), m.latency);
     }
 
     /// On 2 nodes of 4 with a data=2 x model=4 mesh, `model` stays inside a node and
@@ -502,7 +613,11 @@ mod tests {
             let mut from = Layout::replicated(2);
             from.dims[dim] = vec![AxisRef::new(axis)];
             let bytes = step.bytes_per_device(&mesh, &global, &from) as f64;
-            (m.step_time(&step, &mesh, &global, &from) - m.latency, bytes)
+            let group = mesh.axis_size(axis).unwrap();
+            (
+                m.step_time(&step, &mesh, &global, &from) - m.latency_of(group),
+                bytes,
+            )
         };
         let (across, bytes) = gather("data", 0);
         assert!((across - bytes / 1e9).abs() < 1e-12, "{across}");
@@ -515,7 +630,7 @@ mod tests {
         };
         let mut partial = Layout::replicated(2);
         partial.unreduced = vec![AxisRef::new("data"), AxisRef::new("model")];
-        let time = m.step_time(&step, &mesh, &global, &partial) - m.latency;
+        let time = m.step_time(&step, &mesh, &global, &partial) - m.latency_of(8);
         let all: Vec<usize> = (0..8).collect();
         let choice = t.all_reduce(&all, global.size_bytes() as u64);
         assert!(
@@ -539,7 +654,7 @@ mod tests {
         let flops = 2.0 * 64.0 * 64.0 * 64.0;
         assert_eq!(
             m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t)),
-            flops / m.flops
+            flops / m.dot_rate(flops)
         );
         let add = OpKind::Binary(shardc_ir::BinaryOp::Add);
         assert_eq!(
