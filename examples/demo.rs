@@ -140,6 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         params: cfg.init(0),
         state: ts.init_state(),
         data: None,
+        loss_scale: None,
     };
     let mut session = Session::new(&ts, &compiled, &program, start_state);
     let mut curve = Vec::with_capacity(steps);

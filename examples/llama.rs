@@ -89,6 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         params: cfg.init(0),
         state: ts.init_state(),
         data: None,
+        loss_scale: None,
     };
     let mut session = Session::new(&ts, &compiled, &program, start);
     let mut losses = Vec::new();

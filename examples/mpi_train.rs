@@ -115,6 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 params: init(),
                 state: ts.init_state(),
                 data: None,
+                loss_scale: None,
             },
         ),
     };

@@ -188,6 +188,7 @@ fn one_mesh(
         params: cfg.init(0),
         state: ts.init_state(),
         data: None,
+        loss_scale: None,
     };
     let mut session = Session::new(&ts, &compiled, &program, start_state);
     for t in 1..=b.warmup + b.steps {

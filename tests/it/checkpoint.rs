@@ -117,6 +117,7 @@ fn saved_checkpoints_load_exactly_and_name_their_tensors() {
             .map(|(k, s)| det(&s.ty.shape, 40 + k, 1e-3))
             .collect(),
         data: None,
+        loss_scale: None,
     };
     let cp = Checkpointer::new(&dir).param_names(vec!["w_in".into(), "w_out".into()]);
     let path = cp.save(&ts, &ck).unwrap();
@@ -166,6 +167,7 @@ fn only_the_newest_checkpoints_are_kept_and_temporaries_are_ignored() {
             params: init(&ts),
             state: ts.init_state(),
             data: None,
+            loss_scale: None,
         };
         cp.save(&ts, &ck).unwrap();
     }
@@ -332,6 +334,7 @@ fn bad_checkpoints_are_clear_errors() {
         params: init(ts),
         state: ts.init_state(),
         data: None,
+        loss_scale: None,
     };
     let mut messages = Vec::new();
     let mut say = |what: &str, e: Error| {
@@ -435,7 +438,7 @@ fn bad_checkpoints_are_clear_errors() {
 /// Every kind of damage to the newest checkpoint is refused naming the file (and the
 /// tensor, where one is damaged), and resuming goes back to the previous checkpoint,
 /// saying which it skipped: a flipped byte in a tensor, a NaN or zeros written over one,
-/// two tensors' data swapped, garbage mesh metadata, a truncated file.
+/// two tensors' data swapped, garbage mesh metadata, a loss scale changed, a truncated file.
 #[test]
 fn damaged_checkpoints_are_refused_and_resuming_falls_back() {
     let (ts, _) = ddp4();
@@ -449,6 +452,7 @@ fn damaged_checkpoints_are_refused_and_resuming_falls_back() {
             .collect(),
         state: ts.init_state(),
         data: None,
+        loss_scale: (step == 2).then(|| "scale=1024 finite_in_a_row=0 skipped=1".to_string()),
     };
     cp.save(&ts, &ck(1)).unwrap();
     let newest = cp.save(&ts, &ck(2)).unwrap();
@@ -485,6 +489,12 @@ fn damaged_checkpoints_are_refused_and_resuming_falls_back() {
     bad_meta.extend_from_slice(garbage.as_bytes());
     bad_meta.extend_from_slice(&good[8 + header..]);
     cases.push(("garbage mesh metadata", bad_meta));
+    let raised = text.replace("scale=1024 ", "scale=2048 ");
+    assert_ne!(raised, text, "the loss scale is in the header");
+    let mut bad_scale = good[..8].to_vec();
+    bad_scale.extend_from_slice(raised.as_bytes());
+    bad_scale.extend_from_slice(&good[8 + header..]);
+    cases.push(("a loss scale changed after it was written", bad_scale));
     cases.push(("a truncated file", good[..good.len() / 2].to_vec()));
     let mut messages = Vec::new();
     for (what, bytes) in cases {
@@ -502,10 +512,9 @@ fn damaged_checkpoints_are_refused_and_resuming_falls_back() {
     }
     // A whole file loads again, bit for bit.
     std::fs::write(&newest, &good).unwrap();
-    assert_eq!(
-        bits(&cp.load(&ts, &newest).unwrap().params),
-        bits(&ck(2).params)
-    );
+    let back = cp.load(&ts, &newest).unwrap();
+    assert_eq!(bits(&back.params), bits(&ck(2).params));
+    assert_eq!(back.loss_scale, ck(2).loss_scale);
     insta::assert_snapshot!(messages.join("\n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

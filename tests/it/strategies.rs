@@ -1134,6 +1134,7 @@ fn f16_loss_scaling_skips_overflowing_steps_and_recovers() {
         params: params(),
         state: ts.init_state(),
         data: None,
+        loss_scale: None,
     };
     let settings = LossScaling {
         initial: (1u64 << 24) as f64,
@@ -1160,4 +1161,41 @@ fn f16_loss_scaling_skips_overflowing_steps_and_recovers() {
     }
     assert_eq!(session_losses, losses);
     assert!(session.checkpoint().unwrap().params == p);
+
+    // Checkpoints keep the scaler: a run stopped after step 14 (saved every 7 steps, nine
+    // early steps skipped) and resumed goes on with the scale it had (not `initial`, which
+    // would skip eight more steps): steps 15..=30 as the uninterrupted run, bit for bit.
+    use shardc_train::checkpoint::Checkpointer;
+    let dir = std::env::temp_dir().join(format!("shardc-loss-scale-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut first = Session::resume(&ts, &c, &cpu, Checkpointer::new(&dir), 7, params)
+        .unwrap()
+        .with_loss_scaling(settings)
+        .unwrap();
+    for step in 1..=14 {
+        first.step(&batch(step), &RunOptions::default()).unwrap();
+    }
+    drop(first);
+    let mut resumed = Session::resume(&ts, &c, &cpu, Checkpointer::new(&dir), 7, params)
+        .unwrap()
+        .with_loss_scaling(settings)
+        .unwrap();
+    assert_eq!(resumed.resumed_from(), 14);
+    assert_eq!(
+        resumed.loss_scale(),
+        Some(scales[14]),
+        "the scale before step 15"
+    );
+    let mut tail = Vec::new();
+    for step in 15..=30 {
+        assert_eq!(resumed.loss_scale(), Some(scales[step - 1]), "step {step}");
+        let done = resumed.step(&batch(step), &RunOptions::default()).unwrap();
+        assert_eq!(done.applied, flags[step - 1], "step {step}");
+        if done.applied {
+            tail.push(done.loss);
+        }
+    }
+    assert_eq!(tail, losses[losses.len() - tail.len()..]);
+    assert!(resumed.checkpoint().unwrap().params == p);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -27,8 +27,17 @@ use std::path::{Path, PathBuf};
 /// The `format` metadata of a shardc checkpoint.
 pub const FORMAT: &str = "shardc-checkpoint/2";
 
-/// The metadata key of the checksum of the data loader's position.
-const DATA_CHECKSUM: &str = "data.crc32";
+/// The metadata entries kept as text, each with its checksum under `KEY.crc32`: the data
+/// loader's position and the loss scaler's state, with what each is (for errors).
+const TEXT_ENTRIES: [(&str, &str); 2] = [
+    ("data", "the data loader's position"),
+    ("loss_scale", "the loss scaler's state"),
+];
+
+/// The metadata key of the checksum of a text entry.
+fn text_checksum_key(key: &str) -> String {
+    format!("{key}.crc32")
+}
 
 /// The metadata key of a tensor's checksum.
 fn checksum_key(name: &str) -> String {
@@ -61,6 +70,10 @@ pub struct Checkpoint {
     /// Where the data loader was, as text (`crate::sampler::DistributedSampler::state`),
     /// kept in the file's metadata with its own checksum; `None` if not given.
     pub data: Option<String>,
+    /// The dynamic loss scaler's state, as text (`crate::precision::LossScaler::state`:
+    /// the scale, the finite steps in a row, the steps skipped), kept in the metadata with
+    /// its own checksum; `None` for a run without loss scaling.
+    pub loss_scale: Option<String>,
 }
 
 /// What a checkpoint file says about the run that wrote it.
@@ -76,6 +89,8 @@ pub struct CheckpointInfo {
     pub mesh: String,
     /// Where the data loader was ([`Checkpoint::data`]).
     pub data: Option<String>,
+    /// The loss scaler's state ([`Checkpoint::loss_scale`]).
+    pub loss_scale: Option<String>,
 }
 
 /// Saves and finds the checkpoints of one run in a directory.
@@ -195,9 +210,11 @@ impl Checkpointer {
         for ((name, _), data) in layout.iter().zip(&bytes) {
             metadata.insert(checksum_key(name), checksum(data));
         }
-        if let Some(data) = &ck.data {
-            metadata.insert("data".to_string(), data.clone());
-            metadata.insert(DATA_CHECKSUM.to_string(), checksum(data.as_bytes()));
+        for ((key, _), text) in TEXT_ENTRIES.iter().zip([&ck.data, &ck.loss_scale]) {
+            if let Some(text) = text {
+                metadata.insert(key.to_string(), text.clone());
+                metadata.insert(text_checksum_key(key), checksum(text.as_bytes()));
+            }
         }
         safetensors::serialize(views, Some(metadata))
             .map_err(|e| problem(format!("cannot serialize: {e}")))
@@ -419,6 +436,7 @@ impl Checkpointer {
             params: values,
             state,
             data: info.data,
+            loss_scale: info.loss_scale,
         })
     }
 
@@ -529,24 +547,31 @@ fn read_header(file: &[u8]) -> Result<(CheckpointInfo, HashMap<String, String>),
         optimizer: field("optimizer")?,
         strategy: field("strategy")?,
         mesh,
-        data: match (meta.get("data"), meta.get(DATA_CHECKSUM)) {
-            (None, _) => None,
-            (Some(data), Some(sum)) if *sum == checksum(data.as_bytes()) => Some(data.clone()),
-            (Some(_), Some(_)) => {
-                return Err((
-                    "has a `data` entry (the data loader's position) that does not match its checksum".into(),
-                    true,
-                ));
-            }
-            (Some(_), None) => {
-                return Err((
-                    format!("has a `data` entry but no `{DATA_CHECKSUM}` in its metadata"),
-                    true,
-                ));
-            }
-        },
+        data: text_entry(&meta, TEXT_ENTRIES[0])?,
+        loss_scale: text_entry(&meta, TEXT_ENTRIES[1])?,
     };
     Ok((info, sums))
+}
+
+/// A text entry of the metadata ([`TEXT_ENTRIES`]), checked against its checksum; the
+/// error says the file is damaged.
+fn text_entry(
+    meta: &HashMap<String, String>,
+    (key, what): (&str, &str),
+) -> Result<Option<String>, (String, bool)> {
+    let sum_key = text_checksum_key(key);
+    match (meta.get(key), meta.get(&sum_key)) {
+        (None, _) => Ok(None),
+        (Some(text), Some(sum)) if *sum == checksum(text.as_bytes()) => Ok(Some(text.clone())),
+        (Some(_), Some(_)) => Err((
+            format!("has a `{key}` entry ({what}) that does not match its checksum"),
+            true,
+        )),
+        (Some(_), None) => Err((
+            format!("has a `{key}` entry but no `{sum_key}` in its metadata"),
+            true,
+        )),
+    }
 }
 
 fn mesh_text(ts: &TrainStep) -> String {

@@ -114,4 +114,96 @@ impl LossScaler {
     pub fn skipped(&self) -> usize {
         self.skipped
     }
+
+    /// The state a checkpoint keeps ([`crate::checkpoint::Checkpoint::loss_scale`]):
+    /// `scale=S finite_in_a_row=N skipped=K` (the scale exactly, as Rust prints an f64).
+    pub fn state(&self) -> String {
+        format!(
+            "scale={} finite_in_a_row={} skipped={}",
+            self.scale, self.finite_in_a_row, self.skipped
+        )
+    }
+
+    /// A scaler with `settings` going on from a checkpoint's [`LossScaler::state`].
+    pub fn restore(settings: LossScaling, state: &str) -> Result<LossScaler, String> {
+        let mut s = LossScaler::new(settings);
+        let mut seen = [false; 3];
+        for field in state.split_whitespace() {
+            let bad = || {
+                format!(
+                    "the loss scaler's state {state:?} has {field:?}, not `scale=S`, `finite_in_a_row=N` or `skipped=K`"
+                )
+            };
+            let (key, value) = field.split_once('=').ok_or_else(bad)?;
+            match key {
+                "scale" => {
+                    s.scale = value.parse().map_err(|_| bad())?;
+                    if !(s.scale.is_finite() && s.scale > 0.0) {
+                        return Err(format!(
+                            "the loss scaler's state {state:?} has scale {value}, not a positive number"
+                        ));
+                    }
+                    seen[0] = true;
+                }
+                "finite_in_a_row" => {
+                    s.finite_in_a_row = value.parse().map_err(|_| bad())?;
+                    seen[1] = true;
+                }
+                "skipped" => {
+                    s.skipped = value.parse().map_err(|_| bad())?;
+                    seen[2] = true;
+                }
+                _ => return Err(bad()),
+            }
+        }
+        if seen != [true; 3] {
+            return Err(format!(
+                "the loss scaler's state {state:?} lacks one of `scale`, `finite_in_a_row`, `skipped`"
+            ));
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A checkpoint's state gives back the scaler it came from; anything else is refused
+    /// naming the field.
+    #[test]
+    fn the_state_round_trips_and_bad_states_are_refused() {
+        let settings = LossScaling {
+            growth_interval: 2,
+            ..LossScaling::default()
+        };
+        let mut s = LossScaler::new(settings);
+        for finite in [false, true, false, false, true] {
+            s.update(finite);
+        }
+        let back = LossScaler::restore(settings, &s.state()).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(back.scale(), 65536.0 / 8.0);
+        assert_eq!(back.skipped(), 3);
+        for (bad, says) in [
+            ("scale=1 finite_in_a_row=0", "lacks"),
+            ("scale=x finite_in_a_row=0 skipped=0", "\"scale=x\""),
+            (
+                "scale=0 finite_in_a_row=0 skipped=0",
+                "not a positive number",
+            ),
+            (
+                "scale=inf finite_in_a_row=0 skipped=0",
+                "not a positive number",
+            ),
+            (
+                "scale=2 growth=3 finite_in_a_row=0 skipped=0",
+                "\"growth=3\"",
+            ),
+            ("scale=2 finite_in_a_row=-1 skipped=0", "finite_in_a_row=-1"),
+        ] {
+            let e = LossScaler::restore(settings, bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 }

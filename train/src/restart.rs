@@ -116,6 +116,7 @@ impl Supervisor {
                 params: Vec::new(),
                 state: Vec::new(),
                 data: None,
+                loss_scale: None,
             },
         };
         let mut failed: Option<(usize, Error)> = None;

@@ -48,8 +48,12 @@ pub struct Session<'a, P: Resident> {
     tolerance: f64,
     /// Whether reporting progress failed already (said once).
     progress_failed: std::cell::Cell<bool>,
-    /// A loss-scaled step's scale, and the steps it skipped in this session.
+    /// A loss-scaled step's scale, and the steps it skipped (before the checkpoint resumed
+    /// from, too).
     scaler: Option<LossScaler>,
+    /// The loss scaler's state in the checkpoint resumed from, until
+    /// [`Session::with_loss_scaling`] takes it up.
+    resumed_loss_scale: Option<String>,
 }
 
 /// What a step gave.
@@ -85,6 +89,7 @@ impl<'a, P: Resident> Session<'a, P> {
     ) -> Self {
         let done = start.step;
         let data = start.data.clone();
+        let resumed_loss_scale = start.loss_scale.clone();
         let s = Session {
             ts,
             compiled,
@@ -97,6 +102,7 @@ impl<'a, P: Resident> Session<'a, P> {
             tolerance: 1e-3,
             progress_failed: std::cell::Cell::new(false),
             scaler: None,
+            resumed_loss_scale,
         };
         s.report();
         s
@@ -149,6 +155,7 @@ impl<'a, P: Resident> Session<'a, P> {
                 params: init(),
                 state: ts.init_state(),
                 data: None,
+                loss_scale: None,
             },
         };
         if start.params.len() != ts.param_types.len() {
@@ -196,16 +203,29 @@ impl<'a, P: Resident> Session<'a, P> {
     /// Drives a loss-scaled step ([`crate::step::train_step_scaled`]) with dynamic loss
     /// scaling: each step gets the scale after its batch, a step whose gradients overflow
     /// is skipped (and said in [`Stepped::applied`]), the scale halves then and grows back
-    /// as `settings` say, and the optimizer's step count `t` counts applied steps only. A
-    /// resumed run starts again from `settings.initial`.
+    /// as `settings` say, and the optimizer's step count `t` counts applied steps only.
+    /// Checkpoints keep the scaler's state ([`Checkpoint::loss_scale`]): a resumed run
+    /// goes on with the scale, the count towards growth and the skipped steps it had.
     pub fn with_loss_scaling(mut self, settings: LossScaling) -> Result<Self, Error> {
         if !self.ts.loss_scaled {
             return Err(Error::Usage(
                 "with_loss_scaling: this training step takes no loss scale; build it with step::train_step_scaled".into(),
             ));
         }
-        self.scaler = Some(LossScaler::new(settings));
+        self.scaler = Some(match self.resumed_loss_scale.take() {
+            Some(state) => LossScaler::restore(settings, &state).map_err(Error::Usage)?,
+            None => LossScaler::new(settings),
+        });
         Ok(self)
+    }
+
+    /// The loss scaler's state for a checkpoint ([`Checkpoint::loss_scale`]): the
+    /// scaler's, or the one resumed from while no scaler took it up.
+    fn loss_scale_state(&self) -> Option<String> {
+        self.scaler
+            .as_ref()
+            .map(LossScaler::state)
+            .or_else(|| self.resumed_loss_scale.clone())
     }
 
     /// The loss scale the next step runs with, under [`Session::with_loss_scaling`].
@@ -287,6 +307,7 @@ impl<'a, P: Resident> Session<'a, P> {
             )),
             Some(Held::Global(ck)) => Ok(Checkpoint {
                 data: self.data.clone(),
+                loss_scale: self.loss_scale_state(),
                 ..ck.clone()
             }),
             Some(Held::OnDevices(results)) => {
@@ -300,6 +321,7 @@ impl<'a, P: Resident> Session<'a, P> {
                     params: values,
                     state,
                     data: self.data.clone(),
+                    loss_scale: self.loss_scale_state(),
                 })
             }
         }
