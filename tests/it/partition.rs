@@ -686,6 +686,39 @@ fn jax_fixture_decisions() {
         // (2 x 896 B) costs less than all-reducing the 2 KB weight gradient and the loss,
         // so the whole (tiny) backward runs on every device.
         ("jax_checkpoint_names_grad", &["all_gather {data}"; 2]),
+        // Sorting for searchsorted/unique reads every value: the data-split vector is
+        // gathered once.
+        ("jnp_search_count_fwd", &["all_gather {data}"]),
+        // The grouped conv's kernel gradient (a conv with batch_group_count, contracting
+        // the batch) is not split by batch: its two operands are gathered (XLA convolves
+        // locally and all-reduces the 576 B gradient; a conv rule for batch groups would).
+        ("lax_conv_variants_grad", &["all_gather {data}"; 2]),
+        // The column sums over the batch (split over b) are all-reduced over b; the result
+        // asked over (c, a), computed over (a, c), is permuted into that device order.
+        (
+            "mesh3_multiaxis_dims_fwd",
+            &["all_reduce {b}", "collective_permute {c,a}"],
+        ),
+        // Megatron: the row-parallel output summed over model, the loss's batch sum over
+        // data, the L1 term of each model-split weight over model, each weight gradient
+        // over data, and the global norm's squared sum of each over model.
+        (
+            "optax_l1_huber_tp_step",
+            &[
+                "all_reduce {model}",
+                "all_reduce {data}",
+                "all_reduce {model}",
+                "all_reduce {model}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {model}",
+                "all_reduce {model}",
+            ],
+        ),
+        // x64: the f64 Adam step all-reduces the loss and four gradients; the f64 rows
+        // are gathered once for x x^T, the inverse and the rest.
+        ("x64_adam_step", &["all_reduce {data}"; 5]),
+        ("x64_mixed_fwd", &["all_gather {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

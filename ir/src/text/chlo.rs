@@ -49,7 +49,7 @@ const DECOMPOSITIONS: &[(&str, Operands, Decompose)] = &[
     ("square", Operands::Numbers, Decompose::Unary(square)),
     ("erf", Operands::Floats, Decompose::Unary(erf)),
     ("erfc", Operands::Floats, Decompose::Unary(erfc)),
-    ("erf_inv", Operands::F32OrHalf, Decompose::Unary(erf_inv)),
+    ("erf_inv", Operands::Floats, Decompose::Unary(erf_inv)),
     ("tan", Operands::Floats, Decompose::Unary(tan)),
     ("sinh", Operands::Floats, Decompose::Unary(sinh)),
     ("cosh", Operands::Floats, Decompose::Unary(cosh)),
@@ -81,8 +81,6 @@ enum Operands {
     Numbers,
     /// f16, bf16, f32, f64.
     Floats,
-    /// f16, bf16, f32 (XLA's f64 polynomial is not built).
-    F32OrHalf,
 }
 
 impl Operands {
@@ -90,7 +88,6 @@ impl Operands {
         match self {
             Operands::Numbers => d != DType::I1,
             Operands::Floats => d.is_float(),
-            Operands::F32OrHalf => d.is_float() && d != DType::F64,
         }
     }
 
@@ -98,9 +95,6 @@ impl Operands {
         match self {
             Operands::Numbers => "a float or integer tensor",
             Operands::Floats => "a float tensor (f16, bf16, f32 or f64)",
-            Operands::F32OrHalf => {
-                "an f16, bf16 or f32 tensor (f64 is not supported: convert to f32 around it)"
-            }
         }
     }
 }
@@ -812,6 +806,18 @@ fn erf(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     e.in_f32(x, erf_f32)
 }
 
+/// The f64 `erfc` (see [`erfc`]).
+fn erfc_f64(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    let small = erf_f64(e, x)?;
+    let one = e.c(x, 1.0);
+    let small = e.sub(one, small)?;
+    let ax = e.un(UnaryOp::Abs, x)?;
+    let big = erfc_f64_beyond_one(e, ax)?;
+    let y = negative_side(e, x, big)?;
+    let below1 = e.cmp(ComparisonDirection::Lt, ax, one)?;
+    e.select(below1, small, y)
+}
+
 /// XLA's f32 `erf` (see [`erf`]).
 fn erf_f32(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
     let (lo, hi) = (e.c(x, -4.0), e.c(x, 4.0));
@@ -848,14 +854,7 @@ fn erf_f32(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
 /// `2 - erfc |x|` for negative `x`.
 fn erfc(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
     if e.b.ty(x).dtype == DType::F64 {
-        let small = erf_f64(e, x)?;
-        let one = e.c(x, 1.0);
-        let small = e.sub(one, small)?;
-        let ax = e.un(UnaryOp::Abs, x)?;
-        let big = erfc_f64_beyond_one(e, ax)?;
-        let y = negative_side(e, x, big)?;
-        let below1 = e.cmp(ComparisonDirection::Lt, ax, one)?;
-        let r = e.select(below1, small, y)?;
+        let r = erfc_f64(e, x)?;
         return last(e, r);
     }
     e.in_f32(x, |e, x| {
@@ -1018,59 +1017,112 @@ fn erfc_f64_beyond_one(e: &mut Emit<'_>, z: ValueId) -> Result<ValueId, IrError>
 
 /// XLA's f32 `erf_inv` (M. Giles, "Approximating the erfinv function"): with
 /// `w = -log((1 - x)(1 + x))`, `x p(w - 2.5)` for `w < 5`, `x q(sqrt w - 3)` beyond;
-/// `±inf` at `x = ±1`.
+/// `±inf` at `x = ±1`; in f64 refined by Newton's method ([`erf_inv_f64`]: JAX's
+/// `jax.random.normal` under `jax_enable_x64`).
 fn erf_inv(e: &mut Emit<'_>, x: ValueId) -> Result<Last, IrError> {
-    e.in_f32(x, |e, x| {
-        let one = e.c(x, 1.0);
-        let a = e.sub(one, x)?;
-        let b = e.add(one, x)?;
-        let ab = e.mul(a, b)?;
-        let l = e.un(UnaryOp::Log, ab)?;
-        let w = e.un(UnaryOp::Negate, l)?;
-        let k = e.c(x, 2.5);
-        let small_w = e.sub(w, k)?;
-        let p_small = e.poly(
-            small_w,
-            &[
-                2.81022636e-08,
-                3.43273939e-07,
-                -3.5233877e-06,
-                -4.39150654e-06,
-                0.00021858087,
-                -0.00125372503,
-                -0.00417768164,
-                0.246640727,
-                1.50140941,
-            ],
-        )?;
-        let sw = e.un(UnaryOp::Sqrt, w)?;
-        let k3 = e.c(x, 3.0);
-        let big_w = e.sub(sw, k3)?;
-        let p_big = e.poly(
-            big_w,
-            &[
-                -0.000200214257,
-                0.000100950558,
-                0.00134934322,
-                -0.00367342844,
-                0.00573950773,
-                -0.0076224613,
-                0.00943887047,
-                1.00167406,
-                2.83297682,
-            ],
-        )?;
-        let five = e.c(x, 5.0);
-        let is_small = e.cmp(ComparisonDirection::Lt, w, five)?;
-        let p = e.select(is_small, p_small, p_big)?;
-        let y = e.mul(p, x)?;
-        // x = ±1: ±inf (the polynomial gives a finite value there).
-        let ax = e.un(UnaryOp::Abs, x)?;
-        let at_one = e.cmp(ComparisonDirection::Eq, ax, one)?;
-        let inf = e.c(x, f64::INFINITY);
-        let signed_inf = e.mul(x, inf)?;
-        e.select(at_one, signed_inf, y)
-    })
+    if e.b.ty(x).dtype == DType::F64 {
+        let y = erf_inv_f64(e, x)?;
+        return last(e, y);
+    }
+    e.in_f32(x, erf_inv_f32)
+}
+
+/// Giles' single-precision polynomials (see [`erf_inv`]); ±inf at ±1.
+fn erf_inv_f32(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    let one = e.c(x, 1.0);
+    let a = e.sub(one, x)?;
+    let b = e.add(one, x)?;
+    let ab = e.mul(a, b)?;
+    let l = e.un(UnaryOp::Log, ab)?;
+    let w = e.un(UnaryOp::Negate, l)?;
+    let k = e.c(x, 2.5);
+    let small_w = e.sub(w, k)?;
+    let p_small = e.poly(
+        small_w,
+        &[
+            2.81022636e-08,
+            3.43273939e-07,
+            -3.5233877e-06,
+            -4.39150654e-06,
+            0.00021858087,
+            -0.00125372503,
+            -0.00417768164,
+            0.246640727,
+            1.50140941,
+        ],
+    )?;
+    let sw = e.un(UnaryOp::Sqrt, w)?;
+    let k3 = e.c(x, 3.0);
+    let big_w = e.sub(sw, k3)?;
+    let p_big = e.poly(
+        big_w,
+        &[
+            -0.000200214257,
+            0.000100950558,
+            0.00134934322,
+            -0.00367342844,
+            0.00573950773,
+            -0.0076224613,
+            0.00943887047,
+            1.00167406,
+            2.83297682,
+        ],
+    )?;
+    let five = e.c(x, 5.0);
+    let is_small = e.cmp(ComparisonDirection::Lt, w, five)?;
+    let p = e.select(is_small, p_small, p_big)?;
+    let y = e.mul(p, x)?;
+    // x = ±1: ±inf (the polynomial gives a finite value there).
+    let ax = e.un(UnaryOp::Abs, x)?;
+    let at_one = e.cmp(ComparisonDirection::Eq, ax, one)?;
+    let inf = e.c(x, f64::INFINITY);
+    let signed_inf = e.mul(x, inf)?;
+    e.select(at_one, signed_inf, y)
+}
+
+/// Newton steps of [`erf_inv_f64`].
+const NEWTON_STEPS: usize = 5;
+
+/// f64: [`erf_inv_f32`]'s value (its coefficients, in f64) as the first guess, then
+/// [`NEWTON_STEPS`] Newton steps on `erf y = |x|` (on `log erfc y = log(1 - |x|)` beyond
+/// 0.5, where `erf y` has no digits left): from ~1e-7 (~1e-2 beyond `1 - 1e-7`, where the
+/// f32 polynomial is extrapolated) to the last bits of f64, as XLA's f64 polynomial
+/// gives. ±inf at ±1, NaN beyond.
+fn erf_inv_f64(e: &mut Emit<'_>, x: ValueId) -> Result<ValueId, IrError> {
+    let guess = erf_inv_f32(e, x)?;
+    let a = e.un(UnaryOp::Abs, x)?;
+    let sign = e.un(UnaryOp::Sign, x)?;
+    let one = e.c(x, 1.0);
+    let half = e.c(x, 0.5);
+    let tail = e.cmp(ComparisonDirection::Gt, a, half)?;
+    let one_minus_a = e.sub(one, a)?;
+    let slope = e.c(x, 2.0 / std::f64::consts::PI.sqrt());
+    let mut y = e.un(UnaryOp::Abs, guess)?;
+    let log_target = e.un(UnaryOp::Log, one_minus_a)?;
+    for _ in 0..NEWTON_STEPS {
+        // Near zero: f(y) = erf y - |x|, f' = 2/sqrt(pi) exp(-y^2).
+        let y2 = e.mul(y, y)?;
+        let n = e.un(UnaryOp::Negate, y2)?;
+        let g = e.un(UnaryOp::Exponential, n)?;
+        let d_near = e.mul(slope, g)?;
+        let erf_y = erf_f64(e, y)?;
+        let r_near = e.sub(erf_y, a)?;
+        // In the tail: f(y) = log erfc y - log(1 - |x|), f' = -erf'(y) / erfc y (nearly
+        // quadratic there, so Newton converges from either side).
+        let erfc_y = erfc_f64(e, y)?;
+        let log_erfc = e.un(UnaryOp::Log, erfc_y)?;
+        let r_far = e.sub(log_erfc, log_target)?;
+        let q = e.div(d_near, erfc_y)?;
+        let d_far = e.un(UnaryOp::Negate, q)?;
+        let r = e.select(tail, r_far, r_near)?;
+        let d = e.select(tail, d_far, d_near)?;
+        let step = e.div(r, d)?;
+        y = e.sub(y, step)?;
+    }
+    let y = e.mul(sign, y)?;
+    // ±1 (and beyond: NaN) as the guess says; Newton would divide 0 by 0 there.
+    let at_one = e.cmp(ComparisonDirection::Ge, a, one)?;
+    e.select(at_one, guess, y)
 }
 
 /// `(expm1 x - expm1 -x) / 2` up to `|x| = 1` (exact near 0, where `exp x - exp -x`

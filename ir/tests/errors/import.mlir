@@ -48,10 +48,10 @@ func.func @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {
 
 // -----
 
-// chlo.erf_inv in f64
-func.func @main(%arg0: tensor<8xf64>) -> tensor<8xf64> {
-  %0 = chlo.erf_inv %arg0 : tensor<8xf64> -> tensor<8xf64>
-  return %0 : tensor<8xf64>
+// chlo.erf_inv of integers
+func.func @main(%arg0: tensor<8xi64>) -> tensor<8xi64> {
+  %0 = chlo.erf_inv %arg0 : tensor<8xi64> -> tensor<8xi64>
+  return %0 : tensor<8xi64>
 }
 
 // -----
