@@ -108,6 +108,39 @@ func.func @main(%x: tensor<4xf32>, %h: tensor<4xbf16>, %d: tensor<4xf64>) -> (te
         assert_round_trips(&m, "chlo");
     }
 
+    /// Boolean constants in hex, in the three forms MLIR reads: a byte per element (as
+    /// JAX prints the causal mask of `jax.nn.dot_product_attention`; any byte but zero is
+    /// true), bits packed eight to a byte, lowest first (as mlir-opt prints them), and a
+    /// splat byte 0x00 or 0xFF.
+    #[test]
+    fn boolean_hex_constants_read_as_mlir_reads_them() {
+        let text = r#"
+func.func @main() -> (tensor<2x2xi1>, tensor<10xi1>, tensor<3xi1>, tensor<3xi1>) {
+  %0 = stablehlo.constant dense<"0x0100FF00"> : tensor<2x2xi1>
+  %1 = stablehlo.constant dense<"0x0502"> : tensor<10xi1>
+  %2 = stablehlo.constant dense<"0xFF"> : tensor<3xi1>
+  %3 = stablehlo.constant dense<"0x06"> : tensor<3xi1>
+  return %0, %1, %2, %3 : tensor<2x2xi1>, tensor<10xi1>, tensor<3xi1>, tensor<3xi1>
+}"#;
+        let m = parse_module(text).unwrap();
+        let printed = print_module(&m);
+        assert!(
+            printed.contains("dense<[[true, false], [true, false]]>"),
+            "{printed}"
+        );
+        assert!(
+            printed.contains(
+                "dense<[true, false, true, false, false, false, false, false, false, true]>"
+            ),
+            "{printed}"
+        );
+        assert!(printed.contains("dense<[true, true, true]>"), "{printed}");
+        assert!(printed.contains("dense<[false, true, true]>"), "{printed}");
+        let e = parse_module(&text.replace("0x0100FF00", "0x0100FF")).unwrap_err();
+        assert!(e.to_string().contains("holds 3 bytes"), "{e}");
+        assert_round_trips(&m, "i1 hex");
+    }
+
     /// The inputs and outputs JAX recorded have the shapes of `main`'s signature.
     #[test]
     fn fixture_signatures_match_their_json() {

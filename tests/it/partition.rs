@@ -719,6 +719,24 @@ fn jax_fixture_decisions() {
         // are gathered once for x x^T, the inverse and the rest.
         ("x64_adam_step", &["all_reduce {data}"; 5]),
         ("x64_mixed_fwd", &["all_gather {data}"]),
+        // Flax NNX, data-parallel: the loss, BatchNorm's batch statistics and every
+        // parameter's gradient all-reduced (13 in all).
+        ("flax_nnx_cnn_attn_train_step", &["all_reduce {data}"; 13]),
+        // The replicated attention bias's gradient is summed over the batch.
+        ("jax_dpa_bias_mask_grad", &["all_reduce {data}"]),
+        // Rows over data: padding along the rows and the percentiles across them read every
+        // row (two gathers); the integer sums and the mean over the labels are all-reduced.
+        (
+            "jnp_labels_pads_fwd",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_gather {data}",
+            ],
+        ),
+        // A loop with a traced trip count runs whole: its rows gathered first.
+        ("lax_dynamic_trip_count_fwd", &["all_gather {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

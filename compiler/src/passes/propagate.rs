@@ -304,8 +304,14 @@ struct Saturate<'a> {
     current: Option<OpId>,
 }
 
-/// The mesh of a module: the one mesh its annotations use.
+/// The mesh of a module: the one mesh its annotations use. Meshes without axes beside it
+/// (JAX's `@empty_mesh`, which Flax NNX's constraints on RNG keys name) split nothing: a
+/// sharding on one replicates, as on the module's mesh.
 fn module_mesh(m: &Module) -> Result<Mesh, CompileError> {
+    let with_axes: Vec<&Mesh> = m.meshes.iter().filter(|m| !m.axes.is_empty()).collect();
+    if let [one] = with_axes.as_slice() {
+        return Ok((*one).clone());
+    }
     match m.meshes.as_slice() {
         [] => Ok(Mesh::new("mesh", &[])?),
         [one] => Ok(one.clone()),

@@ -595,12 +595,6 @@ impl<'a> Parser<'a> {
 
     /// `"0x0000803F..."`: little-endian element bytes, all elements or one (a splat).
     fn hex_elements(&self, s: &str, at: usize, ty: &TensorType) -> PResult<Elements> {
-        if ty.dtype == DType::I1 {
-            return self.err_at(
-                at,
-                "hex dense strings are not supported for i1; list the elements as true/false",
-            );
-        }
         let Some(hex) = s
             .strip_prefix("0x")
             .filter(|h| h.len() % 2 == 0 && h.bytes().all(|c| c.is_ascii_hexdigit()))
@@ -613,6 +607,9 @@ impl<'a> Parser<'a> {
         let bytes: Vec<u8> = (0..hex.len() / 2)
             .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap_or(0))
             .collect();
+        if ty.dtype == DType::I1 {
+            return self.hex_booleans(&bytes, at, ty);
+        }
         let size = ty.dtype.size_bytes();
         let n = bytes.len() / size;
         if bytes.len() != ty.num_elements() * size && bytes.len() != size {
@@ -641,6 +638,33 @@ impl<'a> Parser<'a> {
             })
             .collect();
         Ok(Elements::from_bits(ty.dtype, &bits))
+    }
+
+    /// i1 elements in hex, as MLIR reads them: one byte, 0x00 or 0xFF, is a splat; a byte
+    /// per element (true unless 0: how JAX prints a boolean mask such as
+    /// `jax.nn.dot_product_attention`'s causal one); or the bits packed eight to a byte,
+    /// first element in the lowest bit (how MLIR prints them).
+    fn hex_booleans(&self, bytes: &[u8], at: usize, ty: &TensorType) -> PResult<Elements> {
+        let n = ty.num_elements();
+        let packed = n.div_ceil(8);
+        let values: Vec<bool> = match bytes {
+            [0x00] => vec![false; n],
+            [0xFF] => vec![true; n],
+            _ if bytes.len() == n => bytes.iter().map(|&b| b != 0).collect(),
+            _ if bytes.len() == packed => {
+                (0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1).collect()
+            }
+            _ => {
+                return self.err_at(
+                    at,
+                    format!(
+                        "the hex string holds {} bytes, but {ty} takes {n} (a byte per element), {packed} (eight to a byte) or 1 (0x00 or 0xFF, a splat)",
+                        bytes.len()
+                    ),
+                );
+            }
+        };
+        Ok(Elements::I1(values))
     }
 
     // ----- StableHLO attributes -----
