@@ -175,19 +175,7 @@ impl CostModel {
     /// Seconds of latency of a collective whose groups hold `devices` devices
     /// ([`CostModel::group_latency`], else [`CostModel::latency`]).
     pub fn latency_of(&self, devices: usize) -> f64 {
-        let r = &self.group_latency;
-        let (Some(first), Some(last)) = (r.first(), r.last()) else {
-            return self.latency;
-        };
-        if devices <= first.0 {
-            return first.1;
-        }
-        if devices >= last.0 {
-            return last.1;
-        }
-        let i = r.partition_point(|&(size, _)| size <= devices);
-        let ((x0, y0), (x1, y1)) = (r[i - 1], r[i]);
-        y0 + (devices - x0) as f64 / (x1 - x0) as f64 * (y1 - y0)
+        interpolate(&self.group_latency, devices as f64, |n| n as f64).unwrap_or(self.latency)
     }
 
     /// Reads a profile `shardc calibrate` wrote.
@@ -319,26 +307,30 @@ impl CostModel {
 
     /// FLOP/s of a contraction of `flops` FLOPs ([`CostModel::dot_rates`]).
     pub fn dot_rate(&self, flops: f64) -> f64 {
-        let r = &self.dot_rates;
-        let (Some(first), Some(last)) = (r.first(), r.last()) else {
-            return self.flops;
-        };
-        if flops <= first.0 {
-            return first.1;
-        }
-        if flops >= last.0 {
-            return last.1;
-        }
-        let i = r.partition_point(|&(size, _)| size <= flops);
-        let ((x0, y0), (x1, y1)) = (r[i - 1], r[i]);
-        let t = (flops.ln() - x0.ln()) / (x1.ln() - x0.ln());
-        y0 + t * (y1 - y0)
+        interpolate(&self.dot_rates, flops.ln(), f64::ln).unwrap_or(self.flops)
     }
 
     /// The memory tie-breaker of holding a piece.
     pub fn memory(&self, local: &TensorType) -> f64 {
         local.size_bytes() as f64 * self.memory_weight
     }
+}
+
+/// The value at `x` of a table of `(key, value)` by increasing key: linear in
+/// `coord(key)` between the two entries around `x`, the nearest entry's beyond them;
+/// `None` for an empty table.
+fn interpolate<K: Copy>(table: &[(K, f64)], x: f64, coord: impl Fn(K) -> f64) -> Option<f64> {
+    let (first, last) = (table.first()?, table.last()?);
+    if x <= coord(first.0) {
+        return Some(first.1);
+    }
+    if x >= coord(last.0) {
+        return Some(last.1);
+    }
+    let i = table.partition_point(|&(k, _)| coord(k) <= x);
+    let ((k0, y0), (k1, y1)) = (table[i - 1], table[i]);
+    let t = (x - coord(k0)) / (coord(k1) - coord(k0));
+    Some(y0 + t * (y1 - y0))
 }
 
 /// Seconds a collective sending `bytes` per device takes over the links of `groups` (the
