@@ -24,6 +24,7 @@ pub struct Segment {
 /// One step of a per-device program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
+    /// A segment of compute ops the engine runs as one kernel.
     Compute(Segment),
     /// A per-device op (`OpKind::is_per_device`) the backend runs.
     PerDevice(OpId),
@@ -283,6 +284,7 @@ impl Buffers {
 
 /// Prepares segments into kernels.
 pub trait Compute: Send + Sync {
+    /// The kernel of one segment of `f` (the error names the op it cannot prepare).
     fn prepare(
         &self,
         module: &Module,

@@ -26,7 +26,9 @@ pub const PROGRESS_VAR: &str = "SHARDC_PROGRESS_DIR";
 /// What a rank last reported to the launcher.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Progress {
+    /// The rank reporting.
     pub rank: usize,
+    /// Its process id.
     pub pid: u32,
     /// Steps completed.
     pub step: usize,
@@ -91,6 +93,7 @@ pub struct Launch {
     /// How long the job may go without a rank completing a step, once one has reported,
     /// before it is ended as stalled.
     pub stall_timeout: Duration,
+    /// How the ranks are started (`mpirun` or `srun`).
     pub via: Via,
     /// More arguments for `mpirun`/`srun` (`--hostfile hosts`, `--nodes 2`, ...).
     pub launcher_args: Vec<String>,
@@ -103,19 +106,35 @@ pub struct Launch {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Failure {
     /// A rank was killed by a signal (`kill -9`, the kernel's OOM killer, a crash).
-    Killed { rank: Option<usize>, signal: i32 },
+    Killed {
+        /// The rank, when the output names it.
+        rank: Option<usize>,
+        /// The signal.
+        signal: i32,
+    },
     /// A rank exited with a failing status.
-    Exited { rank: Option<usize>, code: i32 },
+    Exited {
+        /// The rank, when the output names it.
+        rank: Option<usize>,
+        /// Its exit status.
+        code: i32,
+    },
     /// Ranks waited past the collective timeout in `collective` (the first one's) for
     /// `waiting_for`: the ranks they waited for that did not time out themselves — the
     /// stopped, dead or unreachable ones — when the output tells them apart.
     TimedOut {
+        /// The ranks that timed out.
         ranks: Vec<usize>,
+        /// The collective the first of them waited in.
         collective: String,
+        /// The ranks they waited for.
         waiting_for: Vec<usize>,
     },
     /// No rank completed a step for this long; the launcher ended the job.
-    Stalled { for_s: u64 },
+    Stalled {
+        /// Seconds without a completed step.
+        for_s: u64,
+    },
 }
 
 impl std::fmt::Display for Failure {
@@ -192,10 +211,12 @@ pub struct Attempt {
 /// Every attempt of a job, the last one finished unless restarts ran out.
 #[derive(Clone, Debug, Default)]
 pub struct LaunchReport {
+    /// Each attempt, in order.
     pub attempts: Vec<Attempt>,
 }
 
 impl LaunchReport {
+    /// Whether the last attempt finished.
     pub fn finished(&self) -> bool {
         self.attempts.last().is_some_and(|a| a.failure.is_none())
     }
@@ -204,19 +225,27 @@ impl LaunchReport {
 /// Why the launcher itself could not run a job.
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
+    /// The launcher (`mpirun`, `srun`) cannot be started.
     #[error("cannot run {launcher} ({source}); {hint}")]
     Spawn {
+        /// The launcher's command.
         launcher: String,
+        /// What to install or set.
         hint: &'static str,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
+    /// A file of the progress directory cannot be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
+    /// A job described wrongly (the message says how).
     #[error("{0}")]
     Usage(String),
 }

@@ -20,36 +20,71 @@ use shardc_ir::{
 };
 use thiserror::Error;
 
+/// Why a tensor cannot be split into, or put together from, per-device pieces.
 #[derive(Debug, Error, PartialEq)]
 pub enum ShardError {
+    /// A sharding names an axis the mesh does not have.
     #[error("axis \"{axis}\" of the sharding is not an axis of mesh @{mesh}")]
-    UnknownAxis { axis: String, mesh: String },
+    UnknownAxis {
+        /// The axis named.
+        axis: String,
+        /// The mesh's name.
+        mesh: String,
+    },
+    /// A dimension its axes do not divide (and no padding was asked for).
     #[error("dimension {dim} of {ty} (size {size}) is not divisible into {shards} shards")]
     NotDivisible {
+        /// The global type.
         ty: TensorType,
+        /// The dimension, from 0.
         dim: usize,
+        /// Its size.
         size: usize,
+        /// The shards its axes make.
         shards: usize,
     },
+    /// A sharding of another rank than the tensor's.
     #[error("sharding of rank {sharding} applied to {ty}")]
-    Rank { ty: TensorType, sharding: usize },
+    Rank {
+        /// The tensor's type.
+        ty: TensorType,
+        /// The sharding's rank.
+        sharding: usize,
+    },
+    /// Pieces given for another number of devices than the mesh has.
     #[error("expected {want} per-device pieces (one per device of the mesh), got {got}")]
-    PieceCount { want: usize, got: usize },
+    PieceCount {
+        /// The mesh's devices.
+        want: usize,
+        /// The pieces given.
+        got: usize,
+    },
+    /// A piece whose type is not the one the sharding gives its position.
     #[error("the piece at {position} is {got}, but the sharding makes it {want}")]
     PieceType {
+        /// The piece's mesh position.
         position: MeshPosition,
+        /// Its type.
         got: TensorType,
+        /// The type its position's block has.
         want: TensorType,
     },
+    /// Two pieces that hold the same global elements disagree beyond the tolerance.
     #[error(
         "replicas disagree at global index {index:?}: the piece at {first} holds {a} and the one at {other} holds {b} (tolerance {tol})"
     )]
     ReplicasDisagree {
+        /// The global index of the element.
         index: Vec<usize>,
+        /// The first piece holding it.
         first: MeshPosition,
+        /// The piece that disagrees.
         other: MeshPosition,
+        /// The first piece's value.
         a: f64,
+        /// The other piece's value.
         b: f64,
+        /// The tolerance (absolute and relative).
         tol: f64,
     },
 }

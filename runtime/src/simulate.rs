@@ -18,32 +18,50 @@ use shardc_ir::{
 use std::collections::HashMap;
 use thiserror::Error;
 
+/// Why the simulated mesh cannot run a per-device program.
 #[derive(Debug, Error)]
 pub enum SimError {
+    /// A device's engine failed.
     #[error("device {device}: {source}")]
     Device {
+        /// The device.
         device: usize,
+        /// The engine's error.
         #[source]
         source: EngineError,
     },
     /// The engine could not prepare a segment (the error names the op).
     #[error("preparing the segment of @{func} that starts at op {first}: {source}")]
     Prepare {
+        /// The function's name.
         func: String,
+        /// The index of the segment's first op in the function.
         first: usize,
+        /// The engine's error.
         #[source]
         source: EngineError,
     },
+    /// The program has no function of that name.
     #[error("the per-device program has no function @{0}")]
     UnknownFunction(String),
+    /// A collective that cannot run (groups, types).
     #[error("{op} defining {at}: {problem}")]
     Collective {
+        /// The collective's name.
         op: String,
+        /// The value it defines.
         at: String,
+        /// What is wrong.
         problem: String,
     },
+    /// Arguments given for another number of devices than the mesh has.
     #[error("expected arguments for {want} devices, got {got}")]
-    DeviceCount { want: usize, got: usize },
+    DeviceCount {
+        /// The mesh's devices.
+        want: usize,
+        /// The devices arguments were given for.
+        got: usize,
+    },
 }
 
 /// Per-device values of one function run.

@@ -202,8 +202,11 @@ pub struct Exchange {
     pub at: String,
     /// The global values it moves, as `explain` names them (`["%4"]`; [`Op::of`]).
     pub of: Vec<String>,
+    /// Its operand (none for ops that read no value: an axis index).
     pub operand: Option<ValueId>,
+    /// Its result.
     pub result: ValueId,
+    /// The result's per-device type.
     pub result_ty: TensorType,
     pub(crate) kind: Kind,
     /// A compressed all-reduce's fed-back errors, per device: what its last contribution

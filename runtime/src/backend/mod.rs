@@ -34,50 +34,87 @@ use thiserror::Error;
 /// Why a program cannot be prepared or run.
 #[derive(Debug, Error)]
 pub enum RuntimeError {
+    /// The program has no function of that name (the one asked to run).
     #[error("the per-device program has no function @{0}")]
     UnknownFunction(String),
+    /// The per-device program fails verification.
     #[error("the per-device program is invalid: {0}")]
     Invalid(Box<IrError>),
+    /// An op this backend cannot run.
     #[error("{op} defining {at} cannot run: {problem}")]
     Unsupported {
+        /// The op's name (`stablehlo.all_to_all`).
         op: String,
+        /// The value it defines (`%12`).
         at: String,
+        /// What is wrong, and what to do.
         problem: String,
     },
+    /// The engine refused a segment while preparing the program.
     #[error("the engine cannot prepare segment {segment} ({ops}): {source}")]
     Prepare {
+        /// The segment's index in the program's plan.
         segment: usize,
+        /// Its ops, as traces name them.
         ops: String,
+        /// The engine's error.
         #[source]
         source: EngineError,
     },
+    /// A mesh of no devices.
     #[error("a mesh needs at least one device")]
     EmptyMesh,
+    /// Arguments given for another number of devices than the mesh has.
     #[error("the mesh has {want} devices, but arguments were given for {got}")]
-    DeviceCount { want: usize, got: usize },
+    DeviceCount {
+        /// The mesh's devices.
+        want: usize,
+        /// The devices arguments were given for.
+        got: usize,
+    },
+    /// A collective names a device beyond the mesh.
     #[error(
         "{op} defining {at} names device {device}, but the mesh has {devices} devices (0..{devices}); run it on a mesh of the program's size"
     )]
     MeshTooSmall {
+        /// The collective's name.
         op: String,
+        /// The value it defines.
         at: String,
+        /// The device it names.
         device: usize,
+        /// The mesh's devices.
         devices: usize,
     },
+    /// A collective whose replica groups leave a device out.
     #[error("{op} defining {at} leaves device {device} out of every replica group")]
     NotInAGroup {
+        /// The collective's name.
         op: String,
+        /// The value it defines.
         at: String,
+        /// The device no group holds.
         device: usize,
     },
+    /// A device's arguments do not match the program's parameters.
     #[error("device {device}: {problem}")]
-    Arguments { device: usize, problem: String },
+    Arguments {
+        /// The device.
+        device: usize,
+        /// Which argument, and how it differs.
+        problem: String,
+    },
     /// The mpi backend: one rank is one device, so the communicator must have as many
     /// ranks as the program has devices.
     #[error(
         "the program runs on {program} devices, but the MPI communicator has {ranks} ranks (one rank runs one device): launch it with `mpirun -n {program}`"
     )]
-    WorldSize { program: usize, ranks: usize },
+    WorldSize {
+        /// The program's devices.
+        program: usize,
+        /// The communicator's ranks.
+        ranks: usize,
+    },
     /// The mpi backend cannot start (MPI's threading level, ranks that disagree on the
     /// program).
     #[error("mpi: {0}")]
@@ -86,7 +123,12 @@ pub enum RuntimeError {
     /// it, so every rank of a failed run reports the same text (the other ranks get this;
     /// `MpiMesh::agree` and `shardc::run_mpi` also wrap a rank's own local failure in it).
     #[error("{message}")]
-    Remote { device: usize, message: String },
+    Remote {
+        /// The rank (device) that failed.
+        device: usize,
+        /// Its error, as it reports it.
+        message: String,
+    },
     /// The cuda backend: no NVIDIA driver on this machine (`libcuda` cannot be loaded).
     #[error("{0}")]
     NoCudaDriver(String),
@@ -94,9 +136,12 @@ pub enum RuntimeError {
     /// another GPU, a module the driver refuses, NCCL missing or failing).
     #[error("cuda: {0}")]
     Cuda(String),
+    /// The operating system refused a device's threads.
     #[error("cannot start the threads of device {device}: {source}")]
     Spawn {
+        /// The device.
         device: usize,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
@@ -104,7 +149,9 @@ pub enum RuntimeError {
     /// own (not because a peer stopped) is named.
     #[error("device {device}: {source}")]
     Device {
+        /// The device.
         device: usize,
+        /// Why it stopped.
         #[source]
         source: DeviceError,
     },
@@ -113,34 +160,57 @@ pub enum RuntimeError {
 /// Why one device stopped.
 #[derive(Debug, Error)]
 pub enum DeviceError {
+    /// A segment's kernel failed.
     #[error("segment {segment} ({ops}) failed: {source}")]
     Kernel {
+        /// The segment's index in the plan.
         segment: usize,
+        /// Its ops, as traces name them.
         ops: String,
+        /// The engine's error.
         #[source]
         source: EngineError,
     },
+    /// A kernel returned outputs other than its segment's (count or types).
     #[error("the kernel of segment {segment} ({ops}) {problem}")]
     KernelOutput {
+        /// The segment's index in the plan.
         segment: usize,
+        /// Its ops.
         ops: String,
+        /// What it returned instead.
         problem: String,
     },
+    /// A collective failed on this device.
     #[error("{op} defining {at}: {problem}")]
     Collective {
+        /// The collective's name.
         op: String,
+        /// The value it defines.
         at: String,
+        /// What went wrong.
         problem: String,
     },
+    /// A peer stopped before sending this device its part of a collective.
     #[error("{op} defining {at}: device {peer} stopped before its part arrived")]
-    PeerLeft { op: String, at: String, peer: usize },
+    PeerLeft {
+        /// The collective's name.
+        op: String,
+        /// The value it defines.
+        at: String,
+        /// The device that stopped.
+        peer: usize,
+    },
+    /// The device's channels closed (another device stopped first).
     #[error("its communication stopped")]
     CommunicationStopped,
     /// A CUDA driver or NCCL call failed on the device's GPU.
     #[error("cuda: {0}")]
     Cuda(String),
+    /// A thread of the device panicked (its message).
     #[error("a thread of the device panicked: {0}")]
     Panicked(String),
+    /// An invariant of the backend broke (a bug; its description).
     #[error("{0} (a bug in the backend)")]
     Internal(String),
 }
@@ -201,13 +271,18 @@ pub trait Mesh {
 
 /// One step of a prepared program.
 pub enum Planned {
+    /// A segment of compute ops run by the engine's kernel.
     Compute {
+        /// The ops, their inputs and outputs.
         segment: Segment,
+        /// What the engine prepared for it.
         kernel: Box<dyn Kernel>,
         /// The ops, for traces and errors: `stablehlo.dot_general %3, stablehlo.add %4`.
         ops: String,
     },
+    /// A collective or another op that runs per device (a shard slice, an axis index).
     PerDevice {
+        /// What it sends and receives, and between which devices.
         exchange: Box<Exchange>,
         /// Its operand is the result of an earlier per-device op (else of a compute step
         /// or an argument).

@@ -14,6 +14,7 @@ use std::time::Duration;
 pub struct RunReport {
     /// Each device's results, by device id.
     pub outputs: Vec<Vec<Literal>>,
+    /// Times and bytes, per device and overall.
     pub stats: Stats,
     /// Every device's spans, by device, each in time order.
     pub spans: Vec<Span>,
@@ -106,13 +107,17 @@ pub enum SpanKind {
 /// A stretch of one device's time.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Span {
+    /// The device.
     pub device: usize,
+    /// Its thread: compute or communication.
     pub lane: Lane,
+    /// What it spent the time on.
     pub kind: SpanKind,
     /// `segment 2`, `all_reduce %5`, `wait %5`.
     pub name: String,
     /// Since the run started.
     pub start: Duration,
+    /// How long it took.
     pub duration: Duration,
     /// The ops of a segment; the group size of a per-device op.
     pub detail: String,
@@ -121,6 +126,7 @@ pub struct Span {
 }
 
 impl Span {
+    /// When it ended, since the run started.
     pub fn end(&self) -> Duration {
         self.start + self.duration
     }

@@ -22,11 +22,13 @@ use super::{InterpError, Site};
 use half::{bf16, f16};
 use shardc_ir::{DType, Distribution, Elements, Literal, TensorType};
 
-/// Philox-4x32 round multipliers.
+/// Philox-4x32's first round multiplier.
 pub const M0: u32 = 0xD251_1F53;
+/// Philox-4x32's second round multiplier.
 pub const M1: u32 = 0xCD9E_8D57;
-/// Philox-4x32 key schedule increments (the golden ratio and sqrt(3) - 1, as 32-bit fractions).
+/// Philox-4x32's first key schedule increment (the golden ratio as a 32-bit fraction).
 pub const W0: u32 = 0x9E37_79B9;
+/// Philox-4x32's second key schedule increment (sqrt(3) - 1 as a 32-bit fraction).
 pub const W1: u32 = 0xBB67_AE85;
 
 const TWO_POW_M24: f32 = 1.0 / 16_777_216.0;

@@ -13,6 +13,7 @@ use super::program::{Buffer, Param};
 /// One `.param` of a PTX entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PtxParam {
+    /// Its name in the entry's signature.
     pub name: String,
     /// `.u64`, `.b32`, ...
     pub ty: String,
@@ -63,10 +64,15 @@ pub fn entry_params(ptx: &str, kernel: &str) -> Result<Vec<PtxParam>, String> {
 /// layout, all in elements, as its MLIR type states it (static shapes only).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemrefArg {
+    /// The segment's buffer it views.
     pub buffer: Buffer,
+    /// Bytes per element.
     pub elem_bytes: u64,
+    /// Its first element's offset in the buffer, in elements.
     pub offset: u64,
+    /// Its sizes, per dimension.
     pub sizes: Vec<u64>,
+    /// Its strides, per dimension, in elements.
     pub strides: Vec<u64>,
 }
 

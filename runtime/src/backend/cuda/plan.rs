@@ -12,25 +12,38 @@ use std::collections::HashMap;
 /// NCCL's reduction operators the backend uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NcclReduce {
+    /// `ncclSum`.
     Sum,
+    /// `ncclProd`.
     Prod,
+    /// `ncclMax`.
     Max,
+    /// `ncclMin`.
     Min,
 }
 
 /// NCCL's element types the backend uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NcclData {
+    /// `ncclFloat32`.
     F32,
+    /// `ncclFloat64`.
     F64,
+    /// `ncclFloat16`.
     F16,
+    /// `ncclBfloat16`.
     BF16,
+    /// `ncclInt32`.
     I32,
+    /// `ncclInt64`.
     I64,
+    /// `ncclInt8`.
     I8,
     /// Bytes: `ui8`, `i1` (0 or 1), and any data that is only moved.
     U8,
+    /// `ncclUint32`.
     U32,
+    /// `ncclUint64`.
     U64,
 }
 
@@ -179,11 +192,17 @@ pub fn communicators<'e>(
 /// from `src_offset + r·src_pitch` to `dst_offset + r·dst_pitch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Copy2d {
+    /// Where the first row starts in the source, in bytes.
     pub src_offset: u64,
+    /// Bytes from one source row to the next.
     pub src_pitch: u64,
+    /// Where the first row goes in the destination, in bytes.
     pub dst_offset: u64,
+    /// Bytes from one destination row to the next.
     pub dst_pitch: u64,
+    /// Bytes per row.
     pub width: u64,
+    /// Rows.
     pub height: u64,
 }
 

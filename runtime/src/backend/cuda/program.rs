@@ -25,7 +25,12 @@ pub enum Buffer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Param {
     /// The device address of a buffer plus `byte_offset`.
-    Pointer { buffer: Buffer, byte_offset: u64 },
+    Pointer {
+        /// The buffer.
+        buffer: Buffer,
+        /// Bytes past its start.
+        byte_offset: u64,
+    },
     /// An integer (a memref descriptor's offset, size or stride).
     Value(u64),
 }
@@ -33,7 +38,9 @@ pub enum Param {
 /// One PTX module (`.version`, `.target`, entries).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuModule {
+    /// Its name (for errors and the module cache).
     pub name: String,
+    /// Its PTX text.
     pub ptx: String,
 }
 
@@ -44,7 +51,9 @@ pub struct GpuLaunch {
     pub module: usize,
     /// The entry point (`.visible .entry NAME`).
     pub kernel: String,
+    /// Blocks in x, y, z.
     pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
     pub block: [u32; 3],
     /// The values of the entry's `.param`s, in order.
     pub params: Vec<Param>,
@@ -57,12 +66,17 @@ pub struct GpuProgram {
     pub id: u64,
     /// The chip the PTX was compiled for (`sm_90`) and its PTX ISA version (80 = 8.0).
     pub chip: String,
+    /// The PTX ISA version the modules declare (80 = 8.0).
     pub ptx_version: u32,
+    /// Its PTX modules.
     pub modules: Vec<GpuModule>,
+    /// The segment's input types, in order.
     pub inputs: Vec<TensorType>,
+    /// The segment's output types, in order.
     pub outputs: Vec<TensorType>,
     /// Bytes of each temporary.
     pub temps: Vec<u64>,
+    /// Its launches, in order.
     pub launches: Vec<GpuLaunch>,
 }
 
