@@ -35,6 +35,7 @@ pub struct FunctionBuilder {
 }
 
 impl FunctionBuilder {
+    /// A function `name` of arguments of these types, its body empty.
     pub fn new(name: &str, arg_types: &[TensorType]) -> FunctionBuilder {
         let mut b = FunctionBuilder {
             func: Function {
@@ -50,6 +51,7 @@ impl FunctionBuilder {
         b
     }
 
+    /// Makes the function public or private.
     pub fn set_visibility(&mut self, v: Visibility) {
         self.func.visibility = v;
     }
@@ -59,10 +61,12 @@ impl FunctionBuilder {
         self.func.blocks[0].args[i]
     }
 
+    /// The body's arguments.
     pub fn args(&self) -> Vec<ValueId> {
         self.func.blocks[0].args.clone()
     }
 
+    /// A value's type.
     pub fn ty(&self, v: ValueId) -> &TensorType {
         self.func.ty(v)
     }
@@ -72,10 +76,12 @@ impl FunctionBuilder {
         &self.func
     }
 
+    /// Argument `i`'s attributes, to change.
     pub fn arg_attrs_mut(&mut self, i: usize) -> &mut ValueAttrs {
         &mut self.func.arg_attrs[i]
     }
 
+    /// Annotates argument `i` with a sharding (`sdy.sharding`).
     pub fn set_arg_sharding(&mut self, i: usize, s: Sharding) {
         self.func.arg_attrs[i].sharding = Some(s);
     }
@@ -95,6 +101,7 @@ impl FunctionBuilder {
         self.tags = tags;
     }
 
+    /// An op already added, to change.
     pub fn op_mut(&mut self, id: OpId) -> &mut Op {
         &mut self.func.ops[id.index()]
     }
@@ -251,19 +258,23 @@ impl FunctionBuilder {
         Ok(self.func.ops[op.index()].results[0])
     }
 
+    /// `stablehlo.constant` of the literal.
     pub fn constant(&mut self, lit: Literal) -> ValueId {
         self.push1(OpKind::Constant(lit), &[])
             .expect("a constant has no operands and always type-checks")
     }
 
+    /// An elementwise op of one operand (the error: the op does not take its type).
     pub fn unary(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
         self.push1(OpKind::Unary(op), &[x])
     }
 
+    /// An elementwise op of two operands of one type.
     pub fn binary(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.push1(OpKind::Binary(op), &[x, y])
     }
 
+    /// `stablehlo.dot_general` with these dimension numbers.
     pub fn dot_general(
         &mut self,
         lhs: ValueId,
@@ -297,6 +308,7 @@ impl FunctionBuilder {
         Ok(self.func.ops[op.index()].results[0])
     }
 
+    /// `stablehlo.reduce` of `x` over `dims` from `init`, the reducer one binary op.
     pub fn reduce(
         &mut self,
         x: ValueId,

@@ -144,9 +144,17 @@ impl Compression {
 /// A piece as it travels.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Encoded {
+    /// Uncompressed.
     F32(Vec<f32>),
+    /// Rounded to bf16.
     Bf16(Vec<bf16>),
-    Int8 { q: Vec<i8>, scales: Vec<f32> },
+    /// Blockwise int8: the quantized values and one scale per block.
+    Int8 {
+        /// The values, each `round(x / scale)` of its block.
+        q: Vec<i8>,
+        /// Each block's scale (its largest magnitude / 127).
+        scales: Vec<f32>,
+    },
 }
 
 impl Encoded {

@@ -6,20 +6,31 @@ use std::fmt;
 /// An element type, named as MLIR names it (`f32`, `bf16`, `ui32`, `i1`, ...).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum DType {
+    /// IEEE single precision (`f32`).
     F32,
+    /// IEEE double precision (`f64`).
     F64,
+    /// bfloat16 (`bf16`): f32's exponent, 8 bits of significand.
     BF16,
+    /// IEEE half precision (`f16`).
     F16,
+    /// 32-bit signed integer (`i32`).
     I32,
+    /// 64-bit signed integer (`i64`).
     I64,
     /// A boolean, as StableHLO's `i1`.
     I1,
+    /// 8-bit signed integer (`i8`).
     I8,
+    /// 16-bit signed integer (`i16`).
     I16,
     /// Unsigned integers (`ui8` .. `ui64`): what `jax.random`'s threefry computes in.
     U8,
+    /// 16-bit unsigned integer (`ui16`).
     U16,
+    /// 32-bit unsigned integer (`ui32`).
     U32,
+    /// 64-bit unsigned integer (`ui64`).
     U64,
 }
 
@@ -65,6 +76,7 @@ impl DType {
         DType::ALL.into_iter().find(|d| d.name() == s)
     }
 
+    /// f32, f64, bf16 or f16.
     pub fn is_float(self) -> bool {
         matches!(self, DType::F32 | DType::F64 | DType::BF16 | DType::F16)
     }
@@ -93,14 +105,17 @@ impl DType {
     }
 
     /// Unsigned integers (`ui8` .. `ui64`).
+    /// ui8 .. ui64.
     pub fn is_unsigned(self) -> bool {
         matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
 
+    /// i1.
     pub fn is_bool(self) -> bool {
         self == DType::I1
     }
 
+    /// Bits of one element (1 for i1).
     pub fn bit_width(self) -> usize {
         match self {
             DType::F64 | DType::I64 | DType::U64 => 64,
@@ -126,11 +141,14 @@ impl fmt::Display for DType {
 /// A ranked tensor type with a static shape: `tensor<8x16xf32>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TensorType {
+    /// The element type.
     pub dtype: DType,
+    /// The size of each dimension.
     pub shape: Vec<usize>,
 }
 
 impl TensorType {
+    /// The type of `shape` of `dtype`.
     pub fn new(dtype: DType, shape: impl Into<Vec<usize>>) -> TensorType {
         TensorType {
             dtype,
@@ -143,14 +161,17 @@ impl TensorType {
         TensorType::new(dtype, Vec::new())
     }
 
+    /// Its number of dimensions.
     pub fn rank(&self) -> usize {
         self.shape.len()
     }
 
+    /// Its number of elements (1 for a scalar).
     pub fn num_elements(&self) -> usize {
         self.shape.iter().product()
     }
 
+    /// Its bytes in memory (an i1 takes a byte).
     pub fn size_bytes(&self) -> usize {
         self.num_elements() * self.dtype.size_bytes()
     }

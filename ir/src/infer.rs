@@ -12,7 +12,9 @@ use crate::op::{
 /// A broken typing rule and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
+    /// The rule broken.
     pub rule: String,
+    /// How to fix it.
     pub fix: String,
 }
 

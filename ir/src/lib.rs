@@ -4,6 +4,8 @@
 //!
 //! Nothing here depends on MLIR.
 
+#![warn(missing_docs)]
+
 pub mod builder;
 pub mod compress;
 pub mod dtype;

@@ -8,18 +8,31 @@ use serde::{Deserialize, Serialize};
 /// Elements of one dtype, stored in that dtype (so f32 arithmetic rounds as f32 does).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Elements {
+    /// f32 elements.
     F32(Vec<f32>),
+    /// f64 elements.
     F64(Vec<f64>),
+    /// bf16 elements.
     BF16(Vec<bf16>),
+    /// f16 elements.
     F16(Vec<f16>),
+    /// i32 elements.
     I32(Vec<i32>),
+    /// i64 elements.
     I64(Vec<i64>),
+    /// i1 elements (booleans).
     I1(Vec<bool>),
+    /// i8 elements.
     I8(Vec<i8>),
+    /// i16 elements.
     I16(Vec<i16>),
+    /// ui8 elements.
     U8(Vec<u8>),
+    /// ui16 elements.
     U16(Vec<u16>),
+    /// ui32 elements.
     U32(Vec<u32>),
+    /// ui64 elements.
     U64(Vec<u64>),
 }
 
@@ -86,8 +99,11 @@ macro_rules! for_int_variants {
 /// (a `ui64` above `i64::MAX` as its bits: [`Scalar::as_f64`] of it is negative).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Scalar {
+    /// A float of any width, as f64.
     Float(f64),
+    /// An integer of any width, as i64 (a `ui64` as its bits).
     Int(i64),
+    /// A boolean.
     Bool(bool),
 }
 
@@ -110,6 +126,7 @@ impl Scalar {
         }
     }
 
+    /// Whether it is not zero (a boolean as it is).
     pub fn as_bool(self) -> bool {
         match self {
             Scalar::Float(x) => x != 0.0,
@@ -175,6 +192,7 @@ impl Elements {
         }
     }
 
+    /// Their element type.
     pub fn dtype(&self) -> DType {
         match self {
             Elements::F32(_) => DType::F32,
@@ -193,10 +211,12 @@ impl Elements {
         }
     }
 
+    /// How many elements.
     pub fn len(&self) -> usize {
         for_each_elements!(self, v => v.len())
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -406,7 +426,9 @@ impl PartialEq for Elements {
 /// larger shape is a *splat* (`dense<0.0> : tensor<8x8xf32>`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Literal {
+    /// Its type.
     pub ty: TensorType,
+    /// Its elements in row-major order (one, for a splat).
     pub elements: Elements,
 }
 
@@ -458,6 +480,7 @@ impl Literal {
         )
     }
 
+    /// Whether one element stands for all of them.
     pub fn is_splat(&self) -> bool {
         self.elements.len() == 1 && self.ty.num_elements() != 1
     }

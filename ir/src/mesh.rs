@@ -32,7 +32,9 @@ impl fmt::Display for MeshPosition {
 /// One named axis of a mesh: `"data"=2`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MeshAxis {
+    /// Its name.
     pub name: String,
+    /// Its devices.
     pub size: usize,
 }
 
@@ -45,6 +47,7 @@ pub struct MeshAxis {
 pub struct Mesh {
     /// The symbol the module declares it under (`@mesh`).
     pub name: String,
+    /// Its axes, major first.
     pub axes: Vec<MeshAxis>,
     /// An explicit device order; `None` means `0..num_devices()` row-major.
     pub device_ids: Option<Vec<usize>>,
@@ -80,6 +83,8 @@ impl Mesh {
     /// 10^5 accelerators), small enough that per-device tables stay in memory.
     pub const MAX_DEVICES: usize = 1 << 24;
 
+    /// Checks the axes (named, distinct, of size >= 1, at most [`Mesh::MAX_DEVICES`]
+    /// devices) and the device ids (a permutation of `0..num_devices()`).
     pub fn validate(&self) -> Result<(), IrError> {
         let bad = |rule: String, fix: &str| IrError::InvalidMesh {
             mesh: self.name.clone(),
@@ -152,18 +157,22 @@ impl Mesh {
         Ok(())
     }
 
+    /// The product of the axes' sizes.
     pub fn num_devices(&self) -> usize {
         self.axes.iter().map(|a| a.size).product()
     }
 
+    /// The axis of that name.
     pub fn axis(&self, name: &str) -> Option<&MeshAxis> {
         self.axes.iter().find(|a| a.name == name)
     }
 
+    /// The position of the axis of that name, major first.
     pub fn axis_index(&self, name: &str) -> Option<usize> {
         self.axes.iter().position(|a| a.name == name)
     }
 
+    /// The size of the axis of that name.
     pub fn axis_size(&self, name: &str) -> Option<usize> {
         self.axis(name).map(|a| a.size)
     }

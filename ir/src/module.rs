@@ -19,10 +19,12 @@ macro_rules! typed_id {
         pub struct $name(pub u32);
 
         impl $name {
+            /// Its position in the function's arena.
             pub fn index(self) -> usize {
                 self.0 as usize
             }
 
+            /// The id at position `i` of the arena.
             pub fn from_index(i: usize) -> $name {
                 $name(u32::try_from(i).expect(concat!(stringify!($name), " overflow: more than 2^32 entries")))
             }
@@ -55,13 +57,28 @@ typed_id!(
 /// Where a value comes from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ValueDef {
-    BlockArg { block: BlockId, index: usize },
-    OpResult { op: OpId, index: usize },
+    /// An argument of a block.
+    BlockArg {
+        /// The block.
+        block: BlockId,
+        /// Its position among the block's arguments.
+        index: usize,
+    },
+    /// A result of an op.
+    OpResult {
+        /// The op.
+        op: OpId,
+        /// Its position among the op's results.
+        index: usize,
+    },
 }
 
+/// A value of a function: its type and where it comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ValueData {
+    /// Its type.
     pub ty: TensorType,
+    /// The block argument or op result it is.
     pub def: ValueDef,
 }
 
@@ -69,8 +86,11 @@ pub struct ValueData {
 /// (`return` in a function body, `stablehlo.return` in a region).
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Block {
+    /// Its arguments.
     pub args: Vec<ValueId>,
+    /// Its ops, in order.
     pub ops: Vec<OpId>,
+    /// The values it returns.
     pub results: Vec<ValueId>,
 }
 
@@ -83,10 +103,13 @@ pub struct ValueAttrs {
     pub attrs: Vec<(String, String)>,
 }
 
+/// Whether a function may be called from outside its module.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Visibility {
+    /// `func.func public` (an entry point).
     #[default]
     Public,
+    /// `func.func private` (called from the module only).
     Private,
 }
 
@@ -122,12 +145,19 @@ pub(crate) fn unquoted(v: &str) -> String {
         .replace("\\\\", "\\")
 }
 
+/// A function: arenas of values, ops and blocks (block 0 the body), and its arguments'
+/// and results' attributes.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct Function {
+    /// Its name, without the `@`.
     pub name: String,
+    /// Public or private.
     pub visibility: Visibility,
+    /// Every value, by [`ValueId`].
     pub values: Vec<ValueData>,
+    /// Every op, by [`OpId`].
     pub ops: Vec<Op>,
+    /// Every block, by [`BlockId`]; block 0 is the body.
     pub blocks: Vec<Block>,
     /// One entry per body argument.
     pub arg_attrs: Vec<ValueAttrs>,
@@ -182,6 +212,7 @@ impl Function {
         out
     }
 
+    /// The body's block.
     pub const BODY: BlockId = BlockId(0);
 
     /// The names the user's program gives values, as JAX writes them: an argument's
@@ -264,38 +295,47 @@ impl Function {
         Ok(only)
     }
 
+    /// The body.
     pub fn body(&self) -> &Block {
         &self.blocks[0]
     }
 
+    /// A value's type and definition.
     pub fn value(&self, v: ValueId) -> &ValueData {
         &self.values[v.index()]
     }
 
+    /// A value's type.
     pub fn ty(&self, v: ValueId) -> &TensorType {
         &self.values[v.index()].ty
     }
 
+    /// An op.
     pub fn op(&self, id: OpId) -> &Op {
         &self.ops[id.index()]
     }
 
+    /// A block.
     pub fn block(&self, id: BlockId) -> &Block {
         &self.blocks[id.index()]
     }
 
+    /// The body's arguments: the function's parameters.
     pub fn args(&self) -> &[ValueId] {
         &self.body().args
     }
 
+    /// The values the body returns.
     pub fn results(&self) -> &[ValueId] {
         &self.body().results
     }
 
+    /// The parameters' types.
     pub fn arg_types(&self) -> Vec<TensorType> {
         self.args().iter().map(|&v| self.ty(v).clone()).collect()
     }
 
+    /// The results' types.
     pub fn result_types(&self) -> Vec<TensorType> {
         self.results().iter().map(|&v| self.ty(v).clone()).collect()
     }
@@ -432,15 +472,19 @@ pub struct Module {
     pub name: Option<String>,
     /// Module attributes other than meshes, kept as written.
     pub attrs: Vec<(String, String)>,
+    /// Its `sdy.mesh`es.
     pub meshes: Vec<Mesh>,
+    /// Its functions.
     pub functions: Vec<Function>,
 }
 
 impl Module {
+    /// The function of that name (without `@`).
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
     }
 
+    /// The mesh of that name (without `@`).
     pub fn mesh(&self, name: &str) -> Option<&Mesh> {
         self.meshes.iter().find(|m| m.name == name)
     }

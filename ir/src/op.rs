@@ -14,7 +14,7 @@ macro_rules! named_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $variant:ident => $text:literal),* $(,)? }) => {
         $(#[$m])*
         #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        pub enum $name { $($(#[$vm])* $variant),* }
+        pub enum $name { $($(#[$vm])* #[doc = concat!("`", $text, "` in the text format.")] $variant),* }
 
         impl $name {
             /// Every variant, in declaration order.
@@ -149,9 +149,13 @@ named_enum! {
 /// Dimension numbers of `stablehlo.dot_general`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct DotDims {
+    /// The left operand's batch dimensions (paired with `rhs_batch`, in order).
     pub lhs_batch: Vec<usize>,
+    /// The right operand's batch dimensions.
     pub rhs_batch: Vec<usize>,
+    /// The left operand's contracting dimensions (paired with `rhs_contracting`).
     pub lhs_contracting: Vec<usize>,
+    /// The right operand's contracting dimensions.
     pub rhs_contracting: Vec<usize>,
     /// The precision config as written (empty when absent).
     pub precision: Vec<Precision>,
@@ -160,9 +164,13 @@ pub struct DotDims {
 /// The window of `stablehlo.reduce_window`, one entry per operand dimension.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct WindowDims {
+    /// The window's size per dimension.
     pub window: Vec<usize>,
+    /// The step between windows per dimension.
     pub strides: Vec<usize>,
+    /// The operand's dilation per dimension (1: none).
     pub base_dilations: Vec<usize>,
+    /// The window's dilation per dimension (1: none).
     pub window_dilations: Vec<usize>,
     /// `(low, high)` padding per dimension.
     pub padding: Vec<(i64, i64)>,
@@ -183,13 +191,21 @@ impl WindowDims {
 /// Dimension numbers and slice sizes of `stablehlo.gather`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct GatherDims {
+    /// Dimensions of the result that hold a slice's (uncollapsed) dimensions.
     pub offset_dims: Vec<usize>,
+    /// Operand dimensions the slices have size 1 in and the result leaves out.
     pub collapsed_slice_dims: Vec<usize>,
+    /// Operand dimensions batched with `start_indices_batching_dims`, in order.
     pub operand_batching_dims: Vec<usize>,
+    /// Index dimensions batched with the operand's.
     pub start_indices_batching_dims: Vec<usize>,
+    /// For each component of an index vector, the operand dimension it starts.
     pub start_index_map: Vec<usize>,
+    /// The dimension of the indices that holds index vectors.
     pub index_vector_dim: usize,
+    /// The size of the slice taken per operand dimension.
     pub slice_sizes: Vec<usize>,
+    /// The indices are sorted (a promise the program makes).
     pub indices_are_sorted: bool,
 }
 
@@ -199,22 +215,37 @@ pub struct GatherDims {
 /// dimension.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct ConvDims {
+    /// The input's batch dimension.
     pub input_batch: usize,
+    /// The input's feature dimension.
     pub input_feature: usize,
+    /// The input's spatial dimensions, in order.
     pub input_spatial: Vec<usize>,
+    /// The kernel's input-feature dimension.
     pub kernel_input_feature: usize,
+    /// The kernel's output-feature dimension.
     pub kernel_output_feature: usize,
+    /// The kernel's spatial dimensions, in order.
     pub kernel_spatial: Vec<usize>,
+    /// The output's batch dimension.
     pub output_batch: usize,
+    /// The output's feature dimension.
     pub output_feature: usize,
+    /// The output's spatial dimensions, in order.
     pub output_spatial: Vec<usize>,
+    /// The step between windows per spatial dimension.
     pub window_strides: Vec<usize>,
     /// `(low, high)` per spatial dimension (may be negative).
     pub padding: Vec<(i64, i64)>,
+    /// The input's dilation per spatial dimension (a transposed convolution's stride).
     pub lhs_dilation: Vec<usize>,
+    /// The kernel's dilation per spatial dimension (atrous convolution).
     pub rhs_dilation: Vec<usize>,
+    /// Whether the kernel is reversed per spatial dimension.
     pub window_reversal: Vec<bool>,
+    /// Groups the features are split into (depthwise: the feature count).
     pub feature_group_count: usize,
+    /// Groups the batch is split into (kernel gradients of grouped convolutions).
     pub batch_group_count: usize,
     /// The precision config as written (empty when absent).
     pub precision: Vec<Precision>,
@@ -227,12 +258,17 @@ pub struct ScatterDims {
     pub update_window_dims: Vec<usize>,
     /// Operand dimensions the window has size 1 in and the updates leave out.
     pub inserted_window_dims: Vec<usize>,
+    /// Operand dimensions batched with `scatter_indices_batching_dims`, in order.
     pub input_batching_dims: Vec<usize>,
+    /// Index dimensions batched with the operand's.
     pub scatter_indices_batching_dims: Vec<usize>,
     /// For each component of an index vector, the operand dimension it starts.
     pub scatter_dims_to_operand_dims: Vec<usize>,
+    /// The dimension of the indices that holds index vectors.
     pub index_vector_dim: usize,
+    /// The indices are sorted (a promise the program makes).
     pub indices_are_sorted: bool,
+    /// No two indices are equal (a promise the program makes).
     pub unique_indices: bool,
 }
 
@@ -284,55 +320,85 @@ impl ReplicaGroups {
 /// What an op does, with its static attributes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum OpKind {
+    /// An elementwise function of one operand.
     Unary(UnaryOp),
+    /// An elementwise function of two operands of one type.
     Binary(BinaryOp),
+    /// `stablehlo.compare`: elementwise, to `i1`.
     Compare {
+        /// `EQ`, `LT`, ...
         direction: ComparisonDirection,
+        /// How floats and integers are compared (`TOTALORDER` orders NaNs); absent: by the
+        /// element type.
         compare_type: Option<ComparisonType>,
     },
     /// `select(pred, on_true, on_false)`; `pred` is `i1`, of the operands' shape or a scalar.
     Select,
     /// `clamp(min, x, max)`.
     Clamp,
+    /// `stablehlo.constant`: the literal.
     Constant(Literal),
+    /// `stablehlo.iota`: each element's index along `dimension`.
     Iota {
+        /// The dimension counted along.
         dimension: usize,
     },
+    /// `stablehlo.convert`: each element converted to the result's element type.
     Convert,
     /// `stablehlo.bitcast_convert`: the operand's bits read as another element type. Of
     /// equal widths the shape is kept; a wider result takes the operand's last dimension
     /// (of size `result width / operand width`, least significant part first); a narrower
     /// one adds a last dimension of that ratio.
     BitcastConvert,
+    /// `stablehlo.broadcast_in_dim`: operand dimension `i` becomes result dimension
+    /// `dims[i]` (size 1 or equal), the others repeat it.
     BroadcastInDim {
+        /// The result dimension of each operand dimension.
         dims: Vec<usize>,
     },
+    /// `stablehlo.reshape`: the elements in row-major order, in the result's shape.
     Reshape,
+    /// `stablehlo.transpose`: result dimension `i` is operand dimension `permutation[i]`.
     Transpose {
+        /// The operand dimension of each result dimension.
         permutation: Vec<usize>,
     },
     /// `stablehlo.reverse`: the operand with the order of `dimensions` reversed.
     Reverse {
+        /// The dimensions reversed.
         dimensions: Vec<usize>,
     },
+    /// `stablehlo.slice`: per dimension, the elements from `start` (included) to `limit`
+    /// (excluded), every `strides`-th.
     Slice {
+        /// The first index per dimension.
         start: Vec<usize>,
+        /// The end per dimension (excluded).
         limit: Vec<usize>,
+        /// The step per dimension.
         strides: Vec<usize>,
     },
+    /// `stablehlo.concatenate`: the operands one after another along `dimension`.
     Concatenate {
+        /// The dimension joined along.
         dimension: usize,
     },
     /// Edge padding (`low`, `high`, may be negative) and interior padding; operands `x, pad_value`.
     Pad {
+        /// Elements added before each dimension (negative: removed).
         low: Vec<i64>,
+        /// Elements added after each dimension (negative: removed).
         high: Vec<i64>,
+        /// Elements added between two neighbours of each dimension.
         interior: Vec<i64>,
     },
+    /// `stablehlo.dot_general`: a contraction with batch dimensions; the result is batch,
+    /// then the left operand's free dimensions, then the right's.
     DotGeneral(DotDims),
     /// Reduces `N` operands with `N` scalar inits over `dimensions`; the one region is the
     /// reducer `(acc_1..acc_N, x_1..x_N) -> (acc_1..acc_N)`.
     Reduce {
+        /// The dimensions reduced away.
         dimensions: Vec<usize>,
     },
     /// Operands `(operand, start_indices)`.
@@ -357,7 +423,9 @@ pub enum OpKind {
     /// region is the comparator `(lhs_1, rhs_1, ..., lhs_N, rhs_N) -> i1` on scalars,
     /// true when lhs goes before rhs. The results have the operands' types.
     Sort {
+        /// The dimension sorted along.
         dimension: usize,
+        /// Whether equal elements keep their order.
         is_stable: bool,
     },
     /// `stablehlo.reduce_window`: one operand and its scalar init; the one region is the
@@ -370,6 +438,7 @@ pub enum OpKind {
     /// integer scalars, each clamped into `[0, dim - size]`; the result is the block of
     /// `sizes` at the starts.
     DynamicSlice {
+        /// The block's size per dimension.
         sizes: Vec<usize>,
     },
     /// `stablehlo.dynamic_update_slice`: operands `(x, update, start_0, ...)`; `x` with the
@@ -379,6 +448,7 @@ pub enum OpKind {
     /// element `i` (flat row-major global index) is a pure function of `(seed, i)`, so the
     /// global tensor is the same however it is sharded.
     Random {
+        /// Uniform in `[0, 1)` or standard normal.
         distribution: Distribution,
     },
     /// `stablehlo.while`: operands are the carried values' initial values, then the values
@@ -398,6 +468,7 @@ pub enum OpKind {
     /// bits, bit for bit as XLA's CPU backend computes them (`jax.random` with the
     /// `rbg`/`unsafe_rbg` implementations).
     RngBitGenerator {
+        /// `THREE_FRY`, `PHILOX` or `DEFAULT` (XLA's: Philox).
         algorithm: RngAlgorithm,
     },
     /// `stablehlo.cholesky`: the Cholesky factor of each symmetric positive-definite matrix
@@ -407,6 +478,7 @@ pub enum OpKind {
     /// failing column on (StableHLO leaves it to the implementation; JAX's CPU lowering
     /// makes such a matrix all NaN from LAPACK's status).
     Cholesky {
+        /// `L` from the lower triangle (else `U` from the upper).
         lower: bool,
     },
     /// `stablehlo.triangular_solve`: `x` with `op(a) x = b` (`left_side`) or `x op(a) = b`,
@@ -414,9 +486,13 @@ pub enum OpKind {
     /// triangular (its `lower` or upper triangle read, its diagonal taken as ones when
     /// `unit_diagonal`), `op` as `transpose_a` says.
     TriangularSolve {
+        /// `op(a) x = b` (else `x op(a) = b`).
         left_side: bool,
+        /// `a`'s lower triangle is read (else its upper).
         lower: bool,
+        /// `a`'s diagonal is taken as ones.
         unit_diagonal: bool,
+        /// `op(a)`: `a`, its transpose or its adjoint.
         transpose_a: SolveTranspose,
     },
     /// `shardc.lu`: LAPACK's `getrf`, what JAX's `lax.linalg.lu` is on CPU (under
@@ -443,6 +519,7 @@ pub enum OpKind {
     /// of unit length (their signs are not fixed, as LAPACK's are not), and `w`, `n` per
     /// matrix, ascending.
     Eigh {
+        /// The lower triangle is read (else the upper).
         lower: bool,
     },
     /// `shardc.svd`: LAPACK's `gesdd` (`jnp.linalg.svd` on CPU): each `m x n` matrix of the
@@ -450,6 +527,7 @@ pub enum OpKind {
     /// matrix, descending), `U` (`m x m` with `full_matrices`, else `m x k`) and `Vᵀ`
     /// (`n x n`, else `k x n`); the singular vectors' signs are not fixed.
     Svd {
+        /// `U` and `Vᵀ` square (else thin).
         full_matrices: bool,
     },
     /// `stablehlo.partition_id`: the id of the device running the program, a scalar
@@ -465,12 +543,16 @@ pub enum OpKind {
     /// device ids) and returns (`sdy.return`) pieces that make result `k` under
     /// `out_shardings[k]`. The region reads nothing from outside.
     ManualComputation {
+        /// The layout of each operand.
         in_shardings: Vec<Sharding>,
+        /// The layout each result is made in.
         out_shardings: Vec<Sharding>,
+        /// The axes the body runs per device over (the others: whole).
         manual_axes: Vec<String>,
     },
     /// `func.call` of a function of the module.
     Call {
+        /// The function called.
         callee: String,
     },
     /// `sdy.sharding_constraint`: the value, laid out as given.
@@ -481,46 +563,60 @@ pub enum OpKind {
     /// global op a pipeline's shift between stages is: sharded along `dimension` by whole
     /// blocks, it partitions as a `collective_permute` (`docs/pipeline.md`).
     Rotate {
+        /// The dimension rotated along.
         dimension: usize,
+        /// Positions each element moves up (negative: down).
         shift: i64,
     },
 
     // Ops of partitioned (per-device) programs. Each names its device groups.
     /// `stablehlo.all_gather`: the pieces of a group concatenated along `dim`, in group order.
     AllGather {
+        /// The dimension concatenated along.
         dim: usize,
+        /// The device groups.
         groups: ReplicaGroups,
     },
     /// `stablehlo.all_reduce`: the group's pieces combined elementwise by the reducer (region 0).
     AllReduce {
+        /// The device groups.
         groups: ReplicaGroups,
     },
     /// `stablehlo.reduce_scatter`: combined like `all_reduce`, then block `i` of `dim` kept by
     /// the group's `i`-th device.
     ReduceScatter {
+        /// The dimension scattered along.
         dim: usize,
+        /// The device groups.
         groups: ReplicaGroups,
     },
     /// `stablehlo.all_to_all`: `split_dim` cut into group-size blocks, block `j` sent to the
     /// group's `j`-th device, the received blocks concatenated along `concat_dim`.
     AllToAll {
+        /// The dimension cut and sent.
         split_dim: usize,
+        /// The dimension received blocks are joined along.
         concat_dim: usize,
+        /// The device groups.
         groups: ReplicaGroups,
     },
     /// `shardc.shard_slice`: local, no communication: block `i` of `dim` cut into group-size
     /// blocks, where `i` is this device's index in its group.
     ShardSlice {
+        /// The dimension cut.
         dim: usize,
+        /// The device groups.
         groups: ReplicaGroups,
     },
     /// `shardc.axis_index`: this device's index in its group, as a scalar integer.
     AxisIndex {
+        /// The device groups.
         groups: ReplicaGroups,
     },
     /// `stablehlo.collective_permute`: each `(source, target)` pair sends the source
     /// device's piece to the target device; a device no pair targets gets zeros.
     CollectivePermute {
+        /// `(source, target)` device pairs.
         pairs: Vec<(usize, usize)>,
     },
 }
@@ -719,8 +815,11 @@ impl Op {
 /// One operation inside a function body or region.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Op {
+    /// What it does, with its static attributes.
     pub kind: OpKind,
+    /// The values it reads, in order.
     pub operands: Vec<ValueId>,
+    /// The values it defines, in order.
     pub results: Vec<ValueId>,
     /// Nested blocks (the reducer of `stablehlo.reduce`).
     pub regions: Vec<BlockId>,

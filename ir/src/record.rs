@@ -16,11 +16,13 @@ use std::path::Path;
 /// Inputs, and the outputs and tolerance when recorded.
 #[derive(Clone, Debug)]
 pub struct Record {
+    /// The inputs, in the program's argument order.
     pub inputs: Vec<Literal>,
     /// Empty when the record has none.
     pub outputs: Vec<Literal>,
     /// Absolute and relative tolerance: `|got - want| <= abs + rel * |want|`.
     pub abs: f64,
+    /// The relative part of the tolerance.
     pub rel: f64,
 }
 

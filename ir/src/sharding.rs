@@ -17,18 +17,23 @@ use std::fmt;
 /// major part has size 2, as Shardy writes it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct AxisRef {
+    /// The mesh axis.
     pub name: String,
+    /// The part of it, when a sub-axis.
     pub sub: Option<SubAxis>,
 }
 
 /// The part of an axis of `size` devices that follows a major part of `pre_size` devices.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SubAxis {
+    /// The devices of the major part before it.
     pub pre_size: usize,
+    /// Its devices.
     pub size: usize,
 }
 
 impl AxisRef {
+    /// The whole axis `name`.
     pub fn new(name: &str) -> AxisRef {
         AxisRef {
             name: name.to_string(),
@@ -168,10 +173,14 @@ pub fn padding(size: usize, shards: usize) -> usize {
 /// How a partial (unreduced) value is to be combined across its unreduced axes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Reduction {
+    /// Added.
     #[default]
     Sum,
+    /// The largest kept.
     Max,
+    /// The smallest kept.
     Min,
+    /// Multiplied.
     Product,
     /// Logical and (of `i1` values; of nonzero-ness otherwise).
     And,
@@ -190,6 +199,7 @@ impl Reduction {
         Reduction::Or,
     ];
 
+    /// Its name in the text format (`sum`, `max`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Reduction::Sum => "sum",
@@ -201,6 +211,7 @@ impl Reduction {
         }
     }
 
+    /// The reduction of a text-format name.
     pub fn from_name(s: &str) -> Option<Reduction> {
         Reduction::ALL.into_iter().find(|r| r.name() == s)
     }
@@ -284,6 +295,7 @@ impl Sharding {
         Sharding::new(mesh, vec![DimSharding::closed(); rank])
     }
 
+    /// Its number of dimensions.
     pub fn rank(&self) -> usize {
         self.dims.len()
     }

@@ -25,7 +25,9 @@ use std::path::Path;
 /// (seconds per message).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkClass {
+    /// Bytes per second, each direction.
     pub bandwidth: f64,
+    /// Seconds per message.
     pub latency: f64,
 }
 
@@ -44,7 +46,9 @@ impl LinkClass {
 /// Nodes of devices and the links inside and across them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
+    /// The nodes.
     pub nodes: usize,
+    /// Devices on each node (device `d` on node `d / devices_per_node`).
     pub devices_per_node: usize,
     /// Between two devices of one node.
     pub intra: LinkClass,
@@ -159,6 +163,7 @@ impl Hierarchy {
 /// predicts and picks.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RouteChoice {
+    /// The faster of the two.
     pub algorithm: Algorithm,
     /// Predicted seconds of the flat ring.
     pub ring_s: f64,

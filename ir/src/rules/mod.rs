@@ -64,10 +64,12 @@ pub struct FactorId(pub u32);
 const LETTERED: u32 = (b'z' - b'i') as u32;
 
 impl FactorId {
+    /// Its position in the rule's factors.
     pub fn index(self) -> usize {
         self.0 as usize
     }
 
+    /// The factor at position `i`.
     pub fn from_index(i: usize) -> FactorId {
         FactorId(u32::try_from(i).expect("FactorId overflow: more than 2^32 factors"))
     }
@@ -86,9 +88,13 @@ impl fmt::Display for FactorId {
 /// How the partial results of a reduction factor combine.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Combiner {
+    /// Added.
     Sum,
+    /// The largest kept.
     Max,
+    /// The smallest kept.
     Min,
+    /// Multiplied.
     Product,
     /// Logical or bitwise and.
     And,
@@ -111,6 +117,7 @@ const BINARY_COMBINERS: &[(BinaryOp, Combiner)] = &[
 ];
 
 impl Combiner {
+    /// Every combiner.
     pub const ALL: [Combiner; 7] = [
         Combiner::Sum,
         Combiner::Max,
@@ -121,6 +128,7 @@ impl Combiner {
         Combiner::Body,
     ];
 
+    /// Its name in rules and layouts (`sum`, `max`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Combiner::Sum => "sum",
@@ -179,26 +187,34 @@ pub enum FactorKind {
     /// block moves whole, block `j` to block `(j + shift / b) mod n`, so the op runs on its
     /// pieces and a collective permute over the factor's axes moves them; any other shift
     /// needs the factor unsharded (what a permutation factor needs).
-    Rotation { shift: usize },
+    Rotation {
+        /// Positions each element moves up along the factor (mod its size).
+        shift: usize,
+    },
 }
 
 impl FactorKind {
+    /// [`FactorKind::PassThrough`].
     pub fn is_pass_through(self) -> bool {
         self == FactorKind::PassThrough
     }
 
+    /// [`FactorKind::Reduction`].
     pub fn is_reduction(self) -> bool {
         matches!(self, FactorKind::Reduction(_))
     }
 
+    /// [`FactorKind::NeedReplication`].
     pub fn is_need_replication(self) -> bool {
         self == FactorKind::NeedReplication
     }
 
+    /// [`FactorKind::Permutation`].
     pub fn is_permutation(self) -> bool {
         self == FactorKind::Permutation
     }
 
+    /// [`FactorKind::Rotation`].
     pub fn is_rotation(self) -> bool {
         matches!(self, FactorKind::Rotation { .. })
     }
@@ -251,14 +267,18 @@ impl fmt::Display for FactorKind {
 /// One factor of a rule.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Factor {
+    /// Its size (the product over the dimensions it appears in, for its share).
     pub size: usize,
+    /// How sharding it affects the op.
     pub kind: FactorKind,
 }
 
 /// An operand or result of the op a rule describes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TensorRef {
+    /// Operand `k`.
     Operand(usize),
+    /// Result `k`.
     Result(usize),
 }
 
@@ -275,8 +295,11 @@ impl fmt::Display for TensorRef {
 /// dimension's factors (0 is the major-most).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FactorUse {
+    /// The tensor.
     pub tensor: TensorRef,
+    /// Its dimension.
     pub dim: usize,
+    /// The factor's position among that dimension's factors (0: major-most).
     pub position: usize,
 }
 
@@ -296,6 +319,7 @@ pub struct OpRule {
 }
 
 impl OpRule {
+    /// How many factors it has.
     pub fn num_factors(&self) -> usize {
         self.factors.len()
     }
@@ -332,6 +356,7 @@ impl OpRule {
         self.results.get(k)
     }
 
+    /// The factors of every dimension of an operand or result.
     pub fn tensor(&self, t: TensorRef) -> Option<&TensorMapping> {
         match t {
             TensorRef::Operand(k) => self.operand(k),
@@ -596,10 +621,13 @@ pub enum RuleError {
     /// error: the program must be transformed first.
     #[error("{op} defining {at} has no sharding rule: {why}; {fix}")]
     NoRule {
+        /// The op's name.
         op: String,
         /// The value the op defines, with its function: `%3 in @main`.
         at: String,
+        /// Why it has none.
         why: String,
+        /// How to transform the program.
         fix: String,
     },
 
@@ -607,9 +635,13 @@ pub enum RuleError {
     /// not have), so no rule can be derived. Run the verifier on the module first.
     #[error("{op} defining {at} is malformed, so it has no sharding rule: {rule}; {fix}")]
     InvalidOp {
+        /// The op's name.
         op: String,
+        /// The value the op defines, with its function.
         at: String,
+        /// The typing rule broken.
         rule: String,
+        /// How to fix it.
         fix: String,
     },
 
@@ -618,9 +650,13 @@ pub enum RuleError {
         "internal error: the sharding rule derived for {op} defining {at} ({rule}) is inconsistent: {detail}; this is a bug in shardc's rule registry, please report it with the op"
     )]
     Inconsistent {
+        /// The op's name.
         op: String,
+        /// The value the op defines, with its function.
         at: String,
+        /// The rule derived, in Shardy's syntax.
         rule: String,
+        /// Which invariant it breaks.
         detail: String,
     },
 }
