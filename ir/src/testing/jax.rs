@@ -10,14 +10,19 @@ use std::path::{Path, PathBuf};
 /// One exported program with JAX's inputs and outputs.
 #[derive(Clone, Debug)]
 pub struct JaxFixture {
+    /// The file's name without `.mlir`.
     pub name: String,
     /// The `.mlir` text as JAX printed it.
     pub text: String,
+    /// The text, parsed.
     pub module: Module,
+    /// The inputs JAX was given, in `main`'s argument order.
     pub inputs: Vec<Literal>,
+    /// The outputs JAX computed, in `main`'s result order.
     pub outputs: Vec<Literal>,
     /// Absolute and relative tolerance: `|got - want| <= abs + rel * |want|`.
     pub abs: f64,
+    /// The relative part of the tolerance.
     pub rel: f64,
 }
 

@@ -45,6 +45,7 @@ pub struct Choices {
 }
 
 impl Choices {
+    /// The decisions `values`, read in order.
     pub fn new(values: Vec<u32>) -> Choices {
         Choices { values, next: 0 }
     }
