@@ -18,7 +18,9 @@ pub(crate) const NO_DRIVER: &str = "no CUDA driver found (libcuda.so.1): the cud
 /// One GPU the driver sees.
 #[derive(Clone, Debug)]
 pub struct GpuInfo {
+    /// Its index among the driver's GPUs.
     pub ordinal: usize,
+    /// Its name (`NVIDIA H200`).
     pub name: String,
     /// Compute capability (major, minor): (9, 0) for an H100.
     pub capability: (u32, u32),
@@ -31,6 +33,7 @@ pub struct GpuInfo {
 pub struct DriverInfo {
     /// `cuDriverGetVersion`: 12080 for CUDA 12.8.
     pub version: i32,
+    /// The GPUs it sees.
     pub gpus: Vec<GpuInfo>,
     /// NCCL's version (22304 for 2.23.4) when `libnccl` loads.
     pub nccl: Option<i32>,

@@ -91,6 +91,7 @@ impl CudaMesh {
         CudaMesh::with_options(devices, &CudaOptions::default())
     }
 
+    /// [`CudaMesh::new`] with options (collectives over NCCL or staged through the host).
     pub fn with_options(devices: usize, options: &CudaOptions) -> Result<CudaMesh, RuntimeError> {
         if devices == 0 {
             return Err(RuntimeError::EmptyMesh);
@@ -1179,6 +1180,7 @@ fn launch_all(
 /// A GPU program run alone ([`CudaMesh::run_program`]).
 #[derive(Clone, Debug)]
 pub struct ProgramRun {
+    /// The program's outputs.
     pub outputs: Vec<Literal>,
     /// GPU time of one run of all its launches, in milliseconds (the mean over the
     /// repeats, measured with CUDA events; uploads and downloads excluded).
