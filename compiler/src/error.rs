@@ -4,31 +4,47 @@ use shardc_ir::IrError;
 use shardc_ir::rules::RuleError;
 use thiserror::Error;
 
+/// Why a program cannot be compiled (propagated, partitioned, differentiated, lowered):
+/// each message names the op or value, the rule and the fix.
 #[derive(Debug, Error)]
 pub enum CompileError {
+    /// The module or an op is not valid IR.
     #[error(transparent)]
     Ir(#[from] IrError),
 
+    /// An op has no sharding rule, or the rule cannot be derived.
     #[error(transparent)]
     Rule(#[from] RuleError),
 
     /// The program uses something shardc does not handle (yet): says what, why, and what
     /// to write instead. A user error: the fix is in the program.
     #[error("{what}: {why}")]
-    Unsupported { what: String, why: String },
+    Unsupported {
+        /// What the program uses.
+        what: String,
+        /// Why it is not handled, and what to write instead.
+        why: String,
+    },
 
     /// A bug in shardc, not in the program: `part` names the part of shardc that broke
     /// an invariant, `what` what it found. Report it with the program.
     #[error(
         "internal error in shardc's {part}: {what}. This is a bug in shardc, not in your program; please report it with the program"
     )]
-    Internal { part: &'static str, what: String },
+    Internal {
+        /// The part of shardc (`partition`, `lower`).
+        part: &'static str,
+        /// What it found.
+        what: String,
+    },
 
     /// MLIR refused a module shardc handed it (a shardc bug: its printers must only emit
     /// what MLIR accepts).
     #[error("MLIR could not {stage} the module shardc produced:\n{diagnostics}")]
     Mlir {
+        /// What MLIR was asked to do (`parse`, `run the pipeline on`).
         stage: &'static str,
+        /// MLIR's diagnostics.
         diagnostics: String,
     },
 
@@ -37,8 +53,11 @@ pub enum CompileError {
     /// to do instead.
     #[error("cannot differentiate {what}: {why}; {fix}")]
     NotDifferentiable {
+        /// The op, argument or function.
         what: String,
+        /// The rule broken.
         why: String,
+        /// What to do instead.
         fix: String,
     },
 
@@ -48,17 +67,24 @@ pub enum CompileError {
         "no plan fits {budget} B per device: the plan with the smallest peak holds {peak} B on a device at {at}, where {live} are live; shard the largest over more devices (FSDP/ZeRO-3 specs, tensor parallelism), recompute activations (`shardc::remat` around each layer), use a smaller batch, or raise Options::memory_per_device"
     )]
     OverMemory {
+        /// The budget, in bytes per device.
         budget: u64,
+        /// The smallest peak any plan reached, in bytes.
         peak: u64,
+        /// The op at that peak.
         at: String,
+        /// The largest values live there, with their bytes.
         live: String,
     },
 
     /// No layout of a value satisfies what is asked of it.
     #[error("no way to give {value} the layout {layout}: {why}")]
     Unreachable {
+        /// The value (`result 1 (%633)`).
         value: String,
+        /// The layout asked for.
         layout: String,
+        /// Why none of the ways there works (a limit reached says so).
         why: String,
     },
 }

@@ -34,10 +34,15 @@ pub enum Stage {
 
 /// Everything the pipeline produced.
 pub struct Compiled {
+    /// The module as given.
     pub input: Module,
+    /// The global program after inlining and constraints (what propagation reads).
     pub global: Module,
+    /// The saturated e-graph and what it found.
     pub propagated: Propagated,
+    /// The layouts chosen for every value, and their cost.
     pub extraction: Extraction,
+    /// The per-device program with its collectives.
     pub partitioned: Partitioned,
     /// The all-reduces bucketing fused (empty without `Options::bucket_bytes`).
     pub buckets: Vec<Bucket>,
@@ -60,6 +65,7 @@ pub struct Compiled {
 /// when the cost model has a topology or `Options::compress` names an axis, then `verify_partitioned`. (`shardc bench step` and `bench compile` report them.)
 #[derive(Clone, Debug, Default)]
 pub struct Timings {
+    /// Each stage's name and time, in pipeline order.
     pub stages: Vec<(&'static str, Duration)>,
 }
 
@@ -252,6 +258,7 @@ impl Compiled {
             .map_or("main", |f| f.name.as_str())
     }
 
+    /// The module after `stage`.
     pub fn module(&self, stage: Stage) -> &Module {
         match stage {
             Stage::Input => &self.input,

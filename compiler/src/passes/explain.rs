@@ -24,12 +24,17 @@ use shardc_ir::{Function, Mesh, TensorType, ValueDef, ValueId};
 use std::collections::HashMap;
 use std::fmt::{self, Write};
 
+/// Why a program was partitioned as it was: every value's layouts and their origin, every
+/// collective with its cause, cost and the alternatives, the bytes and the cost model.
 #[derive(Clone, Debug, Serialize)]
 pub struct Explanation {
     /// `mesh_data2_model4 = <["data"=2, "model"=4]>`
     pub mesh: String,
+    /// What propagation did (classes, nodes, limits reached).
     pub propagation: Report,
+    /// Every value and the layouts the program uses it in.
     pub values: Vec<ValueLayout>,
+    /// Every collective of the partitioned program.
     pub collectives: Vec<Collective>,
     /// Bytes each device sends, summed over all collectives.
     pub bytes_per_device: u64,
@@ -41,6 +46,7 @@ pub struct Explanation {
     pub cost_model: String,
 }
 
+/// A value and the layouts it is used in.
 #[derive(Clone, Debug, Serialize)]
 pub struct ValueLayout {
     /// `%3`
@@ -55,6 +61,7 @@ pub struct ValueLayout {
     pub layouts: Vec<UsedLayout>,
 }
 
+/// One layout of a value, how it is obtained and why.
 #[derive(Clone, Debug, Serialize)]
 pub struct UsedLayout {
     /// `f32[8@data,16]`
@@ -65,15 +72,20 @@ pub struct UsedLayout {
     pub origin: String,
 }
 
+/// One collective of the partitioned program and why it is there.
 #[derive(Clone, Debug, Serialize)]
 pub struct Collective {
     /// `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all`.
     pub kind: String,
+    /// The mesh axes it runs over.
     pub axes: Vec<String>,
     /// The value resharded, `%4`.
     pub value: String,
+    /// The layout it starts from (`f32[8@data,16]`).
     pub from: String,
+    /// The layout it makes.
     pub to: String,
+    /// Bytes each device sends.
     pub bytes_per_device: u64,
     /// The ops (or results) that read the resharded value.
     pub needed_by: Vec<String>,
@@ -92,9 +104,12 @@ pub struct Collective {
     pub compressed: Option<Compressed>,
 }
 
+/// Another way to the same value and layout, and its cost.
 #[derive(Clone, Debug, Serialize)]
 pub struct Alternative {
+    /// The way (`all_gather(dim 0, {"data"}) from f32[8@data,16]`).
     pub what: String,
+    /// Its cost in microseconds, counted as the chosen way's is.
     pub cost_us: f64,
 }
 
@@ -608,7 +623,9 @@ pub struct Decisions {
 /// program does not name it: `0: f32[8@data,16]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Placed {
+    /// The user's name for it (or its position).
     pub name: String,
+    /// Its layout.
     pub layout: String,
 }
 
@@ -617,11 +634,15 @@ pub struct Placed {
 pub struct Decided {
     /// `all_reduce`, `reduce_scatter`, `all_gather`, `all_to_all`, `collective_permute`.
     pub kind: String,
+    /// The mesh axes it runs over.
     pub axes: Vec<String>,
     /// The value it moves (a bucket: its members).
     pub value: String,
+    /// The layout it starts from.
     pub from: String,
+    /// The layout it makes.
     pub to: String,
+    /// Bytes each device sends.
     pub bytes_per_device: u64,
     /// What needs it: the ops or results that read the value in its new layout.
     pub serves: Vec<String>,

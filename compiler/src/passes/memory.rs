@@ -21,8 +21,11 @@ pub fn peak_computed_bytes(f: &Function) -> u64 {
 /// at, and the values live there, largest first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Peak {
+    /// Bytes held at the peak.
     pub bytes: u64,
+    /// The body position (op index) it is reached at.
     pub at: usize,
+    /// The values live there and their bytes, largest first.
     pub live: Vec<(ValueId, u64)>,
 }
 

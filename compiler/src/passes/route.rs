@@ -27,7 +27,9 @@ use shardc_runtime::backend::collective::Exchange;
 /// ([`Op::of`](shardc_ir::Op::of)) and both predictions for its slowest group.
 #[derive(Clone, Debug, Serialize)]
 pub struct Route {
+    /// The collective's value in the per-device program (`%12`).
     pub at: String,
+    /// The global values it moves, as `explain` names them.
     pub of: Vec<String>,
     /// Bytes of the buffer it is predicted by: an all-reduce's or reduce-scatter's
     /// operand, an all-gather's result.
@@ -42,8 +44,11 @@ pub struct Route {
 /// with it (the mean over the devices, as run reports state it).
 #[derive(Clone, Debug, Serialize)]
 pub struct Compressed {
+    /// How it is compressed.
     pub compression: Compression,
+    /// Bytes a device would send uncompressed.
     pub bytes_before: u64,
+    /// Bytes it sends.
     pub bytes_after: u64,
 }
 

@@ -27,7 +27,9 @@ pub struct CostModel {
     pub version: u32,
     /// Where these figures come from: `built-in cpu (2 cores)`, `calibrated on ...`.
     pub source: String,
+    /// Bytes per second over each mesh axis that has a figure of its own.
     pub axis_bandwidth: BTreeMap<String, f64>,
+    /// Bytes per second over any other axis.
     pub default_bandwidth: f64,
     /// Seconds per collective, whatever its size, when [`CostModel::group_latency`] has
     /// no figure.
@@ -70,7 +72,9 @@ pub struct CostModel {
 /// The cores the devices of a mesh share, and the device count a profile was measured at.
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SharedHost {
+    /// The host's cores.
     pub cores: usize,
+    /// The devices the figures were measured with.
     pub devices: usize,
 }
 
@@ -240,6 +244,7 @@ impl CostModel {
         self
     }
 
+    /// Bytes per second over a mesh axis.
     pub fn bandwidth(&self, axis: &str) -> f64 {
         self.axis_bandwidth
             .get(axis)
