@@ -141,6 +141,45 @@ func.func @main() -> (tensor<2x2xi1>, tensor<10xi1>, tensor<3xi1>, tensor<3xi1>)
         assert_round_trips(&m, "i1 hex");
     }
 
+    /// JAX's `preferred_element_type`: a dot whose result is declared wider than its
+    /// operands (bf16 -> f32, i8 -> i32) reads them converted first (exact, as XLA computes
+    /// it), each convert marked; a result narrower than the operands is still refused.
+    #[test]
+    fn dots_accumulating_in_a_wider_type_read_widened_operands() {
+        let text = r#"
+func.func @main(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>, %c: tensor<4x8xi8>, %d: tensor<8x2xi8>) -> (tensor<4x2xf32>, tensor<4x2xi32>) {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<4x8xbf16>, tensor<8x2xbf16>) -> tensor<4x2xf32>
+  %1 = stablehlo.dot_general %c, %d, contracting_dims = [1] x [0] : (tensor<4x8xi8>, tensor<8x2xi8>) -> tensor<4x2xi32>
+  return %0, %1 : tensor<4x2xf32>, tensor<4x2xi32>
+}"#;
+        let m = parse_module(text).unwrap();
+        let f = m.entry().unwrap();
+        let converts: Vec<_> = f.ops.iter().filter(|o| o.kind == OpKind::Convert).collect();
+        assert_eq!(converts.len(), 4);
+        let printed = print_module(&m);
+        assert!(
+            printed.contains("stablehlo.convert %arg0 {shardc.from = \"preferred_element_type\"} : (tensor<4x8xbf16>) -> tensor<4x8xf32>"),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("(tensor<4x8xi32>, tensor<8x2xi32>) -> tensor<4x2xi32>"),
+            "{printed}"
+        );
+        assert_round_trips(&m, "preferred_element_type");
+        let narrowing = text
+            .replace("-> tensor<4x2xf32>", "-> tensor<4x2xf16>")
+            .replace(
+                "(tensor<4x2xf32>, tensor<4x2xi32>)",
+                "(tensor<4x2xf16>, tensor<4x2xi32>)",
+            )
+            .replace(
+                "return %0, %1 : tensor<4x2xf32>",
+                "return %0, %1 : tensor<4x2xf16>",
+            );
+        let e = parse_module(&narrowing).unwrap_err();
+        assert!(e.to_string().contains("result type is declared as"), "{e}");
+    }
+
     /// The inputs and outputs JAX recorded have the shapes of `main`'s signature.
     #[test]
     fn fixture_signatures_match_their_json() {

@@ -737,6 +737,10 @@ fn jax_fixture_decisions() {
         ),
         // A loop with a traced trip count runs whole: its rows gathered first.
         ("lax_dynamic_trip_count_fwd", &["all_gather {data}"]),
+        // Data-parallel: the loss and the two weight gradients all-reduced (in f32: the
+        // bf16 operands are widened before their dots, as preferred_element_type asks);
+        // the int8 matmul's rows stay on their devices.
+        ("jax_preferred_element_type_step", &["all_reduce {data}"; 3]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

@@ -12,7 +12,7 @@ use super::chlo;
 use super::lexer::{Lexer, Tok, Token, error_at};
 use super::ops::{self, OpSyntax};
 use crate::builder::FunctionBuilder;
-use crate::dtype::TensorType;
+use crate::dtype::{DType, TensorType};
 use crate::error::{IrError, ParseError};
 use crate::mesh::Mesh;
 use crate::module::{BlockId, Module, ValueAttrs, ValueId, Visibility};
@@ -1499,8 +1499,26 @@ impl<'a> Parser<'a> {
             || "an unnamed value".to_string(),
             |g| format!("%{}", g.name),
         ));
-        let ids: Vec<ValueId> = p.operands.iter().map(|u| u.id).collect();
+        let mut ids: Vec<ValueId> = p.operands.iter().map(|u| u.id).collect();
         let mut p = p;
+        // JAX's `preferred_element_type`: a dot or convolution whose result is declared wider
+        // than its operands (bf16 x bf16 -> f32, i8 x i8 -> i32) reads them widened first,
+        // which is exact, as XLA computes it.
+        if let Some(wide) = preferred_element_type(&p) {
+            for id in ids.iter_mut() {
+                let ty = f.b.ty(*id).with_dtype(wide);
+                let v =
+                    f.b.push1_typed(OpKind::Convert, &[*id], ty)
+                        .map_err(|e| self.error_at(offset, e.to_string()))?;
+                if let Some(op) = f.b.func().defining_op(v) {
+                    f.b.op_mut(op).attrs.push((
+                        "shardc.from".to_string(),
+                        "\"preferred_element_type\"".to_string(),
+                    ));
+                }
+                *id = v;
+            }
+        }
         // A sort without a dimension sorts along the last (StableHLO's default, -1).
         if let OpKind::Sort { dimension, .. } = &mut p.kind
             && *dimension == usize::MAX
@@ -1723,4 +1741,37 @@ impl<'a> Parser<'a> {
         }
         Ok(())
     }
+}
+
+/// The wider element type a dot or convolution's declared result asks its operands to be
+/// read in (JAX's `preferred_element_type`), when every operand widens to it exactly: a
+/// float to a wider float, an integer to a wider integer that holds all its values.
+fn preferred_element_type(p: &Parsed) -> Option<DType> {
+    if !matches!(p.kind, OpKind::DotGeneral(_) | OpKind::Convolution(_)) {
+        return None;
+    }
+    let [result] = p.result_types.as_slice() else {
+        return None;
+    };
+    let wide = result.dtype;
+    let exact = |from: DType| {
+        if from == wide {
+            return true;
+        }
+        let (fb, wb) = (from.bit_width(), wide.bit_width());
+        if from.is_float() && wide.is_float() {
+            // bf16 and f16 fit f32 and f64; f32 fits f64.
+            return wb > fb;
+        }
+        if from.is_bool() || wide.is_bool() || from.is_float() || wide.is_float() {
+            return false;
+        }
+        match (from.is_unsigned(), wide.is_unsigned()) {
+            (false, false) | (true, true) => wb > fb,
+            (true, false) => wb > fb,
+            (false, true) => false,
+        }
+    };
+    let differs = p.operand_types.iter().any(|t| t.dtype != wide);
+    (differs && p.operand_types.iter().all(|t| exact(t.dtype))).then_some(wide)
 }
