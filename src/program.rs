@@ -177,8 +177,14 @@ impl<M: Mesh> Resident for Program<M> {
             let by_position = match s {
                 Source::Result(k) if p.outputs[k] == p.inputs[arg] => take(k)?,
                 Source::Result(k) => {
-                    let global = unshard_result(c, k, &take(k)?, f64::INFINITY)?;
-                    shard_arg(c, arg, &global)?
+                    let old = take(k)?;
+                    let global = unshard_result(c, k, &old, f64::INFINITY)?;
+                    let new = shard_arg(c, arg, &global)?;
+                    // The old pieces are freed only now, after the new ones exist: a new
+                    // piece never takes an old one's address, so "moved as it is" (the
+                    // same storage) can be told from "copied" by address.
+                    drop(old);
+                    new
                 }
                 Source::Fresh(i) => shard_arg(c, arg, &fresh[i].1)?,
             };
