@@ -572,13 +572,7 @@ mod tests {
         assert_eq!(m.latency_of(64), 400e-6);
         // A dot's time is its FLOPs at the rate of its size.
         let t = TensorType::new(shardc_ir::DType::F32, [100, 100]);
-        let dot = OpKind::DotGeneral(shardc_ir::DotDims {
-            lhs_batch: vec![],
-            rhs_batch: vec![],
-            lhs_contracting: vec![1],
-            rhs_contracting: vec![0],
-            precision: vec![],
-        });
+        let dot = matmul();
         let time = m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t));
         let rate = m.dot_rate(2e6);
         assert!(rate > 10e9 && rate < 20e9, "{rate}");
@@ -637,17 +631,20 @@ mod tests {
         assert!(time < choice.ring_s / 2.0);
     }
 
+    /// `[m, k] x [k, n]`.
+    fn matmul() -> OpKind {
+        OpKind::DotGeneral(shardc_ir::DotDims {
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+            ..Default::default()
+        })
+    }
+
     #[test]
     fn contractions_and_other_ops_have_their_own_rates() {
         let m = CostModel::cpu(1);
         let t = TensorType::new(shardc_ir::DType::F32, [64, 64]);
-        let dot = OpKind::DotGeneral(shardc_ir::DotDims {
-            lhs_batch: vec![],
-            rhs_batch: vec![],
-            lhs_contracting: vec![1],
-            rhs_contracting: vec![0],
-            precision: vec![],
-        });
+        let dot = matmul();
         let flops = 2.0 * 64.0 * 64.0 * 64.0;
         assert_eq!(
             m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t)),
