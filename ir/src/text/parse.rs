@@ -1766,11 +1766,8 @@ fn preferred_element_type(p: &Parsed) -> Option<DType> {
         if from.is_bool() || wide.is_bool() || from.is_float() || wide.is_float() {
             return false;
         }
-        match (from.is_unsigned(), wide.is_unsigned()) {
-            (false, false) | (true, true) => wb > fb,
-            (true, false) => wb > fb,
-            (false, true) => false,
-        }
+        // A signed integer never fits an unsigned one; otherwise wider holds narrower.
+        !(wide.is_unsigned() && !from.is_unsigned()) && wb > fb
     };
     let differs = p.operand_types.iter().any(|t| t.dtype != wide);
     (differs && p.operand_types.iter().all(|t| exact(t.dtype))).then_some(wide)
