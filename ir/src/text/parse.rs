@@ -1767,7 +1767,7 @@ fn preferred_element_type(p: &Parsed) -> Option<DType> {
             return false;
         }
         // A signed integer never fits an unsigned one; otherwise wider holds narrower.
-        !(wide.is_unsigned() && !from.is_unsigned()) && wb > fb
+        (!wide.is_unsigned() || from.is_unsigned()) && wb > fb
     };
     let differs = p.operand_types.iter().any(|t| t.dtype != wide);
     (differs && p.operand_types.iter().all(|t| exact(t.dtype))).then_some(wide)
