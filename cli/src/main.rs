@@ -1,7 +1,7 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad]
+//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
 //! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile]
@@ -66,6 +66,10 @@ enum Command {
         /// (`docs/topology.md`). Repeatable.
         #[arg(long, value_parser = parse_compress)]
         compress: Vec<(String, shardc::ir::compress::Compression)>,
+        /// Run every loop whole on every device (what it reads gathered first) instead of
+        /// on the pieces of its carried values.
+        #[arg(long)]
+        loops_whole: bool,
         #[command(flatten)]
         cost: CostArgs,
     },
@@ -99,6 +103,10 @@ enum Command {
         /// (`docs/topology.md`). Repeatable.
         #[arg(long, value_parser = parse_compress)]
         compress: Vec<(String, shardc::ir::compress::Compression)>,
+        /// Run every loop whole on every device (what it reads gathered first) instead of
+        /// on the pieces of its carried values.
+        #[arg(long)]
+        loops_whole: bool,
         #[command(flatten)]
         cost: CostArgs,
     },
@@ -458,6 +466,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             out,
             pad,
             compress,
+            loops_whole,
             cost,
         } => {
             let outcome = shardc_cli::run::run(&shardc_cli::run::Run {
@@ -472,6 +481,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     pad_uneven: pad,
                     cost: cost.model()?,
                     compress,
+                    partition_loops: !loops_whole,
                     ..Options::default()
                 },
                 pad,
@@ -494,6 +504,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             bucket_bytes,
             pad,
             compress,
+            loops_whole,
             cost,
         } => {
             let text = read_text(&file)?;
@@ -511,6 +522,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     pad_uneven: pad,
                     cost: cost.model()?,
                     compress,
+                    partition_loops: !loops_whole,
                     ..Options::default()
                 },
             )?;

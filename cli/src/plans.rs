@@ -30,8 +30,10 @@ pub struct PlansBench {
     pub cost: CostModel,
 }
 
-/// The machines whose best plans are the alternatives, as changes of `cost`.
-fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel)> {
+/// The machines whose best plans are the alternatives, as changes of `cost`, and
+/// whether loops are partitioned (`loops_whole`: every loop run whole, the plan before
+/// loops were partitioned).
+fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel, bool)> {
     let mut free_comm = cost.clone();
     free_comm.default_bandwidth *= 1e3;
     free_comm
@@ -43,10 +45,11 @@ fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel)> {
     let mut lean = cost.clone();
     lean.memory_weight = 1e-8;
     vec![
-        ("chosen", cost.clone()),
-        ("gpu_cluster", CostModel::gpu_cluster()),
-        ("communication_free", free_comm),
-        ("memory_lean", lean),
+        ("chosen", cost.clone(), true),
+        ("gpu_cluster", CostModel::gpu_cluster(), true),
+        ("communication_free", free_comm, true),
+        ("memory_lean", lean, true),
+        ("loops_whole", cost.clone(), false),
     ]
 }
 
@@ -91,11 +94,12 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
         let mut seen: Vec<(String, usize)> = Vec::new();
         let mut rows: Vec<Value> = Vec::new();
         let mut figures: Vec<(f64, f64)> = Vec::new();
-        for (name, cost) in machines(&b.cost) {
+        for (name, cost, partition_loops) in machines(&b.cost) {
             let c = compile(
                 &m,
                 &Options {
                     cost,
+                    partition_loops: partition_loops && base.partition_loops,
                     ..base.clone()
                 },
             )

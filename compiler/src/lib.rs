@@ -55,6 +55,7 @@ pub mod sharding {
 pub mod local {
     pub mod linear;
     pub mod localize;
+    pub mod loops;
     pub mod manual;
     pub mod mask;
     pub mod offset;

@@ -108,7 +108,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         why: "there is nothing to compile".into(),
     })?;
     let (mut extraction, mut partitioned, mut buckets, mut regathered) =
-        plan(&global, &propagated, f, opts, &mut timings)?;
+        plan(&global, &mut propagated, f, opts, &mut timings)?;
     if let Some(budget) = opts.memory_per_device {
         // Memory weighed against time ever more heavily, until a plan fits.
         let mut smallest = memory_peak(&partitioned);
@@ -121,7 +121,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
             propagated.cost.memory_weight = weight;
             propagated.cost.source =
                 format!("{base}; memory weighed at {weight:e} s/B to fit {budget} B per device");
-            let tried = plan(&global, &propagated, f, opts, &mut timings)?;
+            let tried = plan(&global, &mut propagated, f, opts, &mut timings)?;
             let peak = memory_peak(&tried.1);
             if peak.bytes < smallest.bytes {
                 smallest = peak;
@@ -166,17 +166,60 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     })
 }
 
-/// Extraction, partitioning, then bucketing and regathering when asked.
+/// Extraction (again while a loop's results come from different plans), partitioning,
+/// then bucketing and regathering when asked.
 fn plan(
     global: &Module,
-    propagated: &Propagated,
+    propagated: &mut Propagated,
     f: &shardc_ir::Function,
     opts: &Options,
     timings: &mut Timings,
 ) -> Result<(Extraction, Partitioned, Vec<Bucket>, usize), CompileError> {
-    let extraction = timings.time("extract", || extract(propagated, f))?;
+    let mut extraction = timings.time("extract", || extract(propagated, f))?;
+    // One loop runs one plan: extract again without the others until it does.
+    loop {
+        let banned = crate::local::loops::ban_conflicts(propagated, &extraction);
+        if banned.is_empty() {
+            break;
+        }
+        let again = timings.time("extract", || extract(propagated, f))?;
+        if !again.cost.is_finite() {
+            // A class only the banned plans give: keep the program as it was (its loops
+            // then run twice, each plan for the results it gives).
+            for key in &banned {
+                propagated.banned_loops.remove(key);
+            }
+            break;
+        }
+        extraction = again;
+    }
     let mut partitioned =
         timings.time("partition", || partition(global, propagated, &extraction))?;
+    // The extraction weighs each loop's plan against the layouts around it one class at
+    // a time; the program with every loop run whole is weighed too, as a whole, and kept
+    // when the model predicts it faster (`CostModel::program_time`).
+    if crate::local::loops::any_on_pieces(propagated, &extraction) {
+        let before = propagated.banned_loops.clone();
+        crate::local::loops::ban_pieces(propagated);
+        let whole = timings.time("extract", || extract(propagated, f))?;
+        // Every loop whole may be out of reach (a class only a loop on pieces gives).
+        let whole_partitioned = if whole.cost.is_finite() {
+            timings
+                .time("partition", || partition(global, propagated, &whole))
+                .ok()
+        } else {
+            None
+        };
+        let time = |p: &Partitioned| {
+            p.module
+                .entry()
+                .map_or(f64::INFINITY, |f| propagated.cost.program_time(f).total())
+        };
+        match whole_partitioned {
+            Some(w) if time(&w) < time(&partitioned) => (extraction, partitioned) = (whole, w),
+            _ => propagated.banned_loops = before,
+        }
+    }
     let mut buckets = Vec::new();
     if let Some(limit) = opts.bucket_bytes {
         let scalars_apart = !opts.compress.is_empty();

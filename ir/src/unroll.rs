@@ -123,6 +123,12 @@ fn constant_int(f: &Function, v: ValueId) -> Option<i64> {
     }
 }
 
+/// A loop's trip count when compiling, if it has one that [`unroll_communicating_loops`]
+/// can read (a `fori_loop` with constant bounds, a `scan`).
+pub fn known_trip_count(f: &Function, op: &Op) -> Option<usize> {
+    trip_count(f, op).ok()
+}
+
 /// A loop's trip count: carried value `k` starts at constant `a`, the condition is
 /// `k < c` for a constant `c`, and the body returns `k + 1`.
 fn trip_count(f: &Function, op: &Op) -> Result<usize, IrError> {

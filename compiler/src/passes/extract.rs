@@ -25,7 +25,7 @@ use crate::error::CompileError;
 use crate::passes::propagate::{Propagated, Root};
 use crate::sharding::egraph::PNode;
 use egg::{Id, Language};
-use shardc_ir::{Function, TensorType, ValueId};
+use shardc_ir::{Function, OpKind, TensorType, ValueId};
 use std::collections::HashMap;
 
 /// The chosen node of each class.
@@ -87,6 +87,17 @@ pub fn node_cost(p: &Propagated, f: &Function, class: Id, node: &PNode) -> f64 {
     let memory = p.cost.memory(&local);
     match node {
         PNode::Arg { .. } => memory,
+        PNode::Local {
+            op: id,
+            result,
+            layout,
+            children,
+        } if f.op(*id).kind == OpKind::While => {
+            let time = p
+                .loop_plan(*id, children, *result as usize, p.graph.layout(*layout))
+                .map_or(f64::INFINITY, |l| l.cost);
+            time / f.op(*id).results.len().max(1) as f64 + memory
+        }
         PNode::Local { op, children, .. } => {
             let op = f.op(*op);
             let operands: Vec<TensorType> = children

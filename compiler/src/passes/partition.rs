@@ -193,7 +193,7 @@ pub fn partition(
     })
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
     fn layout_of(&self, c: Id) -> Layout {
         let eg = &self.p.graph.egraph;
         self.p.graph.layout(eg[eg.find(c)].data.1).clone()
@@ -268,6 +268,14 @@ impl Emitter<'_> {
         if o.results.len() == 1 {
             return Ok(vec![layout.clone()]);
         }
+        if o.kind == OpKind::While {
+            // Each carried value keeps its layout through the loop (`loops.rs`).
+            return self
+                .p
+                .loop_plan(op, children, result, layout)
+                .map(|plan| plan.layouts.clone())
+                .ok_or_else(|| internal(format!("loop {op} has no plan for its layouts")));
+        }
         let rule = self.p.rules[op.index()]
             .as_ref()
             .ok_or_else(|| internal(format!("op {op} has no rule")))?;
@@ -340,6 +348,20 @@ impl Emitter<'_> {
             layouts(site.layouts),
             PATTERNS.iter().map(|p| p.name).collect::<Vec<_>>()
         ))
+    }
+
+    /// The partitioned body of a loop whose carried values are split as its results are.
+    fn loop_body(&self, s: &Site) -> Option<&'a Function> {
+        if s.o.kind != OpKind::While {
+            return None;
+        }
+        let eg = &self.p.graph.egraph;
+        let plans = self.p.loops.get(&(
+            s.op,
+            s.children.iter().map(|&c| eg[eg.find(c)].data.1).collect(),
+        ))?;
+        let plan = plans.iter().find(|p| p.layouts == s.layouts)?;
+        plan.body.as_ref()?.partitioned.module.entry()
     }
 
     /// Computes the op whole (global annotations dropped), then each device keeps its
@@ -662,6 +684,18 @@ const PATTERNS: &[Pattern] = &[
             Ok(crate::local::manual::inline_body(
                 &mut e.b, e.f, s.o, s.ins, &e.p.mesh,
             )?)
+        },
+    },
+    Pattern {
+        // A loop with split carried values runs on the pieces, its body partitioned for
+        // their layouts when propagating (`loops.rs`).
+        name: "loop on pieces",
+        applies: |e, s| e.loop_body(s).is_some(),
+        apply: |e, s| {
+            let body = e
+                .loop_body(s)
+                .ok_or_else(|| internal(format!("loop {} has no plan", s.op)))?;
+            Ok(crate::local::loops::emit(&mut e.b, e.f, s.o, s.ins, body)?)
         },
     },
     Pattern {

@@ -20,6 +20,7 @@
 
 use crate::error::CompileError;
 use crate::local::linear::{Linearity, linearity};
+use crate::local::loops::LoopPlan;
 use crate::sharding::cost::CostModel;
 use crate::sharding::egraph::{LayoutId, PGraph, PNode, PlanId, ValueOf};
 use crate::sharding::layout::{CombinerKey, FactorAxes, Layout, project_with, sole_factor};
@@ -63,6 +64,10 @@ pub struct Options {
     /// f32 sum over exactly that axis, as DDP's communication hooks compress gradients
     /// (`docs/topology.md`). The cpu backend runs them; the mpi backend refuses them.
     pub compress: Vec<(String, shardc_ir::compress::Compression)>,
+    /// Run loops on the pieces of their carried values, each body partitioned for its
+    /// carried layouts (`local/loops.rs`; on by default). Off, every loop runs whole on
+    /// every device, what it reads gathered first (`shardc compile --loops-whole`).
+    pub partition_loops: bool,
 }
 
 impl Options {
@@ -91,6 +96,7 @@ impl Default for Options {
             pad_uneven: false,
             memory_per_device: None,
             compress: Vec::new(),
+            partition_loops: true,
         }
     }
 }
@@ -220,6 +226,15 @@ pub struct Propagated {
     /// an annotation, the strongest priority among the annotations it derives from, and
     /// the weakest priority in the module. `None` when no annotation has an explicit one.
     pub priorities: Option<Priorities>,
+    /// How each loop can run for each layout of its operands the e-graph holds: whole,
+    /// or its body compiled for its carried values' layouts (`local::loops`; a carried
+    /// partial sum enters reduced, so several plans can share operand layouts).
+    pub loops: HashMap<(OpId, Vec<LayoutId>), Vec<LoopPlan>>,
+    /// Operand layouts of loops that extraction may not take: one loop runs one plan,
+    /// so when the extracted program took a loop's results from plans that read its
+    /// operands differently, all but one are banned and extraction runs again
+    /// (`local::loops::ban_conflicts`).
+    pub banned_loops: HashSet<(OpId, Vec<LayoutId>)>,
 }
 
 /// Priorities of classes, in Shardy's meaning: `p0` is the strongest, a dimension without
@@ -302,6 +317,8 @@ struct Saturate<'a> {
     queue: VecDeque<OpId>,
     queued: HashSet<OpId>,
     current: Option<OpId>,
+    opts: &'a Options,
+    loops: HashMap<(OpId, Vec<LayoutId>), Option<LoopPlan>>,
 }
 
 /// The mesh of a module: the one mesh its annotations use. Meshes without axes beside it
@@ -392,6 +409,8 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         queue: VecDeque::new(),
         queued: HashSet::new(),
         current: None,
+        opts,
+        loops: HashMap::new(),
     };
     // Arguments enter in their annotated layout, or replicated when unannotated.
     for (i, &v) in f.args().iter().enumerate() {
@@ -486,6 +505,19 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
             note(Annotation::Constraint(id), sh);
         }
     }
+    // Each loop's plans by its operands' layouts (a partial carried value enters reduced).
+    let mut loops: HashMap<(OpId, Vec<LayoutId>), Vec<LoopPlan>> = HashMap::new();
+    for ((o, ids), plan) in std::mem::take(&mut s.loops) {
+        let Some(plan) = plan else { continue };
+        let children = ids
+            .iter()
+            .map(|&l| {
+                let reduced = s.graph.layout(l).reduced();
+                s.graph.layout_id(&reduced)
+            })
+            .collect();
+        loops.entry((o, children)).or_default().push(plan);
+    }
     let priorities = explicit.then(|| Priorities {
         weakest: annotated.values().copied().max().unwrap_or(0),
         of_class: class_priorities(&s.origin, &annotated),
@@ -509,7 +541,37 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         names,
         uneven: opts.uneven(),
         priorities,
+        loops,
+        banned_loops: HashSet::new(),
     })
+}
+
+impl Propagated {
+    /// The plan of loop `op` with operands in the layouts of classes `children`, if it
+    /// gives result `result` in `want`: the cheapest of the plans that read those
+    /// layouts, so that every result of one loop comes from one plan (a result only a
+    /// costlier plan gives is never taken: it costs infinitely much in `extract`).
+    pub fn loop_plan(
+        &self,
+        op: OpId,
+        children: &[Id],
+        result: usize,
+        want: &Layout,
+    ) -> Option<&LoopPlan> {
+        let eg = &self.graph.egraph;
+        let key = (
+            op,
+            children.iter().map(|&c| eg[eg.find(c)].data.1).collect(),
+        );
+        if self.banned_loops.contains(&key) {
+            return None;
+        }
+        self.loops
+            .get(&key)?
+            .iter()
+            .min_by(|a, b| a.cost.total_cmp(&b.cost))
+            .filter(|p| p.layouts.get(result) == Some(want))
+    }
 }
 
 impl Saturate<'_> {
@@ -741,6 +803,10 @@ impl Saturate<'_> {
             self.apply_fixed(o, &ins, &outs);
             return;
         }
+        if op.kind == OpKind::While {
+            self.visit_loop(o);
+            return;
+        }
         let tensors: Vec<(TensorRef, ValueId)> = op
             .operands
             .iter()
@@ -816,7 +882,7 @@ impl Saturate<'_> {
         let (carriers, joint) = match linearity(op) {
             Linearity::None => return,
             Linearity::Each(ks) => (ks, false),
-            Linearity::Joint => ((0..op.operands.len()).collect(), true),
+            Linearity::Joint(ks) => (ks, true),
         };
         let mut seen = HashSet::new();
         for &k in &carriers {
@@ -912,7 +978,116 @@ impl Saturate<'_> {
             };
             operands.push(self.graph.layout_id(&l));
         }
+        if op.kind == OpKind::While {
+            self.apply_loop(o, &operands, from);
+            return;
+        }
         self.add_local(o, results, &operands, from);
+    }
+
+    /// A loop's candidates: everything whole, and each carried value in the most split
+    /// of the layouts its initial and final values have (the carried values are distinct
+    /// tensors: one axis may split them all, unlike the factors of one op), whole when
+    /// its condition reads it; then where its body settles from there (`apply_loop`).
+    fn visit_loop(&mut self, o: OpId) {
+        let op = self.f.op(o);
+        if !self.opts.partition_loops {
+            let whole: Vec<LayoutId> = op
+                .operands
+                .iter()
+                .map(|&v| {
+                    self.graph
+                        .layout_id(&Layout::replicated(self.f.ty(v).rank()))
+                })
+                .collect();
+            self.apply_loop(o, &whole, Vec::new());
+            return;
+        }
+        let cond_reads = crate::local::loops::read_by_cond(self.f, op);
+        let whole: Vec<LayoutId> = op
+            .operands
+            .iter()
+            .map(|&v| {
+                self.graph
+                    .layout_id(&Layout::replicated(self.f.ty(v).rank()))
+            })
+            .collect();
+        let mut split = whole.clone();
+        let mut from = Vec::new();
+        for (k, &r) in op.results.iter().enumerate() {
+            if cond_reads[k] {
+                continue;
+            }
+            let v = op.operands[k];
+            let mut options: Vec<Layout> = [v, r]
+                .iter()
+                .flat_map(|&x| self.graph.layouts_of(x).iter())
+                .map(|&l| self.graph.layout(l).clone())
+                .chain(self.wanted.get(&r).into_iter().flatten().cloned())
+                .filter(|l| !l.is_partial() && l.fits(self.mesh, self.f.ty(v), Uneven::Refuse))
+                .collect();
+            options.sort_by_key(|l| std::cmp::Reverse(l.axes().count()));
+            if let Some(best) = options.first().filter(|l| l.axes().next().is_some()) {
+                split[k] = self.graph.layout_id(best);
+                from.push((v, split[k]));
+            }
+        }
+        self.apply_loop(o, &whole, Vec::new());
+        if split != whole {
+            self.apply_loop(o, &split, from);
+        }
+    }
+
+    /// Adds loop `o` with its operands in `operands` layouts, if its body can run so,
+    /// and in the layouts its body settles on from there (`local::loops::settle`; a
+    /// carried partial sum, which starts from zeros, stays partial through the loop).
+    fn apply_loop(&mut self, o: OpId, operands: &[LayoutId], from: Vec<Key>) {
+        use crate::local::loops;
+        let layouts: Vec<Layout> = operands
+            .iter()
+            .map(|&l| self.graph.layout(l).clone())
+            .collect();
+        let mut tries = vec![layouts.clone()];
+        if !loops::whole(&layouts)
+            && let Some(settled) =
+                loops::settle(self.f, self.f.op(o), self.mesh, &layouts, self.opts)
+        {
+            tries.push(settled.iter().map(Layout::reduced).collect());
+            tries.push(settled);
+        }
+        let mut seen = HashSet::new();
+        for layouts in tries {
+            if !seen.insert(layouts.clone()) {
+                continue;
+            }
+            let ids: Vec<LayoutId> = layouts.iter().map(|l| self.graph.layout_id(l)).collect();
+            let key = (o, ids.clone());
+            if !self.loops.contains_key(&key) {
+                let plan = loops::plan(self.f, self.f.op(o), self.mesh, &layouts, self.opts);
+                self.loops.insert(key.clone(), plan.ok());
+            }
+            if self.loops[&key].is_none() {
+                continue;
+            }
+            let op = self.f.op(o);
+            let results: Vec<(ValueId, LayoutId)> = op
+                .results
+                .iter()
+                .copied()
+                .zip(ids.iter().copied())
+                .collect();
+            let allowed = results.iter().all(|&(v, l)| {
+                let l = self.graph.layout(l);
+                self.produce.get(&v).is_none_or(|d| d.allows(l))
+            });
+            if allowed {
+                let children: Vec<LayoutId> = layouts
+                    .iter()
+                    .map(|l| self.graph.layout_id(&l.reduced()))
+                    .collect();
+                self.add_local(o, results, &children, from.clone());
+            }
+        }
     }
 
     /// An op whose operands and results have fixed layouts (a manual computation's):

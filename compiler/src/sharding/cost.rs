@@ -427,34 +427,54 @@ impl CostModel {
     /// the slowest link of the model (the mesh's axes are not recovered from groups).
     pub fn program_time(&self, f: &shardc_ir::Function) -> ProgramTime {
         let names = f.value_names();
+        let mut t = ProgramTime::default();
+        self.block_time(f, shardc_ir::Function::BODY, &names, 1.0, &mut t);
+        t
+    }
+
+    /// Adds the time of the ops of `block`, run `times` times, to `t`: a loop's regions
+    /// once per iteration (its trip count when compiling, else once).
+    fn block_time(
+        &self,
+        f: &shardc_ir::Function,
+        block: shardc_ir::BlockId,
+        names: &[String],
+        times: f64,
+        t: &mut ProgramTime,
+    ) {
         let slowest = self
             .axis_bandwidth
             .values()
             .copied()
             .fold(self.default_bandwidth, f64::min);
-        let mut t = ProgramTime::default();
-        for (_, op) in f.body_ops() {
-            if op.kind.is_collective() {
-                let exchange = shardc_runtime::backend::collective::Exchange::new(f, op, &names);
+        for &id in &f.block(block).ops {
+            let op = f.op(id);
+            if op.kind == OpKind::While {
+                let trips = shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1) as f64;
+                for &r in &op.regions {
+                    self.block_time(f, r, names, times * trips, t);
+                }
+            } else if op.kind.is_collective() {
+                let exchange = shardc_runtime::backend::collective::Exchange::new(f, op, names);
                 let bytes = exchange.as_ref().map_or(0, |x| x.ring_bytes(0));
                 let group = exchange
                     .as_ref()
                     .map_or(0, |x| x.groups().first().map_or(0, |g| g.len()));
-                t.communication += self.latency_of(group)
-                    + match (&self.topology, &exchange) {
-                        (Some(topology), Ok(x)) => routed_time(topology, x),
-                        _ => bytes as f64 / slowest,
-                    };
-                t.collectives += 1;
+                t.communication += times
+                    * (self.latency_of(group)
+                        + match (&self.topology, &exchange) {
+                            (Some(topology), Ok(x)) => routed_time(topology, x),
+                            _ => bytes as f64 / slowest,
+                        });
+                t.collectives += times.round() as usize;
             } else {
                 let operands: Vec<TensorType> =
                     op.operands.iter().map(|&v| f.ty(v).clone()).collect();
                 let results: Vec<TensorType> =
                     op.results.iter().map(|&v| f.ty(v).clone()).collect();
-                t.compute += self.op_time(&op.kind, &operands, &results);
+                t.compute += times * self.op_time(&op.kind, &operands, &results);
             }
         }
-        t
     }
 }
 
@@ -654,6 +674,40 @@ mod tests {
         assert_eq!(
             m.op_time(&add, &[t.clone(), t.clone()], &[t]),
             4096.0 / m.vector_flops
+        );
+    }
+
+    /// A loop's body is predicted once per iteration: a dot in a loop of 3 iterations
+    /// costs three dots (a whole-program prediction that charged it once would favour
+    /// running loops whole).
+    #[test]
+    fn a_loop_body_is_charged_once_per_iteration() {
+        let text = r#"
+func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %a = %x) : tensor<i32>, tensor<64x64xf32>
+    cond {
+      %n = stablehlo.constant dense<3> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %d = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %d : tensor<i32>, tensor<64x64xf32>
+    }
+  return %r#1 : tensor<64x64xf32>
+}
+"#;
+        let m = shardc_ir::text::parse_module(text).unwrap();
+        let f = m.entry().unwrap();
+        let model = CostModel::cpu(2);
+        let t = TensorType::new(shardc_ir::DType::F32, [64, 64]);
+        let dot = model.op_time(&matmul(), &[t.clone(), t.clone()], &[t]);
+        let predicted = model.program_time(f).compute;
+        assert!(
+            (predicted - 3.0 * dot).abs() < 0.01 * dot,
+            "{predicted} vs 3 x {dot}"
         );
     }
 }

@@ -77,9 +77,10 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
                 fix: "use jax.lax.axis_index inside a shard_map".into(),
             });
         }
-        // Control flow runs whole on every device: every dimension of what it reads and
-        // gives needs replication (its regions are not partitioned; `docs/rules.md`).
-        OpKind::Case | OpKind::While => replicated(&x),
+        // A branch runs whole on every device: every dimension of what it reads and gives
+        // needs replication (its regions are not partitioned; `docs/rules.md`).
+        OpKind::Case => replicated(&x),
+        OpKind::While => carried_through(&x),
         OpKind::Concatenate { dimension } => concatenate(&x, *dimension),
         OpKind::Convolution(d) => convolution(&x, d),
         // A constant can be produced in any layout: each device materializes its part
@@ -359,6 +360,32 @@ fn replicated(x: &Instance) -> RuleBuilder {
             let mut at = vec![None; nr];
             at[k] = Some(d);
             b.factor(n, NeedReplication, &vec![None; no], &at);
+        }
+    }
+    b
+}
+
+/// A loop: carried value `k` keeps one layout from its initial value (operand `k`) to
+/// its final value (result `k`), dimension by dimension, its body run on the pieces
+/// (the compiler partitions the body for each layout, `local::loops`); what the
+/// regions read from outside (the operands after the carried ones) needs replication.
+fn carried_through(x: &Instance) -> RuleBuilder {
+    let mut b = x.builder();
+    let (no, nr) = (x.operands.len(), x.results.len());
+    for k in 0..nr {
+        for (d, &size) in x.result_shape(k).iter().enumerate() {
+            let mut ins = vec![None; no];
+            ins[k] = Some(d);
+            let mut outs = vec![None; nr];
+            outs[k] = Some(d);
+            b.factor(size, PassThrough, &ins, &outs);
+        }
+    }
+    for k in nr..no {
+        for (d, &n) in x.operand_shape(k).iter().enumerate() {
+            let mut at = vec![None; no];
+            at[k] = Some(d);
+            b.factor(n, NeedReplication, &at, &vec![None; nr]);
         }
     }
     b

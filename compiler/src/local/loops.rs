@@ -1,0 +1,507 @@
+//! `stablehlo.while` on pieces: a loop whose carried values are split runs on each
+//! device over its pieces, its body partitioned for those layouts.
+//!
+//! Each carried value keeps one layout from its initial value through the body's
+//! arguments and results to the loop's result (the registry's `while` rule: carried
+//! dimensions pass through, what the regions read from outside is replicated). For each
+//! layout propagation offers, the body is compiled as a function of its own — the
+//! carried pieces and the captured values in, the next carried pieces out, in the same
+//! layouts — by the whole pipeline ([`crate::pipeline::compile`]): its plan is the body
+//! the per-device loop runs, and its cost times the trip count is the loop's cost in the
+//! e-graph. A body whose plan would communicate is not taken (it would run unrolled,
+//! `shardc_ir::unroll`, measured slower than the loop run whole); the condition must
+//! read replicated values only, since every device decides alone whether to go on.
+
+use crate::error::CompileError;
+use crate::passes::explain::Collective;
+use crate::passes::extract::Extraction;
+use crate::passes::propagate::{Options, Propagated};
+use crate::pipeline::{Compiled, compile};
+use crate::sharding::cost::CostModel;
+use crate::sharding::egraph::{LayoutId, PNode};
+use crate::sharding::layout::{CombinerKey, FactorAxes, Layout};
+use shardc_ir::builder::FunctionBuilder;
+use shardc_ir::rules::{Combiner, OpRule, TensorRef};
+use shardc_ir::{
+    AxisRef, BlockId, Function, IrError, Mesh, Module, Op, OpId, OpKind, TensorType, ValueId,
+};
+use std::collections::{HashMap, HashSet};
+
+/// How a loop runs for one layout of its operands.
+pub struct LoopPlan {
+    /// The body's pipeline run: its partitioned program is what each device runs per
+    /// iteration (arguments: the carried pieces, then the captured values). `None` when
+    /// every operand is whole: the loop runs as written.
+    pub body: Option<Compiled>,
+    /// The layout of each carried value through the loop (a partial sum stays partial).
+    pub layouts: Vec<Layout>,
+    /// Iterations, when the loop's bounds are constants.
+    pub trips: Option<usize>,
+    /// Predicted seconds of the whole loop: the body's plan times the trips (one
+    /// iteration when they are not known).
+    pub cost: f64,
+}
+
+/// Which carried values a loop's condition reads (those must stay replicated: each
+/// device decides alone whether to go on), by carried index.
+pub fn read_by_cond(f: &Function, op: &Op) -> Vec<bool> {
+    let mut read = vec![false; op.results.len()];
+    let Some(&cond) = op.regions.first() else {
+        return read;
+    };
+    let block = f.block(cond);
+    let mut used: HashSet<ValueId> = HashSet::new();
+    collect_reads(f, cond, &mut used);
+    for (k, a) in block.args.iter().enumerate() {
+        if let Some(r) = read.get_mut(k) {
+            *r = used.contains(a);
+        }
+    }
+    read
+}
+
+/// Every value the ops of `block` (and of regions nested in them) read.
+fn collect_reads(f: &Function, block: BlockId, into: &mut HashSet<ValueId>) {
+    let b = f.block(block);
+    into.extend(b.results.iter().copied());
+    for &id in &b.ops {
+        let o = f.op(id);
+        into.extend(o.operands.iter().copied());
+        for &r in &o.regions {
+            collect_reads(f, r, into);
+        }
+    }
+}
+
+/// Whether a factor assignment of a loop leaves whole every carried value its condition
+/// reads.
+pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
+    read_by_cond(f, op)
+        .iter()
+        .enumerate()
+        .filter(|(_, read)| **read)
+        .all(|(k, _)| {
+            fa.layout_of(rule, TensorRef::Result(k))
+                .is_some_and(|l| l.axes().next().is_none())
+        })
+}
+
+/// Whether every layout is replicated and complete: the loop then runs as written.
+pub fn whole(layouts: &[Layout]) -> bool {
+    layouts
+        .iter()
+        .all(|l| l.axes().next().is_none() && !l.is_partial())
+}
+
+/// The loop `op` of `f` with its operands in `layouts` (carried ones, then captured
+/// ones): run whole when nothing is split, else its body compiled for them. An error
+/// when the body cannot run so: its layouts do not divide the carried values, or it
+/// would communicate.
+pub fn plan(
+    f: &Function,
+    op: &Op,
+    mesh: &Mesh,
+    layouts: &[Layout],
+    opts: &Options,
+) -> Result<LoopPlan, CompileError> {
+    if whole(layouts) {
+        return Ok(LoopPlan {
+            body: None,
+            layouts: layouts[..op.results.len()].to_vec(),
+            trips: shardc_ir::unroll::known_trip_count(f, op),
+            cost: whole_cost(f, op, &opts.cost.for_devices(mesh.num_devices())),
+        });
+    }
+    let fixed = vec![true; op.results.len()];
+    let compiled = compile(&body_module(f, op, mesh, layouts, &fixed)?, &nested(opts))?;
+    let trips = shardc_ir::unroll::known_trip_count(f, op);
+    // A body that communicates (or runs a per-device op on what changes between
+    // iterations; the rest is hoisted before the loop, `emit`) would run unrolled, one
+    // copy per iteration: measured slower than the loop run whole (per-segment overheads
+    // the model does not charge, `docs/partitioning.md`), and compiled per iteration.
+    let communicates = compiled.partitioned.module.entry().is_some_and(|b| {
+        b.body_ops()
+            .zip(variant_ops(b, op.results.len()))
+            .any(|((_, o), varies)| varies && o.kind.is_per_device())
+    });
+    if communicates {
+        return Err(CompileError::Unsupported {
+            what: "a loop whose body communicates under these layouts".into(),
+            why: "it would run unrolled; the loop runs whole instead".into(),
+        });
+    }
+    let cost = compiled.extraction.cost * trips.unwrap_or(1) as f64;
+    Ok(LoopPlan {
+        body: Some(compiled),
+        layouts: layouts[..op.results.len()].to_vec(),
+        trips,
+        cost,
+    })
+}
+
+/// The layouts the body settles on: starting from `layouts`, each carried value takes
+/// the layout the body's plan gives its next value when that is left free, until they
+/// agree (what Shardy's propagation through a loop's regions reaches); carried values the
+/// condition reads stay whole, a partial sum stays partial when the loop starts it from
+/// zeros (a scan's gradient accumulators: one all-reduce after the loop, not one per
+/// iteration, as XLA's all-reduce code motion) and is reduced otherwise. `None` when the
+/// body cannot be compiled so or the layouts do not settle within a few rounds.
+pub fn settle(
+    f: &Function,
+    op: &Op,
+    mesh: &Mesh,
+    layouts: &[Layout],
+    opts: &Options,
+) -> Option<Vec<Layout>> {
+    const ROUNDS: usize = 8;
+    let cond_reads = read_by_cond(f, op);
+    let carried = op.results.len();
+    let zeros: Vec<bool> = (0..carried)
+        .map(|k| crate::local::localize::holds_identity(f, op.operands[k], Combiner::Sum))
+        .collect();
+    let mut tried = vec![false; carried];
+    let mut now = layouts.to_vec();
+    for _ in 0..ROUNDS {
+        // Partial sums being tried are asked for as they are (a free result is complete).
+        let partial: Vec<bool> = now.iter().map(Layout::is_partial).collect();
+        let module = body_module(f, op, mesh, &now, &partial).ok()?;
+        let compiled = match compile(&module, &nested(opts)) {
+            Ok(c) => c,
+            Err(_) if partial.contains(&true) => {
+                now = now.iter().map(Layout::reduced).collect();
+                continue;
+            }
+            Err(_) => return None,
+        };
+        let mut next = now.clone();
+        for (k, out) in compiled.partitioned.outputs.iter().enumerate() {
+            if !cond_reads[k] {
+                next[k] = if zeros[k] && out.combiner == CombinerKey::Sum {
+                    out.clone()
+                } else {
+                    out.reduced()
+                };
+            }
+        }
+        if next == now {
+            // Settled. An accumulator started from zeros that came out complete is tried
+            // once as a partial sum over the axes the other carried values are split on
+            // (a data-parallel gradient summed over the batch's axis).
+            let split: Vec<AxisRef> = next.iter().flat_map(|l| l.axes().cloned()).collect();
+            let mut again = false;
+            for k in 0..carried {
+                if !zeros[k] || tried[k] || cond_reads[k] || next[k].is_partial() {
+                    continue;
+                }
+                tried[k] = true;
+                let mut free: Vec<AxisRef> = Vec::new();
+                for a in &split {
+                    if !next[k].axes().any(|b| b.overlaps(a)) && !free.iter().any(|b| b.overlaps(a))
+                    {
+                        free.push(a.clone());
+                    }
+                }
+                if !free.is_empty() {
+                    next[k].unreduced = free;
+                    next[k].combiner = CombinerKey::Sum;
+                    again = true;
+                }
+            }
+            if !again {
+                return Some(now);
+            }
+        }
+        now = next;
+    }
+    None
+}
+
+/// The body of loop `op` as a module of its own: the carried values, then the captured
+/// ones, as arguments in `layouts`; the next carried values as results, result `k` in
+/// its carried layout when `fixed[k]`, else left for propagation to choose.
+fn body_module(
+    f: &Function,
+    op: &Op,
+    mesh: &Mesh,
+    layouts: &[Layout],
+    fixed: &[bool],
+) -> Result<Module, CompileError> {
+    let [_, body] = op.regions.as_slice() else {
+        return Err(CompileError::internal("loops", "a while without a body"));
+    };
+    let mut g = shardc_ir::unroll::region_function(f, *body, "body", op.captured_operands())?;
+    for (k, l) in layouts.iter().enumerate() {
+        let ty = g.arg_types()[k].clone();
+        if !l.divides(mesh, &ty) {
+            return Err(CompileError::Unsupported {
+                what: format!("a loop carrying {ty} as {l}"),
+                why: "a loop's pieces must divide their values".into(),
+            });
+        }
+        g.arg_attrs[k].sharding = l.to_sharding(&mesh.name);
+    }
+    for (k, l) in layouts.iter().take(op.results.len()).enumerate() {
+        if fixed[k] {
+            g.result_attrs[k].sharding = l.to_sharding(&mesh.name);
+        }
+    }
+    Ok(Module {
+        name: None,
+        attrs: Vec::new(),
+        meshes: vec![mesh.clone()],
+        functions: vec![g],
+    })
+}
+
+/// The options a loop's body compiles with: the caller's limits and cost model, none of
+/// the passes that act on a whole program (bucketing, regathering, padding, a memory
+/// budget, compression).
+fn nested(opts: &Options) -> Options {
+    Options {
+        bucket_bytes: None,
+        regather_gap: None,
+        pad_uneven: false,
+        memory_per_device: None,
+        compress: Vec::new(),
+        ..opts.clone()
+    }
+}
+
+/// Predicted seconds of a loop run whole on every device: its body's and condition's
+/// ops on the global values, times the trips (one when unknown).
+pub fn whole_cost(f: &Function, op: &Op, cost: &CostModel) -> f64 {
+    let per_iteration: f64 = op.regions.iter().map(|&r| region_cost(f, r, cost)).sum();
+    per_iteration * shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1) as f64
+}
+
+/// Predicted seconds of one run of a region's ops on the global values (nested loops
+/// times their trips).
+fn region_cost(f: &Function, block: BlockId, cost: &CostModel) -> f64 {
+    f.block(block)
+        .ops
+        .iter()
+        .map(|&id| {
+            let o = f.op(id);
+            if o.kind == OpKind::While {
+                return whole_cost(f, o, cost);
+            }
+            let ins: Vec<TensorType> = o.operands.iter().map(|&v| f.ty(v).clone()).collect();
+            let outs: Vec<TensorType> = o.results.iter().map(|&v| f.ty(v).clone()).collect();
+            cost.op_time(&o.kind, &ins, &outs)
+                + o.regions
+                    .iter()
+                    .map(|&r| region_cost(f, r, cost))
+                    .sum::<f64>()
+        })
+        .sum()
+}
+
+/// The loop on each device: `ins` its operands' pieces (carried, then captured), its
+/// condition copied (it reads whole values only) and `body` (the plan's partitioned
+/// body) as its body; its results' pieces.
+pub fn emit(
+    b: &mut FunctionBuilder,
+    f: &Function,
+    op: &Op,
+    ins: &[ValueId],
+    body: &Function,
+) -> Result<Vec<ValueId>, IrError> {
+    let carried = op.results.len();
+    let (carried_in, captured) = ins.split_at(carried.min(ins.len()));
+    let types: Vec<TensorType> = carried_in.iter().map(|&v| b.ty(v).clone()).collect();
+    // The body's ops that do not depend on the carried values run once, before the loop
+    // (a constant's piece sliced out on each device, `shard_slice`, among them).
+    let varies = variant_ops(body, carried);
+    let mut inner: HashMap<ValueId, ValueId> = body
+        .args()
+        .iter()
+        .copied()
+        .zip(carried_in.iter().chain(captured).copied())
+        .collect();
+    for ((_, o), _) in body.body_ops().zip(&varies).filter(|(_, v)| !**v) {
+        b.copy_op(body, o, &mut inner)?;
+    }
+    let cond = f.block(op.regions[0]);
+    let mut map: HashMap<ValueId, ValueId> = op
+        .captured_operands()
+        .iter()
+        .copied()
+        .zip(captured.iter().copied())
+        .collect();
+    let args = b.begin_block(&types);
+    map.extend(cond.args.iter().copied().zip(args));
+    let ops: Vec<&Op> = cond.ops.iter().map(|&id| f.op(id)).collect();
+    let cond = copy_block(b, f, &ops, &cond.results, &mut map)?;
+    // In the loop, the carried values are the block's arguments (those returned as they
+    // are hold the loop's operands, which is what the ops hoisted above read).
+    let args = b.begin_block(&types);
+    inner.extend(body.args()[..carried].iter().copied().zip(args));
+    let ops: Vec<&Op> = body
+        .body_ops()
+        .zip(&varies)
+        .filter(|(_, v)| **v)
+        .map(|((_, o), _)| o)
+        .collect();
+    let body = copy_block(b, body, &ops, body.results(), &mut inner)?;
+    let id = b.push_region_op(OpKind::While, carried_in, Some(&types), vec![cond, body])?;
+    Ok(b.func().op(id).results.clone())
+}
+
+/// Whether each op of `body` (in order) depends on the carried values that change (its
+/// first `carried` arguments but those it returns as they are: a scan's constants): the
+/// others compute the same in every iteration.
+fn variant_ops(body: &Function, carried: usize) -> Vec<bool> {
+    let mut varying: HashSet<ValueId> = body.args()[..carried]
+        .iter()
+        .zip(body.results())
+        .filter(|(a, r)| a != r)
+        .map(|(&a, _)| a)
+        .collect();
+    body.body_ops()
+        .map(|(_, o)| {
+            let v = o.operands.iter().any(|x| varying.contains(x));
+            if v {
+                varying.extend(o.results.iter().copied());
+            }
+            v
+        })
+        .collect()
+}
+
+/// Copies `ops` of `src` into the block `b` has open and closes it returning `results`.
+fn copy_block(
+    b: &mut FunctionBuilder,
+    src: &Function,
+    ops: &[&Op],
+    results: &[ValueId],
+    map: &mut HashMap<ValueId, ValueId>,
+) -> Result<BlockId, IrError> {
+    let mut copy = || -> Result<Vec<ValueId>, IrError> {
+        for o in ops {
+            b.copy_op(src, o, map)?;
+        }
+        Ok(results.iter().map(|r| map[r]).collect())
+    };
+    match copy() {
+        Ok(results) => Ok(b.end_block(&results)),
+        Err(e) => {
+            b.end_block(&[]);
+            Err(e)
+        }
+    }
+}
+
+/// The plan extraction chose for loop `id`, if it runs on pieces.
+fn chosen<'p>(p: &'p Propagated, x: &Extraction, id: OpId) -> Option<&'p LoopPlan> {
+    x.choice.values().find_map(|node| match node {
+        PNode::Local {
+            op,
+            result,
+            layout,
+            children,
+        } if *op == id => p
+            .loop_plan(id, children, *result as usize, p.graph.layout(*layout))
+            .filter(|plan| plan.body.is_some()),
+        _ => None,
+    })
+}
+
+/// The collectives the chosen plan of loop `op` (op `id`) runs: its body's, which read
+/// only what does not change between iterations (a body that communicates otherwise is
+/// not taken), so they run once, before the loop (`emit`). None for other ops and loops
+/// run whole.
+pub fn hoisted_collectives(
+    p: &Propagated,
+    x: &Extraction,
+    id: OpId,
+    op: &Op,
+    names: &[String],
+) -> Vec<Collective> {
+    if op.kind != OpKind::While {
+        return Vec::new();
+    }
+    let Some(body) = chosen(p, x, id).and_then(|plan| plan.body.as_ref()) else {
+        return Vec::new();
+    };
+    let at = op
+        .results
+        .first()
+        .map_or_else(String::new, |r| names[r.index()].clone());
+    body.explain()
+        .collectives
+        .into_iter()
+        .map(|mut c| {
+            c.value = format!("{} in the body of loop {at} (run once, before it)", c.value);
+            c.needed_by = vec![format!("the body of loop {at}")];
+            c
+        })
+        .collect()
+}
+
+/// Bans, for every loop whose results the extraction `x` took from plans that read its
+/// operands in different layouts, all those layouts but the ones most of its taken
+/// results read (the cheaper plan on a tie), so that extracting again runs each loop
+/// once. Gives what it banned.
+pub fn ban_conflicts(p: &mut Propagated, x: &Extraction) -> Vec<(OpId, Vec<LayoutId>)> {
+    let eg = &p.graph.egraph;
+    let mut taken: HashMap<OpId, Vec<(Vec<LayoutId>, usize)>> = HashMap::new();
+    for node in x.choice.values() {
+        let PNode::Local { op, children, .. } = node else {
+            continue;
+        };
+        if !p.loops.keys().any(|(o, _)| o == op) {
+            continue;
+        }
+        let key: Vec<LayoutId> = children.iter().map(|&c| eg[eg.find(c)].data.1).collect();
+        let uses = taken.entry(*op).or_default();
+        match uses.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => uses.push((key, 1)),
+        }
+    }
+    let cost = |op: OpId, key: &Vec<LayoutId>| {
+        p.loops
+            .get(&(op, key.clone()))
+            .and_then(|plans| plans.iter().map(|l| l.cost).min_by(f64::total_cmp))
+            .unwrap_or(f64::INFINITY)
+    };
+    let mut banned = Vec::new();
+    for (op, mut uses) in taken {
+        if uses.len() < 2 {
+            continue;
+        }
+        uses.sort_by(|a, b| {
+            b.1.cmp(&a.1)
+                .then(cost(op, &a.0).total_cmp(&cost(op, &b.0)))
+        });
+        banned.extend(uses.into_iter().skip(1).map(|(key, _)| (op, key)));
+    }
+    p.banned_loops.extend(banned.iter().cloned());
+    banned
+}
+
+/// Whether the extraction `x` runs some loop on pieces (a plan with a partitioned body).
+pub fn any_on_pieces(p: &Propagated, x: &Extraction) -> bool {
+    x.choice.values().any(|node| match node {
+        PNode::Local {
+            op,
+            result,
+            layout,
+            children,
+        } => p
+            .loop_plan(*op, children, *result as usize, p.graph.layout(*layout))
+            .is_some_and(|plan| plan.body.is_some()),
+        _ => false,
+    })
+}
+
+/// Bans every plan that runs a loop on pieces: extracting then runs every loop whole.
+pub fn ban_pieces(p: &mut Propagated) {
+    let on_pieces: Vec<(OpId, Vec<LayoutId>)> = p
+        .loops
+        .iter()
+        .filter(|(_, plans)| plans.iter().any(|plan| plan.body.is_some()))
+        .map(|(key, _)| key.clone())
+        .collect();
+    p.banned_loops.extend(on_pieces);
+}
