@@ -350,8 +350,8 @@ fn jax_fixture_decisions() {
         // nn.scan runs on each device's rows: no collective forward. The training step's
         // data-parallel plan (both loops on the rows, the stacked gradients summed through
         // the backward loop, 7 all-reduces after it) is predicted slower than gathering
-        // the batch and running the loops whole on this tiny model (measured 5.8 ms vs
-        // 4.4 ms), so the loops run whole.
+        // the batch and running the loops whole on this tiny model (1.76 vs 0.77 ms; the
+        // two measure alike, 3.87 vs 3.90 ms), so the loops run whole.
         ("flax_scan_blocks_fwd", &[]),
         (
             "flax_scan_blocks_adamw_step",
@@ -365,8 +365,8 @@ fn jax_fixture_decisions() {
         ("hf_llama_adamw_step", &["all_reduce {data}"; 22]),
         ("moe_top2_router_grad", &["all_reduce {data}"]),
         // The scanned LM: the model predicts its loops run whole (activations gathered)
-        // about as fast as on the rows (4.14 vs 4.28 ms) and keeps them whole, though the
-        // data-parallel plan measures 2.1x faster (13.0 vs 27.4 ms, `shardc bench plans`):
+        // faster than on the rows (4.29 vs 5.93 ms) and keeps them whole, though the
+        // data-parallel plan measures 2.2x faster (12.2 vs 27.0 ms, `shardc bench plans`):
         // the model undercounts the whole loops' compute.
         (
             "flax_scan_lm_adamw_step",
@@ -420,8 +420,9 @@ fn jax_fixture_decisions() {
         // The recurrences could run on each device's rows, the weight gradients summed
         // through the loop and all-reduced once after it (10 or 12 all-reduces and the
         // loss); on these 560-byte batches the model predicts gathering the batch once
-        // and running the loops whole faster (measured so: 2.1 ms vs 4.3 ms, `shardc bench
-        // plans`), and the program-level check keeps that.
+        // and running the loops whole faster (measured so: 2.1 ms vs 4.1 ms, `shardc bench
+        // plans`, `docs/bench/loops-2026-12-05.json`), and the program-level check keeps
+        // that.
         ("flax_lstm_rnn_grad", &["all_gather {data}"]),
         ("flax_gru_rnn_grad", &["all_gather {data}"]),
         ("flax_groupnorm_conv_grad", &["all_reduce {data}"; 7]),

@@ -309,18 +309,36 @@ pub fn emit(
     let carried = op.results.len();
     let (carried_in, captured) = ins.split_at(carried.min(ins.len()));
     let types: Vec<TensorType> = carried_in.iter().map(|&v| b.ty(v).clone()).collect();
-    // The body's ops that do not depend on the carried values run once, before the loop
-    // (a constant's piece sliced out on each device, `shard_slice`, among them).
+    // The body's per-device ops that do not depend on what changes between iterations
+    // (a constant's piece sliced out on each device, `shard_slice`, a collective of a
+    // scan's constants) run once, before the loop, with what they read; the other ops
+    // stay in the body, where the kernels fold its constants.
     let varies = variant_ops(body, carried);
-    let mut inner: HashMap<ValueId, ValueId> = body
+    let ops: Vec<&Op> = body.body_ops().map(|(_, o)| o).collect();
+    let mut read: HashSet<ValueId> = HashSet::new();
+    let mut before = vec![false; ops.len()];
+    for (i, o) in ops.iter().enumerate().rev() {
+        if !varies[i] && (o.kind.is_per_device() || o.results.iter().any(|r| read.contains(r))) {
+            before[i] = true;
+            read.extend(o.operands.iter().copied());
+        }
+    }
+    let mut outer: HashMap<ValueId, ValueId> = body
         .args()
         .iter()
         .copied()
         .zip(carried_in.iter().chain(captured).copied())
         .collect();
-    for ((_, o), _) in body.body_ops().zip(&varies).filter(|(_, v)| !**v) {
-        b.copy_op(body, o, &mut inner)?;
+    for (o, _) in ops.iter().zip(&before).filter(|(_, b)| **b) {
+        b.copy_op(body, o, &mut outer)?;
     }
+    let hoisted = |i: usize| before[i] && ops[i].kind.is_per_device();
+    let mut inner: HashMap<ValueId, ValueId> = ops
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| hoisted(i))
+        .flat_map(|(_, o)| o.results.iter().map(|r| (*r, outer[r])))
+        .collect();
     let cond = f.block(op.regions[0]);
     let mut map: HashMap<ValueId, ValueId> = op
         .captured_operands()
@@ -330,19 +348,20 @@ pub fn emit(
         .collect();
     let args = b.begin_block(&types);
     map.extend(cond.args.iter().copied().zip(args));
-    let ops: Vec<&Op> = cond.ops.iter().map(|&id| f.op(id)).collect();
-    let cond = copy_block(b, f, &ops, &cond.results, &mut map)?;
-    // In the loop, the carried values are the block's arguments (those returned as they
-    // are hold the loop's operands, which is what the ops hoisted above read).
+    let cond_ops: Vec<&Op> = cond.ops.iter().map(|&id| f.op(id)).collect();
+    let cond = copy_block(b, f, &cond_ops, &cond.results, &mut map)?;
     let args = b.begin_block(&types);
-    inner.extend(body.args()[..carried].iter().copied().zip(args));
-    let ops: Vec<&Op> = body
-        .body_ops()
-        .zip(&varies)
-        .filter(|(_, v)| **v)
-        .map(|((_, o), _)| o)
+    inner.extend(
+        body.args()
+            .iter()
+            .copied()
+            .zip(args.into_iter().chain(captured.iter().copied())),
+    );
+    let kept: Vec<&Op> = (0..ops.len())
+        .filter(|&i| !hoisted(i))
+        .map(|i| ops[i])
         .collect();
-    let body = copy_block(b, body, &ops, body.results(), &mut inner)?;
+    let body = copy_block(b, body, &kept, body.results(), &mut inner)?;
     let id = b.push_region_op(OpKind::While, carried_in, Some(&types), vec![cond, body])?;
     Ok(b.func().op(id).results.clone())
 }

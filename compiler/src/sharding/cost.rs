@@ -424,7 +424,11 @@ impl CostModel {
     /// alone: the same figure for any plan of a program, whichever model chose it, so
     /// that plans can be ranked by it and checked against runs (`shardc bench plans`).
     /// Collectives send the bytes the runtime's ring algorithms send (`ring_bytes`) over
-    /// the slowest link of the model (the mesh's axes are not recovered from groups).
+    /// the slowest link of the model (the mesh's axes are not recovered from groups). A
+    /// per-device op that moves nothing (`shard_slice`, `axis_index`) still ends a
+    /// compute segment: it is charged one latency (measured on the cpu backend: the two
+    /// `shard_slice`s that slicing `jax_random_normal_fwd`'s loop adds cost 0.3-0.6 ms,
+    /// `docs/bench/loops-2026-12-05.json`).
     pub fn program_time(&self, f: &shardc_ir::Function) -> ProgramTime {
         let names = f.value_names();
         let mut t = ProgramTime::default();
@@ -467,6 +471,8 @@ impl CostModel {
                             _ => bytes as f64 / slowest,
                         });
                 t.collectives += times.round() as usize;
+            } else if op.kind.is_per_device() {
+                t.communication += times * self.latency;
             } else {
                 let operands: Vec<TensorType> =
                     op.operands.iter().map(|&v| f.ty(v).clone()).collect();
