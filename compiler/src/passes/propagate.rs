@@ -991,19 +991,6 @@ impl Saturate<'_> {
     /// its condition reads it; then where its body settles from there (`apply_loop`).
     fn visit_loop(&mut self, o: OpId) {
         let op = self.f.op(o);
-        if !self.opts.partition_loops {
-            let whole: Vec<LayoutId> = op
-                .operands
-                .iter()
-                .map(|&v| {
-                    self.graph
-                        .layout_id(&Layout::replicated(self.f.ty(v).rank()))
-                })
-                .collect();
-            self.apply_loop(o, &whole, Vec::new());
-            return;
-        }
-        let cond_reads = crate::local::loops::read_by_cond(self.f, op);
         let whole: Vec<LayoutId> = op
             .operands
             .iter()
@@ -1012,6 +999,11 @@ impl Saturate<'_> {
                     .layout_id(&Layout::replicated(self.f.ty(v).rank()))
             })
             .collect();
+        if !self.opts.partition_loops {
+            self.apply_loop(o, &whole, Vec::new());
+            return;
+        }
+        let cond_reads = crate::local::loops::read_by_cond(self.f, op);
         let mut split = whole.clone();
         let mut from = Vec::new();
         for (k, &r) in op.results.iter().enumerate() {
