@@ -996,6 +996,15 @@ func.func @main(%x: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"dat
             per_device.contains("tensor<4x8xf32>"),
             "the loop carries 4 of 16 rows:\n{per_device}"
         );
+        // The propagated program shows the loop's carried layouts: the accumulator a
+        // partial sum over `data` through the loop.
+        let propagated = c.as_text(shardc::compiler::Stage::Propagated);
+        let w = propagated
+            .lines()
+            .find(|l| l.starts_with("    }) {sdy.sharding"))
+            .unwrap_or_else(|| panic!("{propagated}"));
+        assert!(w.contains(r#"[{}, {}], unreduced={"data"}>]>"#), "{w}");
+        shardc::ir::text::parse_module(&propagated).unwrap();
         let got = run_simulated(&c, &args);
         assert!(excess_error(&got[0], &want[0], 1e-4, 1e-4).unwrap() <= 0.0);
         let whole = compile(

@@ -912,7 +912,8 @@ fn cost_text(us: f64) -> String {
 }
 
 /// The global program with the layout chosen for every value written on it as its
-/// sharding (`sdy.sharding` on each one-result op and on the arguments), as a JAX user
+/// sharding (`sdy.sharding` on each op, a loop's carried values among them, with `{?}`
+/// for a result nothing reads, and on the arguments), as a JAX user
 /// reads `jax.debug.visualize_array_sharding` or the compiled program's shardings: what
 /// `--dump-dir` writes as `02-propagated.mlir` and [`crate::Stage::Propagated`] prints.
 /// A value used in several layouts shows the one its op computes; a partial sum (pending
@@ -937,11 +938,26 @@ pub fn annotate(
     }
     let sharding = |v: ValueId| computed.get(&v).and_then(|l| l.to_sharding(&p.mesh.name));
     let mut g = f.clone();
+    // A result no layout was chosen for (nothing reads it) is left open (`{?}`).
+    let open = |v: ValueId| {
+        let dims = vec![
+            shardc_ir::DimSharding {
+                axes: Vec::new(),
+                open: true,
+                priority: None,
+            };
+            f.ty(v).rank()
+        ];
+        shardc_ir::Sharding::new(&p.mesh.name, dims)
+    };
     for (id, op) in f.body_ops() {
-        if let [r] = op.results.as_slice()
-            && let Some(s) = sharding(*r)
-        {
-            g.ops[id.index()].shardings = Some(vec![s]);
+        if op.results.iter().any(|&r| sharding(r).is_some()) {
+            let all = op
+                .results
+                .iter()
+                .map(|&r| sharding(r).unwrap_or_else(|| open(r)))
+                .collect();
+            g.ops[id.index()].shardings = Some(all);
         }
     }
     for (k, &a) in f.args().iter().enumerate() {
