@@ -5,8 +5,7 @@
 //!   (a reduce whose init is not its reducer's identity would add the init once per
 //!   device; a gather splits one collapsed, indexed operand dimension at most, whose
 //!   indices `offset.rs` offsets and masks; a reshape or gather cannot cut a result
-//!   dimension its operands do not share; a loop's condition reads whole values only,
-//!   `loops.rs`).
+//!   dimension its operands do not share).
 //! - [`local_kind`]: attributes that name global sizes, rewritten for the local pieces
 //!   (a slice's limits, a gather's slice sizes, a rotation's shift along a split
 //!   dimension).
@@ -49,9 +48,6 @@ pub(crate) fn is_identity(c: Combiner, lit: &Literal) -> bool {
 
 /// Whether `op` can run on every device's pieces under `fa` (already legal for its rule).
 pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
-    if op.kind == OpKind::While && !crate::local::loops::allows(f, op, rule, fa) {
-        return false;
-    }
     if cuts_nothing(&op.kind) && result_only_split(rule, fa) {
         return false;
     }

@@ -19,9 +19,9 @@ use crate::passes::propagate::{Options, Propagated};
 use crate::pipeline::{Compiled, compile};
 use crate::sharding::cost::CostModel;
 use crate::sharding::egraph::{LayoutId, PNode};
-use crate::sharding::layout::{CombinerKey, FactorAxes, Layout};
+use crate::sharding::layout::{CombinerKey, Layout};
 use shardc_ir::builder::FunctionBuilder;
-use shardc_ir::rules::{Combiner, OpRule, TensorRef};
+use shardc_ir::rules::Combiner;
 use shardc_ir::{
     AxisRef, BlockId, Function, IrError, Mesh, Module, Op, OpId, OpKind, TensorType, ValueId,
 };
@@ -35,8 +35,6 @@ pub struct LoopPlan {
     pub body: Option<Compiled>,
     /// The layout of each carried value through the loop (a partial sum stays partial).
     pub layouts: Vec<Layout>,
-    /// Iterations, when the loop's bounds are constants.
-    pub trips: Option<usize>,
     /// Predicted seconds of the whole loop: the body's plan times the trips (one
     /// iteration when they are not known).
     pub cost: f64,
@@ -73,19 +71,6 @@ fn collect_reads(f: &Function, block: BlockId, into: &mut HashSet<ValueId>) {
     }
 }
 
-/// Whether a factor assignment of a loop leaves whole every carried value its condition
-/// reads.
-pub fn allows(f: &Function, op: &Op, rule: &OpRule, fa: &FactorAxes) -> bool {
-    read_by_cond(f, op)
-        .iter()
-        .enumerate()
-        .filter(|(_, read)| **read)
-        .all(|(k, _)| {
-            fa.layout_of(rule, TensorRef::Result(k))
-                .is_some_and(|l| l.axes().next().is_none())
-        })
-}
-
 /// Whether every layout is replicated and complete: the loop then runs as written.
 pub fn whole(layouts: &[Layout]) -> bool {
     layouts
@@ -108,7 +93,6 @@ pub fn plan(
         return Ok(LoopPlan {
             body: None,
             layouts: layouts[..op.results.len()].to_vec(),
-            trips: shardc_ir::unroll::known_trip_count(f, op),
             cost: whole_cost(f, op, &opts.cost.for_devices(mesh.num_devices())),
         });
     }
@@ -134,7 +118,6 @@ pub fn plan(
     Ok(LoopPlan {
         body: Some(compiled),
         layouts: layouts[..op.results.len()].to_vec(),
-        trips,
         cost,
     })
 }
@@ -271,7 +254,7 @@ fn nested(opts: &Options) -> Options {
 
 /// Predicted seconds of a loop run whole on every device: its body's and condition's
 /// ops on the global values, times the trips (one when unknown).
-pub fn whole_cost(f: &Function, op: &Op, cost: &CostModel) -> f64 {
+fn whole_cost(f: &Function, op: &Op, cost: &CostModel) -> f64 {
     let per_iteration: f64 = op.regions.iter().map(|&r| region_cost(f, r, cost)).sum();
     per_iteration * shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1) as f64
 }

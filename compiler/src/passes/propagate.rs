@@ -978,10 +978,6 @@ impl Saturate<'_> {
             };
             operands.push(self.graph.layout_id(&l));
         }
-        if op.kind == OpKind::While {
-            self.apply_loop(o, &operands, from);
-            return;
-        }
         self.add_local(o, results, &operands, from);
     }
 
