@@ -47,7 +47,7 @@ pub use shardc_ir::{self as ir, DType, Distribution, Literal, Mesh, TensorType};
 pub use shardc_runtime as runtime;
 pub use simulate::{run_simulated, run_simulated_with};
 pub use spec::{DimSpec, PartitionSpec};
-pub use trace::{RematPolicy, Tensor, named_scope, remat};
+pub use trace::{RematPolicy, Tensor, fori_loop, named_scope, remat};
 
 /// Autodiff (`docs/autodiff.md`): `value_and_grad`, `grad`, the VJP rules; its Rust
 /// examples are compiled as doctests.

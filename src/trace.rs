@@ -668,6 +668,19 @@ impl Tensor {
         )
     }
 
+    /// The block of `sizes` starting at `starts`, one integer scalar per dimension
+    /// (`stablehlo.dynamic_slice`, `lax.dynamic_slice`): each start is clamped so the
+    /// block lies inside the tensor.
+    #[track_caller]
+    pub fn dynamic_slice(&self, starts: &[&Tensor], sizes: &[usize]) -> Tensor {
+        let mut operands = vec![self];
+        operands.extend(starts);
+        let kind = OpKind::DynamicSlice {
+            sizes: sizes.to_vec(),
+        };
+        self.push("dynamic_slice", Location::caller(), kind, &operands, None)
+    }
+
     /// Embedding lookup: rows of this `[V, D]` table at integer `indices` of any shape,
     /// giving `indices.shape + [D]` (a `stablehlo.gather`).
     #[track_caller]
@@ -797,6 +810,140 @@ impl std::ops::Neg for Tensor {
     #[track_caller]
     fn neg(self) -> Tensor {
         self.unary(UnaryOp::Negate)
+    }
+}
+
+/// Runs `body` `trips` times over the carried values `init` (JAX's `lax.fori_loop`): one
+/// `stablehlo.while` whose body is traced once, not `trips` copies of it. `body` gets the
+/// iteration number (an `i32` scalar from 0) and the carried values, and returns the next
+/// ones, one per value of `init` and of the same type. Values traced outside the loop may
+/// be read inside it (the loop captures them); values traced inside must not be used
+/// after it. A loop that carries nothing computes nothing anyone can read: it returns an
+/// empty vector and adds nothing.
+///
+/// Partitioning runs the loop on the pieces of its carried values when the body needs no
+/// communication for them (a gradient accumulator that starts at zero may stay a partial
+/// sum through the loop and be reduced once after it); otherwise it runs whole on every
+/// device (`docs/partitioning.md`, Loops).
+///
+/// ```
+/// use shardc::{DType, Tensor, TensorType, fori_loop, jit};
+/// let t = TensorType::new(DType::F32, [4, 3]);
+/// let sums = jit(|a: &[Tensor]| {
+///     // The rows of `a[0]` summed one per iteration.
+///     let acc = a[0].full(&[1, 3], 0.0);
+///     let out = fori_loop(4, &[acc], |i, c| {
+///         let zero = i.scalar(0.0);
+///         vec![&c[0] + &a[0].dynamic_slice(&[i, &zero], &[1, 3])]
+///     });
+///     out[0].clone()
+/// })
+/// .lower(&[t])?;
+/// assert!(sums.as_text().contains("stablehlo.while"));
+/// # Ok::<(), shardc::Error>(())
+/// ```
+#[track_caller]
+pub fn fori_loop(
+    trips: usize,
+    init: &[Tensor],
+    body: impl FnOnce(&Tensor, &[Tensor]) -> Vec<Tensor>,
+) -> Vec<Tensor> {
+    let at = Location::caller();
+    let Some(first) = init.first() else {
+        return Vec::new();
+    };
+    let ctx = first.ctx().clone();
+    let fail = |rule: String, fix: &str| {
+        first.user_error("fori_loop", at, rule, fix);
+        init.to_vec()
+    };
+    let Ok(limit) = i32::try_from(trips) else {
+        return fail(
+            format!("{trips} trips do not fit the loop's i32 counter"),
+            "split the loop into loops of at most 2^31 - 1 trips",
+        );
+    };
+    let counter = TensorType::scalar(DType::I32);
+    let int = |v: i64| Literal::splat(counter.clone(), Scalar::Int(v));
+    let mut types = vec![counter.clone()];
+    types.extend(init.iter().map(|t| t.ty().clone()));
+    let start = ctx.borrow_mut().scoped().constant(int(0));
+    // cond: i < trips.
+    let cond = {
+        let mut st = ctx.borrow_mut();
+        let b = st.scoped();
+        let args = b.begin_block(&types);
+        let bound = b.constant(int(i64::from(limit)));
+        let kind = OpKind::Compare {
+            direction: ComparisonDirection::Lt,
+            compare_type: Some(ComparisonType::Signed),
+        };
+        let go = b.push1(kind, &[args[0], bound]);
+        let go = go.map(|g| b.end_block(&[g]));
+        match go {
+            Ok(block) => block,
+            Err(e) => {
+                drop(st);
+                first.fail("fori_loop", at, e);
+                return init.to_vec();
+            }
+        }
+    };
+    // body: (i + 1, body(i, carried)).
+    let args = ctx.borrow_mut().scoped().begin_block(&types);
+    let tensors: Vec<Tensor> = args.iter().map(|&v| Tensor::from_value(&ctx, v)).collect();
+    let next = body(&tensors[0], &tensors[1..]);
+    let mismatch = if next.len() != init.len() {
+        Some(format!(
+            "the body returned {} value(s) but the loop carries {}",
+            next.len(),
+            init.len()
+        ))
+    } else {
+        next.iter()
+            .zip(init)
+            .enumerate()
+            .find(|(_, (n, i))| n.ty() != i.ty())
+            .map(|(k, (n, i))| {
+                format!(
+                    "the body returned {} for carried value {k}, which is {}",
+                    n.ty(),
+                    i.ty()
+                )
+            })
+    };
+    let one = tensors[0].constant(int(1));
+    let step = &tensors[0] + &one;
+    let mut results = vec![step.id()];
+    match &mismatch {
+        None => results.extend(next.iter().map(Tensor::id)),
+        // Close the block on its arguments so the trace stays well formed.
+        Some(_) => results.extend(args[1..].iter().copied()),
+    }
+    let body_block = ctx.borrow_mut().scoped().end_block(&results);
+    if let Some(rule) = mismatch {
+        return fail(rule, "return one value per carried value, each of its type");
+    }
+    let mut operands = vec![start];
+    operands.extend(init.iter().map(Tensor::id));
+    let r = ctx.borrow_mut().scoped().push_region_op(
+        OpKind::While,
+        &operands,
+        Some(&types),
+        vec![cond, body_block],
+    );
+    match r {
+        Ok(op) => {
+            let out = ctx.borrow().builder.func().op(op).results.clone();
+            out[1..]
+                .iter()
+                .map(|&v| Tensor::from_value(&ctx, v))
+                .collect()
+        }
+        Err(e) => {
+            first.fail("fori_loop", at, e);
+            init.to_vec()
+        }
     }
 }
 

@@ -210,8 +210,14 @@ fn plan(
         } else {
             None
         };
+        // Weighed as they will run: gradient buckets merge all-reduces (one latency each).
         let time = |p: &Partitioned| {
-            p.module
+            let bucketed = opts.bucket_bytes.and_then(|limit| {
+                let scalars_apart = !opts.compress.is_empty();
+                bucket(&p.module, limit, scalars_apart).ok()
+            });
+            let module = bucketed.as_ref().map_or(&p.module, |(m, _)| m);
+            module
                 .entry()
                 .map_or(f64::INFINITY, |f| propagated.cost.program_time(f).total())
         };

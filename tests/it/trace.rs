@@ -710,3 +710,43 @@ fn half_precision_sums_accumulate_in_f32() {
         assert_eq!((sum, mean), (4608.0, 4.5), "{dtype:?}");
     }
 }
+
+/// `fori_loop` traces its body once into a `stablehlo.while` that the reference runs
+/// `trips` times; a body returning the wrong types is an error naming the carried value.
+#[test]
+fn fori_loop_traces_one_while_and_refuses_a_body_of_the_wrong_type() {
+    use shardc::fori_loop;
+    // x doubled 5 times, plus the iteration numbers 0 + 1 + 2 + 3 + 4 = 10 in f32.
+    let l = jit(|x: Tensor| {
+        let sum = x.full(&[], 0.0);
+        let out = fori_loop(5, &[x.clone(), sum], |i, c| {
+            vec![&c[0] + &c[0], &c[1] + &i.convert(DType::F32)]
+        });
+        (out[0].clone(), out[1].clone())
+    })
+    .lower(&[f32(&[3])])
+    .unwrap();
+    assert_eq!(l.as_text().matches("stablehlo.while").count(), 1);
+    let x =
+        shardc::Literal::new(f32(&[3]), shardc::ir::Elements::F32(vec![1.0, -2.0, 0.5])).unwrap();
+    let out = l.run_reference(&[x]).unwrap();
+    assert_eq!(out[0].to_f64_vec(), vec![32.0, -64.0, 16.0]);
+    assert_eq!(out[1].to_f64_vec(), vec![10.0]);
+    // The body gives an f32[3] where the loop carries an f32[]: refused, named.
+    let line = line!() + 3;
+    let err = jit(|x: Tensor| {
+        let sum = x.full(&[], 0.0);
+        fori_loop(2, &[sum], |_, _| vec![x.clone()])[0].clone()
+    })
+    .lower(&[f32(&[3])])
+    .unwrap_err();
+    let Error::Trace { method, at, .. } = &err else {
+        panic!("expected a trace error, got {err:?}")
+    };
+    assert_eq!((*method, at.line()), ("fori_loop", line));
+    let msg = err.to_string();
+    assert!(
+        msg.contains("returned tensor<3xf32> for carried value 0, which is tensor<f32>"),
+        "{msg}"
+    );
+}

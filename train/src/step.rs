@@ -177,7 +177,8 @@ where
 {
     let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
     let types = (param_types, batch_types);
-    build(name, keyless, types, mesh, strategy, optimizer, None, false)
+    let extras = Extras::default();
+    build(name, keyless, types, mesh, strategy, optimizer, extras)
 }
 
 /// [`train_step`] with dynamic loss scaling, as PyTorch's `GradScaler` does it for f16
@@ -204,7 +205,11 @@ where
 {
     let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
     let types = (param_types, batch_types);
-    build(name, keyless, types, mesh, strategy, optimizer, None, true)
+    let extras = Extras {
+        scaled: true,
+        ..Extras::default()
+    };
+    build(name, keyless, types, mesh, strategy, optimizer, extras)
 }
 
 /// The largest seed [`train_step_with_rng`] takes (the step's key is `seed * 2^24 + t`,
@@ -248,14 +253,70 @@ where
         mesh,
         strategy,
         optimizer,
-        Some(seed),
-        false,
+        Extras {
+            seed: Some(seed),
+            ..Extras::default()
+        },
     )
 }
 
-/// The step of [`train_step`], with a key argument to the loss when `seed` is given, and a
-/// loss scale after the batch when `scaled` ([`train_step_scaled`]).
+/// [`train_step`] with gradient accumulation (PyTorch DDP's `no_sync`, optax's
+/// `MultiSteps`): the step splits its batch into `microbatches` micro-batches and runs the
+/// forward and backward passes on one at a time in a loop in the program (a
+/// `stablehlo.while`, not `microbatches` copies), summing the gradients; the gradients are
+/// reduced once, after the loop, and the update applies their mean. Activations are held
+/// for one micro-batch at a time.
+///
+/// `loss` must be a mean over the batch's rows (its first dimension), as every loss of
+/// [`crate::models`] is: the step's loss and gradients are then those of one step on the
+/// whole batch (the mean of the micro-batches' means). Each batch value's first dimension
+/// must split into `microbatches` equal parts on every device: micro-batch `i` is the
+/// `i`-th part of each device's rows, so it is spread over the devices as the batch is.
 #[allow(clippy::too_many_arguments)]
+pub fn train_step_accumulated<F>(
+    name: &str,
+    loss: F,
+    param_types: &[TensorType],
+    batch_types: &[TensorType],
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    microbatches: usize,
+) -> Result<TrainStep, Error>
+where
+    F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
+{
+    let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
+    let types = (param_types, batch_types);
+    let extras = Extras {
+        microbatches,
+        ..Extras::default()
+    };
+    build(name, keyless, types, mesh, strategy, optimizer, extras)
+}
+
+/// What a step adds to the plain one.
+#[derive(Clone, Copy, Debug)]
+struct Extras {
+    /// A key argument to the loss, new at every step ([`train_step_with_rng`]).
+    seed: Option<i64>,
+    /// A loss scale after the batch ([`train_step_scaled`]).
+    scaled: bool,
+    /// Micro-batches accumulated per step ([`train_step_accumulated`]; 1: none).
+    microbatches: usize,
+}
+
+impl Default for Extras {
+    fn default() -> Extras {
+        Extras {
+            seed: None,
+            scaled: false,
+            microbatches: 1,
+        }
+    }
+}
+
+/// The step of [`train_step`] with `extras`.
 fn build<F>(
     name: &str,
     loss: F,
@@ -263,14 +324,19 @@ fn build<F>(
     mesh: &Mesh,
     strategy: Strategy,
     optimizer: Optimizer,
-    seed: Option<i64>,
-    scaled: bool,
+    extras: Extras,
 ) -> Result<TrainStep, Error>
 where
     F: Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static,
 {
+    let Extras {
+        seed,
+        scaled,
+        microbatches,
+    } = extras;
     let n = param_types.len();
     let mut layout = StepLayout::of(&*strategy, param_types, batch_types, mesh)?;
+    let micro = Micro::of(name, microbatches, batch_types, &layout.batch_specs, mesh)?;
     // The loss scale travels as the batch's last value: the loss program takes it there
     // (params, batch, scale, key), and so does the step.
     let mut batch_types = batch_types.to_vec();
@@ -279,15 +345,22 @@ where
         layout.batch_specs.push(P![]);
     }
     let batch_types = &batch_types[..];
-    // The loss and its gradients.
+    // The loss and its gradients, of one micro-batch.
     let mut types: Vec<TensorType> = param_types.to_vec();
-    types.extend_from_slice(batch_types);
+    types.extend(batch_types.iter().map(|t| micro.piece_type(t)));
     let nb = batch_types.len();
-    let mut loss_specs: Vec<PartitionSpec> = layout
-        .param_specs
-        .iter()
-        .chain(&layout.batch_specs)
-        .cloned()
+    // Under accumulation the loss runs in the loop's body, where the parameters are
+    // values the loop reads from outside: their layout there is the loop's to choose (a
+    // ZeRO-3 shard would otherwise be pinned inside, gathered at every micro-batch).
+    let param_specs = layout.param_specs.iter().zip(param_types).map(|(s, t)| {
+        if microbatches > 1 {
+            PartitionSpec::new(vec![shardc::DimSpec::Unconstrained; t.rank()])
+        } else {
+            s.clone()
+        }
+    });
+    let mut loss_specs: Vec<PartitionSpec> = param_specs
+        .chain(layout.batch_specs.iter().cloned())
         .collect();
     if seed.is_some() {
         types.push(TensorType::scalar(DType::I64));
@@ -319,7 +392,7 @@ where
             let step = t.convert(DType::I64);
             inputs.push(&step + &step.scalar((seed << 24) as f64));
         }
-        let outs = grads.call(&inputs);
+        let outs = micro.accumulate(&grads, &inputs, n);
         (outs[0].clone(), outs[1..].to_vec())
     };
     step_around(
@@ -334,6 +407,143 @@ where
         (trace_loss, autodiff),
         scaled,
     )
+}
+
+/// How a step's batch splits into micro-batches ([`train_step_accumulated`]).
+#[derive(Clone, Debug)]
+struct Micro {
+    /// Micro-batches per step.
+    count: usize,
+    /// Per batch value, how many parts its first dimension is split into over the mesh
+    /// (0 for a scalar, which every micro-batch reads whole).
+    shards: Vec<usize>,
+}
+
+impl Micro {
+    /// The split of `batch_types` (laid out by `specs`) into `count` micro-batches, or why
+    /// it cannot be made.
+    fn of(
+        name: &str,
+        count: usize,
+        batch_types: &[TensorType],
+        specs: &[PartitionSpec],
+        mesh: &Mesh,
+    ) -> Result<Micro, Error> {
+        if count == 0 {
+            return Err(Error::Usage(format!(
+                "train_step_accumulated({name}): 0 micro-batches; accumulate over at least 1"
+            )));
+        }
+        let mut shards = Vec::with_capacity(batch_types.len());
+        for (k, (t, spec)) in batch_types.iter().zip(specs).enumerate() {
+            if t.rank() == 0 {
+                shards.push(0);
+                continue;
+            }
+            let parts: usize = match spec.0.first() {
+                Some(shardc::DimSpec::Axes(axes)) => axes
+                    .iter()
+                    .map(|a| mesh.axis_size(a).unwrap_or(1))
+                    .product(),
+                _ => 1,
+            };
+            let rows = t.shape[0];
+            if count > 1 && rows % (parts * count) != 0 {
+                return Err(Error::Usage(format!(
+                    "train_step_accumulated({name}): batch value {k} ({t}) has {rows} rows, split over {parts} device group(s) into {count} micro-batches: {rows} is not a multiple of {parts} x {count}; make the batch a multiple of {} rows or change the number of micro-batches",
+                    parts * count
+                )));
+            }
+            shards.push(parts);
+        }
+        Ok(Micro { count, shards })
+    }
+
+    /// The type of one micro-batch of a batch value of type `t`.
+    fn piece_type(&self, t: &TensorType) -> TensorType {
+        let mut piece = t.clone();
+        if let Some(rows) = piece.shape.first_mut() {
+            *rows /= self.count;
+        }
+        piece
+    }
+
+    /// `(loss, grads...)` of the mean loss over the micro-batches: `grads` called on
+    /// `inputs` (`n` parameters, the batch values, then anything else, passed as is) one
+    /// micro-batch at a time in a loop, the loss and gradients summed in accumulators that
+    /// start at zero, then divided by the count.
+    fn accumulate(&self, grads: &Lowered, inputs: &[Tensor], n: usize) -> Vec<Tensor> {
+        if self.count == 1 {
+            return grads.call(inputs);
+        }
+        let k = self.count;
+        let nb = self.shards.len();
+        let (params, batch, rest) = (&inputs[..n], &inputs[n..n + nb], &inputs[n + nb..]);
+        // Each batch value grouped as [parts, k, rows / (parts k), ...] (a reshape, the
+        // device groups on the split dimension 0): micro-batch i is [:, i] of it, the
+        // i-th part of every group's rows.
+        let grouped: Vec<Option<Tensor>> = batch
+            .iter()
+            .zip(&self.shards)
+            .map(|(b, &parts)| {
+                (parts > 0).then(|| {
+                    let (rows, tail) = (b.shape()[0], &b.shape()[1..]);
+                    let shape: Vec<usize> = [parts, k, rows / (parts * k)]
+                        .iter()
+                        .chain(tail)
+                        .copied()
+                        .collect();
+                    b.reshape(&shape)
+                })
+            })
+            .collect();
+        let Some(entry) = grads.module().entry() else {
+            return grads.call(inputs);
+        };
+        let zeros: Vec<Tensor> = entry
+            .result_types()
+            .iter()
+            .map(|t| inputs[0].constant(Literal::splat(t.clone(), shardc_ir::Scalar::Float(0.0))))
+            .collect();
+        let carried: Vec<Tensor> = zeros
+            .iter()
+            .cloned()
+            .chain(grouped.iter().flatten().cloned())
+            .collect();
+        let nz = zeros.len();
+        let out = shardc::fori_loop(k, &carried, |i, c| {
+            let zero = i.scalar(0.0);
+            let mut pieces = c[nz..].iter();
+            let micro: Vec<Tensor> = batch
+                .iter()
+                .zip(&grouped)
+                .map(|(b, g)| match g.as_ref().and_then(|_| pieces.next()) {
+                    Some(all) => {
+                        let mut sizes = all.shape().to_vec();
+                        sizes[1] = 1;
+                        let mut starts = vec![&zero, i];
+                        starts.extend(std::iter::repeat_n(&zero, sizes.len() - 2));
+                        let rows: Vec<usize> = [sizes[0] * sizes[2]]
+                            .iter()
+                            .chain(&sizes[3..])
+                            .copied()
+                            .collect();
+                        all.dynamic_slice(&starts, &sizes).reshape(&rows)
+                    }
+                    None => b.clone(),
+                })
+                .collect();
+            let args: Vec<Tensor> = params.iter().chain(&micro).chain(rest).cloned().collect();
+            let outs = grads.call(&args);
+            let mut next: Vec<Tensor> = c[..nz].iter().zip(&outs).map(|(a, o)| a + o).collect();
+            next.extend(c[nz..].iter().cloned());
+            next
+        });
+        out[..nz]
+            .iter()
+            .map(|s| s / &s.scalar(k as f64).broadcast_to(s.shape()))
+            .collect()
+    }
 }
 
 /// How a training step lays out its arguments and gradients.

@@ -1025,6 +1025,20 @@ fn dot_general(
     let rrefs: Vec<&[usize]> = rgroups.iter().map(Vec::as_slice).collect();
     let (a, a_ty) = canonical(e, lhs, lty, &lrefs)?;
     let (bm, b_ty) = canonical(e, rhs, rty, &rrefs)?;
+    // CPU: an operand the kernel reshaped (`x[i]` of a loop's stacked batch, reshaped to
+    // its rows) is copied first, as `canonical`'s own reshapes are (see `barrier`).
+    let (a, bm) = if e.flavour == Flavour::Cpu {
+        let mut settle = |x: String, ty: &TensorType| {
+            if e.reshaped.contains_key(&x) {
+                e.barrier(&x, ty)
+            } else {
+                x
+            }
+        };
+        (settle(a, &a_ty), settle(bm, &b_ty))
+    } else {
+        (a, bm)
+    };
     let batched = b != 1;
     let c_shape: Vec<usize> = if batched { vec![b, m, n] } else { vec![m, n] };
     let c_ty = TensorType::new(dt, c_shape.clone());

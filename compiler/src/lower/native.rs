@@ -419,22 +419,53 @@ impl RegionKernel {
         })
     }
 
-    fn run(&self, args: &[&Literal]) -> Result<Vec<Literal>, EngineError> {
-        let outs = match &self.kernel {
+    /// The region's results from `carried` (moved in) and `captured`: a result that is a
+    /// carried value passed through is moved, not copied, and the storage of carried
+    /// values nothing returns goes back to `buffers`, which the kernel's outputs are taken
+    /// from (a loop's iterations reuse each other's storage).
+    fn run(
+        &self,
+        carried: Vec<Literal>,
+        captured: &[&Literal],
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Literal>, EngineError> {
+        let mut outs: Vec<Option<Literal>> = match &self.kernel {
             Some(k) => {
-                let inputs: Vec<&Literal> = self.reads.iter().map(|&j| args[j]).collect();
-                k.run_reusing(&inputs, &mut Buffers::default())?
+                let at = |j: usize| {
+                    carried
+                        .get(j)
+                        .unwrap_or_else(|| captured[j - carried.len()])
+                };
+                let inputs: Vec<&Literal> = self.reads.iter().map(|&j| at(j)).collect();
+                k.run_reusing(&inputs, buffers)?
+                    .into_iter()
+                    .map(Some)
+                    .collect()
             }
             None => Vec::new(),
         };
-        Ok(self
-            .results
-            .iter()
-            .map(|r| match *r {
-                Ok(i) => outs[i].clone(),
-                Err(j) => args[j].clone(),
-            })
-            .collect())
+        let n = carried.len();
+        let mut old: Vec<Option<Literal>> = carried.into_iter().map(Some).collect();
+        let mut next: Vec<Literal> = Vec::with_capacity(self.results.len());
+        for (k, r) in self.results.iter().enumerate() {
+            // A value returned twice is moved once and copied for the other.
+            let earlier = |next: &[Literal]| {
+                Some(next[self.results[..k].iter().position(|x| x == r)?].clone())
+            };
+            let value = match *r {
+                Ok(i) => outs[i].take(),
+                Err(j) if j < n => old[j].take(),
+                Err(j) => Some(captured[j - n].clone()),
+            };
+            match value.or_else(|| earlier(&next)) {
+                Some(v) => next.push(v),
+                None => return Err("a loop region's result was not computed".into()),
+            }
+        }
+        for lit in old.into_iter().chain(outs).flatten() {
+            buffers.give(lit);
+        }
+        Ok(next)
     }
 }
 
@@ -497,13 +528,25 @@ impl LoopKernel {
         let operands: Vec<&Literal> = self.operands.iter().map(|&i| inputs[i]).collect();
         let (start, captured) = operands.split_at(self.carried);
         let mut carried: Vec<Literal> = start.iter().map(|&l| l.clone()).collect();
+        let mut buffers = Buffers::default();
         loop {
             let args: Vec<&Literal> = carried.iter().chain(captured.iter().copied()).collect();
-            let go = self.cond.run(&args)?;
-            if !go.first().is_some_and(|c| c.get(0).as_bool()) {
+            let go = match &self.cond.kernel {
+                Some(k) => {
+                    let reads: Vec<&Literal> = self.cond.reads.iter().map(|&j| args[j]).collect();
+                    k.run_reusing(&reads, &mut buffers)?
+                }
+                None => Vec::new(),
+            };
+            let go = match self.cond.results.first() {
+                Some(Ok(i)) => go.get(*i).is_some_and(|c| c.get(0).as_bool()),
+                Some(Err(j)) => args[*j].get(0).as_bool(),
+                None => false,
+            };
+            if !go {
                 break;
             }
-            carried = self.body.run(&args)?;
+            carried = self.body.run(carried, captured, &mut buffers)?;
         }
         for (slot, &r) in outputs.iter_mut().zip(&self.results) {
             *slot = carried[r].clone();
