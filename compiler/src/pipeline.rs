@@ -16,6 +16,7 @@ use crate::passes::regather::regather;
 use crate::passes::route::{Route, route};
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module, verify_module_with};
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// A stage of the pipeline whose module can be printed.
@@ -196,35 +197,19 @@ fn plan(
     let mut partitioned =
         timings.time("partition", || partition(global, propagated, &extraction))?;
     // The extraction weighs each loop's plan against the layouts around it one class at
-    // a time; the program with every loop run whole is weighed too, as a whole, and kept
-    // when the model predicts it faster (`CostModel::program_time`).
+    // a time (a layout a plan reads is charged to each result it gives); each loop's
+    // plans are weighed again as whole programs, and with every loop run whole, and the
+    // program the model predicts fastest kept (`CostModel::program_time`).
     if crate::local::loops::any_on_pieces(propagated, &extraction) {
-        let before = propagated.banned_loops.clone();
-        crate::local::loops::ban_pieces(propagated);
-        let whole = timings.time("extract", || extract(propagated, f))?;
-        // Every loop whole may be out of reach (a class only a loop on pieces gives).
-        let whole_partitioned = if whole.cost.is_finite() {
-            timings
-                .time("partition", || partition(global, propagated, &whole))
-                .ok()
-        } else {
-            None
-        };
-        // Weighed as they will run: gradient buckets merge all-reduces (one latency each).
-        let time = |p: &Partitioned| {
-            let bucketed = opts.bucket_bytes.and_then(|limit| {
-                let scalars_apart = !opts.compress.is_empty();
-                bucket(&p.module, limit, scalars_apart).ok()
-            });
-            let module = bucketed.as_ref().map_or(&p.module, |(m, _)| m);
-            module
-                .entry()
-                .map_or(f64::INFINITY, |f| propagated.cost.program_time(f).total())
-        };
-        match whole_partitioned {
-            Some(w) if time(&w) < time(&partitioned) => (extraction, partitioned) = (whole, w),
-            _ => propagated.banned_loops = before,
-        }
+        (extraction, partitioned) = weigh_loops(
+            global,
+            propagated,
+            f,
+            opts,
+            timings,
+            extraction,
+            partitioned,
+        )?;
     }
     let mut buckets = Vec::new();
     if let Some(limit) = opts.bucket_bytes {
@@ -242,6 +227,85 @@ fn plan(
         regathered = n;
     }
     Ok((extraction, partitioned, buckets, regathered))
+}
+
+/// The program the model predicts fastest among the extraction's, the one with every
+/// loop run whole, and, loop by loop, the one with each of the loop's plans (its other
+/// plans banned); what the kept program banned stays banned in `propagated`.
+fn weigh_loops(
+    global: &Module,
+    propagated: &mut Propagated,
+    f: &shardc_ir::Function,
+    opts: &Options,
+    timings: &mut Timings,
+    extraction: Extraction,
+    partitioned: Partitioned,
+) -> Result<(Extraction, Partitioned), CompileError> {
+    use crate::local::loops::{LoopKey, on_pieces, plan_keys};
+    let cost = propagated.cost.clone();
+    // Weighed as they will run: gradient buckets merge all-reduces (one latency each).
+    let time = |p: &Partitioned| {
+        let bucketed = opts.bucket_bytes.and_then(|limit| {
+            let scalars_apart = !opts.compress.is_empty();
+            bucket(&p.module, limit, scalars_apart).ok()
+        });
+        let module = bucketed.as_ref().map_or(&p.module, |(m, _)| m);
+        module
+            .entry()
+            .map_or(f64::INFINITY, |f| cost.program_time(f).total())
+    };
+    // The program extracted with `bans` added to `base`, and its predicted time.
+    let mut attempt = |propagated: &mut Propagated,
+                       base: &HashSet<LoopKey>,
+                       bans: &[LoopKey]|
+     -> Result<Option<(Extraction, Partitioned, f64)>, CompileError> {
+        propagated.banned_loops = base.clone();
+        propagated.banned_loops.extend(bans.iter().cloned());
+        let x = timings.time("extract", || extract(propagated, f))?;
+        if !x.cost.is_finite() {
+            return Ok(None);
+        }
+        // A combination no plan covers whole (a class only a banned plan gives).
+        let Ok(p) = timings.time("partition", || partition(global, propagated, &x)) else {
+            return Ok(None);
+        };
+        let t = time(&p);
+        Ok(Some((x, p, t)))
+    };
+    let mut best_time = time(&partitioned);
+    let mut best = (extraction, partitioned);
+    let mut kept = propagated.banned_loops.clone();
+    let whole = on_pieces(propagated);
+    if let Some((x, p, t)) = attempt(propagated, &kept, &whole)?
+        && t < best_time
+    {
+        (best, best_time) = ((x, p), t);
+        kept.extend(whole);
+    }
+    for (op, keys) in plan_keys(propagated) {
+        // This loop's plans as the choice left them (banned in a conflict or not).
+        let base: HashSet<LoopKey> = kept.iter().filter(|k| k.0 != op).cloned().collect();
+        let mut winner: Option<Vec<LoopKey>> = None;
+        for key in &keys {
+            let others: Vec<LoopKey> = keys
+                .iter()
+                .filter(|k| *k != key)
+                .map(|k| (op, k.clone()))
+                .collect();
+            if let Some((x, p, t)) = attempt(propagated, &base, &others)?
+                && t < best_time
+            {
+                (best, best_time) = ((x, p), t);
+                winner = Some(others);
+            }
+        }
+        if let Some(others) = winner {
+            kept = base;
+            kept.extend(others);
+        }
+    }
+    propagated.banned_loops = kept;
+    Ok(best)
 }
 
 fn memory_peak(p: &Partitioned) -> Peak {

@@ -1333,3 +1333,75 @@ fn accumulating_four_micro_batches_equals_the_large_batch_step_with_one_reductio
         }
     }
 }
+
+/// Accumulation under DP x TP: the body all-reduces activations over `model` for every
+/// micro-batch, so the loop is unrolled (2 copies of the body's plan) rather than run whole
+/// on every device; the gradients are still reduced over `data` once, after both
+/// micro-batches, and the step equals the one on the whole batch.
+#[test]
+fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
+    use shardc_train::step::train_step_accumulated;
+    const ROWS: usize = 32;
+    const WIDE: usize = 64;
+    const HIDDEN: usize = 256;
+    let m = mesh(&[("data", 2), ("model", 2)]);
+    let types = [f32(&[WIDE, HIDDEN]), f32(&[HIDDEN, WIDE])];
+    let types = [types.clone(), types].concat();
+    let batch_types = [f32(&[ROWS, WIDE]), f32(&[ROWS, WIDE])];
+    let params: Vec<Literal> = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| det(&t.shape, k, 0.1))
+        .collect();
+    let batch = vec![det(&[ROWS, WIDE], 11, 1.0), det(&[ROWS, WIDE], 21, 0.5)];
+    let strategy = Strategy::dp_tp(megatron_specs());
+    let whole = train_step("mlp", loss, &types, &batch_types, &m, strategy.clone(), SGD).unwrap();
+    let ts =
+        train_step_accumulated("mlp", loss, &types, &batch_types, &m, strategy, SGD, 2).unwrap();
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let big = whole.program.compile(&whole.options()).unwrap();
+    let per_axis = |c: &shardc::Compiled, axes: &str| {
+        collectives(c)
+            .iter()
+            .filter(|(k, a, _)| k == "all_reduce" && a == axes)
+            .count()
+    };
+    // Activations: the all-reduces over model of one micro-batch's forward and backward,
+    // twice; gradients (and the loss): what the large-batch step reduces over data, once.
+    assert_eq!(
+        per_axis(&c, "model"),
+        2 * per_axis(&big, "model"),
+        "{}",
+        c.explain()
+    );
+    assert_eq!(
+        per_axis(&c, "data"),
+        per_axis(&big, "data"),
+        "{}",
+        c.explain()
+    );
+    assert_eq!(
+        collectives(&c).len(),
+        per_axis(&c, "model") + per_axis(&c, "data")
+    );
+    let per_device = c.partitioned.module.entry().unwrap();
+    assert!(
+        !per_device
+            .body_ops()
+            .any(|(_, o)| o.kind == shardc::ir::OpKind::While),
+        "the loop is unrolled"
+    );
+    // On the cpu backend against the reference (the run's collectives against explain's),
+    // and against the step on the whole batch.
+    let args = ts.args(&params, &ts.init_state(), 1, &batch);
+    let two = ts.program.run_reference(&args).unwrap();
+    let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
+    let run = cpu.run(&c, &args, 1e-5).unwrap();
+    assert_eq!(measured(&run.report), stated(&c), "explain against the run");
+    assert_close(&run.outputs, &two, 1e-5, "the cpu backend");
+    let one = whole
+        .program
+        .run_reference(&whole.args(&params, &whole.init_state(), 1, &batch))
+        .unwrap();
+    assert_close(&two, &one, 1e-5, "2 micro-batches vs one batch");
+}

@@ -27,6 +27,10 @@ use shardc_ir::{
 };
 use std::collections::{HashMap, HashSet};
 
+/// The most iterations a loop whose body communicates is unrolled into (its body's
+/// plan copied once per iteration); a loop with more runs whole instead.
+pub const MAX_UNROLLED_TRIPS: usize = 16;
+
 /// How a loop runs for one layout of its operands.
 pub struct LoopPlan {
     /// The body's pipeline run: its partitioned program is what each device runs per
@@ -100,18 +104,21 @@ pub fn plan(
     let compiled = compile(&body_module(f, op, mesh, layouts, &fixed)?, &nested(opts))?;
     let trips = shardc_ir::unroll::known_trip_count(f, op);
     // A body that communicates (or runs a per-device op on what changes between
-    // iterations; the rest is hoisted before the loop, `emit`) would run unrolled, one
-    // copy per iteration: measured slower than the loop run whole (per-segment overheads
-    // the model does not charge, `docs/partitioning.md`), and compiled per iteration.
+    // iterations; the rest is hoisted before the loop, `emit`) runs unrolled, one copy
+    // per iteration (`shardc_ir::unroll`): taken for a few trips known when compiling (a
+    // step's micro-batches under tensor parallelism), where running the loop whole would
+    // gather every split operand and compute it all on every device.
     let communicates = compiled.partitioned.module.entry().is_some_and(|b| {
         b.body_ops()
             .zip(variant_ops(b, op.results.len()))
             .any(|((_, o), varies)| varies && o.kind.is_per_device())
     });
-    if communicates {
+    if communicates && trips.is_none_or(|t| t > MAX_UNROLLED_TRIPS) {
         return Err(CompileError::Unsupported {
             what: "a loop whose body communicates under these layouts".into(),
-            why: "it would run unrolled; the loop runs whole instead".into(),
+            why: format!(
+                "it would run unrolled, which needs at most {MAX_UNROLLED_TRIPS} trips known when compiling; the loop runs whole instead"
+            ),
         });
     }
     let cost = compiled.extraction.cost * trips.unwrap_or(1) as f64;
@@ -168,9 +175,16 @@ pub fn settle(
         }
         if next == now {
             // Settled. An accumulator started from zeros that came out complete is tried
-            // once as a partial sum over the axes the other carried values are split on
-            // (a data-parallel gradient summed over the batch's axis).
-            let split: Vec<AxisRef> = next.iter().flat_map(|l| l.axes().cloned()).collect();
+            // once as a partial sum over the axes the loop's other carried values (not
+            // accumulators, not what the body reads from outside) are split on: a
+            // data-parallel gradient summed over the batch's axis, not over the axis a
+            // tensor-parallel weight is split on.
+            let split: Vec<AxisRef> = next[..carried]
+                .iter()
+                .zip(&zeros)
+                .filter(|(_, zero)| !**zero)
+                .flat_map(|(l, _)| l.axes().cloned())
+                .collect();
             let mut again = false;
             for k in 0..carried {
                 if !zeros[k] || tried[k] || cond_reads[k] || next[k].is_partial() {
@@ -355,21 +369,27 @@ pub fn emit(
 /// first `carried` arguments but those it returns as they are: a scan's constants): the
 /// others compute the same in every iteration.
 fn variant_ops(body: &Function, carried: usize) -> Vec<bool> {
+    let varying = variant_values(body, carried);
+    body.body_ops()
+        .map(|(_, o)| o.results.iter().any(|r| varying.contains(r)))
+        .collect()
+}
+
+/// The values of `body` that depend on the carried values that change (see
+/// [`variant_ops`]); an op reading one makes all its results vary.
+fn variant_values(body: &Function, carried: usize) -> HashSet<ValueId> {
     let mut varying: HashSet<ValueId> = body.args()[..carried]
         .iter()
         .zip(body.results())
         .filter(|(a, r)| a != r)
         .map(|(&a, _)| a)
         .collect();
-    body.body_ops()
-        .map(|(_, o)| {
-            let v = o.operands.iter().any(|x| varying.contains(x));
-            if v {
-                varying.extend(o.results.iter().copied());
-            }
-            v
-        })
-        .collect()
+    for (_, o) in body.body_ops() {
+        if o.operands.iter().any(|x| varying.contains(x)) {
+            varying.extend(o.results.iter().copied());
+        }
+    }
+    varying
 }
 
 /// Copies `ops` of `src` into the block `b` has open and closes it returning `results`.
@@ -410,13 +430,13 @@ fn chosen<'p>(p: &'p Propagated, x: &Extraction, id: OpId) -> Option<&'p LoopPla
     })
 }
 
-/// The collectives the chosen plan of loop `op` (op `id`) runs: its body's, which read
-/// only what does not change between iterations (a body that communicates otherwise is
-/// not taken), so they run once, before the loop (`emit`). None for other ops and loops
-/// run whole.
-pub fn hoisted_collectives(
+/// The collectives the chosen plan of loop `op` (op `id` of `f`) runs: its body's, those
+/// of values that do not change between iterations once, before the loop (`emit`), the
+/// others once per iteration of the unrolled loop. None for other ops and loops run whole.
+pub fn body_collectives(
     p: &Propagated,
     x: &Extraction,
+    f: &Function,
     id: OpId,
     op: &Op,
     names: &[String],
@@ -431,15 +451,30 @@ pub fn hoisted_collectives(
         .results
         .first()
         .map_or_else(String::new, |r| names[r.index()].clone());
-    body.explain()
-        .collectives
+    // A collective of a value that changes between iterations runs in every iteration
+    // (the loop is then unrolled, `plan`); the others once, before the loop (`emit`).
+    let Some(g) = body.global.entry() else {
+        return Vec::new();
+    };
+    let global_names = g.value_names();
+    let varying: HashSet<&str> = variant_values(g, op.results.len())
         .into_iter()
-        .map(|mut c| {
-            c.value = format!("{} in the body of loop {at} (run once, before it)", c.value);
-            c.needed_by = vec![format!("the body of loop {at}")];
-            c
-        })
-        .collect()
+        .map(|v| global_names[v.index()].as_str())
+        .collect();
+    let trips = shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1);
+    let mut out = Vec::new();
+    for c in body.explain().collectives {
+        let (runs, when) = if varying.contains(c.value.as_str()) {
+            (trips, "in every iteration, unrolled")
+        } else {
+            (1, "run once, before it")
+        };
+        let mut c = c;
+        c.value = format!("{} in the body of loop {at} ({when})", c.value);
+        c.needed_by = vec![format!("the body of loop {at}")];
+        out.extend(std::iter::repeat_n(c, runs));
+    }
+    out
 }
 
 /// Bans, for every loop whose results the extraction `x` took from plans that read its
@@ -499,13 +534,35 @@ pub fn any_on_pieces(p: &Propagated, x: &Extraction) -> bool {
     })
 }
 
-/// Bans every plan that runs a loop on pieces: extracting then runs every loop whole.
-pub fn ban_pieces(p: &mut Propagated) {
-    let on_pieces: Vec<(OpId, Vec<LayoutId>)> = p
+/// A loop and the layouts of its operands: one of its plans.
+pub type LoopKey = (OpId, Vec<LayoutId>);
+
+/// Every plan that runs a loop on pieces: banning them runs every loop whole.
+pub fn on_pieces(p: &Propagated) -> Vec<LoopKey> {
+    let mut keys: Vec<LoopKey> = p
         .loops
         .iter()
         .filter(|(_, plans)| plans.iter().any(|plan| plan.body.is_some()))
         .map(|(key, _)| key.clone())
         .collect();
-    p.banned_loops.extend(on_pieces);
+    keys.sort();
+    keys
+}
+
+/// Each loop with two plans or more, and their operand layouts, in program order.
+pub fn plan_keys(p: &Propagated) -> Vec<(OpId, Vec<Vec<LayoutId>>)> {
+    let mut by_op: std::collections::BTreeMap<OpId, Vec<Vec<LayoutId>>> = Default::default();
+    for (key, plans) in &p.loops {
+        if !plans.is_empty() {
+            by_op.entry(key.0).or_default().push(key.1.clone());
+        }
+    }
+    by_op
+        .into_iter()
+        .filter(|(_, keys)| keys.len() > 1)
+        .map(|(op, mut keys)| {
+            keys.sort();
+            (op, keys)
+        })
+        .collect()
 }

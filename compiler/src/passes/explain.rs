@@ -572,11 +572,11 @@ impl Compiled {
             Some(per_device) => as_run(collectives, per_device, &by_text, &self.routes),
             None => collectives,
         };
-        // A loop body's collectives (of values that do not change between iterations)
-        // run once, before the loop.
+        // A loop body's collectives: once, before the loop, or in every iteration of
+        // the unrolled loop.
         for (id, op) in f.body_ops() {
-            collectives.extend(crate::local::loops::hoisted_collectives(
-                p, x, id, op, &names,
+            collectives.extend(crate::local::loops::body_collectives(
+                p, x, f, id, op, &names,
             ));
         }
         // The collectives the user wrote in shard_map bodies run as written.

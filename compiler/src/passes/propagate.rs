@@ -1020,9 +1020,32 @@ impl Saturate<'_> {
                 from.push((v, split[k]));
             }
         }
+        // Also with what the body reads from outside in its most split layout (a weight
+        // split by tensor parallelism: the body's plan then runs on its piece).
+        let mut reading = split.clone();
+        let mut reading_from = from.clone();
+        for (k, &v) in op.operands.iter().enumerate().skip(op.results.len()) {
+            let mut options: Vec<Layout> = self
+                .graph
+                .layouts_of(v)
+                .iter()
+                .map(|&l| self.graph.layout(l).clone())
+                .filter(|l| !l.is_partial() && l.fits(self.mesh, self.f.ty(v), Uneven::Refuse))
+                .collect();
+            options.sort_by_key(|l| std::cmp::Reverse(l.axes().count()));
+            if split != whole
+                && let Some(best) = options.first().filter(|l| l.axes().next().is_some())
+            {
+                reading[k] = self.graph.layout_id(best);
+                reading_from.push((v, reading[k]));
+            }
+        }
         self.apply_loop(o, &whole, Vec::new());
         if split != whole {
             self.apply_loop(o, &split, from);
+        }
+        if reading != split {
+            self.apply_loop(o, &reading, reading_from);
         }
     }
 
