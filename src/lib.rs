@@ -22,6 +22,7 @@ mod mpi;
 mod nn;
 mod on_devices;
 mod program;
+mod recompute;
 mod resident;
 mod simulate;
 mod spec;
@@ -40,6 +41,7 @@ pub use on_devices::OnDevices;
 #[cfg(feature = "cuda")]
 pub use program::CudaProgram;
 pub use program::{CpuProgram, Program, Run, run_cpu};
+pub use recompute::{RematChoice, choose_remat};
 pub use resident::Resident;
 pub use shardc_compiler as compiler;
 pub use shardc_compiler::{Compiled, Options, Stage};

@@ -138,7 +138,7 @@ fn ring_attention_passes_keys_and_values_around_the_ring() {
                     p,
                     &Blocks {
                         attention,
-                        remat: None,
+                        remat: shardc_train::models::Remat::Off,
                     },
                 )
             },

@@ -64,8 +64,32 @@ pub enum Attention {
 pub struct Blocks {
     /// How each block's attention is computed.
     pub attention: Attention,
-    /// Recompute each block's activations in the backward pass under this policy.
-    pub remat: Option<RematPolicy>,
+    /// Which blocks' activations are recomputed in the backward pass, and how.
+    pub remat: Remat,
+}
+
+/// Which blocks of a model are recomputed in the backward pass ([`shardc::remat`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Remat {
+    /// Every activation kept.
+    #[default]
+    Off,
+    /// Every block recomputed under this policy.
+    Every(RematPolicy),
+    /// Block `l` recomputed under `policies[l]` (kept where `None` or past the end):
+    /// what [`shardc::choose_remat`] chooses under a memory budget.
+    Layers(Vec<Option<RematPolicy>>),
+}
+
+impl Remat {
+    /// The policy of block `l`, if it is recomputed.
+    pub fn of_layer(&self, l: usize) -> Option<&RematPolicy> {
+        match self {
+            Remat::Off => None,
+            Remat::Every(p) => Some(p),
+            Remat::Layers(ps) => ps.get(l).and_then(Option::as_ref),
+        }
+    }
 }
 
 /// [`transformer_block`] with the attention computed as `attention` says.
@@ -352,7 +376,7 @@ pub fn gpt_loss_with(
                 blocks.attention,
             )
         };
-        x = named_scope(&format!("h{l}"), || match &blocks.remat {
+        x = named_scope(&format!("h{l}"), || match blocks.remat.of_layer(l) {
             Some(policy) => remat(policy.clone(), block),
             None => block(),
         });

@@ -15,16 +15,22 @@ const HIDDEN: usize = 256;
 /// its loss `mean(h^2)`; each block recomputed under `policy` when given. Arguments: the
 /// batch, then `w1, w2` per block.
 fn residual_mlp(policy: Option<RematPolicy>) -> shardc::Lowered {
+    residual_mlp_layers(&vec![policy; LAYERS])
+}
+
+/// [`residual_mlp`] with block `l` recomputed under `policies[l]`.
+fn residual_mlp_layers(policies: &[Option<RematPolicy>]) -> shardc::Lowered {
     let mesh = Mesh::new("mesh", &[("data", 2)]).unwrap();
+    let policies = policies.to_vec();
     let f = move |a: &[Tensor]| {
         let mut h = a[0].clone();
-        for l in 0..LAYERS {
+        for (l, policy) in policies.iter().enumerate() {
             let (w1, w2) = (&a[1 + 2 * l], &a[2 + 2 * l]);
             let block = || {
                 let hidden = h.matmul(w1).remat_name("hidden").gelu();
                 &h + &hidden.matmul(w2)
             };
-            h = match &policy {
+            h = match policy {
                 Some(p) => remat(p.clone(), block),
                 None => block(),
             };
@@ -173,7 +179,7 @@ fn recomputed_activations_give_the_same_gradients_holding_less() {
 /// the cpu backend, and its plan holds less at once.
 #[test]
 fn a_gpt_step_with_recomputed_blocks_is_the_same_step_holding_less() {
-    use shardc_train::models::{Blocks, GptConfig, gpt_loss_with};
+    use shardc_train::models::{Blocks, GptConfig, Remat, gpt_loss_with};
     use shardc_train::step::{Optimizer, train_step};
     use shardc_train::strategy::Strategy;
     let cfg = GptConfig {
@@ -182,7 +188,7 @@ fn a_gpt_step_with_recomputed_blocks_is_the_same_step_holding_less() {
     };
     let mesh = Mesh::new("mesh", &[("data", 2), ("model", 2)]).unwrap();
     let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
-    let step = |remat: Option<RematPolicy>| {
+    let step = |remat: Remat| {
         let blocks = Blocks {
             remat,
             ..Blocks::default()
@@ -202,7 +208,7 @@ fn a_gpt_step_with_recomputed_blocks_is_the_same_step_holding_less() {
         )
         .unwrap()
     };
-    let (plain, recomputed) = (step(None), step(Some(RematPolicy::Nothing)));
+    let (plain, recomputed) = (step(Remat::Off), step(Remat::Every(RematPolicy::Nothing)));
     let batch: Vec<Literal> = (0..2)
         .map(|k| {
             let n = cfg.block.batch * cfg.block.seq;
@@ -225,5 +231,118 @@ fn a_gpt_step_with_recomputed_blocks_is_the_same_step_holding_less() {
     assert!(held_recomputed < held, "{held_recomputed} B vs {held} B");
     println!(
         "GPT step, 2 layers: planned peak {held} B per device, {held_recomputed} B with recomputed blocks"
+    );
+    // Under a budget between the two, `choose_remat` picks per block (`Remat::Layers`):
+    // a plan within it that is the same step.
+    let budget = (held + held_recomputed) / 2;
+    let choice = shardc::choose_remat(cfg.layers, budget, &plain.options(), |p| {
+        Ok(step(Remat::Layers(p.to_vec())).program)
+    })
+    .unwrap();
+    assert!(
+        choice.peak_bytes <= budget,
+        "{} vs {budget}",
+        choice.peak_bytes
+    );
+    let chosen = step(Remat::Layers(choice.policies.clone()));
+    assert_eq!(chosen.program.run_reference(&args).unwrap(), expected);
+    println!(
+        "budget {budget} B: {:?}, planned peak {} B, {} FLOPs recomputed",
+        choice.policies, choice.peak_bytes, choice.recomputed_flops
+    );
+}
+
+/// `choose_remat`: under a budget the plain plan does not fit, the least recomputation
+/// that fits — a few blocks keeping only their matrix products, not every block
+/// recomputed whole — with the same gradients; a budget nothing fits is refused, naming
+/// the peaks reached.
+#[test]
+fn a_budget_gets_the_least_recomputation_that_fits() {
+    let opts = CompileOptions::default();
+    let peak = |l: &shardc::Lowered| l.compile(&opts).unwrap().explain().peak_bytes_per_device;
+    let plain = peak(&residual_mlp(None));
+    let whole = peak(&residual_mlp(Some(RematPolicy::Nothing)));
+    assert!(whole < plain, "{whole} vs {plain}");
+    let build = |p: &[Option<RematPolicy>]| Ok(residual_mlp_layers(p));
+    // Just under the plain peak: keeping the matrix products of a block or two is enough.
+    let budget = plain - (plain - whole) / 8;
+    let some = shardc::choose_remat(LAYERS, budget, &opts, build).unwrap();
+    assert!(some.peak_bytes <= budget, "{} vs {budget}", some.peak_bytes);
+    assert_eq!(some.plain_peak_bytes, plain);
+    assert!(some.policies.contains(&None), "{:?}", some.policies);
+    assert!(
+        !some.policies.contains(&Some(RematPolicy::Nothing)),
+        "{:?}",
+        some.policies
+    );
+    // At the peak of every block recomputed whole: that, at most, with more FLOPs.
+    let most = shardc::choose_remat(LAYERS, whole, &opts, build).unwrap();
+    assert!(most.peak_bytes <= whole);
+    assert!(
+        some.recomputed_flops < most.recomputed_flops,
+        "{} vs {}",
+        some.recomputed_flops,
+        most.recomputed_flops
+    );
+    // No more than recomputing every block whole (per-layer full recompute): each
+    // block's first matmul, 2 x BATCH x WIDTH x HIDDEN FLOPs, and its gelu.
+    let flops = |l: &shardc::Lowered| {
+        let c = l.compile(&opts).unwrap();
+        let f = c.global.entry().unwrap();
+        f.body_ops()
+            .map(|(_, op)| {
+                let ty = |v: &[shardc::ir::ValueId]| -> Vec<TensorType> {
+                    v.iter().map(|&v| f.ty(v).clone()).collect()
+                };
+                shardc::compiler::sharding::cost::op_flops(
+                    &op.kind,
+                    &ty(&op.operands),
+                    &ty(&op.results),
+                )
+            })
+            .sum::<u64>()
+    };
+    let full = flops(&residual_mlp(Some(RematPolicy::Nothing))) - flops(&residual_mlp(None));
+    assert!(
+        full >= (2 * BATCH * WIDTH * HIDDEN * LAYERS) as u64,
+        "{full}"
+    );
+    assert!(
+        most.recomputed_flops <= full,
+        "{} vs {full}",
+        most.recomputed_flops
+    );
+    // The same gradients as the plain program, bit for bit, on the reference.
+    let mut rng = Rng(3);
+    let args: Vec<Literal> = residual_mlp(None)
+        .module()
+        .entry()
+        .unwrap()
+        .arg_types()
+        .iter()
+        .map(|t| {
+            let n = t.num_elements();
+            Literal::from_f64(DType::F32, &t.shape, &rng.values(n, -0.5, 0.5)).unwrap()
+        })
+        .collect();
+    let expected = residual_mlp(None).run_reference(&args).unwrap();
+    assert_eq!(
+        build(&some.policies).unwrap().run_reference(&args).unwrap(),
+        expected
+    );
+    // Below every block recomputed whole: refused, naming both peaks.
+    let e = shardc::choose_remat(LAYERS, whole - 1, &opts, build)
+        .err()
+        .expect("nothing fits");
+    let msg = e.to_string();
+    assert!(
+        msg.contains(&format!("{plain} B with every activation kept")),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!(
+            "{whole} B with all {LAYERS} region(s) recomputed whole"
+        )),
+        "{msg}"
     );
 }
