@@ -1297,6 +1297,8 @@ fn accumulating_four_micro_batches_equals_the_large_batch_step_with_one_reductio
             .filter(|o| matches!(o.kind, shardc::ir::OpKind::While))
             .collect();
         assert_eq!(loops.len(), 1, "{name}: the loop runs per device");
+        let how = &c.explain().loops[0].how;
+        assert!(how.starts_with("on pieces, carried as"), "{name}: {how}");
         // On the cpu backend against the reference (the run's collectives counted against
         // explain's), and against the large-batch step.
         let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
@@ -1390,6 +1392,40 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
             .body_ops()
             .any(|(_, o)| o.kind == shardc::ir::OpKind::While),
         "the loop is unrolled"
+    );
+    let e = c.explain();
+    assert_eq!(e.loops.len(), 1);
+    assert!(
+        e.loops[0].how.starts_with("unrolled into 2 copies"),
+        "{}",
+        e.loops[0].how
+    );
+    // 32 micro-batches are too many to unroll: the loop runs whole, and explain says why.
+    let rows = [f32(&[2 * 32, WIDE]), f32(&[2 * 32, WIDE])];
+    let many = train_step_accumulated(
+        "mlp",
+        loss,
+        &types,
+        &rows,
+        &m,
+        Strategy::dp_tp(megatron_specs()),
+        SGD,
+        32,
+    )
+    .unwrap()
+    .program
+    .compile(&Options::default())
+    .unwrap()
+    .explain();
+    let how = &many.loops[0].how;
+    assert!(how.starts_with("whole on every device"), "{how}");
+    assert!(
+        how.contains("needs at most 16 trips known when compiling"),
+        "{how}"
+    );
+    assert!(
+        many.to_string()
+            .contains("(stablehlo.while, 32 trips): whole on every device")
     );
     // On the cpu backend against the reference (the run's collectives against explain's),
     // and against the step on the whole batch.

@@ -477,6 +477,77 @@ pub fn body_collectives(
     out
 }
 
+/// How one loop of the program runs, for `explain`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LoopRun {
+    /// The loop's first result (`%12`).
+    pub value: String,
+    /// Its trip count, when known when compiling.
+    pub trips: Option<usize>,
+    /// On pieces (and its carried layouts), unrolled, or whole on every device and why.
+    pub how: String,
+}
+
+/// How loop `op` (op `id` of `f`) runs in the extracted program `x`; `None` for other ops.
+pub fn run_of(
+    p: &Propagated,
+    x: &Extraction,
+    f: &Function,
+    id: OpId,
+    op: &Op,
+    names: &[String],
+) -> Option<LoopRun> {
+    if op.kind != OpKind::While {
+        return None;
+    }
+    let trips = shardc_ir::unroll::known_trip_count(f, op);
+    let value = op
+        .results
+        .first()
+        .map_or_else(String::new, |r| names[r.index()].clone());
+    let how = match chosen(p, x, id) {
+        Some(plan) => {
+            let carried: Vec<String> = plan.layouts.iter().map(Layout::to_string).collect();
+            let per_device = plan
+                .body
+                .as_ref()
+                .and_then(|b| b.partitioned.module.entry());
+            let unrolled = per_device.is_some_and(|b| {
+                b.body_ops()
+                    .zip(variant_ops(b, op.results.len()))
+                    .any(|((_, o), varies)| varies && o.kind.is_per_device())
+            });
+            if unrolled {
+                format!(
+                    "unrolled into {} copies of its body's plan on pieces (its body communicates in every iteration), carried as {}",
+                    trips.unwrap_or(1),
+                    carried.join(", ")
+                )
+            } else {
+                format!("on pieces, carried as {}", carried.join(", "))
+            }
+        }
+        None => {
+            let refused = p.loop_refusals.get(&id).filter(|r| !r.is_empty());
+            let on_pieces = p
+                .loops
+                .iter()
+                .any(|((o, _), plans)| *o == id && plans.iter().any(|l| l.body.is_some()));
+            let why = match refused {
+                Some(r) if !on_pieces => r.join("; "),
+                Some(r) => format!(
+                    "its plans on pieces were predicted slower (others were refused: {})",
+                    r.join("; ")
+                ),
+                None if on_pieces => "its plans on pieces were predicted slower".into(),
+                None => "no split layout of its carried values was offered".into(),
+            };
+            format!("whole on every device (what it reads split is gathered first): {why}")
+        }
+    };
+    Some(LoopRun { value, trips, how })
+}
+
 /// Bans, for every loop whose results the extraction `x` took from plans that read its
 /// operands in different layouts, all those layouts but the ones most of its taken
 /// results read (the cheaper plan on a tie), so that extracting again runs each loop

@@ -44,6 +44,9 @@ pub struct Explanation {
     pub cost_us: f64,
     /// Where the cost model's figures come from ([`crate::sharding::cost::CostModel::source`]).
     pub cost_model: String,
+    /// How each loop runs: on pieces, unrolled, or whole and why (none without loops).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loops: Vec<crate::local::loops::LoopRun>,
 }
 
 /// A value and the layouts it is used in.
@@ -589,7 +592,12 @@ impl Compiled {
                 &names,
             ));
         }
+        let loops = f
+            .body_ops()
+            .filter_map(|(id, op)| crate::local::loops::run_of(p, x, f, id, op, &names))
+            .collect();
         Explanation {
+            loops,
             mesh: format!("{} = {}", p.mesh.shape_name(), p.mesh),
             propagation: p.report.clone(),
             bytes_per_device: collectives.iter().map(|c| c.bytes_per_device).sum(),
@@ -868,6 +876,15 @@ impl fmt::Display for Explanation {
             }
             for a in &c.alternatives {
                 writeln!(f, "    lost:   {}  {}", cost_text(a.cost_us), a.what)?;
+            }
+        }
+        if !self.loops.is_empty() {
+            writeln!(f, "loops:")?;
+            for l in &self.loops {
+                let trips = l
+                    .trips
+                    .map_or("trips unknown".into(), |t| format!("{t} trips"));
+                writeln!(f, "  {} (stablehlo.while, {trips}): {}", l.value, l.how)?;
             }
         }
         writeln!(

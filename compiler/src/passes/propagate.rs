@@ -235,6 +235,9 @@ pub struct Propagated {
     /// operands differently, all but one are banned and extraction runs again
     /// (`local::loops::ban_conflicts`).
     pub banned_loops: HashSet<(OpId, Vec<LayoutId>)>,
+    /// Why plans on pieces of a loop were not made (a body that would communicate for
+    /// too many trips, layouts that do not divide), by loop, each reason once.
+    pub loop_refusals: HashMap<OpId, Vec<String>>,
 }
 
 /// Priorities of classes, in Shardy's meaning: `p0` is the strongest, a dimension without
@@ -319,6 +322,7 @@ struct Saturate<'a> {
     current: Option<OpId>,
     opts: &'a Options,
     loops: HashMap<(OpId, Vec<LayoutId>), Option<LoopPlan>>,
+    loop_refusals: HashMap<OpId, Vec<String>>,
 }
 
 /// The mesh of a module: the one mesh its annotations use. Meshes without axes beside it
@@ -411,6 +415,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         current: None,
         opts,
         loops: HashMap::new(),
+        loop_refusals: HashMap::new(),
     };
     // Arguments enter in their annotated layout, or replicated when unannotated.
     for (i, &v) in f.args().iter().enumerate() {
@@ -543,6 +548,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         priorities,
         loops,
         banned_loops: HashSet::new(),
+        loop_refusals: s.loop_refusals,
     })
 }
 
@@ -996,6 +1002,10 @@ impl Saturate<'_> {
             })
             .collect();
         if !self.opts.partition_loops {
+            self.loop_refusals.insert(
+                o,
+                vec!["Options::partition_loops is off (--loops-whole)".into()],
+            );
             self.apply_loop(o, &whole, Vec::new());
             return;
         }
@@ -1075,6 +1085,13 @@ impl Saturate<'_> {
             let key = (o, ids.clone());
             if !self.loops.contains_key(&key) {
                 let plan = loops::plan(self.f, self.f.op(o), self.mesh, &layouts, self.opts);
+                if let Err(e) = &plan {
+                    let why = self.loop_refusals.entry(o).or_default();
+                    let e = e.to_string();
+                    if !why.contains(&e) {
+                        why.push(e);
+                    }
+                }
                 self.loops.insert(key.clone(), plan.ok());
             }
             if self.loops[&key].is_none() {
