@@ -12,6 +12,7 @@
 //! passes::partition         the per-device program with explicit collectives
 //! passes::bucket            DDP: gradient all-reduces fused into buckets (when asked)
 //! passes::regather          ZeRO-3/FSDP: parameters gathered again near each use (when asked)
+//! passes::route             collectives across nodes routed hierarchically (with a topology)
 //! passes::explain           the decisions, their causes and the alternatives that lost
 //! passes::mlir              import into MLIR and verify
 //! lower                     segments to MLIR kernels: CPU JIT, GPU PTX
@@ -22,6 +23,8 @@
 //! (per-op knowledge of running an op on local pieces, used by the partitioner),
 //! `autodiff/`, `lower/` (MLIR), and `upstream/` (the cross-check against upstream
 //! MLIR's shard dialect).
+
+#![warn(missing_docs)]
 
 pub mod error;
 pub mod pipeline;

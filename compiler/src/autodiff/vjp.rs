@@ -27,6 +27,7 @@ pub struct Primal<'a> {
     pub op: &'a Op,
     /// The op's operands and results in the function being built.
     pub operands: Vec<ValueId>,
+    /// The op's results in the function being built.
     pub results: Vec<ValueId>,
     /// The cotangent of each result, where one reached it.
     pub cotangents: Vec<Option<ValueId>>,
@@ -39,7 +40,12 @@ pub struct Primal<'a> {
 #[derive(Debug)]
 pub enum VjpError {
     /// The op has no VJP in this form: why, and what to do instead.
-    NoRule { why: String, fix: String },
+    NoRule {
+        /// Why the op has no VJP in this form.
+        why: String,
+        /// What to write instead.
+        fix: String,
+    },
     /// An op the rule emitted broke its typing rule (a bug in the rule).
     Build(IrError),
     /// The rule was called without what it needs (a bug in the caller).
@@ -1148,11 +1154,13 @@ fn single_op(f: &Function, body: BlockId) -> Option<OpKind> {
 /// constants are made once per type and value (the body is one block, so the first one
 /// made is visible to every later op).
 pub struct Emitter<'b> {
+    /// The builder the rule adds its ops to.
     pub b: &'b mut FunctionBuilder,
     splats: HashMap<(TensorType, u64), ValueId>,
 }
 
 impl<'b> Emitter<'b> {
+    /// An emitter adding ops to `b`.
     pub fn new(b: &'b mut FunctionBuilder) -> Emitter<'b> {
         Emitter {
             b,
@@ -1160,6 +1168,7 @@ impl<'b> Emitter<'b> {
         }
     }
 
+    /// The type of `v`.
     pub fn ty(&self, v: ValueId) -> TensorType {
         self.b.ty(v).clone()
     }
@@ -1173,6 +1182,7 @@ impl<'b> Emitter<'b> {
         want.then(|| f(self)).transpose()
     }
 
+    /// A constant.
     pub fn constant(&mut self, lit: Literal) -> ValueId {
         self.b.constant(lit)
     }
@@ -1195,26 +1205,32 @@ impl<'b> Emitter<'b> {
         self.splat(&ty, value)
     }
 
+    /// Zeros of `v`'s type.
     pub fn zeros_like(&mut self, v: ValueId) -> ValueId {
         self.full_like(v, 0.0)
     }
 
+    /// `op(x)` elementwise.
     pub fn unary(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
         self.b.unary(op, x)
     }
 
+    /// `op(x, y)` elementwise.
     pub fn binary(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.b.binary(op, x, y)
     }
 
+    /// `x * y`.
     pub fn mul(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.b.binary(BinaryOp::Multiply, x, y)
     }
 
+    /// `x / y`.
     pub fn div(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.b.binary(BinaryOp::Divide, x, y)
     }
 
+    /// `x + y`.
     pub fn add(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.b.binary(BinaryOp::Add, x, y)
     }
@@ -1231,6 +1247,7 @@ impl<'b> Emitter<'b> {
         self.mul(x, k)
     }
 
+    /// `x <direction> y`, an `i1` tensor.
     pub fn compare(
         &mut self,
         direction: ComparisonDirection,
@@ -1262,15 +1279,18 @@ impl<'b> Emitter<'b> {
         self.compare(direction, x, k)
     }
 
+    /// `p ? t : f` elementwise.
     pub fn select(&mut self, p: ValueId, t: ValueId, f: ValueId) -> Result<ValueId, IrError> {
         self.b.push1(OpKind::Select, &[p, t, f])
     }
 
+    /// `x` converted to `dtype`.
     pub fn convert(&mut self, x: ValueId, dtype: DType) -> Result<ValueId, IrError> {
         let t = self.ty(x).with_dtype(dtype);
         self.b.push1_typed(OpKind::Convert, &[x], t)
     }
 
+    /// `x` broadcast into a tensor of the given shape (`broadcast_in_dim`).
     pub fn broadcast(
         &mut self,
         x: ValueId,
@@ -1368,6 +1388,7 @@ impl<'b> Emitter<'b> {
         self.sum(x, &dims)
     }
 
+    /// A `dot_general` of `lhs` and `rhs`.
     pub fn dot_general(
         &mut self,
         lhs: ValueId,

@@ -22,6 +22,7 @@ use shardc_ir::{AxisRef, Mesh, TensorType, Uneven};
 /// One sharded rotation factor of an op run on local pieces.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockRotation {
+    /// The rotation factor.
     pub factor: FactorId,
     /// The axes the factor is split over, major first.
     pub axes: Vec<AxisRef>,

@@ -61,6 +61,7 @@ impl DiskCache {
         }
     }
 
+    /// The directory kernels are kept in.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

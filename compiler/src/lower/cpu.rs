@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 pub struct CpuOptions {
     /// LLVM's optimization level in the execution engine (0 to 3).
     pub opt_level: usize,
+    /// How math functions are computed (approximations or libm).
     pub math: Math,
     /// Tile and vectorize f32/f64 matmuls (off: plain loops, for comparison).
     pub vectorize_matmuls: bool,
@@ -62,10 +63,15 @@ impl Default for CpuOptions {
 /// Register tile and cache tiles of one matmul (0: that level is not tiled).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Tiling {
+    /// Columns of the right operand per cache block.
     pub nc: usize,
+    /// Contraction elements per cache block.
     pub kc: usize,
+    /// Rows of the left operand per cache block.
     pub mc: usize,
+    /// Rows of the register tile.
     pub mr: usize,
+    /// Columns of the register tile.
     pub nr: usize,
 }
 
@@ -535,10 +541,12 @@ fn descriptor(data: *mut u8, ty: &TensorType) -> Vec<i64> {
 }
 
 impl CpuKernel {
+    /// The types the kernel takes.
     pub fn inputs(&self) -> &[TensorType] {
         &self.inputs
     }
 
+    /// The types the kernel gives.
     pub fn outputs(&self) -> &[TensorType] {
         &self.outputs
     }
@@ -549,6 +557,7 @@ impl CpuKernel {
         matches!(self.code, Code::Cached(_))
     }
 
+    /// Time spent lowering and compiling the kernel (MLIR passes and LLVM).
     pub fn compile_time(&self) -> Duration {
         self.compile_time
     }

@@ -35,7 +35,9 @@ use std::path::PathBuf;
 /// An NVIDIA GPU to compile for: a chip (`sm_90`) and a PTX ISA version (80 = 8.0).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
+    /// The chip, `sm_80` or `sm_90`.
     pub chip: String,
+    /// The PTX ISA version times ten (80 = 8.0).
     pub ptx: u32,
     /// CUDA's `libdevice.10.bc`, linked for math functions without approximations here
     /// (f64 `exp`, `log`, `sin`, ...). Not needed for f32.
@@ -87,6 +89,7 @@ impl Target {
         }
     }
 
+    /// The target linking CUDA's `libdevice.10.bc` from `path`.
     pub fn with_libdevice(mut self, path: impl Into<PathBuf>) -> Target {
         self.libdevice = Some(path.into());
         self
@@ -156,16 +159,20 @@ impl Target {
 pub struct Launch {
     /// The kernel's entry point in the PTX (`.visible .entry NAME`).
     pub kernel: String,
+    /// Blocks per grid, x y z.
     pub grid: [u64; 3],
+    /// Threads per block, x y z.
     pub block: [u64; 3],
 }
 
 /// A segment compiled for a GPU: the PTX of each kernel and the launches that run it.
 #[derive(Clone, Debug)]
 pub struct Ptx {
+    /// The GPU it was compiled for.
     pub target: Target,
     /// (kernel module name, PTX text), one per kernel.
     pub modules: Vec<(String, String)>,
+    /// The kernel launches, in program order.
     pub launches: Vec<Launch>,
 }
 

@@ -27,6 +27,7 @@ use thiserror::Error;
 /// Why a segment could not become a GPU program.
 #[derive(Debug, Error)]
 pub enum GpuProgramError {
+    /// Lowering the segment failed.
     #[error(transparent)]
     Lower(#[from] LowerError),
     /// The host function after outlining is not what this module can read (a change
@@ -41,9 +42,13 @@ pub enum GpuProgramError {
 /// A memref type of the host function: element type and strided layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemrefType {
+    /// Element type.
     pub dtype: DType,
+    /// Sizes.
     pub shape: Vec<u64>,
+    /// Strides in elements.
     pub strides: Vec<u64>,
+    /// Offset of the first element, in elements.
     pub offset: u64,
 }
 
@@ -158,6 +163,7 @@ pub fn parse_memref(text: &str) -> Result<MemrefType, String> {
 pub struct HostLaunch {
     /// The `gpu.module` (`gpu.binary` after serialization) and the kernel in it.
     pub module: String,
+    /// The kernel's name in the module.
     pub kernel: String,
     /// Each memref passed: the buffer it lies in and the type the kernel sees.
     pub args: Vec<(Buffer, MemrefType)>,
@@ -166,7 +172,9 @@ pub struct HostLaunch {
 /// The host function of an outlined GPU module: its temporaries' bytes and its launches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostPlan {
+    /// Bytes of each temporary buffer the host function allocates.
     pub temps: Vec<u64>,
+    /// Its kernel launches, in order.
     pub launches: Vec<HostLaunch>,
 }
 
@@ -383,6 +391,7 @@ pub struct PtxStats {
     pub compiled: usize,
     /// Segments served from the cache.
     pub reused: usize,
+    /// Seconds spent compiling.
     pub compile_seconds: f64,
 }
 
@@ -396,6 +405,7 @@ pub struct PtxCompiler {
 }
 
 impl PtxCompiler {
+    /// A compiler for `target` with an empty cache.
     pub fn new(target: Target) -> PtxCompiler {
         PtxCompiler {
             target,
@@ -404,10 +414,12 @@ impl PtxCompiler {
         }
     }
 
+    /// The GPU it compiles for.
     pub fn target(&self) -> &Target {
         &self.target
     }
 
+    /// What it compiled and reused so far.
     pub fn stats(&self) -> PtxStats {
         *self.stats.lock().unwrap_or_else(|p| p.into_inner())
     }

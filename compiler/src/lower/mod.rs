@@ -49,32 +49,49 @@ pub enum LowerError {
     /// is not defined on); says which op, where, why, and what to do instead.
     #[error("{op} defining {at}: {why}; {fix}")]
     Unsupported {
+        /// The op.
         op: String,
+        /// Where it is (its value and function).
         at: String,
+        /// Why it is not lowered.
         why: String,
+        /// What to do instead.
         fix: String,
     },
 
     /// MLIR refused a module or a pass failed on it. The lowering must only produce
     /// what MLIR accepts, so this is a shardc bug; the diagnostics say where.
     #[error("MLIR could not {stage} the kernel module:\n{diagnostics}")]
-    Mlir { stage: String, diagnostics: String },
+    Mlir {
+        /// What MLIR was asked to do (`parse`, `lower`, ...).
+        stage: String,
+        /// The diagnostics MLIR emitted.
+        diagnostics: String,
+    },
 
     /// A GPU target LLVM cannot compile for (it would abort the process).
     #[error("GPU target {chip} with PTX ISA {ptx}: {why}; {fix}")]
     Target {
+        /// The chip asked for.
         chip: String,
+        /// The PTX ISA version asked for.
         ptx: String,
+        /// Why LLVM cannot compile for it.
         why: String,
+        /// A target that works.
         fix: String,
     },
 
     /// Values handed to a kernel that do not match its signature.
     #[error("kernel {what} {index}: expected {expected}, got {given}")]
     Argument {
+        /// `input` or `output`.
         what: &'static str,
+        /// Which one.
         index: usize,
+        /// The type the kernel takes.
         expected: String,
+        /// The type it was given.
         given: String,
     },
 
@@ -82,6 +99,7 @@ pub enum LowerError {
     #[error("the MLIR execution engine failed: {0}")]
     Jit(String),
 
+    /// The IR the kernel was built from broke a typing rule.
     #[error(transparent)]
     Ir(#[from] IrError),
 }
@@ -91,7 +109,9 @@ pub enum LowerError {
 /// every loop nest at least one parallel dimension (a GPU grid needs one).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Flavour {
+    /// For the CPU: named matmuls tiled and vectorized.
     Cpu,
+    /// For a GPU: shared-memory matmul kernels, parallel loop nests.
     Gpu,
 }
 
@@ -115,7 +135,9 @@ pub struct Lowered {
     /// The module's ops without the `module { }` around them: `func.func @kernel` and
     /// declarations of the libm functions it calls.
     pub ops: String,
+    /// The kernel's argument types.
     pub inputs: Vec<TensorType>,
+    /// The kernel's result types.
     pub outputs: Vec<TensorType>,
     /// The named matmuls of the module (CPU), tagged `shardc.mm = i`, for tiling.
     pub matmuls: Vec<Matmul>,
@@ -124,10 +146,15 @@ pub struct Lowered {
 /// One `linalg.matmul` of a lowered module: `[m, k] x [k, n]` of `dtype`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matmul {
+    /// Its `shardc.mm` tag.
     pub tag: usize,
+    /// Rows of the left operand and the result.
     pub m: usize,
+    /// Columns of the right operand and the result.
     pub n: usize,
+    /// The contracted size.
     pub k: usize,
+    /// The operands' element type.
     pub dtype: shardc_ir::DType,
 }
 

@@ -73,6 +73,7 @@ pub struct NativeStats {
     /// compiled again at the full level since (in the background or by
     /// [`NativeCompute::finish_tiering`]).
     pub first_level: usize,
+    /// First-level kernels compiled again at the full level since.
     pub optimized: usize,
 }
 
@@ -84,6 +85,7 @@ pub struct KernelTime {
     pub kernel: String,
     /// Runs, over every segment and device that used it.
     pub calls: usize,
+    /// Seconds spent in it.
     pub seconds: f64,
 }
 
@@ -138,6 +140,7 @@ impl NativeCompute {
         self
     }
 
+    /// What the engine prepared, compiled and reused so far.
     pub fn stats(&self) -> NativeStats {
         let mut stats = *self.lock_stats();
         stats.optimized = self

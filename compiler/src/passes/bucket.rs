@@ -28,6 +28,7 @@ use std::collections::HashMap;
 pub struct Bucket {
     /// The reduced values, as the per-device program named them before bucketing.
     pub members: Vec<String>,
+    /// Bytes of the fused buffer.
     pub bytes: usize,
 }
 

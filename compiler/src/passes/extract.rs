@@ -40,6 +40,7 @@ const ROUNDS: usize = 4;
 /// The chosen node of every class the results need, and what it costs.
 #[derive(Clone, Debug)]
 pub struct Extraction {
+    /// The node chosen in each class the program needs.
     pub choice: HashMap<Id, PNode>,
     /// One class per function result.
     pub roots: Vec<Id>,

@@ -40,6 +40,7 @@ pub struct Partitioned {
     /// One function, `main`, over local pieces; arguments and results carry the shardings
     /// they arrive and leave in.
     pub module: Module,
+    /// The mesh it runs on.
     pub mesh: Mesh,
     /// The layout each argument arrives in.
     pub inputs: Vec<Layout>,

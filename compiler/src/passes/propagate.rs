@@ -42,7 +42,9 @@ pub struct Options {
     pub node_limit: usize,
     /// Stop after visiting ops this many times the number of ops.
     pub visit_limit: usize,
+    /// Wall time saturation may take before it stops (`SHARDC_TIME_LIMIT_MS`).
     pub time_limit: Duration,
+    /// The cost model extraction optimises with (the backend's figures).
     pub cost: CostModel,
     /// Fuse all-reduces into buckets of at most this many bytes after partitioning
     /// (`bucket.rs`; PyTorch DDP uses 25 MB). `None`: no bucketing.
@@ -104,9 +106,13 @@ impl Default for Options {
 /// Why saturation ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum StopReason {
+    /// Nothing more could be derived.
     Saturated,
+    /// The e-graph reached this many nodes.
     NodeLimit(usize),
+    /// This many op visits were made.
     VisitLimit(usize),
+    /// This many milliseconds passed.
     TimeLimit(u128),
 }
 
@@ -129,21 +135,30 @@ pub(crate) fn stopped_early(stop: &StopReason) -> Option<String> {
 /// What saturation did.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// Why it ended.
     pub stop: StopReason,
+    /// Ops visited.
     pub visits: usize,
+    /// E-classes (a value in one layout each).
     pub classes: usize,
+    /// E-nodes (ways to obtain a value in a layout).
     pub nodes: usize,
+    /// Microseconds it took.
     pub micros: u128,
 }
 
 /// Where a user annotation is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Annotation {
+    /// On argument `i`.
     Arg(usize),
+    /// On result `i`.
     Result(usize),
     /// `sdy.sharding` on an op's result.
     OpResult {
+        /// The op.
         op: OpId,
+        /// Which of its results.
         result: usize,
     },
     /// `sdy.sharding_constraint`.
@@ -154,9 +169,13 @@ pub enum Annotation {
 /// still split further (open ones) and the axes that may never split it.
 #[derive(Clone, Debug)]
 pub struct Demand {
+    /// The annotated layout.
     pub base: Layout,
+    /// Per dimension, whether propagation may split it further.
     pub open: Vec<bool>,
+    /// Axes that may never split the value.
     pub replicated: Vec<AxisRef>,
+    /// Where the annotation is.
     pub source: Annotation,
 }
 
@@ -199,24 +218,35 @@ pub enum Origin {
     /// Derived through `op` from the layouts its neighbours had (the ones whose axes the
     /// assignment merged; none for the op's default, everything unsplit).
     Through {
+        /// The op it came through.
         op: OpId,
+        /// The neighbours' layouts it was derived from.
         from: Vec<(ValueId, LayoutId)>,
     },
     /// Asked for by `op` and reached by resharding another layout.
-    Requested { op: Option<OpId> },
+    Requested {
+        /// The op that asked for the layout (none: a function result).
+        op: Option<OpId>,
+    },
 }
 
 /// The saturated e-graph and everything extraction and partitioning need.
 pub struct Propagated {
+    /// The saturated e-graph.
     pub graph: PGraph,
+    /// The mesh.
     pub mesh: Mesh,
+    /// Each op's sharding rule, by op index (none for ops without one).
     pub rules: Vec<Option<OpRule>>,
     /// Demands on the layouts values are produced in (arguments, constraints, op shardings).
     pub produce: HashMap<ValueId, Demand>,
     /// What each function result must be delivered as: its class if annotated.
     pub roots: Vec<Root>,
+    /// How each class first came to be, for `explain`.
     pub origin: HashMap<(ValueId, LayoutId), Origin>,
+    /// What saturation did.
     pub report: Report,
+    /// The cost model extraction optimises with, for the mesh's devices.
     pub cost: CostModel,
     /// The printed name of every value (`%3`), for messages.
     pub names: Vec<String>,
@@ -245,7 +275,9 @@ pub struct Propagated {
 /// one a weaker annotation implies.
 #[derive(Clone, Debug, Default)]
 pub struct Priorities {
+    /// The strongest priority each annotated class derives from.
     pub of_class: HashMap<(ValueId, LayoutId), u32>,
+    /// The weakest priority in the module.
     pub weakest: u32,
 }
 

@@ -44,6 +44,7 @@ impl<T: Eq + Hash + Clone> Default for Interner<T> {
 }
 
 impl<T: Eq + Hash + Clone> Interner<T> {
+    /// The number of `t`, given it if new.
     pub fn intern(&mut self, t: &T) -> u32 {
         if let Some(&i) = self.index.get(t) {
             return i;
@@ -54,14 +55,17 @@ impl<T: Eq + Hash + Clone> Interner<T> {
         i
     }
 
+    /// The item numbered `i`.
     pub fn get(&self, i: u32) -> &T {
         &self.items[i as usize]
     }
 
+    /// How many items it holds.
     pub fn len(&self) -> usize {
         self.items.len()
     }
 
+    /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -70,24 +74,37 @@ impl<T: Eq + Hash + Clone> Interner<T> {
 /// One way to obtain a physical value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PNode {
+    /// Argument `index` as it arrives, in `layout`.
     Arg {
+        /// The argument.
         index: u32,
+        /// The layout it arrives in.
         layout: LayoutId,
     },
+    /// Result `result` of op `op` computed on local pieces, in `layout`, from its operands' classes `children`.
     Local {
+        /// The op.
         op: OpId,
+        /// Which result.
         result: u32,
+        /// The result's layout.
         layout: LayoutId,
+        /// The classes of its operands.
         children: Vec<Id>,
     },
+    /// The value of class `child` resharded by `plan` into `layout`.
     Reshard {
+        /// The resharding steps.
         plan: PlanId,
+        /// The layout it makes.
         layout: LayoutId,
+        /// The class resharded.
         child: [Id; 1],
     },
 }
 
 impl PNode {
+    /// The layout the node gives.
     pub fn layout(&self) -> LayoutId {
         match self {
             PNode::Arg { layout, .. }
@@ -97,10 +114,14 @@ impl PNode {
     }
 }
 
+/// What a node is without its layout and children (the e-graph's operator).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PNodeKind {
+    /// An argument.
     Arg(u32),
+    /// A result of an op computed locally.
     Local(OpId, u32),
+    /// A resharding plan.
     Reshard(PlanId),
 }
 
@@ -168,8 +189,11 @@ impl Analysis<PNode> for ValueOf {
 
 /// The e-graph plus the tables that give its nodes meaning.
 pub struct PGraph {
+    /// The e-graph: a class per value and layout.
     pub egraph: EGraph<PNode, ValueOf>,
+    /// The layouts its nodes name.
     pub layouts: Interner<Layout>,
+    /// The resharding plans its nodes name.
     pub plans: Interner<Plan>,
     classes: HashMap<(ValueId, LayoutId), Id>,
     /// The layouts of each value, in the order they appeared.
@@ -177,6 +201,7 @@ pub struct PGraph {
 }
 
 impl PGraph {
+    /// An empty graph.
     pub fn new(analysis: ValueOf) -> PGraph {
         PGraph {
             egraph: EGraph::new(analysis),
@@ -187,14 +212,17 @@ impl PGraph {
         }
     }
 
+    /// The id of layout `l`, given it if new.
     pub fn layout_id(&mut self, l: &Layout) -> LayoutId {
         LayoutId(self.layouts.intern(l))
     }
 
+    /// The layout numbered `id`.
     pub fn layout(&self, id: LayoutId) -> &Layout {
         self.layouts.get(id.0)
     }
 
+    /// The plan numbered `id`.
     pub fn plan(&self, id: PlanId) -> &Plan {
         self.plans.get(id.0)
     }
@@ -234,10 +262,12 @@ impl PGraph {
             .map(|(k, &id)| (k, self.egraph.find(id)))
     }
 
+    /// How many classes (values in a layout) it holds.
     pub fn num_classes(&self) -> usize {
         self.classes.len()
     }
 
+    /// How many nodes (ways to obtain them) it holds.
     pub fn num_nodes(&self) -> usize {
         self.egraph.total_size()
     }

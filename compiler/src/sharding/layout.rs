@@ -15,6 +15,7 @@ use std::fmt;
 /// The layout of one copy of a value: per-dimension axes and partial (unreduced) axes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Layout {
+    /// Per dimension, the axes splitting it, major first.
     pub dims: Vec<Vec<AxisRef>>,
     /// Axes over which devices hold summands (or partial maxima, ...) of the value.
     pub unreduced: Vec<AxisRef>,
@@ -25,12 +26,19 @@ pub struct Layout {
 /// [`Combiner`] with an order, so layouts can be sorted and hashed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum CombinerKey {
+    /// A sum.
     Sum,
+    /// A maximum.
     Max,
+    /// A minimum.
     Min,
+    /// A product.
     Product,
+    /// A logical and.
     And,
+    /// A logical or.
     Or,
+    /// A reducer body of its own.
     Body,
 }
 
@@ -49,6 +57,7 @@ impl From<Combiner> for CombinerKey {
 }
 
 impl CombinerKey {
+    /// The combiner it stands for.
     pub fn combiner(self) -> Combiner {
         match self {
             CombinerKey::Sum => Combiner::Sum,
@@ -122,10 +131,12 @@ impl Layout {
         Some(s)
     }
 
+    /// The number of dimensions.
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
 
+    /// Whether devices hold partial values (unreduced over some axes).
     pub fn is_partial(&self) -> bool {
         !self.unreduced.is_empty()
     }
@@ -219,14 +230,17 @@ impl fmt::Display for Layout {
 pub struct FactorAxes(pub Vec<Vec<AxisRef>>);
 
 impl FactorAxes {
+    /// No factor of `rule` split.
     pub fn empty(rule: &OpRule) -> FactorAxes {
         FactorAxes(vec![Vec::new(); rule.num_factors()])
     }
 
+    /// The axes factor `f` is split over.
     pub fn of(&self, f: FactorId) -> &[AxisRef] {
         &self.0[f.index()]
     }
 
+    /// Whether no factor is split.
     pub fn is_empty(&self) -> bool {
         self.0.iter().all(Vec::is_empty)
     }

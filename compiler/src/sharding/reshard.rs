@@ -29,32 +29,51 @@ use std::fmt;
 /// One resharding step on every device's piece.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Step {
+    /// Combine the partial pieces over `axes`.
     AllReduce {
+        /// The axes reduced over.
         axes: Vec<AxisRef>,
+        /// How the pieces combine.
         combiner: CombinerKey,
     },
+    /// Combine the partial pieces over `axes`, each device keeping its block of dimension `dim`.
     ReduceScatter {
+        /// The dimension split.
         dim: usize,
+        /// The axes reduced over and splitting `dim`.
         axes: Vec<AxisRef>,
+        /// How the pieces combine.
         combiner: CombinerKey,
     },
+    /// Gather dimension `dim` over `axes`.
     AllGather {
+        /// The dimension gathered.
         dim: usize,
+        /// The axes it was split over.
         axes: Vec<AxisRef>,
     },
+    /// Move the split over `axes` from dimension `src_dim` to `dst_dim`.
     AllToAll {
+        /// The dimension gathered.
         src_dim: usize,
+        /// The dimension split.
         dst_dim: usize,
+        /// The axes moved.
         axes: Vec<AxisRef>,
     },
+    /// Keep each device's block of dimension `dim` split over `axes` (local, no communication).
     Slice {
+        /// The dimension cut.
         dim: usize,
+        /// The axes it is split over.
         axes: Vec<AxisRef>,
     },
     /// The dimension's axes reordered: every device's block moves to the device that
     /// holds it under the new order (a collective permute, one piece per device).
     Permute {
+        /// The dimension.
         dim: usize,
+        /// Its axes in the new order.
         axes: Vec<AxisRef>,
     },
 }
@@ -62,16 +81,22 @@ pub enum Step {
 /// Which communication primitive a step is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum CollectiveKind {
+    /// `all_reduce`.
     AllReduce,
+    /// `reduce_scatter`.
     ReduceScatter,
+    /// `all_gather`.
     AllGather,
+    /// `all_to_all`.
     AllToAll,
+    /// `collective_permute`.
     CollectivePermute,
     /// Local: no communication.
     Slice,
 }
 
 impl CollectiveKind {
+    /// Its name in `explain` (`all_reduce`).
     pub fn name(self) -> &'static str {
         match self {
             CollectiveKind::AllReduce => "all_reduce",
@@ -119,6 +144,7 @@ impl fmt::Display for Step {
 }
 
 impl Step {
+    /// Which communication primitive it is.
     pub fn kind(&self) -> CollectiveKind {
         match self {
             Step::AllReduce { .. } => CollectiveKind::AllReduce,
@@ -312,9 +338,13 @@ impl Step {
 /// `input` and `raw` is `output`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pieces {
+    /// The piece before the step.
     pub input: Vec<usize>,
+    /// The piece padded before cutting.
     pub padded: Vec<usize>,
+    /// The collective's result.
     pub raw: Vec<usize>,
+    /// The piece after the step.
     pub output: Vec<usize>,
 }
 
@@ -344,6 +374,7 @@ fn blocks(n: usize, k_small: usize, k_big: usize) -> Option<Blocks> {
 /// A sequence of steps from one layout to another.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Plan {
+    /// The steps, in order.
     pub steps: Vec<Step>,
 }
 

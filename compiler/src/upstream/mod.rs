@@ -67,14 +67,23 @@ const STDERR_LINES: usize = 20;
 pub enum UpstreamError {
     /// The input is not a module MLIR can parse; the diagnostics say where.
     #[error("the input does not parse as MLIR:\n{}", diagnostics.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n"))]
-    Parse { diagnostics: Vec<Diagnostic> },
+    Parse {
+        /// What MLIR's parser reported.
+        diagnostics: Vec<Diagnostic>,
+    },
 
+    /// The input holds a NUL byte, which MLIR's C API cannot take.
     #[error("the input contains a NUL byte, which MLIR's parser cannot take; remove it")]
     NulInSource,
 
     /// A pipeline string MLIR rejects: a bug in this module.
     #[error("MLIR rejects the pass pipeline `{pipeline}`: {message}")]
-    Pipeline { pipeline: String, message: String },
+    Pipeline {
+        /// The pipeline string.
+        pipeline: String,
+        /// What MLIR said of it.
+        message: String,
+    },
 
     /// The IR did not have the structure the inspection relies on.
     #[error("cannot read the IR: {0}")]

@@ -33,18 +33,29 @@ pub enum Outcome {
     /// Both stages succeeded (the verifier included); the partitioned IR is in the report.
     Partitioned,
     /// A pass (or the verifier after it) signalled failure; the diagnostics say why.
-    Failed { stage: Stage },
+    Failed {
+        /// The stage that failed.
+        stage: Stage,
+    },
     /// The process running the stage died: a signal (11 is SIGSEGV, 6 is SIGABRT) or an
     /// exit without a report. Only [`run_isolated`](super::run_isolated) can observe this.
     Crashed {
+        /// The stage the process was running.
         stage: Stage,
+        /// The signal that ended it, if one did.
         signal: Option<i32>,
+        /// Its exit code, if it exited.
         exit_code: Option<i32>,
         /// The last lines the process wrote to stderr.
         stderr: String,
     },
     /// The process running the stage was killed after `seconds`.
-    TimedOut { stage: Stage, seconds: f64 },
+    TimedOut {
+        /// The stage the process was running.
+        stage: Stage,
+        /// How long it ran before it was killed.
+        seconds: f64,
+    },
 }
 
 impl Display for Outcome {
@@ -91,7 +102,9 @@ pub struct Diagnostic {
     pub severity: String,
     /// `line:col` in the input text, or MLIR's printed location when it is not one.
     pub location: String,
+    /// The message.
     pub message: String,
+    /// The notes attached to it.
     pub notes: Vec<String>,
 }
 
@@ -112,7 +125,9 @@ impl Display for Diagnostic {
 /// A `shard.grid`: its symbol and shape (`None` for a dynamic axis).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grid {
+    /// The grid's symbol.
     pub name: String,
+    /// Its axes' sizes.
     pub shape: Vec<Option<u64>>,
 }
 
@@ -146,9 +161,13 @@ impl Display for Grid {
 /// of one element in bytes (`None` when the element type has no fixed byte size here).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TensorType {
+    /// The type as MLIR prints it.
     pub text: String,
+    /// Its dimensions.
     pub dims: Vec<Option<u64>>,
+    /// Its element type as printed (`f32`).
     pub element: String,
+    /// Bytes of one element.
     pub element_bytes: Option<u64>,
 }
 
@@ -190,6 +209,7 @@ impl Display for TensorType {
 /// A `shard.sharding` read back from the IR.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sharding {
+    /// The grid it shards over.
     pub grid: String,
     /// Per tensor dimension, the grid axes splitting it, major to minor.
     pub split_axes: Vec<Vec<u16>>,
@@ -238,22 +258,36 @@ fn write_list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
 /// The collective ops of the shard dialect.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum CollectiveKind {
+    /// `shard.all_gather`.
     AllGather,
+    /// `shard.all_reduce`.
     AllReduce,
+    /// `shard.all_slice`.
     AllSlice,
+    /// `shard.all_to_all`.
     AllToAll,
+    /// `shard.broadcast`.
     Broadcast,
+    /// `shard.gather`.
     Gather,
+    /// `shard.recv`.
     Recv,
+    /// `shard.reduce`.
     Reduce,
+    /// `shard.reduce_scatter`.
     ReduceScatter,
+    /// `shard.scatter`.
     Scatter,
+    /// `shard.send`.
     Send,
+    /// `shard.shift`.
     Shift,
+    /// `shard.update_halo`.
     UpdateHalo,
 }
 
 impl CollectiveKind {
+    /// Every kind.
     pub const ALL: [CollectiveKind; 13] = [
         CollectiveKind::AllGather,
         CollectiveKind::AllReduce,
@@ -289,6 +323,7 @@ impl CollectiveKind {
         }
     }
 
+    /// The kind of the op named `name` (`shard.all_reduce`).
     pub fn from_op_name(name: &str) -> Option<CollectiveKind> {
         CollectiveKind::ALL
             .into_iter()
@@ -312,6 +347,7 @@ impl Display for CollectiveKind {
 /// computed. `bytes` is `None` when a size is dynamic or the op has no formula here.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Volume {
+    /// Bytes one device sends.
     pub bytes: Option<f64>,
     /// The formula with its numbers: `2(N-1)/N*S_in = 2*3/4*256`.
     pub formula: String,
@@ -320,17 +356,23 @@ pub struct Volume {
 /// One collective found in the partitioned IR.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Collective {
+    /// Which collective.
     pub kind: CollectiveKind,
     /// The function it is in.
     pub function: String,
+    /// The grid it runs on.
     pub grid: String,
+    /// The grid axes it runs over.
     pub grid_axes: Vec<u16>,
     /// Devices in each group (the product of the grid axes' sizes).
     pub group_size: Option<u64>,
+    /// Its operand's type.
     pub operand: Option<TensorType>,
+    /// Its result's type.
     pub result: Option<TensorType>,
     /// The op's other attributes (`gather_axis`, `split_axis`, `reduction`, ...), printed.
     pub attributes: BTreeMap<String, String>,
+    /// The bytes it moves.
     pub volume: Volume,
 }
 
@@ -373,7 +415,9 @@ pub fn format_bytes(bytes: f64) -> String {
 /// A function argument or result.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Port {
+    /// Argument `i`.
     Arg(usize),
+    /// Result `i`.
     Result(usize),
 }
 
@@ -393,12 +437,27 @@ pub enum Expected {
     Type(TensorType),
     /// The dimension's size is not a multiple of the number of shards: a correct partitioner
     /// reports an error (or pads, when asked to).
-    NotDivisible { dim: usize, size: u64, shards: u64 },
+    NotDivisible {
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: u64,
+        /// The number of shards it is split into.
+        shards: u64,
+    },
     /// Explicit offsets give devices different sizes along `dim`: no one static type fits
     /// every device.
-    Uneven { dim: usize, sizes: Vec<u64> },
+    Uneven {
+        /// The dimension.
+        dim: usize,
+        /// The size of each device's piece along it.
+        sizes: Vec<u64>,
+    },
     /// The expectation could not be computed (dynamic sizes, no annotation, ...).
-    Unknown { reason: String },
+    Unknown {
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Display for Expected {
@@ -447,15 +506,19 @@ impl Display for ShapeVerdict {
 /// sharding implies.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShapeCheck {
+    /// The function.
     pub function: String,
+    /// The argument or result.
     pub port: Port,
     /// The global type (before partitioning).
     pub global: TensorType,
     /// The sharding after propagation; `None` when the value has no `shard.shard`.
     pub sharding: Option<Sharding>,
+    /// The per-device type its sharding implies.
     pub expected: Expected,
     /// The partitioned type; `None` when partitioning did not finish.
     pub actual: Option<TensorType>,
+    /// Whether they agree.
     pub verdict: ShapeVerdict,
 }
 
@@ -478,9 +541,11 @@ impl Display for ShapeCheck {
 /// What one run of upstream's `sharding-propagation` + `shard-partition` did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// How the pipeline ended.
     pub outcome: Outcome,
     /// Everything MLIR reported, in order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The grids of the module.
     pub grids: Vec<Grid>,
     /// The module after `sharding-propagation` (and `cse`).
     pub propagated_ir: Option<String>,
@@ -491,6 +556,7 @@ pub struct Report {
     /// How many of each op the partitioned IR holds (collectives, `scf.if` guards, casts),
     /// not counting the ops inside linalg bodies.
     pub ops: BTreeMap<String, usize>,
+    /// Each argument's and result's per-device type against its sharding's.
     pub shapes: Vec<ShapeCheck>,
 }
 
@@ -501,22 +567,29 @@ pub enum Verdict {
     Ok,
     /// Partitioned without an error, but some per-device types are wrong.
     WrongShape {
+        /// Each wrong value.
         details: Vec<String>,
     },
     /// Partitioned without an error, dropping elements of non-divisible dimensions.
     SilentTruncation {
+        /// Each truncated value.
         details: Vec<String>,
     },
     /// Partitioned, but some per-device types could not be checked (no expectation).
     Unchecked {
+        /// Each unchecked value.
         details: Vec<String>,
     },
     /// A pass or the verifier failed; the first error.
     Error {
+        /// The stage.
         stage: Stage,
+        /// The first error.
         message: String,
     },
+    /// The process running a stage died or timed out.
     Crash {
+        /// How it ended.
         outcome: String,
     },
 }
