@@ -5,7 +5,7 @@
 //! Every figure is a whole program run through the backend as a user's program runs —
 //! sharded by the partitioner, one thread per device, the engine computing — so that what
 //! the model predicts is what was measured: chains of matmuls every device computes at
-//! once, at five sizes (the contraction FLOP rate each device gets while all of them
+//! once, at seven sizes (the contraction FLOP rate each device gets while all of them
 //! compute, by size), a fused elementwise chain (the rate of every other op), and, per
 //! mesh axis, layers of matmuls with and without an all-reduce between them (a
 //! collective's latency among kernels, as in a training step) and one all-reduce of a
@@ -36,7 +36,7 @@ pub fn calibrate(c: &Calibrate) -> Result<(CostModel, Value), Error> {
     let all: Vec<String> = c.axes.iter().map(|(a, n)| format!("{a}={n}")).collect();
 
     // Contractions: chains of matmuls every device computes (`x = x w`, `m x k` by
-    // `k x k`), at sizes from 0.5 MFLOP to 1 GFLOP (the rate grows with size); one link and
+    // `k x k`), at sizes from 8 KFLOP to 1 GFLOP (the rate grows with size); one link and
     // a long chain, so that their difference leaves out the run's own start and end, as
     // a dot inside a program pays neither. 256x512x512 is the model's single figure.
     let mut dot_rates = Vec::new();
@@ -145,10 +145,18 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
 }
 
 /// The matmuls (`m x k` by `k x k`) whose rates are measured, by increasing FLOPs.
-const DOT_SIZES: [(usize, usize); 5] = [(64, 64), (128, 128), (256, 256), (256, 512), (1024, 512)];
+const DOT_SIZES: [(usize, usize); 7] = [
+    (16, 16),
+    (32, 32),
+    (64, 64),
+    (128, 128),
+    (256, 256),
+    (256, 512),
+    (1024, 512),
+];
 
 /// Which of [`DOT_SIZES`] gives the model's single contraction rate (`CostModel::flops`).
-const DOT_REFERENCE: usize = 3;
+const DOT_REFERENCE: usize = 5;
 
 /// FLOPs of the longer chain of each size (at least 9 links, at most 512).
 const CHAIN_FLOPS: f64 = 268435456.0;

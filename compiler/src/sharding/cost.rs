@@ -100,7 +100,9 @@ impl CostModel {
     /// has a core of its own, as `shardc calibrate` measured them on the reference machine
     /// (2-core AMD EPYC with AVX-512, native engine, kernels tiered up; 2026-12-04, meshes
     /// `data=2`, `data=2,model=4` and `data=8`, the 8-device figures times 4): contractions
-    /// at 100 GFLOP/s for 64^3 dots up to 215 GFLOP/s from 256x512x512 on, fused
+    /// at 13 GFLOP/s for 16^3 dots (a kernel call's overhead: 2 x 16^3 FLOPs take 0.6 µs),
+    /// 60 GFLOP/s for 32^3, 100 GFLOP/s for 64^3, up to 215 GFLOP/s from 256x512x512 on (the
+    /// two smallest measured 2026-12-05 with the same command), fused
     /// elementwise chains at 4.5 GFLOP/s (memory-bound), links at 4.5 GB/s, and 110, 150
     /// and 320 µs per collective over groups of 2, 4 and 8 devices (measured between
     /// matmuls, as in a training step). More devices than cores share them
@@ -117,6 +119,8 @@ impl CostModel {
             group_latency: Vec::new(),
             flops: 215e9,
             dot_rates: vec![
+                (8192.0, 13e9),
+                (65536.0, 60e9),
                 (524288.0, 100e9),
                 (4194304.0, 140e9),
                 (33554432.0, 200e9),
@@ -518,6 +522,10 @@ pub fn op_flops(kind: &OpKind, operands: &[TensorType], results: &[TensorType]) 
             | UnaryOp::Cbrt,
         ) => 8 * out,
         k if k.is_elementwise() => out,
+        // An update in place writes its whole result: values are immutable, so the
+        // kernel copies the operand and writes the update into the copy (a scan's stacked
+        // activations are copied at every iteration).
+        OpKind::DynamicUpdateSlice | OpKind::Scatter(_) => out,
         _ => 0,
     }
 }
