@@ -1200,6 +1200,18 @@ fn f16_loss_scaling_skips_overflowing_steps_and_recovers() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The parameter types of [`loss`]'s two blocks at `wide x hidden`, and their values.
+fn wide_mlp(wide: usize, hidden: usize) -> (Vec<TensorType>, Vec<Literal>) {
+    let block = [f32(&[wide, hidden]), f32(&[hidden, wide])];
+    let types = [block.clone(), block].concat();
+    let params = types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| det(&t.shape, k, 0.1))
+        .collect();
+    (types, params)
+}
+
 /// Gradient accumulation (`train_step_accumulated`, DDP's `no_sync`): 4 micro-batches in a
 /// loop of the program equal one step on the whole batch, and the gradients are reduced
 /// once per step, after the loop, under DDP, ZeRO-2 and ZeRO-3 on 4 devices; the planned
@@ -1212,15 +1224,8 @@ fn accumulating_four_micro_batches_equals_the_large_batch_step_with_one_reductio
     use shardc_train::step::train_step_accumulated;
     const ROWS: usize = 1024;
     const WIDE: usize = 64;
-    const HIDDEN: usize = 128;
-    let types = [f32(&[WIDE, HIDDEN]), f32(&[HIDDEN, WIDE])];
-    let types = [types.clone(), types].concat();
+    let (types, params) = wide_mlp(WIDE, 128);
     let batch_types = [f32(&[ROWS, WIDE]), f32(&[ROWS, WIDE])];
-    let params: Vec<Literal> = types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| det(&t.shape, k, 0.1))
-        .collect();
     let batch = |t: usize| {
         vec![
             det(&[ROWS, WIDE], 10 + t, 1.0),
@@ -1345,16 +1350,9 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
     use shardc_train::step::train_step_accumulated;
     const ROWS: usize = 32;
     const WIDE: usize = 64;
-    const HIDDEN: usize = 256;
     let m = mesh(&[("data", 2), ("model", 2)]);
-    let types = [f32(&[WIDE, HIDDEN]), f32(&[HIDDEN, WIDE])];
-    let types = [types.clone(), types].concat();
+    let (types, params) = wide_mlp(WIDE, 256);
     let batch_types = [f32(&[ROWS, WIDE]), f32(&[ROWS, WIDE])];
-    let params: Vec<Literal> = types
-        .iter()
-        .enumerate()
-        .map(|(k, t)| det(&t.shape, k, 0.1))
-        .collect();
     let batch = vec![det(&[ROWS, WIDE], 11, 1.0), det(&[ROWS, WIDE], 21, 0.5)];
     let strategy = Strategy::dp_tp(megatron_specs());
     let whole = train_step("mlp", loss, &types, &batch_types, &m, strategy.clone(), SGD).unwrap();

@@ -175,10 +175,16 @@ pub fn train_step<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
-    let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
     let types = (param_types, batch_types);
-    let extras = Extras::default();
-    build(name, keyless, types, mesh, strategy, optimizer, extras)
+    build(
+        name,
+        keyless(loss),
+        types,
+        mesh,
+        strategy,
+        optimizer,
+        Extras::default(),
+    )
 }
 
 /// [`train_step`] with dynamic loss scaling, as PyTorch's `GradScaler` does it for f16
@@ -203,13 +209,20 @@ pub fn train_step_scaled<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
-    let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
     let types = (param_types, batch_types);
     let extras = Extras {
         scaled: true,
         ..Extras::default()
     };
-    build(name, keyless, types, mesh, strategy, optimizer, extras)
+    build(
+        name,
+        keyless(loss),
+        types,
+        mesh,
+        strategy,
+        optimizer,
+        extras,
+    )
 }
 
 /// The largest seed [`train_step_with_rng`] takes (the step's key is `seed * 2^24 + t`,
@@ -286,13 +299,28 @@ pub fn train_step_accumulated<F>(
 where
     F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
 {
-    let keyless = move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b);
     let types = (param_types, batch_types);
     let extras = Extras {
         microbatches,
         ..Extras::default()
     };
-    build(name, keyless, types, mesh, strategy, optimizer, extras)
+    build(
+        name,
+        keyless(loss),
+        types,
+        mesh,
+        strategy,
+        optimizer,
+        extras,
+    )
+}
+
+/// A loss without a key, as [`build`] takes losses (with a key when the step has a seed).
+fn keyless<F>(loss: F) -> impl Fn(&[Tensor], &[Tensor], Option<&Tensor>) -> Tensor + Clone + 'static
+where
+    F: Fn(&[Tensor], &[Tensor]) -> Tensor + Clone + 'static,
+{
+    move |p: &[Tensor], b: &[Tensor], _: Option<&Tensor>| loss(p, b)
 }
 
 /// What a step adds to the plain one.

@@ -56,6 +56,18 @@ impl Rng {
     fn values(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
         (0..n).map(|_| self.uniform(lo, hi)).collect()
     }
+
+    /// One f32 argument per argument of `l`, uniform in [-0.5, 0.5).
+    fn args_of(&mut self, l: &shardc::Lowered) -> Vec<Literal> {
+        let f = l.module().entry().expect("a traced program has an entry");
+        f.arg_types()
+            .iter()
+            .map(|t| {
+                let n = t.num_elements();
+                Literal::from_f64(DType::F32, &t.shape, &self.values(n, -0.5, 0.5)).unwrap()
+            })
+            .collect()
+    }
 }
 
 fn f64t(shape: &[usize]) -> TensorType {

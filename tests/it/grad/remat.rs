@@ -313,18 +313,7 @@ fn a_budget_gets_the_least_recomputation_that_fits() {
         most.recomputed_flops
     );
     // The same gradients as the plain program, bit for bit, on the reference.
-    let mut rng = Rng(3);
-    let args: Vec<Literal> = residual_mlp(None)
-        .module()
-        .entry()
-        .unwrap()
-        .arg_types()
-        .iter()
-        .map(|t| {
-            let n = t.num_elements();
-            Literal::from_f64(DType::F32, &t.shape, &rng.values(n, -0.5, 0.5)).unwrap()
-        })
-        .collect();
+    let args = Rng(3).args_of(&residual_mlp(None));
     let expected = residual_mlp(None).run_reference(&args).unwrap();
     assert_eq!(
         build(&some.policies).unwrap().run_reference(&args).unwrap(),

@@ -68,18 +68,7 @@ fn data_parallel_gradients_are_all_reduced_over_data() {
         .unwrap();
     let vg = l.value_and_grad(&[0, 1]).unwrap();
     let c = vg.compile(&Options::default()).unwrap();
-    let mut r = Rng(31);
-    let args: Vec<Literal> = vg
-        .module()
-        .entry()
-        .unwrap()
-        .arg_types()
-        .iter()
-        .map(|t| {
-            let n = t.num_elements();
-            Literal::from_f64(DType::F32, &t.shape, &r.values(n, -0.5, 0.5)).unwrap()
-        })
-        .collect();
+    let args = Rng(31).args_of(&vg);
     let want = vg.run_reference(&args).unwrap();
     let got = shardc::run_simulated(&c, &args, 1e-5).unwrap();
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
