@@ -252,6 +252,84 @@ fn chain(mb: usize, transcendental: bool) -> Result<serde_json::Value, Box<dyn s
     }))
 }
 
+/// The row and column reductions of a transformer, `[rows, cols]` f32, each compiled with
+/// its reductions vectorized (`CpuOptions::vectorize_reductions`) and as plain loops, run
+/// side by side: the time of both, their ratio, and that they give the same bits.
+fn reductions(
+    rows: usize,
+    cols: usize,
+) -> Result<Vec<serde_json::Value>, Box<dyn std::error::Error>> {
+    let x = format!("tensor<{rows}x{cols}xf32>");
+    let v = format!("tensor<{rows}xf32>");
+    let c = format!("tensor<{cols}xf32>");
+    let head = |ret: &str| {
+        format!(
+            "module {{\n func.func @main(%x: {x}) -> {ret} {{\n  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        )
+    };
+    let texts = [
+        (
+            "layer_norm_rows",
+            format!(
+                "{}  %n = stablehlo.constant dense<{cols}.0> : {v}\n  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : ({x}, tensor<f32>) -> {v}\n  %m = stablehlo.divide %s, %n : {v}\n  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : ({v}) -> {x}\n  %d = stablehlo.subtract %x, %mb : {x}\n  %q = stablehlo.multiply %d, %d : {x}\n  %w = stablehlo.reduce(%q init: %z) applies stablehlo.add across dimensions = [1] : ({x}, tensor<f32>) -> {v}\n  %va = stablehlo.divide %w, %n : {v}\n  %i = stablehlo.rsqrt %va : {v}\n  %ib = stablehlo.broadcast_in_dim %i, dims = [0] : ({v}) -> {x}\n  %y = stablehlo.multiply %d, %ib : {x}\n  return %y : {x}\n }}\n}}",
+                head(&x)
+            ),
+        ),
+        (
+            "softmax_rows",
+            format!(
+                "{}  %lo = stablehlo.constant dense<0xFF800000> : tensor<f32>\n  %m = stablehlo.reduce(%x init: %lo) applies stablehlo.maximum across dimensions = [1] : ({x}, tensor<f32>) -> {v}\n  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : ({v}) -> {x}\n  %d = stablehlo.subtract %x, %mb : {x}\n  %e = stablehlo.exponential %d : {x}\n  %s = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : ({x}, tensor<f32>) -> {v}\n  %sb = stablehlo.broadcast_in_dim %s, dims = [0] : ({v}) -> {x}\n  %y = stablehlo.divide %e, %sb : {x}\n  return %y : {x}\n }}\n}}",
+                head(&x)
+            ),
+        ),
+        (
+            "column_sum",
+            format!(
+                "{}  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : ({x}, tensor<f32>) -> {c}\n  return %s : {c}\n }}\n}}",
+                head(&c)
+            ),
+        ),
+    ];
+    let mut cases = Vec::new();
+    for (case, text) in texts {
+        let m = shardc::ir::text::parse_module(&text)?;
+        let f = shardc::compiler::lower::whole_function(m.function("main").ok_or("no main")?)?;
+        let on = cpu::compile(&f, &CpuOptions::default())?;
+        let off = cpu::compile(
+            &f,
+            &CpuOptions {
+                vectorize_reductions: false,
+                ..CpuOptions::default()
+            },
+        )?;
+        let inputs = [literal(&[rows, cols], f32_values(rows * cols, 31))];
+        let (mut out_on, mut out_off) = (zeros_like(&on), zeros_like(&off));
+        let budget = Duration::from_millis(1000);
+        // Alternated, so that both see the same machine.
+        let mut times = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            times
+                .0
+                .push(time_kernel(&on, &inputs, &mut out_on, budget / 3)?);
+            times
+                .1
+                .push(time_kernel(&off, &inputs, &mut out_off, budget / 3)?);
+        }
+        times.0.sort();
+        times.1.sort();
+        let (v, l) = (times.0[1], times.1[1]);
+        cases.push(serde_json::json!({
+            "case": case,
+            "shape": [rows, cols],
+            "vectorized_ms": round(v.as_secs_f64() * 1e3, 3),
+            "loops_ms": round(l.as_secs_f64() * 1e3, 3),
+            "speedup": round(l.as_secs_f64() / v.as_secs_f64(), 2),
+            "same_bits": out_on == out_off,
+        }));
+    }
+    Ok(cases)
+}
+
 /// The host CPU as Linux names it, and whether it has AVX-512.
 fn host() -> serde_json::Value {
     let model = std::fs::read_to_string("/proc/cpuinfo")
@@ -291,6 +369,7 @@ pub fn bench(
         }
     }
     let chains = vec![chain(chain_mb, false)?, chain(chain_mb, true)?];
+    let reductions = reductions(2048, 768)?;
     let above_peak = matmuls
         .iter()
         .any(|m| m["jit_gflops"].as_f64().unwrap_or(0.0) > PEAK_GFLOPS_PER_CORE);
@@ -307,6 +386,7 @@ pub fn bench(
         },
         "matmul_f32": matmuls,
         "elementwise_chain_f32": chains,
+        "reductions_f32": reductions,
     });
     super::emit(&serde_json::to_string_pretty(&json)?);
     Ok(())

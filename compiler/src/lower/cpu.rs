@@ -6,15 +6,18 @@
 //! 1. `lower` (linalg.rs): tensors, one op kind per table entry;
 //! 2. `fuse`: `linalg-fuse-elementwise-ops` (+ canonicalize, cse) and, by default,
 //!    polynomial approximations of f32 math functions (`approx.rs`);
-//! 3. `tile` (transform dialect, [`script`]): each f32/f64 `linalg.matmul` tiled for
-//!    the caches (`n` by 256, then `k` by 256 and `m` by 64 when they divide), then
-//!    into a register tile of `mr x nr` (8 x 32 f32 with AVX-512, 4 x 16 with AVX2)
-//!    and steps of 1 along `k`, vectorized (`vector.contract` -> outer products ->
-//!    FMAs); the accumulator's reads and writes hoisted out of the `k` loop;
+//! 3. `tile` (a transform-dialect script written after fusion): each f32/f64
+//!    `linalg.matmul` tiled for the caches (`n` by 256, then `k` by 256 and `m` by 64
+//!    when they divide), then into a register tile of `mr x nr` (8 x 32 f32 with
+//!    AVX-512, 4 x 16 with AVX2) and steps of 1 along `k`, vectorized
+//!    (`vector.contract` -> outer products -> FMAs); the accumulator's reads and writes
+//!    hoisted out of the `k` loop; each reduction over its innermost loop tiled with
+//!    results in the lanes and folded in the reference's order (`reductions.rs`; a
+//!    kernel whose reductions the vectorizer refuses is compiled again without that);
 //!    empty-tensor elimination (each result computed straight into the caller's
 //!    buffer), one-shot bufferization (function boundaries, copies as `linalg.copy`);
 //! 4. `llvm`: deallocations inserted, the other linalg ops as loops (LLVM's loop
-//!    vectorizer takes them), `convert-vector-to-scf{full-unroll}` (DESIGN.md: without
+//!    vectorizer takes the elementwise ones and reductions over outer dimensions), `convert-vector-to-scf{full-unroll}` (DESIGN.md: without
 //!    full-unroll plus a JIT at -O0/-O1 the stack overflows), then everything to the
 //!    LLVM dialect (math functions without an approximation call libm);
 //! 5. the execution engine at `-O3` (option), with `llvm.emit_c_interface` wrappers.
@@ -27,6 +30,7 @@
 
 pub use super::Math;
 pub use super::cache::DiskCache;
+use super::reductions::{self, Reduction};
 use super::{Flavour, KERNEL, LowerError, Matmul, kernel_context, parse, run_pipeline};
 use melior::ir::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike};
@@ -44,6 +48,9 @@ pub struct CpuOptions {
     pub math: Math,
     /// Tile and vectorize f32/f64 matmuls (off: plain loops, for comparison).
     pub vectorize_matmuls: bool,
+    /// Vectorize reductions in the reference's order (`reductions.rs`; off: plain loops
+    /// with the accumulator in memory, for comparison). Same bits either way.
+    pub vectorize_reductions: bool,
     /// Where compiled kernels are kept between processes (`cache.rs`); `None`: compile
     /// every kernel in every process. Default: [`DiskCache::from_env`].
     pub cache: Option<DiskCache>,
@@ -55,6 +62,7 @@ impl Default for CpuOptions {
             opt_level: 3,
             math: Math::Approximate,
             vectorize_matmuls: true,
+            vectorize_reductions: true,
             cache: DiskCache::from_env(),
         }
     }
@@ -122,9 +130,10 @@ impl Tiling {
     }
 }
 
-/// The transform-dialect script of a lowered module: tiles and vectorizes its matmuls
-/// (when asked), then bufferizes and lowers the vector ops.
-pub fn script(matmuls: &[Matmul], vectorize: bool) -> String {
+/// The transform-dialect script of a fused module: tiles and vectorizes its matmuls
+/// (when asked) and its tagged reductions (`reductions`, see `reductions.rs`), then
+/// bufferizes and lowers the vector ops.
+pub(crate) fn script(matmuls: &[Matmul], vectorize: bool, reductions: &[Reduction]) -> String {
     let any = "!transform.any_op";
     let mut s = String::new();
     s.push_str(&format!(
@@ -191,6 +200,11 @@ pub fn script(matmuls: &[Matmul], vectorize: bool) -> String {
             "transform.loop.hoist_loop_invariant_subsets %loops : {any}"
         ));
     }
+    if !reductions.is_empty() {
+        for l in super::reductions::script(reductions) {
+            line(l);
+        }
+    }
     line(format!(
         "%e = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any}) -> {any}"
     ));
@@ -207,9 +221,9 @@ pub fn script(matmuls: &[Matmul], vectorize: bool) -> String {
     line(format!(
         "transform.apply_patterns to %g {{ transform.apply_patterns.canonicalization }} : {any}"
     ));
-    if !tiled.is_empty() {
+    if !tiled.is_empty() || !reductions.is_empty() {
         line(format!(
-            "transform.apply_patterns to %g {{ transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\" transform.apply_patterns.vector.transfer_permutation_patterns transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1 transform.apply_patterns.vector.lower_outerproduct transform.apply_patterns.canonicalization }} : {any}"
+            "transform.apply_patterns to %g {{ transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\" transform.apply_patterns.vector.transfer_permutation_patterns transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1 transform.apply_patterns.vector.lower_transpose lowering_strategy = \"shuffle_1d\" transform.apply_patterns.vector.lower_outerproduct transform.apply_patterns.canonicalization }} : {any}"
         ));
     }
     line("transform.yield".to_string());
@@ -327,18 +341,19 @@ pub fn compile_with_stages(
     compile_lowered(&lowered, options, stages, start)
 }
 
-/// The module text of a lowered segment (its tiling script included) and its disk-cache
-/// key when `options` has a cache.
+/// The module text of a lowered segment (its ops, without the script that tiles them:
+/// that is written after fusion) and its disk-cache key when `options` has a cache.
 fn module_text(lowered: &super::Lowered, options: &CpuOptions) -> (String, Option<String>) {
     let text = format!(
-        "module attributes {{transform.with_named_sequence}} {{\n{}{}}}\n",
-        lowered.ops,
-        script(&lowered.matmuls, options.vectorize_matmuls)
+        "module attributes {{transform.with_named_sequence}} {{\n{}}}\n",
+        lowered.ops
     );
     let how = format!(
-        "{} | {} | O{}",
+        "{} | {} | {} | reductions in order: {} | O{}",
         super::fusion_pipeline(options.math == Math::Approximate),
+        script(&lowered.matmuls, options.vectorize_matmuls, &[]),
         llvm_pipeline(),
+        options.vectorize_reductions,
         options.opt_level
     );
     let key = options.cache.as_ref().map(|_| DiskCache::key(&text, &how));
@@ -383,15 +398,8 @@ pub(crate) fn compile_lowered(
     start: Instant,
 ) -> Result<CpuKernel, LowerError> {
     let keeping = stages.is_some();
-    let mut keep = |stage: &'static str, m: &melior::ir::Module| {
-        if let Some(s) = stages.as_deref_mut() {
-            s.texts.push((stage, m.as_operation().to_string()));
-        }
-    };
     let ctx = kernel_context();
     let (text, key) = module_text(lowered, options);
-    let fusion = super::fusion_pipeline(options.math == Math::Approximate);
-    let llvm = llvm_pipeline();
     let name = format!("_mlir_ciface_{KERNEL}");
     // The disk cache, unless the stages are being kept (they would not be produced).
     let cache = options.cache.as_ref().filter(|_| !keeping);
@@ -401,19 +409,17 @@ pub(crate) fn compile_lowered(
     {
         return Ok(loaded);
     }
-    let mut m = parse(&ctx, &text)?;
-    run_pipeline(&ctx, &mut m, &fusion, "fuse")?;
-    keep("fuse", &m);
-    run_pipeline(
-        &ctx,
-        &mut m,
-        "builtin.module(transform-interpreter)",
-        "tile",
-    )?;
-    remove_transform_script(&mut m);
-    keep("tile", &m);
-    run_pipeline(&ctx, &mut m, &llvm, "llvm")?;
-    keep("llvm", &m);
+    let kept = stages.as_deref().map_or(0, |s| s.texts.len());
+    let m = match to_llvm(&ctx, &text, lowered, options, true, stages.as_deref_mut()) {
+        // A reduction the vectorizer refused after all: the kernel without that step.
+        Err(_) if options.vectorize_reductions => {
+            if let Some(s) = stages.as_deref_mut() {
+                s.texts.truncate(kept);
+            }
+            to_llvm(&ctx, &text, lowered, options, false, stages)?
+        }
+        r => r?,
+    };
     let engine = create_engine(&ctx, &m, options.opt_level, key.is_some())?;
     // SAFETY: the engine is valid; the name is a NUL-free string borrowed for the call.
     let ptr = unsafe {
@@ -442,6 +448,67 @@ pub(crate) fn compile_lowered(
         outputs: lowered.outputs.clone(),
         compile_time: start.elapsed(),
     })
+}
+
+/// The module of a lowered segment (`text`) through fusion, tiling and vectorization
+/// (reductions too when `options` and `reductions_too` say so), bufferization and down to
+/// the LLVM dialect, the module after each stage kept in `stages`.
+fn to_llvm<'c>(
+    ctx: &'c melior::Context,
+    text: &str,
+    lowered: &super::Lowered,
+    options: &CpuOptions,
+    reductions_too: bool,
+    mut stages: Option<&mut Stages>,
+) -> Result<melior::ir::Module<'c>, LowerError> {
+    let mut keep = |stage: &'static str, m: &melior::ir::Module| {
+        if let Some(s) = stages.as_deref_mut() {
+            s.texts.push((stage, m.as_operation().to_string()));
+        }
+    };
+    let mut m = parse(ctx, text)?;
+    run_pipeline(
+        ctx,
+        &mut m,
+        &super::fusion_pipeline(options.math == Math::Approximate),
+        "fuse",
+    )?;
+    keep("fuse", &m);
+    let reductions = if options.vectorize_reductions && reductions_too {
+        reductions::tag(ctx, &mut m, wide_vectors())
+    } else {
+        Vec::new()
+    };
+    let script = format!(
+        "module attributes {{transform.with_named_sequence}} {{\n{}}}\n",
+        script(&lowered.matmuls, options.vectorize_matmuls, &reductions)
+    );
+    append_script(ctx, &mut m, &script)?;
+    run_pipeline(ctx, &mut m, "builtin.module(transform-interpreter)", "tile")?;
+    remove_transform_script(&mut m);
+    keep("tile", &m);
+    run_pipeline(ctx, &mut m, &llvm_pipeline(), "llvm")?;
+    keep("llvm", &m);
+    Ok(m)
+}
+
+/// Moves the named sequences of a parsed script module into `m`'s body.
+fn append_script(
+    ctx: &melior::Context,
+    m: &mut melior::ir::Module,
+    script: &str,
+) -> Result<(), LowerError> {
+    let s = parse(ctx, script)?;
+    let body = m.body();
+    while let Some(op) = s.body().first_operation() {
+        // SAFETY: the op is unlinked from the script module's block and appended, owned,
+        // to `m`'s: one owner at a time; both modules live in `ctx`.
+        unsafe {
+            mlir_sys::mlirOperationRemoveFromParent(op.to_raw());
+            body.append_operation(melior::ir::Operation::from_raw(op.to_raw()));
+        }
+    }
+    Ok(())
 }
 
 /// Stores a compiled kernel in the disk cache. A cache that cannot store (no C compiler, a

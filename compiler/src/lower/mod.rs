@@ -30,6 +30,7 @@ pub mod gpu_program;
 mod libm;
 pub mod linalg;
 pub mod native;
+mod reductions;
 mod scalar;
 pub mod tier;
 

@@ -199,6 +199,81 @@ fn matmuls_are_tiled_and_vectorized() {
     assert!(stages.get("tile").unwrap().contains("linalg.matmul"));
 }
 
+/// Row statistics (a layer norm's sum of squares, a softmax's max), a full sum and a sum
+/// over the outer and inner dimensions, with sizes that tile unevenly: each folded in
+/// vectors with its accumulator in registers; a bias gradient's column sum stays loops
+/// along memory. The same bits as the reference (the order is the reference's).
+#[test]
+fn reductions_are_vectorized_in_the_reference_order() {
+    let src = r#"module {
+  func.func @main(%x: tensor<48x40xf32>, %g: tensor<3x20x24xf32>) -> (tensor<48xf32>, tensor<48xf32>, tensor<24xf32>, tensor<f32>, tensor<20xf32>) {
+    %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %m = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %sq = stablehlo.multiply %x, %x : tensor<48x40xf32>
+    %0 = stablehlo.reduce(%sq init: %z) applies stablehlo.add across dimensions = [1] : (tensor<48x40xf32>, tensor<f32>) -> tensor<48xf32>
+    %1 = stablehlo.reduce(%x init: %m) applies stablehlo.maximum across dimensions = [1] : (tensor<48x40xf32>, tensor<f32>) -> tensor<48xf32>
+    %2 = stablehlo.reduce(%g init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<3x20x24xf32>, tensor<f32>) -> tensor<24xf32>
+    %3 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0, 1] : (tensor<48x40xf32>, tensor<f32>) -> tensor<f32>
+    %4 = stablehlo.reduce(%g init: %z) applies stablehlo.add across dimensions = [0, 2] : (tensor<3x20x24xf32>, tensor<f32>) -> tensor<20xf32>
+    return %0, %1, %2, %3, %4 : tensor<48xf32>, tensor<48xf32>, tensor<24xf32>, tensor<f32>, tensor<20xf32>
+  }
+}"#;
+    let m = parse_module(src).unwrap();
+    let args = [
+        Literal::from_f64(DType::F32, &[48, 40], &values(1920, 5, -3.0, 3.0)).unwrap(),
+        Literal::from_f64(DType::F32, &[3, 20, 24], &values(1440, 6, -1.0, 1e3)).unwrap(),
+    ];
+    check_module(&m, "main", &args, Tol::EXACT).unwrap();
+    let f = lower::whole_function(m.function("main").unwrap()).unwrap();
+    let mut stages = cpu::Stages::default();
+    cpu::compile_with_stages(&f, &cpu::CpuOptions::default(), Some(&mut stages)).unwrap();
+    let tiled = stages.get("tile").unwrap();
+    // One reduction left as a loop nest (the column sum); accumulators carried as vectors.
+    let reductions = |t: &str| t.lines().filter(|l| l.contains("\"reduction\"")).count();
+    assert_eq!(reductions(tiled), 1, "{tiled}");
+    assert!(tiled.contains("iter_args"), "{tiled}");
+    assert!(tiled.contains("-> (vector<"), "{tiled}");
+    let off = cpu::CpuOptions {
+        vectorize_reductions: false,
+        ..Default::default()
+    };
+    let mut stages = cpu::Stages::default();
+    cpu::compile_with_stages(&f, &off, Some(&mut stages)).unwrap();
+    let loops = stages.get("tile").unwrap();
+    assert_eq!(reductions(loops), 5, "{loops}");
+}
+
+/// An argmax (two results folded together) is not a reduction the vectorizer folds: it
+/// stays loops, and the module compiles.
+#[test]
+fn a_reduction_the_vectorizer_does_not_fold_stays_loops() {
+    let src = r#"module {
+  func.func @main(%x: tensor<16x24xf32>, %i: tensor<16x24xi32>) -> (tensor<16xf32>, tensor<16xi32>) {
+    %m = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %0:2 = stablehlo.reduce(%x init: %m), (%i init: %z) across dimensions = [1] : (tensor<16x24xf32>, tensor<16x24xi32>, tensor<f32>, tensor<i32>) -> (tensor<16xf32>, tensor<16xi32>)
+     reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<i32>, %d: tensor<i32>) {
+      %p = stablehlo.compare GE, %a, %c : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %v = stablehlo.select %p, %a, %c : tensor<i1>, tensor<f32>
+      %j = stablehlo.select %p, %b, %d : tensor<i1>, tensor<i32>
+      stablehlo.return %v, %j : tensor<f32>, tensor<i32>
+    }
+    return %0#0, %0#1 : tensor<16xf32>, tensor<16xi32>
+  }
+}"#;
+    let m = parse_module(src).unwrap();
+    let idx: Vec<f64> = (0..384).map(|k| (k % 24) as f64).collect();
+    let args = [
+        Literal::from_f64(DType::F32, &[16, 24], &values(384, 9, -1.0, 1.0)).unwrap(),
+        Literal::from_f64(DType::I32, &[16, 24], &idx).unwrap(),
+    ];
+    check_module(&m, "main", &args, Tol::EXACT).unwrap();
+    let f = lower::whole_function(m.function("main").unwrap()).unwrap();
+    let mut stages = cpu::Stages::default();
+    cpu::compile_with_stages(&f, &cpu::CpuOptions::default(), Some(&mut stages)).unwrap();
+    assert!(stages.get("tile").unwrap().contains("\"reduction\""));
+}
+
 #[test]
 fn identical_segments_compile_once() {
     // The same local program under two names, with different op shardings.
