@@ -247,6 +247,47 @@ fn a_device_that_fails_is_named_and_the_others_stop() {
     }
 }
 
+/// One mesh for many runs: its threads are started once and kept; a run that fails
+/// (an error, a panic) leaves them usable; runs started at once from three threads on the
+/// same mesh take turns and all finish with the same results (before the mesh kept its
+/// threads, such runs could each hold some devices' buffer pools and wait forever).
+#[test]
+fn a_mesh_keeps_its_threads_through_failures_and_concurrent_runs() {
+    let m = parse_module(FAILING).unwrap();
+    let args = args_for(&m, DEVICES, 5);
+    let want = run_cpu(&m, args.clone()).outputs;
+    let done = within_a_minute(move || {
+        let mesh = std::sync::Arc::new(CpuMesh::new(DEVICES).unwrap());
+        assert_eq!(mesh.kept_threads(), 0);
+        let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+        assert_eq!(exe.run(&*mesh, args.clone()).unwrap().outputs, want);
+        assert_eq!(mesh.kept_threads(), 2 * DEVICES);
+        for sabotage in [Sabotage::Panic, Sabotage::Fail, Sabotage::Panic] {
+            let bad = Executable::new(&m, "main", &Sabotaged(sabotage)).unwrap();
+            assert!(bad.run(&*mesh, args.clone()).is_err());
+            assert_eq!(exe.run(&*mesh, args.clone()).unwrap().outputs, want);
+        }
+        let runs: Vec<_> = (0..3)
+            .map(|_| {
+                let (mesh, m, args) = (mesh.clone(), m.clone(), args.clone());
+                std::thread::spawn(move || {
+                    let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+                    (0..4)
+                        .map(|_| exe.run(&*mesh, args.clone()).unwrap().outputs)
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for r in runs {
+            for outputs in r.join().unwrap() {
+                assert_eq!(outputs, want);
+            }
+        }
+        mesh.kept_threads()
+    });
+    assert_eq!(done, 2 * DEVICES);
+}
+
 /// Two gradients all-reduced in the middle of other compute (data parallel):
 /// `g2 = x·w2` is all-reduced while `g1 = (x·w1)·w1` is computed, `g1` while `h = x·x` is;
 /// the updates `w - r` read the reduced gradients last.
