@@ -40,6 +40,9 @@ pub struct Explanation {
     pub bytes_per_device: u64,
     /// The most bytes a device holds at once running the partitioned program.
     pub peak_bytes_per_device: u64,
+    /// That peak by what is live there (arguments, collective results, computed values,
+    /// inside a loop).
+    pub peak_breakdown: crate::passes::memory::Breakdown,
     /// The cost model's estimate of the whole step, in microseconds.
     pub cost_us: f64,
     /// Where the cost model's figures come from ([`crate::sharding::cost::CostModel::source`]).
@@ -606,6 +609,12 @@ impl Compiled {
                 .module
                 .entry()
                 .map_or(0, crate::passes::memory::peak_bytes),
+            peak_breakdown: self
+                .partitioned
+                .module
+                .entry()
+                .map(|f| crate::passes::memory::peak(f).breakdown(f))
+                .unwrap_or_default(),
             values,
             collectives,
             cost_us: us(x.cost),
@@ -887,6 +896,16 @@ impl fmt::Display for Explanation {
                 writeln!(f, "  {} (stablehlo.while, {trips}): {}", l.value, l.how)?;
             }
         }
+        let b = &self.peak_breakdown;
+        write!(
+            f,
+            "peak held: arguments {} B, collective results {} B, computed {} B",
+            b.arguments, b.communication, b.computed
+        )?;
+        if b.regions > 0 {
+            write!(f, ", inside the running loop {} B", b.regions)?;
+        }
+        writeln!(f)?;
         writeln!(
             f,
             "total {} B/device sent, peak {} B/device held, estimated {} by the cost model {}",

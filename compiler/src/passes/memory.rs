@@ -29,6 +29,45 @@ pub struct Peak {
     pub live: Vec<(ValueId, u64)>,
 }
 
+/// What a device holds at its peak, by what the values are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Breakdown {
+    /// The function's arguments still live: parameters, optimizer state, the batch.
+    pub arguments: u64,
+    /// Results of collectives: gathered weights, reduced gradients, exchanged activations.
+    pub communication: u64,
+    /// Values the device computed: activations kept for the backward pass, gradients,
+    /// temporaries.
+    pub computed: u64,
+    /// What the loop or branch running at the peak holds inside its regions (one
+    /// iteration's activations).
+    pub regions: u64,
+}
+
+impl Peak {
+    /// The peak of `f` by what is live there (the parts add up to [`Peak::bytes`]).
+    pub fn breakdown(&self, f: &Function) -> Breakdown {
+        let mut b = Breakdown::default();
+        for &(v, bytes) in &self.live {
+            let slot = if f.args().contains(&v) {
+                &mut b.arguments
+            } else if f
+                .defining_op(v)
+                .is_some_and(|o| f.op(o).kind.is_collective())
+            {
+                &mut b.communication
+            } else {
+                &mut b.computed
+            };
+            *slot += bytes;
+        }
+        b.regions = self
+            .bytes
+            .saturating_sub(b.arguments + b.communication + b.computed);
+        b
+    }
+}
+
 /// The peak of `f` (arguments counted) and what is live at it.
 pub fn peak(f: &Function) -> Peak {
     let size = |v: ValueId| f.ty(v).size_bytes() as u64;
@@ -238,5 +277,41 @@ func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
         // is freed only after u is computed. Without the body: 140.
         assert_eq!(peak(f).bytes, 64 + 4 + 68 + 4 + 128);
         assert_eq!(peak_bytes(f), peak(f).bytes);
+        let b = peak(f).breakdown(f);
+        assert_eq!(
+            (b.arguments, b.communication, b.computed, b.regions),
+            (64, 0, 4 + 68, 4 + 128)
+        );
+    }
+
+    #[test]
+    fn the_peak_is_broken_down_into_arguments_collective_results_and_computed_values() {
+        // A data-parallel gradient: w (64 B) and x (64 B) in, g = x * w (64), r =
+        // all_reduce(g) (64), w' = w - r + x: at the all-reduce, w, x, g and r are live
+        // (256 B; the first position to hold that much).
+        let text = r#"
+func.func @main(%w: tensor<16xf32>, %x: tensor<16xf32>) -> tensor<16xf32> {
+  %g = stablehlo.multiply %x, %w : tensor<16xf32>
+  %r = "stablehlo.all_reduce"(%g) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %s = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<16xf32>) -> tensor<16xf32>
+  %n = stablehlo.subtract %w, %r : tensor<16xf32>
+  %o = stablehlo.add %n, %x : tensor<16xf32>
+  return %o : tensor<16xf32>
+}"#;
+        let m = shardc_ir::text::parse_module(text).unwrap();
+        let f = m.entry().unwrap();
+        let p = peak(f);
+        let b = p.breakdown(f);
+        assert_eq!(
+            (b.arguments, b.communication, b.computed, b.regions),
+            (128, 64, 64, 0)
+        );
+        assert_eq!(
+            b.arguments + b.communication + b.computed + b.regions,
+            p.bytes
+        );
     }
 }
