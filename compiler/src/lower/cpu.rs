@@ -97,7 +97,7 @@ fn wide_vectors() -> bool {
 }
 
 /// The largest of `max, max/2, ..., 1` that divides `n`.
-fn divisor(n: usize, max: usize) -> usize {
+pub(super) fn divisor(n: usize, max: usize) -> usize {
     let mut t = max;
     while t > 1 && !n.is_multiple_of(t) {
         t /= 2;

@@ -30,6 +30,7 @@
 //! loops; a module whose script fails anyway is compiled again without this step
 //! (`cpu.rs`).
 
+use super::cpu::divisor;
 use melior::Context;
 use melior::ir::BlockLike;
 use melior::ir::attribute::AttributeLike;
@@ -68,15 +69,6 @@ pub(crate) struct Reduction {
     pub tiles: Vec<usize>,
     /// The tiled loops' order, outermost first: kept loops, then reduced ones in order.
     pub interchange: Vec<usize>,
-}
-
-/// The largest of `max, max/2, ..., 1` that divides `n`.
-fn divisor(n: usize, max: usize) -> usize {
-    let mut t = max.max(1);
-    while t > 1 && !n.is_multiple_of(t) {
-        t /= 2;
-    }
-    t
 }
 
 /// The tiling of a generic with these loops (`(reduced, size)` each) whose result has
