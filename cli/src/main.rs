@@ -4,7 +4,7 @@
 //! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
-//! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile]
+//! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile] [--trace DIR]
 //! shardc bench plans FILE.mlir... [--steps 5] [--cost-profile FILE]
 //! shardc bench compile [--blocks 4,16,64,256]
 //! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
@@ -240,6 +240,10 @@ enum Bench {
         /// the shared-memory ones (`ring_collectives_step_ms`).
         #[arg(long)]
         compare_collectives: bool,
+        /// Write each case's last timed step's trace (Chrome's JSON) into this folder, as
+        /// `NAME.trace.json`.
+        #[arg(long)]
+        trace: Option<PathBuf>,
     },
     /// A program's chosen plan beside the best plans of other machines' figures, each
     /// run on the cpu backend: predicted (one formula, the chosen model) vs measured.
@@ -631,6 +635,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     profile,
                     bucket_bytes,
                     compare_collectives,
+                    trace,
                 },
         } => {
             let b = shardc_cli::peer::PeerBench {
@@ -642,6 +647,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 cost: Some(cost.model()?),
                 profile,
                 bucket_bytes,
+                trace,
             };
             emit(&format!("{:#}", shardc_cli::peer::peer(&b)?));
             Ok(())

@@ -36,6 +36,8 @@ pub struct PeerBench {
     /// Also time the steps with the cpu backend's ring collectives (over channels),
     /// alternating step by step with the default ([`RunOptions::shared_memory_min_bytes`]).
     pub compare_collectives: bool,
+    /// Write each case's last timed step's trace into this folder (`NAME.trace.json`).
+    pub trace: Option<PathBuf>,
 }
 
 /// The cases of a folder, sorted by name.
@@ -93,6 +95,12 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
     let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;
     let compiled = start.elapsed();
     let s = step_with(&m, &c, b.engine, b.steps, b.compare_collectives)?;
+    if let (Some(dir), Some(report)) = (&b.trace, &s.last) {
+        let path = dir.join(format!("{name}.trace.json"));
+        std::fs::create_dir_all(dir)
+            .and_then(|()| report.write_trace(&path))
+            .map_err(|e| Error::Usage(format!("cannot write {}: {e}", path.display())))?;
+    }
     let first = compiled + s.prepare + s.first_call;
     let profile = if b.profile {
         profile(
@@ -164,6 +172,8 @@ pub struct Stepped {
     pub communication: Duration,
     /// Waiting for peers.
     pub waiting: Duration,
+    /// The last timed call's report (its trace).
+    pub last: Option<shardc_runtime::backend::RunReport>,
 }
 
 /// Prepares `c` (the program `m` compiled) on the cpu backend and calls it `1 + steps`
@@ -247,7 +257,10 @@ pub fn step_with(
     let first_call = times.remove(0);
     times.sort();
     ring_times.sort();
-    let devs = last.map(|r| r.stats.devices).unwrap_or_default();
+    let devs = last
+        .as_ref()
+        .map(|r| r.stats.devices.clone())
+        .unwrap_or_default();
     let mean = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
         devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32
     };
@@ -262,6 +275,7 @@ pub fn step_with(
         compute: mean(&|d| d.compute),
         communication: mean(&|d| d.communication),
         waiting: mean(&|d| d.waiting),
+        last,
     })
 }
 

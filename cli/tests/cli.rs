@@ -502,3 +502,47 @@ fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
     assert_eq!(m.flops, m.dot_rates[5].1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `shardc bench peer --trace DIR` writes the last timed step's trace of each case: every
+/// device's segments and its per-device ops, the shard_slices that move nothing on the
+/// compute thread.
+#[test]
+fn bench_peer_writes_each_cases_trace() {
+    let dir = std::env::temp_dir().join(format!("shardc-peer-trace-{}", std::process::id()));
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/jax");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args([
+            "bench",
+            "peer",
+            "--dir",
+            fixtures,
+            "--cases",
+            "jax_checkpoint_names_grad",
+        ])
+        .args(["--steps", "1", "--engine", "interpreted", "--trace"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.join("jax_checkpoint_names_grad.trace.json");
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let events = trace["traceEvents"].as_array().unwrap();
+    let on = |name: &str, tid: u64| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["tid"] == tid)
+            .filter(|e| e["name"].as_str().unwrap().starts_with(name))
+            .map(|e| e["pid"].as_u64().unwrap())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    let every: std::collections::BTreeSet<u64> = (0..8).collect();
+    assert_eq!(on("segment", 0), every);
+    assert_eq!(on("shard_slice", 0), every);
+    assert!(on("shard_slice", 1).is_empty());
+}

@@ -802,3 +802,49 @@ fn power_sgd_finds_low_rank_sums_and_feeds_its_error_back() {
         "mean of {calls} calls off by {mean}, one call by {one}"
     );
 }
+
+#[test]
+fn ops_that_move_nothing_run_on_the_compute_thread() {
+    // %s slices compute's own value and %i is the device's index: they run inline. %t
+    // slices an all-gather's result, which stays with the communication side: it runs
+    // there. (Spans name values by their position: %s is %1.)
+    let m = parse_module(
+        r#"module {
+  func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>, tensor<i64>) {
+    %y = stablehlo.multiply %x, %x : tensor<4xf32>
+    %s = "shardc.shard_slice"(%y) <{dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>}> : (tensor<4xf32>) -> tensor<1xf32>
+    %g = "stablehlo.all_gather"(%x) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1], [2, 3], [4, 5], [6, 7]]> : tensor<4x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>
+    %t = "shardc.shard_slice"(%g) <{dimension = 0 : i64, replica_groups = dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>}> : (tensor<8xf32>) -> tensor<2xf32>
+    %i = "shardc.axis_index"() <{replica_groups = dense<[[0, 2, 4, 6], [1, 3, 5, 7]]> : tensor<2x4xi64>}> : () -> tensor<i64>
+    %r = stablehlo.broadcast_in_dim %s, dims = [0] : (tensor<1xf32>) -> tensor<4xf32>
+    %z = stablehlo.add %y, %r : tensor<4xf32>
+    return %z, %t, %i : tensor<4xf32>, tensor<2xf32>, tensor<i64>
+  }
+}"#,
+    )
+    .unwrap();
+    let args = args_for(&m, DEVICES, 3);
+    let devices: Vec<shardc_ir::DeviceId> = (0..DEVICES).map(shardc_ir::DeviceId).collect();
+    let want = simulate::run(&m, "main", &devices, &args).unwrap();
+    let r = run_cpu(&m, args);
+    assert_eq!(r.outputs, want);
+    for d in 0..DEVICES {
+        let names = |l| -> Vec<String> {
+            lane(&r, d, l)
+                .iter()
+                .filter(|s| s.kind == SpanKind::Collective)
+                .map(|s| s.name.clone())
+                .collect()
+        };
+        assert_eq!(
+            names(Lane::Compute),
+            ["shard_slice %1", "axis_index %4"],
+            "device {d}"
+        );
+        assert_eq!(
+            names(Lane::Communication),
+            ["all_gather %2", "shard_slice %3"],
+            "device {d}"
+        );
+    }
+}
