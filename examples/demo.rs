@@ -10,8 +10,10 @@
 //! check is made step by step.)
 //!
 //! Run with `./scripts/demo.sh` (README's first command), or
-//! `cargo run --release --example demo -- [--steps N] [--trace FILE]` (`--trace` writes the
-//! last step's Chrome trace of every device's compute and collectives, for ui.perfetto.dev).
+//! `cargo run --release --example demo -- [--steps N] [--trace FILE] [--bf16]
+//! [--offload-state DIR]` (`--trace` writes the last step's Chrome trace of every device's
+//! compute and collectives, for ui.perfetto.dev; `--offload-state` keeps AdamW's state in
+//! files under DIR).
 
 use shardc::compiler::lower::cpu::{CpuOptions, NativeCompute};
 use shardc::ir::{DType, TensorType};
@@ -119,7 +121,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let engine = NativeCompute::new(CpuOptions::default());
     let t_jit = Instant::now();
-    let program = CpuProgram::new(&compiled, &engine)?;
+    // `--offload-state DIR`: AdamW's moments kept in files under DIR, read just before each
+    // parameter's update and written right after (ZeRO-Infinity's NVMe tier).
+    let offload = flag("--offload-state");
+    let program = match &offload {
+        Some(dir) => CpuProgram::offloaded(&compiled, &engine, ts.offloading_state(dir))?,
+        None => CpuProgram::new(&compiled, &engine)?,
+    };
     let jit = engine.stats();
     println!(
         "JIT: {} compute segments cut into {} fusion clusters; {} distinct kernels ready in {:.1} s ({} loaded from the kernel cache, {} compiled at O0 to start, optimised in the background once hot)",
@@ -146,6 +154,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut curve = Vec::with_capacity(steps);
     let start = Instant::now();
     let mut sent = 0u64;
+    let (mut peak, mut offloaded) = (0u64, 0u64);
     let (mut worst_loss, mut worst_param, mut checked, mut checking) =
         (0.0f64, 0.0f64, 0usize, 0.0f64);
     let unigram = data.unigram_entropy();
@@ -164,6 +173,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let stepped = session.step(&batch, &RunOptions::default())?;
         let (loss, report) = (stepped.loss, stepped.report);
         let step_bytes: u64 = report.stats.ops.iter().map(|o| o.max_bytes()).sum();
+        let devices = &report.stats.devices;
+        peak = devices.iter().map(|d| d.peak_bytes).max().unwrap_or(0);
+        offloaded = devices.iter().map(|d| d.offloaded_bytes).max().unwrap_or(0);
         sent += step_bytes;
         if let Some(before) = before {
             let t_ref = Instant::now();
@@ -202,6 +214,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         curve[steps - 1]
     );
 
+    let state = ts.memory_per_device()?.optimizer;
+    match &offload {
+        Some(dir) => println!(
+            "per device: {peak} B held at the peak (measured, last step); AdamW state {state} B in files under {dir}, {offloaded} B read and written per step"
+        ),
+        None => println!(
+            "per device: {peak} B held at the peak (measured, last step), AdamW state {state} B of it (`--offload-state DIR` keeps it in files)"
+        ),
+    }
     let tail = &curve[steps.saturating_sub(10)..];
     let last = tail.iter().sum::<f64>() / tail.len() as f64;
     println!(

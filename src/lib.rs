@@ -40,7 +40,7 @@ pub use mpi::{MpiProgram, OnRank, run_mpi};
 pub use on_devices::OnDevices;
 #[cfg(feature = "cuda")]
 pub use program::CudaProgram;
-pub use program::{CpuProgram, Program, Run, run_cpu};
+pub use program::{CpuProgram, Offloading, Program, Run, run_cpu};
 pub use recompute::{RematChoice, choose_remat};
 pub use resident::Resident;
 pub use shardc_compiler as compiler;

@@ -3,7 +3,11 @@
 
 use crate::Error;
 use shardc_compiler::Compiled;
-use shardc_ir::Literal;
+use shardc_ir::{Literal, TensorType};
+use shardc_runtime::backend::Offload;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Where `next_args` takes an argument from.
 #[derive(Clone, Copy)]
@@ -79,10 +83,102 @@ pub(crate) fn taken(k: usize) -> Error {
 /// shards global values onto them, [`Resident::call`](crate::Resident::call) runs on them and leaves its
 /// results there, [`Resident::get`](crate::Resident::get) reassembles one value, and
 /// [`Resident::next_args`](crate::Resident::next_args) feeds results back as the next call's arguments.
+///
+/// A value a program offloads ([`crate::Offloading`]) is in files instead, one per device,
+/// and its pieces here are placeholders (one zero each); `get` reads the files. The files
+/// are written over by later values, and go with the program and the last of its values.
 #[derive(Clone, Debug)]
 pub struct OnDevices {
     /// By device id, then by value.
     pub(crate) pieces: Vec<Vec<Literal>>,
+    /// By value: the files an offloaded value is in (empty: none is).
+    pub(crate) files: Vec<Option<Arc<Files>>>,
+}
+
+/// The files of one offloaded value, one per device: `offload.path(d, stem)`. When the
+/// last copy of the values naming them goes, their name goes back to the pool, to be
+/// written over by a later value (making and deleting files costs a file system more than
+/// writing over them).
+#[derive(Debug)]
+pub(crate) struct Files {
+    pub(crate) stem: String,
+    pub(crate) pool: Arc<Pool>,
+}
+
+/// The files of a program's offloaded values ([`crate::Offloading`]): the names not in use,
+/// and how many there are. The files go with the pool.
+#[derive(Debug)]
+pub(crate) struct Pool {
+    pub(crate) dir: PathBuf,
+    pub(crate) devices: usize,
+    free: Mutex<Vec<String>>,
+    made: AtomicU64,
+}
+
+impl Pool {
+    pub(crate) fn new(dir: PathBuf, devices: usize) -> Arc<Pool> {
+        Arc::new(Pool {
+            dir,
+            devices,
+            free: Mutex::new(Vec::new()),
+            made: AtomicU64::new(0),
+        })
+    }
+
+    /// Files for one value: a free name, or a new one.
+    pub(crate) fn take(self: &Arc<Pool>) -> Arc<Files> {
+        let free = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let stem = free.unwrap_or_else(|| {
+            let n = self.made.fetch_add(1, Ordering::Relaxed);
+            format!("p{}-v{n}", std::process::id())
+        });
+        Arc::new(Files {
+            stem,
+            pool: self.clone(),
+        })
+    }
+
+    /// The runtime's description of where the files are.
+    pub(crate) fn offload(&self) -> Offload {
+        Offload {
+            dir: self.dir.clone(),
+            ..Offload::default()
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let o = self.offload();
+        let free = self.free.get_mut().unwrap_or_else(|e| e.into_inner());
+        for stem in free.iter() {
+            for d in 0..self.devices {
+                // A file never written (a run that failed first) is no loss.
+                let _ = std::fs::remove_file(o.path(d, stem));
+            }
+        }
+    }
+}
+
+impl Files {
+    /// Device `id`'s piece, of type `ty`.
+    pub(crate) fn read(&self, id: usize, ty: &TensorType) -> Result<Literal, Error> {
+        self.pool
+            .offload()
+            .read(id, &self.stem, ty)
+            .map_err(|e| Error::Usage(format!("an offloaded value: {e}")))
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        let stem = std::mem::take(&mut self.stem);
+        self.pool
+            .free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(stem);
+    }
 }
 
 impl OnDevices {
@@ -91,7 +187,15 @@ impl OnDevices {
         for (values, &id) in by_position.into_iter().zip(ids) {
             pieces[id] = values;
         }
-        OnDevices { pieces }
+        OnDevices {
+            pieces,
+            files: Vec::new(),
+        }
+    }
+
+    /// The files value `k` is in, if it is offloaded.
+    pub(crate) fn files(&self, k: usize) -> Option<&Arc<Files>> {
+        self.files.get(k).and_then(Option::as_ref)
     }
 
     pub(crate) fn by_position(self, ids: &[usize]) -> Vec<Vec<Literal>> {
@@ -111,7 +215,7 @@ impl OnDevices {
         self.len() == 0
     }
 
-    /// Device `id`'s pieces, one per value.
+    /// Device `id`'s pieces, one per value (an offloaded value's: a placeholder).
     pub fn device(&self, id: usize) -> Option<&[Literal]> {
         self.pieces.get(id).map(Vec::as_slice)
     }

@@ -4,14 +4,16 @@
 //! next_args written once ([`Resident`]).
 
 use crate::Error;
-use crate::on_devices::{OnDevices, Source, sources, taken};
+use crate::on_devices::{Files, OnDevices, Pool, Source, sources, taken};
 use crate::resident::Resident;
 use crate::simulate::{shard_arg, shard_args, unshard_result, unshard_results};
 use shardc_compiler::Compiled;
 use shardc_ir::Literal;
 use shardc_runtime::backend::cpu::CpuMesh;
-use shardc_runtime::backend::{Executable, Mesh, RunOptions, RunReport};
+use shardc_runtime::backend::{Executable, Mesh, Offload, RunOptions, RunReport};
 use shardc_runtime::engine::Compute;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A run from global inputs: the global results and the run's report (bytes sent per
 /// collective, the trace; its per-device `outputs` are empty, reassembled into `outputs`,
@@ -30,6 +32,26 @@ pub struct Program<M> {
     exe: Executable,
     mesh: M,
     place: Placement,
+    offloading: Option<Offloading>,
+    /// The files of offloaded values.
+    pool: Option<Arc<Pool>>,
+}
+
+/// Which arguments and results of a program live in files on disk rather than in its
+/// devices' memory, as ZeRO-Infinity keeps optimizer state on NVMe ([`Program::offload`]):
+/// between calls the values are only in their files; during a call each device reads its
+/// piece of an offloaded argument when a step first needs it and writes its piece of an
+/// offloaded result once no step reads it any more, so what a device holds at its peak
+/// (the forward and backward passes) leaves them out. The cpu backend; the reads and
+/// writes are in the run's trace (`SpanKind::Offload`) and its per-device stats.
+#[derive(Clone, Debug)]
+pub struct Offloading {
+    /// The folder of the files: a subfolder per device.
+    pub dir: PathBuf,
+    /// The offloaded arguments, by position.
+    pub args: Vec<usize>,
+    /// The offloaded results, by position.
+    pub results: Vec<usize>,
 }
 
 /// A program on the cpu backend: one thread per device.
@@ -59,6 +81,46 @@ impl Program<CpuMesh> {
         let mesh = CpuMesh::new(place.devices())?;
         Program::on(c, mesh, place, engine)
     }
+
+    /// [`Program::new`], keeping the arguments and results `offloading` names in files
+    /// ([`Offloading`]); positions the program does not have are refused.
+    pub fn offloaded(
+        c: &Compiled,
+        engine: &dyn Compute,
+        offloading: Offloading,
+    ) -> Result<CpuProgram, Error> {
+        let (n_args, n_results) = (c.partitioned.inputs.len(), c.partitioned.outputs.len());
+        if let Some(&i) = offloading.args.iter().find(|&&i| i >= n_args) {
+            return Err(Error::Usage(format!(
+                "argument {i} offloaded, but the program takes {n_args} arguments (0..{n_args})"
+            )));
+        }
+        if let Some(&k) = offloading.results.iter().find(|&&k| k >= n_results) {
+            return Err(Error::Usage(format!(
+                "result {k} offloaded, but the program has {n_results} results (0..{n_results})"
+            )));
+        }
+        std::fs::create_dir_all(&offloading.dir).map_err(|e| {
+            Error::Usage(format!(
+                "cannot make the offload folder {}: {e}",
+                offloading.dir.display()
+            ))
+        })?;
+        let place = Placement::new(c, "cpu")?;
+        let pool = Pool::new(offloading.dir.clone(), place.devices());
+        Ok(Program {
+            exe: Executable::streaming(
+                &c.partitioned.module,
+                c.entry_name(),
+                engine,
+                &offloading.args,
+            )?,
+            mesh: CpuMesh::new(place.devices())?,
+            place,
+            offloading: Some(offloading),
+            pool: Some(pool),
+        })
+    }
 }
 
 impl<M: Mesh> Program<M> {
@@ -73,6 +135,8 @@ impl<M: Mesh> Program<M> {
             exe: Executable::new(&c.partitioned.module, c.entry_name(), engine)?,
             mesh,
             place,
+            offloading: None,
+            pool: None,
         })
     }
 
@@ -120,9 +184,73 @@ impl<M: Mesh> Resident for Program<M> {
     }
 
     fn call(&self, args: OnDevices, options: &RunOptions) -> Result<(OnDevices, RunReport), Error> {
-        let mut report = self.exe.run_with(&self.mesh, args.pieces, options)?;
+        let OnDevices { mut pieces, files } = args;
+        let offloaded = |i: usize| {
+            self.offloading
+                .as_ref()
+                .is_some_and(|o| o.args.contains(&i))
+        };
+        // Values in files this program does not offload come back into memory first.
+        for (i, f) in files.iter().enumerate() {
+            if let Some(f) = f.as_ref().filter(|_| !offloaded(i)) {
+                for (id, d) in pieces.iter_mut().enumerate() {
+                    d[i] = f.read(id, &d[i].ty)?;
+                }
+            }
+        }
+        let (Some(o), Some(pool)) = (&self.offloading, &self.pool) else {
+            let mut report = self.exe.run_with(&self.mesh, pieces, options)?;
+            let pieces = std::mem::take(&mut report.outputs);
+            return Ok((
+                OnDevices {
+                    pieces,
+                    files: Vec::new(),
+                },
+                report,
+            ));
+        };
+        let mut plan = Offload {
+            dir: o.dir.clone(),
+            ..Offload::default()
+        };
+        // The arguments' files live until the run has read them.
+        let mut read = Vec::new();
+        for &i in &o.args {
+            let f = match files.get(i).and_then(Option::as_ref) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = pool.take();
+                    for (id, d) in pieces.iter_mut().enumerate() {
+                        plan.write(id, &f.stem, &d[i]).map_err(|e| {
+                            Error::Usage(format!(
+                                "cannot write offloaded argument {i} to {}: {e}",
+                                plan.path(id, &f.stem).display()
+                            ))
+                        })?;
+                        d[i] = Offload::placeholder(&d[i].ty);
+                    }
+                    f
+                }
+            };
+            plan.args.push((i, f.stem.clone()));
+            read.push(f);
+        }
+        drop(files);
+        let written: Vec<(usize, Arc<Files>)> =
+            o.results.iter().map(|&k| (k, pool.take())).collect();
+        plan.results = written.iter().map(|(k, f)| (*k, f.stem.clone())).collect();
+        let options = RunOptions {
+            offload: Some(plan),
+            ..options.clone()
+        };
+        let mut report = self.exe.run_with(&self.mesh, pieces, &options)?;
+        drop(read);
         let pieces = std::mem::take(&mut report.outputs);
-        Ok((OnDevices { pieces }, report))
+        let mut files = vec![None; pieces.first().map_or(0, Vec::len)];
+        for (k, f) in written {
+            files[k] = Some(f);
+        }
+        Ok((OnDevices { pieces, files }, report))
     }
 
     fn get(
@@ -142,8 +270,11 @@ impl<M: Mesh> Resident for Program<M> {
             .place
             .ids
             .iter()
-            .map(|&id| results.pieces[id][k].clone())
-            .collect();
+            .map(|&id| match results.files(k) {
+                Some(f) => f.read(id, &results.pieces[id][k].ty),
+                None => Ok(results.pieces[id][k].clone()),
+            })
+            .collect::<Result<_, _>>()?;
         unshard_result(c, k, &pieces, tolerance)
     }
 
@@ -162,8 +293,11 @@ impl<M: Mesh> Resident for Program<M> {
         let ids = &self.place.ids;
         let sources = sources(c, carry, fresh.iter().map(|f| f.0))?;
         self.check_results(c, &results)?;
+        let OnDevices {
+            pieces: results,
+            files: mut result_files,
+        } = results;
         let mut results: Vec<Vec<Option<Literal>>> = results
-            .pieces
             .into_iter()
             .map(|d| d.into_iter().map(Some).collect())
             .collect();
@@ -173,11 +307,21 @@ impl<M: Mesh> Resident for Program<M> {
                 .collect()
         };
         let mut pieces: Vec<Vec<Literal>> = vec![Vec::with_capacity(p.inputs.len()); ids.len()];
+        let mut files = vec![None; p.inputs.len()];
         for (arg, s) in sources.into_iter().enumerate() {
             let by_position = match s {
-                Source::Result(k) if p.outputs[k] == p.inputs[arg] => take(k)?,
+                Source::Result(k) if p.outputs[k] == p.inputs[arg] => {
+                    // An offloaded result moves on in its files.
+                    files[arg] = result_files.get_mut(k).and_then(Option::take);
+                    take(k)?
+                }
                 Source::Result(k) => {
-                    let old = take(k)?;
+                    let mut old = take(k)?;
+                    if let Some(f) = result_files.get(k).and_then(Option::as_ref) {
+                        for (piece, &id) in old.iter_mut().zip(ids) {
+                            *piece = f.read(id, &piece.ty)?;
+                        }
+                    }
                     let global = unshard_result(c, k, &old, f64::INFINITY)?;
                     let new = shard_arg(c, arg, &global)?;
                     // The old pieces are freed only now, after the new ones exist: a new
@@ -193,7 +337,7 @@ impl<M: Mesh> Resident for Program<M> {
                 pieces[id].push(piece);
             }
         }
-        Ok(OnDevices { pieces })
+        Ok(OnDevices { pieces, files })
     }
 }
 

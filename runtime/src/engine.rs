@@ -32,7 +32,7 @@ pub enum Step {
 
 /// Cuts a per-device function's body into compute segments and per-device ops.
 pub fn steps(f: &Function) -> Vec<Step> {
-    cut(f, false)
+    cut(f, false, &HashSet::new())
 }
 
 /// Like [`steps`], and also cuts a segment before each op that reads the result of a
@@ -40,7 +40,15 @@ pub fn steps(f: &Function) -> Vec<Step> {
 /// background then waits for a result only when an op needs it, not when the segment
 /// holding that op starts.
 pub fn steps_waiting_late(f: &Function) -> Vec<Step> {
-    cut(f, true)
+    cut(f, true, &HashSet::new())
+}
+
+/// Like [`steps_waiting_late`], and also cuts a segment before each op that reads one of
+/// `streamed` (arguments read from files, [`crate::backend::Offload`]) the segment does
+/// not read yet: each is read just before the ops that need it, so an optimizer update
+/// over offloaded state holds one parameter's state at a time.
+pub fn steps_streaming(f: &Function, streamed: &HashSet<ValueId>) -> Vec<Step> {
+    cut(f, true, streamed)
 }
 
 /// Values computed from constants alone (constants, iotas, and broadcasts, reshapes and
@@ -78,7 +86,7 @@ fn recomputed(f: &Function) -> HashMap<ValueId, OpId> {
     made
 }
 
-fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
+fn cut(f: &Function, at_reads_of_per_device: bool, streamed: &HashSet<ValueId>) -> Vec<Step> {
     let recomputed = recomputed(f);
     // Puts `v`'s op (after those it reads) into `current` unless it is there already.
     fn pull(
@@ -111,8 +119,9 @@ fn cut(f: &Function, at_reads_of_per_device: bool) -> Vec<Step> {
             }));
         }
     };
-    // Results of per-device ops, and those the current segment already reads.
-    let mut per_device: HashSet<ValueId> = HashSet::new();
+    // Results of per-device ops (and the streamed values, waited for alike), and those
+    // the current segment already reads.
+    let mut per_device: HashSet<ValueId> = streamed.clone();
     let mut read: HashSet<ValueId> = HashSet::new();
     for (id, op) in f.body_ops() {
         if op.kind.is_per_device() {

@@ -873,6 +873,20 @@ impl TrainStep {
         self.loss_scaled.then(|| 1 + self.held())
     }
 
+    /// Optimizer state kept in files under `dir` between and around its uses
+    /// (ZeRO-Infinity's NVMe tier): the state arguments and the new state results, for
+    /// [`shardc::CpuProgram::offloaded`]. A device then reads each parameter's state just
+    /// before its update and writes the new state right after, so the forward and backward
+    /// passes run without it.
+    pub fn offloading_state(&self, dir: impl Into<std::path::PathBuf>) -> shardc::Offloading {
+        let (n, held) = (self.param_types.len(), self.held());
+        shardc::Offloading {
+            dir: dir.into(),
+            args: (n..held).collect(),
+            results: (1 + n..1 + held).collect(),
+        }
+    }
+
     /// Bytes one device holds for parameters, gradients and optimizer state, from the
     /// layouts the strategy gives them.
     pub fn memory_per_device(&self) -> Result<StateMemory, Error> {

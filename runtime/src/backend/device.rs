@@ -9,6 +9,7 @@
 //!   (results that later per-device ops read, spans, bytes); the backend moves the data.
 //! - [`assemble`] turns every device's results, spans and bytes into a [`RunReport`].
 
+use super::Offload;
 use super::collective::{Link, LinkError};
 use super::misfit;
 use super::report::SpanKind;
@@ -59,12 +60,15 @@ enum Slot {
     Ready(Literal),
     /// The result of the per-device op at this step, on its way.
     Pending(Receiver<Literal>, usize),
+    /// In the file of this stem ([`Offload`]): read when a step needs it.
+    Offloaded(String),
 }
 
 /// The compute side of a device.
 struct Device<'e> {
     exe: &'e Executable,
     device: usize,
+    offload: Option<&'e Offload>,
     env: Vec<Slot>,
     spans: Vec<Span>,
     clock: Instant,
@@ -103,6 +107,12 @@ impl Device<'_> {
 
     /// Makes `v` ready, waiting for it if a per-device op is still computing it.
     fn wait(&mut self, v: ValueId) -> Result<(), DeviceError> {
+        if let Slot::Offloaded(stem) = &self.env[v.index()] {
+            let stem = stem.clone();
+            let value = self.load(v, &stem)?;
+            self.set(v, Slot::Ready(value));
+            return Ok(());
+        }
         let Slot::Pending(rx, step) = &self.env[v.index()] else {
             return Ok(());
         };
@@ -128,6 +138,87 @@ impl Device<'_> {
         };
         self.set(v, Slot::Ready(value));
         Ok(())
+    }
+
+    /// Reads `v`'s piece from the file of `stem`.
+    fn load(&mut self, v: ValueId, stem: &str) -> Result<Literal, DeviceError> {
+        let offload = self.offload.ok_or_else(|| {
+            DeviceError::Internal(format!(
+                "value #{} is offloaded, but the run offloads nothing",
+                v.index()
+            ))
+        })?;
+        let start = self.clock.elapsed();
+        let ty = &self.exe.value_types[v.index()];
+        let value = offload
+            .read(self.device, stem, ty)
+            .map_err(DeviceError::Offload)?;
+        self.transfer(format!("load {stem}"), start, ty.size_bytes() as u64);
+        Ok(value)
+    }
+
+    /// Writes `v` (ready) to the file of `stem` and gives back its memory.
+    fn store(&mut self, v: ValueId, stem: &str) -> Result<Option<Literal>, DeviceError> {
+        let offload = self.offload.ok_or_else(|| {
+            DeviceError::Internal(format!(
+                "value #{} is offloaded, but the run offloads nothing",
+                v.index()
+            ))
+        })?;
+        self.wait(v)?;
+        let start = self.clock.elapsed();
+        let value = self.get(v)?;
+        offload.write(self.device, stem, value).map_err(|e| {
+            DeviceError::Offload(format!(
+                "cannot write offloaded {}: {e}",
+                offload.path(self.device, stem).display()
+            ))
+        })?;
+        let bytes = value.ty.size_bytes() as u64;
+        self.transfer(format!("store {stem}"), start, bytes);
+        Ok(match self.set(v, Slot::Offloaded(stem.to_string())) {
+            Slot::Ready(l) => Some(l),
+            _ => None,
+        })
+    }
+
+    /// Makes the file of `stem` hold `v`: written if `v` is in memory, copied if it is in
+    /// another value's file (an offloaded argument returned unread).
+    fn place(&mut self, v: ValueId, stem: &str) -> Result<(), DeviceError> {
+        match &self.env[v.index()] {
+            Slot::Offloaded(have) if have == stem => Ok(()),
+            Slot::Offloaded(have) => {
+                let (have, offload) = (have.clone(), self.offload);
+                let o = offload.ok_or_else(|| {
+                    DeviceError::Internal("an offloaded value without an offload".into())
+                })?;
+                let start = self.clock.elapsed();
+                let (from, to) = (o.path(self.device, &have), o.path(self.device, stem));
+                let bytes = std::fs::copy(&from, &to).map_err(|e| {
+                    DeviceError::Offload(format!(
+                        "cannot copy offloaded {} to {}: {e}",
+                        from.display(),
+                        to.display()
+                    ))
+                })?;
+                self.transfer(format!("copy {have} to {stem}"), start, bytes);
+                Ok(())
+            }
+            _ => self.store(v, stem).map(drop),
+        }
+    }
+
+    fn transfer(&mut self, name: String, start: Duration, bytes: u64) {
+        self.spans.push(Span {
+            device: self.device,
+            lane: Lane::Compute,
+            kind: SpanKind::Offload,
+            name,
+            start,
+            duration: self.clock.elapsed().saturating_sub(start),
+            detail: String::new(),
+            bytes: Some(bytes),
+        });
     }
 
     /// The value of `v`, ready, borrowed.
@@ -173,18 +264,41 @@ pub(crate) fn compute(
     clock: Instant,
     buffers: &mut Buffers,
 ) -> Result<Computed, DeviceError> {
+    let offload = options.offload.as_ref();
     let mut d = Device {
         exe,
         device,
+        offload,
         env: (0..exe.num_values).map(|_| Slot::Empty).collect(),
         spans: Vec::new(),
         clock,
         held: 0,
         peak: 0,
     };
-    for (&v, a) in exe.args.iter().zip(args) {
-        d.set(v, Slot::Ready(a));
+    let offloaded_arg =
+        |i: usize| offload.and_then(|o| o.args.iter().find(|a| a.0 == i).map(|a| a.1.clone()));
+    for (i, (&v, a)) in exe.args.iter().zip(args).enumerate() {
+        match offloaded_arg(i) {
+            Some(stem) => d.set(v, Slot::Offloaded(stem)),
+            None => d.set(v, Slot::Ready(a)),
+        };
     }
+    // Each offloaded result is written after the last step that reads it (or the one that
+    // makes it): `(step, value, stem)`.
+    let mut stores: Vec<(usize, ValueId, &str)> = offload
+        .map(|o| {
+            o.results
+                .iter()
+                .filter_map(|(k, stem)| {
+                    let v = *exe.results.get(*k)?;
+                    let at = exe.steps.iter().rposition(|s| touches(s, v))?;
+                    Some((at, v, stem.as_str()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    stores.sort_by_key(|s| s.0);
+    let mut next_store = 0;
     let mut segment_index = 0;
     for (step, planned) in exe.steps.iter().enumerate() {
         let last = &exe.last_reads[step];
@@ -306,14 +420,34 @@ pub(crate) fn compute(
                 buffers.give(dead);
             }
         }
+        while let Some(&(at, v, stem)) = stores.get(next_store)
+            && at == step
+        {
+            // A value returned at two offloaded positions is written once here and
+            // copied at the end.
+            if matches!(d.env[v.index()], Slot::Ready(_) | Slot::Pending(..))
+                && let Some(dead) = d.store(v, stem)?
+            {
+                buffers.give(dead);
+            }
+            next_store += 1;
+        }
     }
     // Each result moves out at its last position among the results (a value returned
-    // twice is copied once).
+    // twice is copied once); an offloaded one is in its file, a placeholder in its place.
+    let offloaded_result =
+        |k: usize| offload.and_then(|o| o.results.iter().find(|r| r.0 == k).map(|r| r.1.as_str()));
     let results = exe
         .results
         .iter()
         .enumerate()
-        .map(|(i, &v)| d.read(v, !exe.results[i + 1..].contains(&v)))
+        .map(|(i, &v)| match offloaded_result(i) {
+            Some(stem) => {
+                d.place(v, stem)?;
+                Ok(Offload::placeholder(&exe.value_types[v.index()]))
+            }
+            None => d.read(v, !exe.results[i + 1..].contains(&v)),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     drop(jobs);
     Ok(Computed {
@@ -321,6 +455,24 @@ pub(crate) fn compute(
         spans: d.spans,
         peak_bytes: d.peak,
     })
+}
+
+/// Whether step `s` of the compute side makes or reads `v`.
+fn touches(s: &Planned, v: ValueId) -> bool {
+    match s {
+        Planned::Compute { segment, .. } => {
+            segment.inputs.contains(&v) || segment.outputs.contains(&v)
+        }
+        Planned::PerDevice {
+            exchange,
+            operand_from_per_device,
+            result_to_compute,
+            ..
+        } => {
+            (exchange.operand == Some(v) && !operand_from_per_device)
+                || (exchange.result == v && *result_to_compute)
+        }
+    }
 }
 
 /// The link of a per-device op that moves nothing ([`Exchange::is_local`]).
@@ -507,6 +659,10 @@ pub(crate) fn assemble(
             SpanKind::Collective => {
                 d.communication += s.duration;
                 d.bytes_sent += s.bytes.unwrap_or(0);
+            }
+            SpanKind::Offload => {
+                d.offload += s.duration;
+                d.offloaded_bytes += s.bytes.unwrap_or(0);
             }
         }
     }

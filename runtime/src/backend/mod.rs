@@ -204,6 +204,9 @@ pub enum DeviceError {
     /// The device's channels closed (another device stopped first).
     #[error("its communication stopped")]
     CommunicationStopped,
+    /// An offloaded value could not be read from its file or written to it.
+    #[error("{0}")]
+    Offload(String),
     /// A CUDA driver or NCCL call failed on the device's GPU.
     #[error("cuda: {0}")]
     Cuda(String),
@@ -242,6 +245,76 @@ pub struct RunOptions {
     /// run over messages rather than shared memory. Messages inside a node move at the
     /// host's own speed. `None`: no emulation. Other backends ignore it.
     pub emulated_topology: Option<shardc_ir::Topology>,
+    /// Values kept in files rather than by the devices between their uses (ZeRO-Infinity's
+    /// NVMe tier for optimizer state): the cpu and mpi backends read each offloaded
+    /// argument when a step first reads it and write each offloaded result once no step
+    /// reads it any more. `None`: every value stays in memory. The cuda backend refuses
+    /// it.
+    pub offload: Option<Offload>,
+}
+
+/// Which arguments and results of a run live in files ([`RunOptions::offload`]). Device
+/// `d`'s piece of a value named `stem` is the file `dir/device{d}/{stem}.bin`, its
+/// elements as [`Literal::to_le_bytes`] lays them out.
+///
+/// An offloaded argument is given to the run as a placeholder (any literal of its type:
+/// one element is enough, [`Offload::placeholder`]); the device reads its file when a step
+/// first needs it. An offloaded result is written to its file after the last step that
+/// reads it, its memory given back, and the run returns a placeholder in its place.
+#[derive(Clone, Debug, Default)]
+pub struct Offload {
+    /// The folder of the files.
+    pub dir: std::path::PathBuf,
+    /// (argument position, file stem).
+    pub args: Vec<(usize, String)>,
+    /// (result position, file stem).
+    pub results: Vec<(usize, String)>,
+}
+
+impl Offload {
+    /// The file of device `device`'s piece of the value `stem`.
+    pub fn path(&self, device: usize, stem: &str) -> std::path::PathBuf {
+        self.dir
+            .join(format!("device{device}"))
+            .join(format!("{stem}.bin"))
+    }
+
+    /// What a run takes in place of an offloaded argument and gives in place of an
+    /// offloaded result: one zero of the type (a splat).
+    pub fn placeholder(ty: &TensorType) -> Literal {
+        Literal::splat(ty.clone(), shardc_ir::Scalar::Int(0))
+    }
+
+    /// Writes `piece` as device `device`'s piece of `stem`.
+    pub fn write(&self, device: usize, stem: &str, piece: &Literal) -> std::io::Result<()> {
+        let path = self.path(device, stem);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        // Written over in place: a file of the same size keeps its blocks (truncating and
+        // growing it again costs the file system more than the bytes do).
+        let bytes = piece.to_le_bytes();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        std::io::Write::write_all(&mut file, &bytes)?;
+        file.set_len(bytes.len() as u64)
+    }
+
+    /// Reads device `device`'s piece of `stem`, of type `ty`.
+    pub fn read(&self, device: usize, stem: &str, ty: &TensorType) -> Result<Literal, String> {
+        let path = self.path(device, stem);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| format!("cannot read offloaded {}: {e}", path.display()))?;
+        Literal::from_le_bytes(ty, &bytes).map_err(|e| {
+            format!(
+                "offloaded {} is not a piece of type {ty}: {e}",
+                path.display()
+            )
+        })
+    }
 }
 
 impl Default for RunOptions {
@@ -250,6 +323,7 @@ impl Default for RunOptions {
             overlap: true,
             shared_memory_min_bytes: shared::MIN_BYTES,
             emulated_topology: None,
+            offload: None,
         }
     }
 }
@@ -318,12 +392,28 @@ impl Executable {
         func: &str,
         engine: &dyn Compute,
     ) -> Result<Executable, RuntimeError> {
+        Executable::streaming(module, func, engine, &[])
+    }
+
+    /// [`Executable::new`] for runs that offload the arguments at positions `streamed`
+    /// ([`RunOptions::offload`]): a segment is also cut before each op that reads one of
+    /// them first ([`engine::steps_streaming`]), so each is read when needed.
+    pub fn streaming(
+        module: &Module,
+        func: &str,
+        engine: &dyn Compute,
+        streamed: &[usize],
+    ) -> Result<Executable, RuntimeError> {
         let f = module
             .function(func)
             .ok_or_else(|| RuntimeError::UnknownFunction(func.to_string()))?;
         shardc_ir::verify_module(module).map_err(|e| RuntimeError::Invalid(Box::new(e)))?;
         let names = f.value_names();
-        let steps = engine::steps_waiting_late(f);
+        let streamed: HashSet<ValueId> = streamed
+            .iter()
+            .filter_map(|&i| f.args().get(i).copied())
+            .collect();
+        let steps = engine::steps_streaming(f, &streamed);
         // Who reads each value: compute steps (or the results), per-device ops.
         let mut per_device_results: HashSet<ValueId> = HashSet::new();
         let mut read_by_compute: HashSet<ValueId> = f.results().iter().copied().collect();

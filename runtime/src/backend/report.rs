@@ -82,6 +82,11 @@ pub struct DeviceStats {
     /// compiler's `peak_bytes_per_device` predicts. Buffers inside a collective in flight
     /// are not counted. 0 on the cuda backend, which does not measure it (yet).
     pub peak_bytes: u64,
+    /// Time reading offloaded values from their files and writing them back
+    /// ([`super::Offload`]).
+    pub offload: Duration,
+    /// Bytes of offloaded values read and written.
+    pub offloaded_bytes: u64,
 }
 
 /// Which timeline of a device a span is on (the Chrome trace's thread id).
@@ -102,6 +107,9 @@ pub enum SpanKind {
     Wait,
     /// A per-device op ran.
     Collective,
+    /// An offloaded value was read from its file, or written to it
+    /// ([`super::Offload`]).
+    Offload,
 }
 
 /// A stretch of one device's time.
@@ -167,6 +175,7 @@ impl RunReport {
                 SpanKind::Segment => "compute",
                 SpanKind::Wait => "wait",
                 SpanKind::Collective => "collective",
+                SpanKind::Offload => "offload",
             };
             let mut args = json!({"detail": s.detail});
             if let Some(b) = s.bytes {

@@ -425,9 +425,15 @@ impl Mesh for CudaMesh {
         &self,
         exe: &Executable,
         args: Vec<Vec<Literal>>,
-        _options: &RunOptions,
+        options: &RunOptions,
     ) -> Result<RunReport, RuntimeError> {
         let n = self.devices;
+        if options.offload.is_some() {
+            return Err(RuntimeError::Arguments {
+                device: 0,
+                problem: "the cuda backend keeps every value on its GPUs: offloading values to files (RunOptions::offload) runs on the cpu and mpi backends".into(),
+            });
+        }
         if args.len() != n {
             return Err(RuntimeError::DeviceCount {
                 want: n,
