@@ -8,5 +8,6 @@ pub mod bench;
 pub mod bench_topology;
 pub mod calibrate;
 pub mod peer;
+pub mod plan;
 pub mod plans;
 pub mod run;

@@ -4,6 +4,7 @@
 //! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
+//! shardc plan demo|gpt-1b|SHAPES.json --devices N [--topology FILE] [--memory-per-device B] [--top K] [--measure K]
 //! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile] [--trace DIR]
 //! shardc bench plans FILE.mlir... [--steps 5] [--cost-profile FILE]
 //! shardc bench compile [--blocks 4,16,64,256]
@@ -160,6 +161,37 @@ enum Command {
         /// The program and its arguments.
         #[arg(last = true, required = true)]
         command: Vec<String>,
+    },
+    /// Propose how to train a GPT-shaped model on N devices: mesh shapes (data, pipeline
+    /// stages, tensor parallelism), the data axis's ZeRO stage and which axes go on which
+    /// links, ranked by predicted step time within a memory limit (one JSON object;
+    /// `docs/topology.md`, The planner). `--measure K` trains the top K on the cpu
+    /// backend and prints the measured ranking beside the predicted one.
+    Plan {
+        /// `demo` (the demo's GPT), `gpt-1b` (1.3 B parameters' shapes, not run), or a
+        /// JSON file of a GPT's shapes (`vocab`, `layers`, `batch`, `seq`, `d_model`,
+        /// `heads`, `d_ff`).
+        model: String,
+        /// Devices to plan for.
+        #[arg(long)]
+        devices: usize,
+        /// Bytes a device may hold; plans over it are set apart.
+        #[arg(long)]
+        memory_per_device: Option<u64>,
+        /// Plans printed.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Train the top K plans on the cpu backend (a mesh of --devices threads) and time
+        /// them.
+        #[arg(long, default_value_t = 0)]
+        measure: usize,
+        /// Timed steps per measured plan, after one untimed.
+        #[arg(long, default_value_t = 5)]
+        steps: usize,
+        #[arg(long, default_value = "native")]
+        engine: shardc::Engine,
+        #[command(flatten)]
+        cost: CostArgs,
     },
     /// Benchmarks that print JSON.
     Bench {
@@ -591,6 +623,29 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 }
                 None => emit(&model.to_json()),
             }
+            Ok(())
+        }
+        Command::Plan {
+            model,
+            devices,
+            memory_per_device,
+            top,
+            measure,
+            steps,
+            engine,
+            cost,
+        } => {
+            let a = shardc_cli::plan::PlanArgs {
+                model,
+                devices,
+                cost: cost.model()?,
+                memory_per_device,
+                top,
+                measure,
+                steps,
+                engine,
+            };
+            emit(&format!("{:#}", shardc_cli::plan::run(&a)?));
             Ok(())
         }
         Command::Bench {

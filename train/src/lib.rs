@@ -13,6 +13,7 @@ pub mod data;
 pub mod models;
 pub mod optim;
 pub mod pipelining;
+pub mod plan;
 pub mod precision;
 pub mod presets;
 pub mod progress;

@@ -353,12 +353,7 @@ pub(crate) fn compute(
                 }
                 segment_index += 1;
             }
-            Planned::PerDevice {
-                exchange,
-                operand_from_per_device: false,
-                result_to_per_device: false,
-                ..
-            } if exchange.is_local() => {
+            Planned::PerDevice { exchange, .. } if planned.runs_on_compute() => {
                 // A slice of the device's own piece (or its index) moves nothing: it runs
                 // here rather than being handed to the communication thread and back, a
                 // hand-off that costs a wake-up (milliseconds on a machine with fewer

@@ -368,6 +368,24 @@ pub enum Planned {
     },
 }
 
+impl Planned {
+    /// Whether this is a per-device op the compute side runs itself rather than handing
+    /// it to the communication side: one that moves nothing ([`Exchange::is_local`]: a
+    /// `shard_slice`, an `axis_index`) of a value compute holds, whose result only compute
+    /// reads (`device.rs`).
+    pub(crate) fn runs_on_compute(&self) -> bool {
+        matches!(
+            self,
+            Planned::PerDevice {
+                exchange,
+                operand_from_per_device: false,
+                result_to_per_device: false,
+                ..
+            } if exchange.is_local()
+        )
+    }
+}
+
 /// A per-device program prepared to run on any mesh of its size.
 pub struct Executable {
     pub(crate) func: String,

@@ -666,6 +666,9 @@ impl<'u> MpiMesh<'u> {
             let Planned::PerDevice { exchange, .. } = planned else {
                 continue;
             };
+            if planned.runs_on_compute() {
+                continue;
+            }
             let job = match (&failure, &jobs) {
                 (None, Some(rx)) => rx.recv().ok(),
                 _ => None,

@@ -1,0 +1,192 @@
+//! `shardc plan`: the planner of `shardc_train::plan` on a model's shapes, its ranking
+//! printed as JSON, and with `--measure K` the top `K` plans shardc's strategies can run
+//! trained on the cpu backend and timed, the measured ranking beside the predicted one.
+
+use crate::peer::step;
+use serde_json::{Value, json};
+use shardc::compiler::CostModel;
+use shardc::{Engine, Error};
+use shardc_train::models::{GptConfig, TransformerDims};
+use shardc_train::plan::{DataParallel, Plan, kendall_tau, plan};
+use shardc_train::strategy::Strategy;
+use std::time::Instant;
+
+/// What `shardc plan` is asked.
+pub struct PlanArgs {
+    /// `demo`, `gpt-1b`, or a JSON file of a GPT's shapes.
+    pub model: String,
+    /// Devices to plan for.
+    pub devices: usize,
+    /// The machine (its topology, if any).
+    pub cost: CostModel,
+    /// Bytes a device may hold.
+    pub memory_per_device: Option<u64>,
+    /// Plans printed.
+    pub top: usize,
+    /// Of the top plans, how many to run and time (0: none).
+    pub measure: usize,
+    /// Timed steps per measured plan.
+    pub steps: usize,
+    /// What computes the measured plans.
+    pub engine: Engine,
+}
+
+/// The model's shapes: a preset or a file (`{"vocab", "layers", "batch", "seq",
+/// "d_model", "heads", "d_ff"}`).
+pub fn model(name: &str) -> Result<GptConfig, Error> {
+    match name {
+        "demo" => Ok(shardc_train::presets::demo_config()),
+        "gpt-1b" => Ok(shardc_train::plan::gpt_1b()),
+        file => {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                Error::Usage(format!(
+                    "{file}: {e} (give `demo`, `gpt-1b`, or a JSON file of a GPT's shapes)"
+                ))
+            })?;
+            let v: Value = serde_json::from_str(&text)
+                .map_err(|e| Error::Usage(format!("{file}: not JSON: {e}")))?;
+            let field = |k: &str| -> Result<usize, Error> {
+                v.get(k)
+                    .and_then(Value::as_u64)
+                    .filter(|&n| n > 0)
+                    .map(|n| n as usize)
+                    .ok_or_else(|| {
+                        Error::Usage(format!(
+                            "{file}: `{k}` must be a positive integer (a GPT's shapes: vocab, layers, batch, seq, d_model, heads, d_ff)"
+                        ))
+                    })
+            };
+            let cfg = GptConfig {
+                vocab: field("vocab")?,
+                layers: field("layers")?,
+                block: TransformerDims {
+                    batch: field("batch")?,
+                    seq: field("seq")?,
+                    d_model: field("d_model")?,
+                    heads: field("heads")?,
+                    d_ff: field("d_ff")?,
+                },
+            };
+            if !cfg.block.d_model.is_multiple_of(cfg.block.heads) {
+                return Err(Error::Usage(format!(
+                    "{file}: d_model {} does not divide into {} heads",
+                    cfg.block.d_model, cfg.block.heads
+                )));
+            }
+            Ok(cfg)
+        }
+    }
+}
+
+fn row(p: &Plan) -> Value {
+    let m = &p.predicted.memory;
+    json!({
+        "plan": p.name(),
+        "mesh": p.axes.iter().filter(|a| a.1 > 1).map(|a| format!("{}={}", a.0, a.1)).collect::<Vec<_>>().join(","),
+        "data": p.data,
+        "stages": p.stages,
+        "model": p.model,
+        "micro_batches": p.micro_batches,
+        "data_parallel": p.data_parallel.name(),
+        "predicted_step_ms": p.predicted.step_s * 1e3,
+        "predicted_ms": {
+            "compute": p.predicted.compute_s * 1e3,
+            "bubble": p.predicted.bubble_s * 1e3,
+            "tensor_parallel": p.predicted.tensor_s * 1e3,
+            "data_exposed": p.predicted.data_exposed_s * 1e3,
+            "pipeline": p.predicted.pipeline_s * 1e3,
+        },
+        "memory_per_device": {
+            "params": m.params, "grads": m.grads, "optimizer": m.optimizer,
+            "activations": m.activations, "total": m.total(),
+        },
+        "bytes_per_link": p.predicted.bytes_per_link,
+    })
+}
+
+/// The strategy shardc trains `p` with, if it has one: no pipelines here, and ZeRO-1/2
+/// only without tensor parallelism.
+fn strategy(p: &Plan, cfg: &GptConfig) -> Option<Strategy> {
+    if p.stages > 1 || p.axes.last().is_some_and(|a| a.0 != "model") {
+        return None;
+    }
+    let specs = cfg.param_specs();
+    Some(match (p.data_parallel, p.data > 1, p.model > 1) {
+        (_, false, false) | (DataParallel::Ddp, true, false) => Strategy::ddp(),
+        (DataParallel::Zero1, true, false) => Strategy::zero1(),
+        (DataParallel::Zero2, true, false) => Strategy::zero2(),
+        (DataParallel::Zero3, true, false) => Strategy::zero3(),
+        (_, false, true) | (DataParallel::Ddp, true, true) => Strategy::dp_tp(specs),
+        (DataParallel::Zero3, true, true) => Strategy::fsdp_tp(specs),
+        _ => return None,
+    })
+}
+
+/// Trains plan `p` of `cfg` for `steps` steps on the cpu backend: the median step, ms.
+fn measure(
+    p: &Plan,
+    cfg: &GptConfig,
+    strategy: Strategy,
+    steps: usize,
+    engine: Engine,
+) -> Result<f64, Error> {
+    let mesh = shardc::Mesh::new("mesh", &[("data", p.data), ("model", p.model)])?;
+    let d = cfg.block;
+    let tokens = shardc::TensorType::new(shardc::DType::I32, [d.batch, d.seq]);
+    let model = *cfg;
+    let loss = move |w: &[shardc::Tensor], x: &[shardc::Tensor]| {
+        shardc_train::models::gpt_loss(&model, &x[0], &x[1], w)
+    };
+    // Without a pipeline, micro-batches are accumulated in a loop (one reduction a step).
+    let ts = shardc_train::step::train_step_accumulated(
+        "gpt",
+        loss,
+        &cfg.param_types(),
+        &[tokens.clone(), tokens],
+        &mesh,
+        strategy,
+        shardc_train::presets::demo_optimizer(),
+        p.micro_batches,
+    )?;
+    let c = ts.program.compile(&ts.options())?;
+    let s = step(ts.program.module(), &c, engine, steps)?;
+    Ok(s.median.as_secs_f64() * 1e3)
+}
+
+/// One JSON object: the ranked plans, and the measured ones.
+pub fn run(a: &PlanArgs) -> Result<Value, Error> {
+    let cfg = model(&a.model)?;
+    let params: usize = cfg.param_types().iter().map(|t| t.num_elements()).sum();
+    let start = Instant::now();
+    let plans = plan(&cfg, a.devices, &a.cost, a.memory_per_device).map_err(Error::Usage)?;
+    let planned_ms = start.elapsed().as_secs_f64() * 1e3;
+    let mut measured = Vec::new();
+    let (mut predicted_ms, mut measured_ms) = (Vec::new(), Vec::new());
+    for p in plans.ranked.iter().take(a.measure) {
+        let Some(s) = strategy(p, &cfg) else {
+            measured.push(json!({"plan": p.name(), "measured_step_ms": null,
+                "why_not": "shardc has no strategy for it yet (pipelines, ZeRO-1/2 with tensor parallelism)"}));
+            continue;
+        };
+        let ms = measure(p, &cfg, s, a.steps, a.engine)?;
+        predicted_ms.push(p.predicted.step_s * 1e3);
+        measured_ms.push(ms);
+        measured.push(json!({"plan": p.name(), "predicted_step_ms": p.predicted.step_s * 1e3, "measured_step_ms": ms}));
+    }
+    let d = cfg.block;
+    Ok(json!({
+        "model": {"name": a.model, "parameters": params, "layers": cfg.layers, "d_model": d.d_model,
+            "heads": d.heads, "d_ff": d.d_ff, "seq": d.seq, "global_batch": d.batch, "vocab": cfg.vocab},
+        "devices": a.devices,
+        "cost_model": a.cost.source,
+        "topology": a.cost.topology.as_ref().map(|t| format!("{} nodes x {} devices", t.nodes, t.devices_per_node)),
+        "memory_per_device": a.memory_per_device,
+        "considered": plans.considered,
+        "over_budget": plans.over_budget.len(),
+        "planning_ms": planned_ms,
+        "plans": plans.ranked.iter().take(a.top).map(row).collect::<Vec<_>>(),
+        "fastest_over_budget": plans.over_budget.first().map(row),
+        "measured": measured,
+        "kendall_tau": (measured_ms.len() >= 2).then(|| kendall_tau(&predicted_ms, &measured_ms)),
+    }))
+}
