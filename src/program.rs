@@ -38,7 +38,7 @@ pub struct Program<M> {
 }
 
 /// Which arguments and results of a program live in files on disk rather than in its
-/// devices' memory, as ZeRO-Infinity keeps optimizer state on NVMe ([`Program::offload`]):
+/// devices' memory, as ZeRO-Infinity keeps optimizer state on NVMe ([`Program::offloaded`]):
 /// between calls the values are only in their files; during a call each device reads its
 /// piece of an offloaded argument when a step first needs it and writes its piece of an
 /// offloaded result once no step reads it any more, so what a device holds at its peak

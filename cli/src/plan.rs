@@ -122,14 +122,16 @@ fn strategy(p: &Plan, cfg: &GptConfig) -> Option<Strategy> {
     })
 }
 
-/// Trains plan `p` of `cfg` for `steps` steps on the cpu backend: the median step, ms.
+/// Trains plan `p` of `cfg` for `steps` steps on the cpu backend: the median step, and
+/// what the compiler's cost model predicts for the program it partitioned, ms.
 fn measure(
     p: &Plan,
     cfg: &GptConfig,
     strategy: Strategy,
     steps: usize,
     engine: Engine,
-) -> Result<f64, Error> {
+    cost: &CostModel,
+) -> Result<(f64, f64), Error> {
     let mesh = shardc::Mesh::new("mesh", &[("data", p.data), ("model", p.model)])?;
     let d = cfg.block;
     let tokens = shardc::TensorType::new(shardc::DType::I32, [d.batch, d.seq]);
@@ -149,8 +151,11 @@ fn measure(
         p.micro_batches,
     )?;
     let c = ts.program.compile(&ts.options())?;
+    let compiled = c.partitioned.module.entry().map_or(0.0, |f| {
+        cost.for_devices(p.data * p.model).program_time(f).total()
+    });
     let s = step(ts.program.module(), &c, engine, steps)?;
-    Ok(s.median.as_secs_f64() * 1e3)
+    Ok((s.median.as_secs_f64() * 1e3, compiled * 1e3))
 }
 
 /// One JSON object: the ranked plans, and the measured ones.
@@ -161,17 +166,21 @@ pub fn run(a: &PlanArgs) -> Result<Value, Error> {
     let plans = plan(&cfg, a.devices, &a.cost, a.memory_per_device).map_err(Error::Usage)?;
     let planned_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut measured = Vec::new();
-    let (mut predicted_ms, mut measured_ms) = (Vec::new(), Vec::new());
+    let (mut predicted_ms, mut measured_ms, mut compiler) = (Vec::new(), Vec::new(), Vec::new());
     for p in plans.ranked.iter().take(a.measure) {
         let Some(s) = strategy(p, &cfg) else {
             measured.push(json!({"plan": p.name(), "measured_step_ms": null,
                 "why_not": "shardc has no strategy for it yet (pipelines, ZeRO-1/2 with tensor parallelism)"}));
             continue;
         };
-        let ms = measure(p, &cfg, s, a.steps, a.engine)?;
+        let (ms, compiler_ms) = measure(p, &cfg, s, a.steps, a.engine, &a.cost)?;
         predicted_ms.push(p.predicted.step_s * 1e3);
+        compiler.push(compiler_ms);
         measured_ms.push(ms);
-        measured.push(json!({"plan": p.name(), "predicted_step_ms": p.predicted.step_s * 1e3, "measured_step_ms": ms}));
+        measured.push(
+            json!({"plan": p.name(), "predicted_step_ms": p.predicted.step_s * 1e3,
+            "compiler_predicted_step_ms": compiler_ms, "measured_step_ms": ms}),
+        );
     }
     let d = cfg.block;
     Ok(json!({
@@ -188,5 +197,10 @@ pub fn run(a: &PlanArgs) -> Result<Value, Error> {
         "fastest_over_budget": plans.over_budget.first().map(row),
         "measured": measured,
         "kendall_tau": (measured_ms.len() >= 2).then(|| kendall_tau(&predicted_ms, &measured_ms)),
+        "compiler_kendall_tau": (compiler.len() >= 2).then(|| kendall_tau(&compiler, &measured_ms)),
+        "kendall_tau_top5": (measured_ms.len() >= 2).then(|| {
+            let k = measured_ms.len().min(5);
+            kendall_tau(&predicted_ms[..k], &measured_ms[..k])
+        }),
     }))
 }

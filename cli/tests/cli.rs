@@ -546,3 +546,70 @@ fn bench_peer_writes_each_cases_trace() {
     assert_eq!(on("shard_slice", 0), every);
     assert!(on("shard_slice", 1).is_empty());
 }
+
+/// `shardc plan` ranks the ways to train the demo on 8 devices and a 1.3 B-parameter GPT's
+/// shapes on 1024, within a memory limit, and names what is wrong with a bad request.
+#[test]
+fn plan_ranks_meshes_and_strategies_and_refuses_bad_requests() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["plan", "demo", "--devices", "8", "--top", "3"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plans = v["plans"].as_array().unwrap();
+    assert_eq!(plans.len(), 3);
+    let ms: Vec<f64> = plans
+        .iter()
+        .map(|p| p["predicted_step_ms"].as_f64().unwrap())
+        .collect();
+    assert!(ms.windows(2).all(|w| w[0] <= w[1]), "{ms:?}");
+    for p in plans {
+        let product = ["data", "stages", "model"]
+            .iter()
+            .map(|k| p[k].as_u64().unwrap())
+            .product::<u64>();
+        assert_eq!(product, 8, "{p}");
+    }
+    let limit = (80u64 << 30).to_string();
+    let out = run(&[
+        "plan",
+        "gpt-1b",
+        "--devices",
+        "1024",
+        "--gpu-cluster",
+        "--memory-per-device",
+        &limit,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["model"]["parameters"].as_u64().unwrap() > 1_200_000_000);
+    let best = &v["plans"][0];
+    assert!(best["memory_per_device"]["total"].as_u64().unwrap() <= 80 << 30);
+    for (args, want) in [
+        (
+            vec!["plan", "demo", "--devices", "7"],
+            "no way to split 7 devices",
+        ),
+        (
+            vec!["plan", "no-such-model.json", "--devices", "8"],
+            "no-such-model.json",
+        ),
+    ] {
+        let out = run(&args);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -99,7 +99,8 @@ pub fn transformer_block_with(
     d: &TransformerDims,
     attention: Attention,
 ) -> Tensor {
-    let (b, t, dm, h) = (d.batch, d.seq, d.d_model, d.heads);
+    // The rows are `x`'s (a micro-batch has fewer than `d.batch`).
+    let (b, t, dm, h) = (x.shape()[0], d.seq, d.d_model, d.heads);
     let hd = dm / h;
     // Scopes as the weights are named (`ln1_g`, `wq`, `w1`): `attn`, `mlp`.
     let y = named_scope("attn", || {
@@ -365,7 +366,8 @@ pub fn gpt_loss_with(
     let (wte, wpe) = (&params[0], &params[1]);
     // Scopes as the parameters are named (`wte`, `h0.wq`, `ln_f_g`).
     let mut x = named_scope("embed", || {
-        &wte.take_rows(tokens) + &wpe.broadcast_in_dim(&[d.batch, d.seq, d.d_model], &[1, 2])
+        &wte.take_rows(tokens)
+            + &wpe.broadcast_in_dim(&[tokens.shape()[0], d.seq, d.d_model], &[1, 2])
     });
     for l in 0..cfg.layers {
         let block = || {
@@ -523,7 +525,8 @@ impl LlamaConfig {
 /// The mean next-token cross-entropy of a [`LlamaConfig`] model: `tokens` and `targets`
 /// `[batch, seq]` integers, `p` in [`LlamaConfig::param_names`] order.
 pub fn llama_loss(cfg: &LlamaConfig, tokens: &Tensor, targets: &Tensor, p: &[Tensor]) -> Tensor {
-    let (b, t, d, h) = (cfg.batch, cfg.seq, cfg.d_model, cfg.heads);
+    // The rows are `tokens`' (a micro-batch has fewer than `cfg.batch`).
+    let (b, t, d, h) = (tokens.shape()[0], cfg.seq, cfg.d_model, cfg.heads);
     let hd = d / h;
     let per_layer = LLAMA_LAYER_WEIGHTS.len();
     // Scopes as the parameters are named (`layers.0.attn.wq`).

@@ -12,9 +12,10 @@
 //!   each device holds; a pipeline adds its bubble, `(p - 1) / (m + p - 1)` of the work;
 //! - tensor parallelism: two all-reduces of a micro-batch's activations per layer in the
 //!   forward pass and two in the backward, not overlapped;
-//! - the data axis: DDP's gradient all-reduce and ZeRO-1/2's reduce-scatter and all-gather
-//!   overlap the backward pass (what does not fit behind it is exposed, and at least one
-//!   layer's share); ZeRO-3's forward all-gathers are exposed;
+//! - the data axis: DDP's gradient all-reduce (in 25 MB buckets) and ZeRO-1/2's
+//!   reduce-scatter and all-gather (one of each per parameter tensor, each paying a
+//!   collective's latency) overlap the backward pass (what does not fit behind it is
+//!   exposed, and at least one layer's share); ZeRO-3's forward all-gathers are exposed;
 //! - pipelines: each micro-batch's activations and their gradients between stages;
 //! - memory per device: parameters, gradients and AdamW's two moments by the ZeRO stage,
 //!   and the activations a layer keeps for the backward (Korthikanti et al.'s
@@ -254,6 +255,12 @@ pub fn plan(
             }
         }
     }
+    if all.is_empty() {
+        return Err(format!(
+            "no way to split {devices} devices for this model: the data axis must divide the batch ({}), the tensor-parallel axis the heads ({}) and the MLP width ({}), the pipeline stages the layers ({}); choose a device count they allow",
+            d.batch, d.heads, d.d_ff, model.layers
+        ));
+    }
     let considered = all.len();
     all.sort_by(|a, b| a.predicted.step_s.total_cmp(&b.predicted.step_s));
     let (ranked, over_budget) = all
@@ -392,12 +399,19 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
         tensor = sec * count;
         add(class, sent * count);
     }
-    // The data axis: per layer (as buckets go), the gradients of the device's parameters.
+    // The data axis: the gradients of the device's parameters. DDP all-reduces them in
+    // buckets of 25 MB (the strategy's `bucket_bytes`); the ZeRO stages reduce-scatter and
+    // gather each parameter on its own, paying a collective's latency per tensor.
     let mut data_exposed = 0.0;
     if p.data > 1 {
         let g = group(&p.axes, "data");
         let grads = params * 4.0;
-        let per = |kind, bytes: f64| collective(cost, &g, bytes, kind);
+        let tensors = model.param_types().len() as f64;
+        // `count` collectives moving `bytes` in all.
+        let per = |kind, bytes: f64, count: f64| {
+            let (sec, class, sent) = collective(cost, &g, bytes / count, kind);
+            (sec * count, class, sent * count)
+        };
         let (mut hidden, mut exposed) = (0.0, 0.0);
         let mut charge = |(sec, class, sent): (f64, &str, f64), behind_backward: bool| {
             add(class, sent);
@@ -407,18 +421,19 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
                 exposed += sec;
             }
         };
+        let buckets = (grads / (25u64 << 20) as f64).ceil().max(1.0);
         match p.data_parallel {
-            DataParallel::Ddp => charge(per(Collective::AllReduce, grads), true),
+            DataParallel::Ddp => charge(per(Collective::AllReduce, grads, buckets), true),
             DataParallel::Zero1 | DataParallel::Zero2 => {
-                charge(per(Collective::Gather, grads), true);
-                charge(per(Collective::Gather, grads), false);
+                charge(per(Collective::Gather, grads, tensors), true);
+                charge(per(Collective::Gather, grads, tensors), false);
             }
             DataParallel::Zero3 => {
                 // Gathered for the forward (exposed: no prefetch yet) and again for the
                 // backward; gradients reduce-scattered.
-                charge(per(Collective::Gather, grads), false);
-                charge(per(Collective::Gather, grads), true);
-                charge(per(Collective::Gather, grads), true);
+                charge(per(Collective::Gather, grads, tensors), false);
+                charge(per(Collective::Gather, grads, tensors), true);
+                charge(per(Collective::Gather, grads, tensors), true);
             }
         }
         let backward = body * 2.0 / 3.0;
@@ -472,7 +487,9 @@ pub fn kendall_tau(a: &[f64], b: &[f64]) -> f64 {
     let mut pairs = 0.0;
     for i in 0..n {
         for j in i + 1..n {
-            let x = (a[i] - a[j]).signum() * (b[i] - b[j]).signum();
+            // `f64::signum` is 1 for a zero: a tie is 0 here.
+            let sign = |d: f64| if d == 0.0 { 0.0 } else { d.signum() };
+            let x = sign(a[i] - a[j]) * sign(b[i] - b[j]);
             score += x;
             pairs += 1.0;
         }
@@ -632,9 +649,11 @@ mod tests {
         assert!(inside.predicted.tensor_s < across.predicted.tensor_s / 4.0);
         let links = &inside.predicted.bytes_per_link;
         assert!(links["intra"] > 0 && links["inter"] > 0, "{links:?}");
-        // A topology of another size is refused.
+        // A topology of another size is refused, and so is a device count nothing splits.
         let err = plan(&gpt_1b(), 16, &cost, None).unwrap_err();
         assert!(err.contains("the topology has 8 devices"), "{err}");
+        let err = plan(&demo(), 7, &CostModel::cpu(2), None).unwrap_err();
+        assert!(err.contains("no way to split 7 devices"), "{err}");
     }
 
     #[test]
@@ -650,10 +669,38 @@ mod tests {
         }
     }
 
+    /// The plans with accumulated micro-batches are built as `shardc plan --measure` builds
+    /// them: the GPT's loss takes a micro-batch's rows from its tokens, not the config.
+    #[test]
+    fn an_accumulated_gpt_step_traces_on_micro_batches() {
+        let cfg = demo();
+        let mesh = shardc::Mesh::new("mesh", &[("data", 8), ("model", 1)]).unwrap();
+        let tokens =
+            shardc_ir::TensorType::new(shardc_ir::DType::I32, [cfg.block.batch, cfg.block.seq]);
+        let loss = move |w: &[shardc::Tensor], x: &[shardc::Tensor]| {
+            crate::models::gpt_loss(&cfg, &x[0], &x[1], w)
+        };
+        let ts = crate::step::train_step_accumulated(
+            "gpt",
+            loss,
+            &cfg.param_types(),
+            &[tokens.clone(), tokens],
+            &mesh,
+            crate::strategy::Strategy::zero1(),
+            crate::presets::demo_optimizer(),
+            2,
+        )
+        .unwrap();
+        let text = shardc_ir::text::print_module(ts.program.module());
+        assert!(text.contains("stablehlo.while"), "no accumulation loop");
+    }
+
     #[test]
     fn kendall_tau_counts_pairs_in_the_same_order() {
         assert_eq!(kendall_tau(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), 1.0);
         assert_eq!(kendall_tau(&[1.0, 2.0, 3.0], &[30.0, 20.0, 10.0]), -1.0);
         assert!((kendall_tau(&[1.0, 2.0, 3.0], &[10.0, 30.0, 20.0]) - 1.0 / 3.0).abs() < 1e-12);
+        // A tie in one ranking counts as neither order.
+        assert!((kendall_tau(&[1.0, 1.0, 3.0], &[10.0, 20.0, 30.0]) - 2.0 / 3.0).abs() < 1e-12);
     }
 }
