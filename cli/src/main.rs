@@ -5,7 +5,7 @@
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
 //! shardc plan demo|gpt-1b|SHAPES.json --devices N [--topology FILE] [--memory-per-device B] [--top K] [--measure K]
-//! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile] [--trace DIR]
+//! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile] [--trace DIR] [--prefetch N]
 //! shardc bench plans FILE.mlir... [--steps 5] [--cost-profile FILE]
 //! shardc bench compile [--blocks 4,16,64,256]
 //! shardc bench step [--devices 1,2,4,8] [--steps 5] [--engine interpreted] [--tiny] [--profile]
@@ -276,6 +276,10 @@ enum Bench {
         /// `NAME.trace.json`.
         #[arg(long)]
         trace: Option<PathBuf>,
+        /// Issue each all-gather of a parameter this many gathers early (FSDP's prefetch;
+        /// `Options::prefetch`).
+        #[arg(long, default_value_t = 0)]
+        prefetch: usize,
     },
     /// A program's chosen plan beside the best plans of other machines' figures, each
     /// run on the cpu backend: predicted (one formula, the chosen model) vs measured.
@@ -691,6 +695,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     bucket_bytes,
                     compare_collectives,
                     trace,
+                    prefetch,
                 },
         } => {
             let b = shardc_cli::peer::PeerBench {
@@ -703,6 +708,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 profile,
                 bucket_bytes,
                 trace,
+                prefetch,
             };
             emit(&format!("{:#}", shardc_cli::peer::peer(&b)?));
             Ok(())

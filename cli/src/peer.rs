@@ -38,6 +38,8 @@ pub struct PeerBench {
     pub compare_collectives: bool,
     /// Write each case's last timed step's trace into this folder (`NAME.trace.json`).
     pub trace: Option<PathBuf>,
+    /// [`Options::prefetch`]: parameter gathers issued this many gathers early.
+    pub prefetch: usize,
 }
 
 /// The cases of a folder, sorted by name.
@@ -90,6 +92,7 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
     let options = Options {
         cost: b.cost.clone().unwrap_or_else(CostModel::host),
         bucket_bytes: b.bucket_bytes,
+        prefetch: b.prefetch,
         ..Options::default()
     };
     let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;

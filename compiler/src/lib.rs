@@ -40,6 +40,7 @@ pub mod passes {
     pub mod memory;
     pub mod mlir;
     pub mod partition;
+    pub mod prefetch;
     pub mod propagate;
     pub mod regather;
     pub mod route;

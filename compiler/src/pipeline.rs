@@ -1,5 +1,6 @@
 //! The pipeline, in order: verify, inline, constrain, fold, propagate, extract, partition,
-//! bucket and regather (when asked), route (with a topology or compression), verify again.
+//! bucket, regather and prefetch (when asked), route (with a topology or compression),
+//! verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
 
@@ -11,6 +12,7 @@ use crate::passes::fold::fold;
 use crate::passes::inline::inline;
 use crate::passes::memory::{Peak, peak};
 use crate::passes::partition::{Partitioned, partition};
+use crate::passes::prefetch::prefetch;
 use crate::passes::propagate::{Options, Propagated, propagate};
 use crate::passes::regather::regather;
 use crate::passes::route::{Route, route};
@@ -225,6 +227,11 @@ fn plan(
         let (module, n) = timings.time("regather", || regather(&partitioned.module, gap))?;
         partitioned.module = module;
         regathered = n;
+    }
+    if opts.prefetch > 0 {
+        let (module, _) =
+            timings.time("prefetch", || prefetch(&partitioned.module, opts.prefetch))?;
+        partitioned.module = module;
     }
     Ok((extraction, partitioned, buckets, regathered))
 }

@@ -253,12 +253,13 @@ fn body_module(
 /// The options a loop's body compiles with: the caller's cost model and limits (a tenth
 /// of its time: a loop is planned for a few layouts, each settling in a few rounds, all
 /// within one visit of the caller's propagation), none of the passes that act on a whole
-/// program (bucketing, regathering, padding, a memory budget, compression).
+/// program (bucketing, regathering, prefetching, padding, a memory budget, compression).
 fn nested(opts: &Options) -> Options {
     Options {
         time_limit: opts.time_limit / 10,
         bucket_bytes: None,
         regather_gap: None,
+        prefetch: 0,
         pad_uneven: false,
         memory_per_device: None,
         compress: Vec::new(),

@@ -52,6 +52,10 @@ pub struct Options {
     /// Gather arguments again before reads more than this many ops after the previous
     /// read (`regather.rs`; FSDP's free-after-forward). `None`: keep gathered copies.
     pub regather_gap: Option<usize>,
+    /// Issue each all-gather of an argument this many such gathers early (`prefetch.rs`;
+    /// FSDP's forward and backward prefetch). 0: gathers stay where partitioning and
+    /// regathering put them.
+    pub prefetch: usize,
     /// Let shardings split dimensions their axes do not divide, padding each shard to
     /// `ceil(n / shards)` elements (`shardc compile --pad`; GSPMD's uneven shardings).
     /// Off (the default), such a sharding is an error naming the value, dimension and axes.
@@ -95,6 +99,7 @@ impl Default for Options {
             cost: CostModel::default(),
             bucket_bytes: None,
             regather_gap: None,
+            prefetch: 0,
             pad_uneven: false,
             memory_per_device: None,
             compress: Vec::new(),
