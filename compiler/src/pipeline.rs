@@ -51,6 +51,8 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// All-gathers regathering added (0 without `Options::regather_gap`).
     pub regathered: usize,
+    /// All-gathers issued early (0 without `Options::prefetch`).
+    pub prefetched: usize,
     /// Each collective's route over the cost model's topology and each compressed
     /// all-reduce (empty without a topology or `Options::compress`).
     pub routes: Vec<Route>,
@@ -110,7 +112,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         what: "a module without functions".into(),
         why: "there is nothing to compile".into(),
     })?;
-    let (mut extraction, mut partitioned, mut buckets, mut regathered) =
+    let (mut extraction, mut partitioned, mut buckets, mut regathered, mut prefetched) =
         plan(&global, &mut propagated, f, opts, &mut timings)?;
     if let Some(budget) = opts.memory_per_device {
         // Memory weighed against time ever more heavily, until a plan fits.
@@ -128,7 +130,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
             let peak = memory_peak(&tried.1);
             if peak.bytes < smallest.bytes {
                 smallest = peak;
-                (extraction, partitioned, buckets, regathered) = tried;
+                (extraction, partitioned, buckets, regathered, prefetched) = tried;
                 kept = propagated.cost.clone();
             }
         }
@@ -163,6 +165,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         partitioned,
         buckets,
         regathered,
+        prefetched,
         routes,
         folded,
         timings,
@@ -170,14 +173,18 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
 }
 
 /// Extraction (again while a loop's results come from different plans), partitioning,
-/// then bucketing and regathering when asked.
+/// then bucketing, regathering and prefetching when asked.
+/// What [`plan`] gives: the extraction, the partitioned program, its buckets, and how
+/// many all-gathers regathering added and prefetching moved.
+type Planned = (Extraction, Partitioned, Vec<Bucket>, usize, usize);
+
 fn plan(
     global: &Module,
     propagated: &mut Propagated,
     f: &shardc_ir::Function,
     opts: &Options,
     timings: &mut Timings,
-) -> Result<(Extraction, Partitioned, Vec<Bucket>, usize), CompileError> {
+) -> Result<Planned, CompileError> {
     let mut extraction = timings.time("extract", || extract(propagated, f))?;
     // One loop runs one plan: extract again without the others until it does.
     loop {
@@ -228,12 +235,14 @@ fn plan(
         partitioned.module = module;
         regathered = n;
     }
+    let mut prefetched = 0;
     if opts.prefetch > 0 {
-        let (module, _) =
+        let (module, n) =
             timings.time("prefetch", || prefetch(&partitioned.module, opts.prefetch))?;
         partitioned.module = module;
+        prefetched = n;
     }
-    Ok((extraction, partitioned, buckets, regathered))
+    Ok((extraction, partitioned, buckets, regathered, prefetched))
 }
 
 /// The program the model predicts fastest among the extraction's, the one with every

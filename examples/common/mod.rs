@@ -115,6 +115,12 @@ pub fn run(
             compiled.regathered
         );
     }
+    if compiled.prefetched > 0 {
+        println!(
+            "  {} parameter gathers issued one gather early (FSDP's prefetch)",
+            compiled.prefetched
+        );
+    }
     println!("peak bytes per device: {}", e.peak_bytes_per_device);
     let init: Vec<Literal> = types
         .iter()

@@ -277,6 +277,9 @@ fn zero3_gathers_parameters_for_forward_and_again_for_backward() {
     // (the first layer's input weight is not read by the backward pass: its input needs no
     // gradient), and so a device holds less at its peak.
     assert_eq!(c.regathered, 3);
+    // Prefetching issues every gather of a parameter but the first where the one before
+    // it stood: 6 of the 7 (4 for the forward, 3 regathered for the backward).
+    assert_eq!(c.prefetched, 6);
     let peak = |c: &shardc::Compiled| c.explain().peak_bytes_per_device;
     assert!(
         peak(&c) < peak(&kept),
