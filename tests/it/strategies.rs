@@ -1508,6 +1508,13 @@ fn offloaded_optimizer_state_changes_no_bit_and_leaves_the_peak() {
                 .filter(|s| s.kind == SpanKind::Offload && s.name.starts_with("load"))
                 .count();
             assert_eq!(loads, 4 * 2 * param_types().len(), "{name}");
+            // On each device's I/O thread, while compute goes on.
+            assert!(
+                r1.spans
+                    .iter()
+                    .filter(|s| s.kind == SpanKind::Offload)
+                    .all(|s| s.lane == shardc::runtime::backend::Lane::Offload)
+            );
         }
         drop(off);
         drop(offloaded);

@@ -12,6 +12,7 @@
 use super::Offload;
 use super::collective::{Link, LinkError};
 use super::misfit;
+use super::offload::Io;
 use super::report::SpanKind;
 use super::{
     DeviceError, DeviceStats, Exchange, Executable, Lane, OpStats, Planned, RunOptions, RunReport,
@@ -62,13 +63,19 @@ enum Slot {
     Pending(Receiver<Literal>, usize),
     /// In the file of this stem ([`Offload`]): read when a step needs it.
     Offloaded(String),
+    /// Being read from its file by the device's I/O thread (its bytes already held).
+    Loading(Receiver<Result<Literal, String>>, u64),
 }
 
 /// The compute side of a device.
 struct Device<'e> {
     exe: &'e Executable,
     device: usize,
-    offload: Option<&'e Offload>,
+    /// The I/O thread of an offloading run, and the offloaded arguments not asked for
+    /// yet, in the order steps first read them: each is asked for when the one before
+    /// it arrives (one parameter's state read ahead, while the previous one is updated).
+    io: Option<Io>,
+    ahead: std::collections::VecDeque<(ValueId, String)>,
     env: Vec<Slot>,
     spans: Vec<Span>,
     clock: Instant,
@@ -82,13 +89,42 @@ impl Device<'_> {
     fn set(&mut self, v: ValueId, slot: Slot) -> Slot {
         let bytes = |s: &Slot| match s {
             Slot::Ready(l) => (l.elements.len() * l.ty.dtype.size_bytes()) as u64,
+            Slot::Loading(_, b) => *b,
             _ => 0,
         };
         self.held += bytes(&slot);
         let old = std::mem::replace(&mut self.env[v.index()], slot);
         self.held -= bytes(&old);
-        self.peak = self.peak.max(self.held);
+        // Values handed to the I/O thread are held until written.
+        let writing = self
+            .io
+            .as_ref()
+            .map_or(0, |io| io.writing.load(std::sync::atomic::Ordering::SeqCst));
+        self.peak = self.peak.max(self.held + writing);
         old
+    }
+
+    /// The device's I/O thread (an offloading run has one).
+    fn io(&self, v: ValueId) -> Result<&Io, DeviceError> {
+        self.io.as_ref().ok_or_else(|| {
+            DeviceError::Internal(format!(
+                "value #{} is offloaded, but the run offloads nothing",
+                v.index()
+            ))
+        })
+    }
+
+    /// Asks for the next offloaded argument still in its file.
+    fn read_ahead(&mut self) -> Result<(), DeviceError> {
+        while let Some((v, stem)) = self.ahead.pop_front() {
+            if matches!(&self.env[v.index()], Slot::Offloaded(s) if *s == stem) {
+                let ty = self.exe.value_types[v.index()].clone();
+                let rx = self.io(v)?.load(&stem, &ty)?;
+                self.set(v, Slot::Loading(rx, ty.size_bytes() as u64));
+                break;
+            }
+        }
+        Ok(())
     }
 
     fn span(&mut self, kind: SpanKind, name: String, start: Duration, detail: String) {
@@ -108,10 +144,31 @@ impl Device<'_> {
     /// Makes `v` ready, waiting for it if a per-device op is still computing it.
     fn wait(&mut self, v: ValueId) -> Result<(), DeviceError> {
         if let Slot::Offloaded(stem) = &self.env[v.index()] {
-            let stem = stem.clone();
-            let value = self.load(v, &stem)?;
+            // Not asked for yet: asked for now.
+            let ty = self.exe.value_types[v.index()].clone();
+            let rx = self.io(v)?.load(stem, &ty)?;
+            self.set(v, Slot::Loading(rx, ty.size_bytes() as u64));
+        }
+        if let Slot::Loading(rx, _) = &self.env[v.index()] {
+            let value = match rx.try_recv() {
+                Ok(got) => got,
+                Err(_) => {
+                    let start = self.clock.elapsed();
+                    let got = rx
+                        .recv()
+                        .map_err(|_| DeviceError::Offload("the offload thread stopped".into()))?;
+                    self.span(
+                        SpanKind::Wait,
+                        "wait for a load".into(),
+                        start,
+                        String::new(),
+                    );
+                    got
+                }
+            }
+            .map_err(DeviceError::Offload)?;
             self.set(v, Slot::Ready(value));
-            return Ok(());
+            return self.read_ahead();
         }
         let Slot::Pending(rx, step) = &self.env[v.index()] else {
             return Ok(());
@@ -140,46 +197,17 @@ impl Device<'_> {
         Ok(())
     }
 
-    /// Reads `v`'s piece from the file of `stem`.
-    fn load(&mut self, v: ValueId, stem: &str) -> Result<Literal, DeviceError> {
-        let offload = self.offload.ok_or_else(|| {
-            DeviceError::Internal(format!(
-                "value #{} is offloaded, but the run offloads nothing",
-                v.index()
-            ))
-        })?;
-        let start = self.clock.elapsed();
-        let ty = &self.exe.value_types[v.index()];
-        let value = offload
-            .read(self.device, stem, ty)
-            .map_err(DeviceError::Offload)?;
-        self.transfer(format!("load {stem}"), start, ty.size_bytes() as u64);
-        Ok(value)
-    }
-
-    /// Writes `v` (ready) to the file of `stem` and gives back its memory.
-    fn store(&mut self, v: ValueId, stem: &str) -> Result<Option<Literal>, DeviceError> {
-        let offload = self.offload.ok_or_else(|| {
-            DeviceError::Internal(format!(
-                "value #{} is offloaded, but the run offloads nothing",
-                v.index()
-            ))
-        })?;
+    /// Hands `v` to the I/O thread to be written to the file of `stem`; the device
+    /// holds it until it is written.
+    fn store(&mut self, v: ValueId, stem: &str) -> Result<(), DeviceError> {
         self.wait(v)?;
-        let start = self.clock.elapsed();
-        let value = self.get(v)?;
-        offload.write(self.device, stem, value).map_err(|e| {
-            DeviceError::Offload(format!(
-                "cannot write offloaded {}: {e}",
-                offload.path(self.device, stem).display()
-            ))
-        })?;
-        let bytes = value.ty.size_bytes() as u64;
-        self.transfer(format!("store {stem}"), start, bytes);
-        Ok(match self.set(v, Slot::Offloaded(stem.to_string())) {
-            Slot::Ready(l) => Some(l),
-            _ => None,
-        })
+        self.io(v)?;
+        if let Slot::Ready(value) = self.set(v, Slot::Offloaded(stem.to_string()))
+            && let Some(io) = &self.io
+        {
+            io.store(stem, value)?;
+        }
+        Ok(())
     }
 
     /// Makes the file of `stem` hold `v`: written if `v` is in memory, copied if it is in
@@ -188,37 +216,11 @@ impl Device<'_> {
         match &self.env[v.index()] {
             Slot::Offloaded(have) if have == stem => Ok(()),
             Slot::Offloaded(have) => {
-                let (have, offload) = (have.clone(), self.offload);
-                let o = offload.ok_or_else(|| {
-                    DeviceError::Internal("an offloaded value without an offload".into())
-                })?;
-                let start = self.clock.elapsed();
-                let (from, to) = (o.path(self.device, &have), o.path(self.device, stem));
-                let bytes = std::fs::copy(&from, &to).map_err(|e| {
-                    DeviceError::Offload(format!(
-                        "cannot copy offloaded {} to {}: {e}",
-                        from.display(),
-                        to.display()
-                    ))
-                })?;
-                self.transfer(format!("copy {have} to {stem}"), start, bytes);
-                Ok(())
+                let have = have.clone();
+                self.io(v)?.copy(&have, stem)
             }
-            _ => self.store(v, stem).map(drop),
+            _ => self.store(v, stem),
         }
-    }
-
-    fn transfer(&mut self, name: String, start: Duration, bytes: u64) {
-        self.spans.push(Span {
-            device: self.device,
-            lane: Lane::Compute,
-            kind: SpanKind::Offload,
-            name,
-            start,
-            duration: self.clock.elapsed().saturating_sub(start),
-            detail: String::new(),
-            bytes: Some(bytes),
-        });
     }
 
     /// The value of `v`, ready, borrowed.
@@ -265,10 +267,12 @@ pub(crate) fn compute(
     buffers: &mut Buffers,
 ) -> Result<Computed, DeviceError> {
     let offload = options.offload.as_ref();
+    let io = offload.map(|o| Io::start(o, device, clock)).transpose()?;
     let mut d = Device {
         exe,
         device,
-        offload,
+        io,
+        ahead: Default::default(),
         env: (0..exe.num_values).map(|_| Slot::Empty).collect(),
         spans: Vec::new(),
         clock,
@@ -277,12 +281,23 @@ pub(crate) fn compute(
     };
     let offloaded_arg =
         |i: usize| offload.and_then(|o| o.args.iter().find(|a| a.0 == i).map(|a| a.1.clone()));
+    let mut first_read: Vec<(usize, ValueId, String)> = Vec::new();
     for (i, (&v, a)) in exe.args.iter().zip(args).enumerate() {
         match offloaded_arg(i) {
-            Some(stem) => d.set(v, Slot::Offloaded(stem)),
+            Some(stem) => {
+                if let Some(at) = exe.steps.iter().position(|s| touches(s, v)) {
+                    first_read.push((at, v, stem.clone()));
+                }
+                d.set(v, Slot::Offloaded(stem))
+            }
             None => d.set(v, Slot::Ready(a)),
         };
     }
+    first_read.sort_by_key(|r| r.0);
+    d.ahead = first_read
+        .into_iter()
+        .map(|(_, v, stem)| (v, stem))
+        .collect();
     // Each offloaded result is written after the last step that reads it (or the one that
     // makes it): `(step, value, stem)`.
     let mut stores: Vec<(usize, ValueId, &str)> = offload
@@ -420,10 +435,11 @@ pub(crate) fn compute(
         {
             // A value returned at two offloaded positions is written once here and
             // copied at the end.
-            if matches!(d.env[v.index()], Slot::Ready(_) | Slot::Pending(..))
-                && let Some(dead) = d.store(v, stem)?
-            {
-                buffers.give(dead);
+            if matches!(
+                d.env[v.index()],
+                Slot::Ready(_) | Slot::Pending(..) | Slot::Loading(..)
+            ) {
+                d.store(v, stem)?;
             }
             next_store += 1;
         }
@@ -445,9 +461,14 @@ pub(crate) fn compute(
         })
         .collect::<Result<Vec<_>, _>>()?;
     drop(jobs);
+    // Every write done before the run ends (the next run reads these files).
+    let mut spans = d.spans;
+    if let Some(io) = d.io.take() {
+        spans.extend(io.finish()?);
+    }
     Ok(Computed {
         results,
-        spans: d.spans,
+        spans,
         peak_bytes: d.peak,
     })
 }

@@ -19,11 +19,13 @@ pub mod cuda;
 mod device;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod offload;
 pub mod report;
 pub mod shared;
 pub mod watchdog;
 
 pub use collective::{Exchange, Link, LinkError};
+pub use offload::Offload;
 pub use report::{DeviceStats, Lane, OpStats, RunReport, Span, Stats};
 
 use crate::engine::{self, Compute, EngineError, Kernel, Segment};
@@ -251,70 +253,6 @@ pub struct RunOptions {
     /// reads it any more. `None`: every value stays in memory. The cuda backend refuses
     /// it.
     pub offload: Option<Offload>,
-}
-
-/// Which arguments and results of a run live in files ([`RunOptions::offload`]). Device
-/// `d`'s piece of a value named `stem` is the file `dir/device{d}/{stem}.bin`, its
-/// elements as [`Literal::to_le_bytes`] lays them out.
-///
-/// An offloaded argument is given to the run as a placeholder (any literal of its type:
-/// one element is enough, [`Offload::placeholder`]); the device reads its file when a step
-/// first needs it. An offloaded result is written to its file after the last step that
-/// reads it, its memory given back, and the run returns a placeholder in its place.
-#[derive(Clone, Debug, Default)]
-pub struct Offload {
-    /// The folder of the files.
-    pub dir: std::path::PathBuf,
-    /// (argument position, file stem).
-    pub args: Vec<(usize, String)>,
-    /// (result position, file stem).
-    pub results: Vec<(usize, String)>,
-}
-
-impl Offload {
-    /// The file of device `device`'s piece of the value `stem`.
-    pub fn path(&self, device: usize, stem: &str) -> std::path::PathBuf {
-        self.dir
-            .join(format!("device{device}"))
-            .join(format!("{stem}.bin"))
-    }
-
-    /// What a run takes in place of an offloaded argument and gives in place of an
-    /// offloaded result: one zero of the type (a splat).
-    pub fn placeholder(ty: &TensorType) -> Literal {
-        Literal::splat(ty.clone(), shardc_ir::Scalar::Int(0))
-    }
-
-    /// Writes `piece` as device `device`'s piece of `stem`.
-    pub fn write(&self, device: usize, stem: &str, piece: &Literal) -> std::io::Result<()> {
-        let path = self.path(device, stem);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        // Written over in place: a file of the same size keeps its blocks (truncating and
-        // growing it again costs the file system more than the bytes do).
-        let bytes = piece.to_le_bytes();
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)?;
-        std::io::Write::write_all(&mut file, &bytes)?;
-        file.set_len(bytes.len() as u64)
-    }
-
-    /// Reads device `device`'s piece of `stem`, of type `ty`.
-    pub fn read(&self, device: usize, stem: &str, ty: &TensorType) -> Result<Literal, String> {
-        let path = self.path(device, stem);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| format!("cannot read offloaded {}: {e}", path.display()))?;
-        Literal::from_le_bytes(ty, &bytes).map_err(|e| {
-            format!(
-                "offloaded {} is not a piece of type {ty}: {e}",
-                path.display()
-            )
-        })
-    }
 }
 
 impl Default for RunOptions {

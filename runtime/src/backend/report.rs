@@ -96,6 +96,8 @@ pub enum Lane {
     Compute = 0,
     /// Per-device ops (thread 1).
     Communication = 1,
+    /// Reads and writes of offloaded values (thread 2; `super::offload`).
+    Offload = 2,
 }
 
 /// What a span is.
@@ -163,7 +165,17 @@ impl RunReport {
                 "args": {"name": format!("device {d}")}}));
             events.push(json!({"name": "process_sort_index", "ph": "M", "pid": d,
                 "args": {"sort_index": d}}));
-            for (tid, name) in [(0, "compute"), (1, "communication")] {
+            // The offload thread's track only where it ran.
+            let offloads = self
+                .spans
+                .iter()
+                .any(|s| s.device == d && s.lane == Lane::Offload);
+            let tracks: &[(u8, &str)] = if offloads {
+                &[(0, "compute"), (1, "communication"), (2, "offload")]
+            } else {
+                &[(0, "compute"), (1, "communication")]
+            };
+            for &(tid, name) in tracks {
                 events.push(
                     json!({"name": "thread_name", "ph": "M", "pid": d, "tid": tid,
                     "args": {"name": name}}),
