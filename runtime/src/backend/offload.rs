@@ -1,6 +1,6 @@
 //! Values kept in files rather than in a device's memory ([`Offload`], the run option
 //! `RunOptions::offload`), and the thread of each device that reads and writes them
-//! ([`Io`]) while its compute goes on: ZeRO-Infinity's NVMe tier, for optimizer state.
+//! (`Io`) while its compute goes on: ZeRO-Infinity's NVMe tier, for optimizer state.
 
 use super::report::SpanKind;
 use super::{DeviceError, Lane, Span};
