@@ -763,6 +763,13 @@ fn jax_fixture_decisions() {
         // bf16 operands are widened before their dots, as preferred_element_type asks);
         // the int8 matmul's rows stay on their devices.
         ("jax_preferred_element_type_step", &["all_reduce {data}"; 3]),
+        // The gradient of a replicated weight over batch rows, with the activation
+        // offloaded to host memory (annotations shardc reads and runs as copies): the rows
+        // gathered (twice: the forward and the recomputation read them apart), the same
+        // bytes as all-reducing the 16x16 gradient (1792 B a device either way).
+        ("jax_checkpoint_offload_grad", &["all_gather {data}"; 2]),
+        // nonzero, unique, sort-based median and percentile read every row: gathered once.
+        ("jnp_nonzero_pad_unique_fwd", &["all_gather {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
