@@ -133,18 +133,9 @@ fn measure(
     cost: &CostModel,
 ) -> Result<(f64, f64), Error> {
     let mesh = shardc::Mesh::new("mesh", &[("data", p.data), ("model", p.model)])?;
-    let d = cfg.block;
-    let tokens = shardc::TensorType::new(shardc::DType::I32, [d.batch, d.seq]);
-    let model = *cfg;
-    let loss = move |w: &[shardc::Tensor], x: &[shardc::Tensor]| {
-        shardc_train::models::gpt_loss(&model, &x[0], &x[1], w)
-    };
     // Without a pipeline, micro-batches are accumulated in a loop (one reduction a step).
-    let ts = shardc_train::step::train_step_accumulated(
-        "gpt",
-        loss,
-        &cfg.param_types(),
-        &[tokens.clone(), tokens],
+    let ts = shardc_train::presets::gpt_step(
+        *cfg,
         &mesh,
         strategy,
         shardc_train::presets::demo_optimizer(),

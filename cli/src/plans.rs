@@ -65,22 +65,8 @@ fn program(file: &std::path::Path) -> Result<(shardc::ir::Module, Options), Erro
         Some("demo-fsdp-tp") => Strategy::fsdp_tp(demo_config().param_specs()),
         _ => return Ok((read(file)?, Options::default())),
     };
-    let cfg = demo_config();
-    let d = cfg.block;
     let mesh = shardc::Mesh::new("mesh", &[(DATA, 2), (MODEL, 4)])?;
-    let tokens = shardc::TensorType::new(shardc::DType::I32, [d.batch, d.seq]);
-    let loss = move |p: &[shardc::Tensor], x: &[shardc::Tensor]| {
-        shardc_train::models::gpt_loss(&cfg, &x[0], &x[1], p)
-    };
-    let ts = shardc_train::step::train_step(
-        "gpt",
-        loss,
-        &cfg.param_types(),
-        &[tokens.clone(), tokens],
-        &mesh,
-        strategy,
-        demo_optimizer(),
-    )?;
+    let ts = shardc_train::presets::gpt_step(demo_config(), &mesh, strategy, demo_optimizer(), 1)?;
     Ok((ts.program.module().clone(), ts.options()))
 }
 

@@ -670,21 +670,13 @@ mod tests {
     }
 
     /// The plans with accumulated micro-batches are built as `shardc plan --measure` builds
-    /// them: the GPT's loss takes a micro-batch's rows from its tokens, not the config.
+    /// them (`presets::gpt_step`): the GPT's loss takes a micro-batch's rows from its
+    /// tokens, not the config.
     #[test]
     fn an_accumulated_gpt_step_traces_on_micro_batches() {
-        let cfg = demo();
         let mesh = shardc::Mesh::new("mesh", &[("data", 8), ("model", 1)]).unwrap();
-        let tokens =
-            shardc_ir::TensorType::new(shardc_ir::DType::I32, [cfg.block.batch, cfg.block.seq]);
-        let loss = move |w: &[shardc::Tensor], x: &[shardc::Tensor]| {
-            crate::models::gpt_loss(&cfg, &x[0], &x[1], w)
-        };
-        let ts = crate::step::train_step_accumulated(
-            "gpt",
-            loss,
-            &cfg.param_types(),
-            &[tokens.clone(), tokens],
+        let ts = crate::presets::gpt_step(
+            demo(),
             &mesh,
             crate::strategy::Strategy::zero1(),
             crate::presets::demo_optimizer(),

@@ -2,7 +2,7 @@
 
 use crate::data::CharDataset;
 use crate::models::{GptConfig, TransformerDims, gpt_loss};
-use crate::step::{Optimizer, TrainStep, train_step};
+use crate::step::{Optimizer, TrainStep, train_step_accumulated};
 use crate::strategy::Strategy;
 use shardc::{DType, Error, Mesh, Tensor, TensorType};
 
@@ -58,18 +58,32 @@ pub fn demo_optimizer() -> Optimizer {
 /// loss, DP x TP (the batch over `data`, Megatron specs over `model`), `optimizer`, its
 /// parameters named (`h0.wq`, ...).
 pub fn demo_step(cfg: GptConfig, mesh: &Mesh, optimizer: Optimizer) -> Result<TrainStep, Error> {
+    gpt_step(cfg, mesh, Strategy::dp_tp(cfg.param_specs()), optimizer, 1)?
+        .with_param_names(&cfg.param_names())
+}
+
+/// The training step of `cfg`'s GPT (token and target batches of `[batch, seq]`) on `mesh`
+/// under `strategy` and `optimizer`, its batch run as `microbatches` accumulated
+/// micro-batches (`step::train_step_accumulated`; 1: the plain step).
+pub fn gpt_step(
+    cfg: GptConfig,
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    microbatches: usize,
+) -> Result<TrainStep, Error> {
     let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
     let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss(&cfg, &b[0], &b[1], p);
-    train_step(
+    train_step_accumulated(
         "gpt",
         loss,
         &cfg.param_types(),
         &[tokens.clone(), tokens],
         mesh,
-        Strategy::dp_tp(cfg.param_specs()),
+        strategy,
         optimizer,
-    )?
-    .with_param_names(&cfg.param_names())
+        microbatches,
+    )
 }
 
 /// The mesh for `n` devices: `data=1 x model=1` for one, `data=2 x model=n/2` for an even
