@@ -492,7 +492,11 @@ mod training {
                 .count();
             let stats = engine.stats();
             assert_eq!(stats.segments, segments, "{stats:?}");
-            assert_eq!(stats.compiled + stats.reused, stats.kernels, "{stats:?}");
+            assert_eq!(
+                stats.compiled + stats.reused + stats.library,
+                stats.kernels,
+                "{stats:?}"
+            );
         }
     }
 

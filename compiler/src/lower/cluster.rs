@@ -18,7 +18,10 @@
 //!   value is computed once, written, and read by each consumer's kernel;
 //! - a **host** op (control flow, scatter, sort, convolution, select_and_scatter,
 //!   `shardc.random`: what kernels do not lower yet) is a cluster
-//!   of its own that no producer joins, run by the reference interpreter (`native.rs`).
+//!   of its own that no producer joins, run by the reference interpreter (`native.rs`);
+//!   so is a matmul the library GEMM serves (`gemm.rs`), when asked: its operands are
+//!   buffers, so a producer is computed by a kernel of its own rather than inside the
+//!   matmul's loops (the GEMM's speed pays for writing it and reading it back).
 //!
 //! Ops are placed from the last to the first, so an op's consumers are placed before it.
 //! An op whose value leaves the segment is never recomputed (one cluster writes it); an
@@ -31,6 +34,7 @@
 //! consumer only when the consumer is its only user, so nothing is duplicated there:
 //! a value a cluster reads twice is computed once into a buffer of the kernel.
 
+use super::gemm::Gemm;
 use shardc_ir::{BinaryOp, Function, Op, OpId, OpKind, UnaryOp, ValueId};
 use shardc_runtime::engine::Segment;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -162,10 +166,11 @@ pub fn is_host(f: &Function, c: &Segment) -> bool {
 }
 
 /// Cuts the body of `f` (a segment function: compute ops only) into clusters, in an
-/// order that runs each after the clusters it reads from. Each is a [`Segment`] of `f`:
+/// order that runs each after the clusters it reads from; `library`: the matmuls the
+/// library GEMM serves are clusters of their own. Each is a [`Segment`] of `f`:
 /// its ops in program order, the values it reads from outside (arguments of `f` or other
 /// clusters' outputs) and the values it writes for other clusters or as results of `f`.
-pub fn cluster(f: &Function) -> Vec<Segment> {
+pub fn cluster(f: &Function, library: bool) -> Vec<Segment> {
     let body = &f.body().ops;
     let position: HashMap<OpId, usize> = body.iter().enumerate().map(|(i, &o)| (o, i)).collect();
     let defined_at: HashMap<ValueId, usize> = body
@@ -216,10 +221,11 @@ pub fn cluster(f: &Function) -> Vec<Segment> {
         if homes.is_empty() && !leaves[i] {
             continue; // dead
         }
-        // A host cluster is its one op: producers stay in kernels.
-        let hosted = homes
-            .iter()
-            .any(|&c| role(f, f.op(body[members[c][0]])) == Role::Host);
+        // A host cluster or a library matmul is its one op: producers stay in kernels.
+        let hosted = homes.iter().any(|&c| {
+            let root = f.op(body[members[c][0]]);
+            role(f, root) == Role::Host || (library && Gemm::of_op(f, root).is_some())
+        });
         let join = match role(f, f.op(body[i])) {
             Role::Root | Role::Host => false,
             _ if hosted => false,
@@ -296,7 +302,7 @@ mod tests {
     fn clusters_of(src: &str) -> (Function, Vec<Segment>) {
         let m = parse_module(src).unwrap();
         let f = m.entry().unwrap().clone();
-        let c = cluster(&f);
+        let c = cluster(&f, false);
         (f, c)
     }
 

@@ -51,6 +51,9 @@ pub struct CpuOptions {
     /// Vectorize reductions in the reference's order (`reductions.rs`; off: plain loops
     /// with the accumulator in memory, for comparison). Same bits either way.
     pub vectorize_reductions: bool,
+    /// Run f32/f64 matmuls that are a kernel of their own in the `gemm` crate's GEMM
+    /// where it was measured faster (`gemm.rs`; off: every matmul compiled).
+    pub library_matmuls: bool,
     /// Where compiled kernels are kept between processes (`cache.rs`); `None`: compile
     /// every kernel in every process. Default: [`DiskCache::from_env`].
     pub cache: Option<DiskCache>,
@@ -63,6 +66,7 @@ impl Default for CpuOptions {
             math: Math::Approximate,
             vectorize_matmuls: true,
             vectorize_reductions: true,
+            library_matmuls: true,
             cache: DiskCache::from_env(),
         }
     }

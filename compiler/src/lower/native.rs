@@ -16,6 +16,7 @@
 
 use super::cluster::{cluster, is_host};
 use super::cpu::{CpuKernel, CpuOptions, compile_lowered, load_lowered};
+use super::gemm::Gemm;
 use super::tier::{Optimizer, Tiered, Tiering};
 use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
 use shardc_ir::{Function, Literal, Module, text::print_function};
@@ -66,6 +67,9 @@ pub struct NativeStats {
     /// Clusters run by the reference interpreter (ops kernels do not lower: branches,
     /// `shardc.random`, loops whose regions are not one segment); counted in `kernels` too.
     pub hosted: usize,
+    /// Matmuls run by the library GEMM (`gemm.rs`), not compiled; counted in `kernels`
+    /// too.
+    pub library: usize,
     /// Loops the engine runs itself, their condition and body prepared as kernels once
     /// (their kernels counted as any others'); counted in `kernels` too.
     pub loops: usize,
@@ -341,6 +345,8 @@ struct Planned {
     key: String,
     /// Run by the reference interpreter (`cluster::Role::Host`), not compiled.
     host: bool,
+    /// Run by the library GEMM, not compiled.
+    gemm: Option<Arc<Gemm>>,
 }
 
 /// A cluster whose op kernels do not lower (a loop, a case, `shardc.random`): its
@@ -562,6 +568,7 @@ impl LoopKernel {
 #[derive(Clone)]
 enum ClusterKernel {
     Compiled(Arc<Tiered>),
+    Gemm(Arc<Gemm>),
     Host(Arc<HostKernel>),
     Loop(Arc<LoopKernel>),
 }
@@ -570,6 +577,7 @@ impl ClusterKernel {
     fn outputs(&self) -> &[shardc_ir::TensorType] {
         match self {
             ClusterKernel::Compiled(k) => k.outputs(),
+            ClusterKernel::Gemm(k) => k.outputs(),
             ClusterKernel::Host(k) => &k.outputs,
             ClusterKernel::Loop(k) => &k.outputs,
         }
@@ -582,22 +590,33 @@ impl ClusterKernel {
     ) -> Result<(), EngineError> {
         match self {
             ClusterKernel::Compiled(k) => Ok(k.run_refs_into(inputs, outputs)?),
+            ClusterKernel::Gemm(k) => Ok(k.run_refs_into(inputs, outputs)?),
             ClusterKernel::Host(k) => k.run_refs_into(inputs, outputs),
             ClusterKernel::Loop(k) => k.run_refs_into(inputs, outputs),
         }
     }
 }
 
-/// The segment function of a segment and its clusters.
-fn plan(f: &Function, segment: &Segment) -> Result<(Function, Vec<Planned>), LowerError> {
+/// The segment function of a segment and its clusters; `library`: matmuls the library
+/// GEMM serves are run by it.
+fn plan(
+    f: &Function,
+    segment: &Segment,
+    library: bool,
+) -> Result<(Function, Vec<Planned>), LowerError> {
     let sf = segment_function(f, segment)?;
-    let clusters = cluster(&sf)
+    let clusters = cluster(&sf, library)
         .into_iter()
         .map(|c| {
             let cf = segment_function(&sf, &c)?;
+            let host = is_host(&sf, &c);
             Ok(Planned {
                 key: print_function(&cf),
-                host: is_host(&sf, &c),
+                gemm: (library && !host)
+                    .then(|| Gemm::of(&cf))
+                    .flatten()
+                    .map(Arc::new),
+                host,
                 cluster: c,
             })
         })
@@ -825,15 +844,17 @@ impl Compute for NativeCompute {
         f: &Function,
         segments: &[&Segment],
     ) -> Vec<Result<Box<dyn Kernel>, EngineError>> {
-        let planned: Vec<Result<(Function, Vec<Planned>), LowerError>> =
-            segments.iter().map(|s| plan(f, s)).collect();
+        let planned: Vec<Result<(Function, Vec<Planned>), LowerError>> = segments
+            .iter()
+            .map(|s| plan(f, s, self.options.library_matmuls))
+            .collect();
         // What the cache lacks, each distinct kernel once.
         let mut wanted: Vec<(String, Function)> = Vec::new();
         {
             let cache = self.lock_cache();
             let mut seen: HashSet<&str> = HashSet::new();
             for (sf, clusters) in planned.iter().flatten() {
-                for p in clusters.iter().filter(|p| !p.host) {
+                for p in clusters.iter().filter(|p| !p.host && p.gemm.is_none()) {
                     if !cache.contains_key(&p.key) && seen.insert(&p.key) {
                         match segment_function(sf, &p.cluster) {
                             Ok(cf) => wanted.push((p.key.clone(), cf)),
@@ -869,6 +890,7 @@ impl Compute for NativeCompute {
         let mut used = 0;
         let mut hosted = 0;
         let mut looped = 0;
+        let mut library = 0;
         let kernels: Vec<Result<Box<dyn Kernel>, EngineError>> =
             planned
                 .into_iter()
@@ -884,6 +906,9 @@ impl Compute for NativeCompute {
                             if let Some(k) = loops.get(&p.key) {
                                 looped += 1;
                                 ClusterKernel::Loop(Arc::clone(k))
+                            } else if let Some(g) = &p.gemm {
+                                library += 1;
+                                ClusterKernel::Gemm(Arc::clone(g))
                             } else if p.host {
                                 hosted += 1;
                                 ClusterKernel::Host(Arc::new(HostKernel::new(segment_function(
@@ -894,7 +919,14 @@ impl Compute for NativeCompute {
                                     "a kernel is missing from the cache after compiling it",
                                 )?)
                             };
-                        let row = self.profile_row(&p.key, || describe(&sf, &p.cluster));
+                        let row = self.profile_row(&p.key, || {
+                            let d = describe(&sf, &p.cluster);
+                            if p.gemm.is_some() {
+                                format!("{d} (gemm)")
+                            } else {
+                                d
+                            }
+                        });
                         steps.push((p.cluster, kernel, row));
                     }
                     used += steps.len();
@@ -907,7 +939,8 @@ impl Compute for NativeCompute {
         stats.kernels += used;
         stats.hosted += hosted;
         stats.loops += looped;
-        stats.reused += used.saturating_sub(compiled + hosted + looped);
+        stats.library += library;
+        stats.reused += used.saturating_sub(compiled + hosted + looped + library);
         kernels
     }
 }

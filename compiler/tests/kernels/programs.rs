@@ -50,7 +50,12 @@ proptest! {
             );
         }
         let stats = jit.stats();
-        prop_assert_eq!(stats.compiled + stats.reused, stats.kernels, "{:?}", stats);
+        prop_assert_eq!(
+            stats.compiled + stats.reused + stats.library,
+            stats.kernels,
+            "{:?}",
+            stats
+        );
     }
 }
 
@@ -95,18 +100,39 @@ fn identical_layers_share_cluster_kernels() {
             Literal::from_f64(DType::F32, s, &values(n, 40 + i as u64, -0.5, 0.5)).unwrap()
         })
         .collect();
-    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
-    let k = jit.prepare(&m, f, seg).unwrap();
     let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
+    // Matmuls compiled: clusters [d1], [bb1 a1 t1 d2], [bb2 a2 t2 d3], [bb3 a3 t3]; the
+    // middle two share.
+    let compiled = cpu::NativeCompute::new(cpu::CpuOptions {
+        library_matmuls: false,
+        ..cpu::CpuOptions::default()
+    });
+    let k = compiled.prepare(&m, f, seg).unwrap();
     super::compare(&k.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
-    // Clusters: [d1], [bb1 a1 t1 d2], [bb2 a2 t2 d3], [bb3 a3 t3]; the middle two share.
-    let stats = jit.stats();
+    let stats = compiled.stats();
     assert_eq!(
         (stats.segments, stats.kernels, stats.compiled, stats.reused),
         (1, 4, 3, 1),
+        "{stats:?}"
+    );
+    // Matmuls run by the library GEMM (the default): each alone, and the three
+    // [bbi ai ti] share one kernel.
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
+    let k = jit.prepare(&m, f, seg).unwrap();
+    super::compare(&k.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
+    let stats = jit.stats();
+    assert_eq!(
+        (
+            stats.segments,
+            stats.kernels,
+            stats.compiled,
+            stats.reused,
+            stats.library
+        ),
+        (1, 6, 1, 2, 3),
         "{stats:?}"
     );
     // A second run on other inputs writes the buffers of the first again.
@@ -130,8 +156,8 @@ fn identical_layers_share_cluster_kernels() {
     super::compare(&again.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
     let stats = jit.stats();
     assert_eq!(
-        (stats.kernels, stats.compiled, stats.reused),
-        (8, 3, 5),
+        (stats.kernels, stats.compiled, stats.reused, stats.library),
+        (12, 1, 5, 6),
         "{stats:?}"
     );
 }
