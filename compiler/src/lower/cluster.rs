@@ -167,10 +167,10 @@ pub fn is_host(f: &Function, c: &Segment) -> bool {
 
 /// Cuts the body of `f` (a segment function: compute ops only) into clusters, in an
 /// order that runs each after the clusters it reads from; `library`: the matmuls the
-/// library GEMM serves are clusters of their own. Each is a [`Segment`] of `f`:
+/// library GEMM serves (of at least that many multiply-adds) are clusters of their own. Each is a [`Segment`] of `f`:
 /// its ops in program order, the values it reads from outside (arguments of `f` or other
 /// clusters' outputs) and the values it writes for other clusters or as results of `f`.
-pub fn cluster(f: &Function, library: bool) -> Vec<Segment> {
+pub fn cluster(f: &Function, library: Option<usize>) -> Vec<Segment> {
     let body = &f.body().ops;
     let position: HashMap<OpId, usize> = body.iter().enumerate().map(|(i, &o)| (o, i)).collect();
     let defined_at: HashMap<ValueId, usize> = body
@@ -224,7 +224,8 @@ pub fn cluster(f: &Function, library: bool) -> Vec<Segment> {
         // A host cluster or a library matmul is its one op: producers stay in kernels.
         let hosted = homes.iter().any(|&c| {
             let root = f.op(body[members[c][0]]);
-            role(f, root) == Role::Host || (library && Gemm::of_op(f, root).is_some())
+            role(f, root) == Role::Host
+                || library.is_some_and(|min| Gemm::of_op(f, root, min).is_some())
         });
         let join = match role(f, f.op(body[i])) {
             Role::Root | Role::Host => false,
@@ -302,7 +303,7 @@ mod tests {
     fn clusters_of(src: &str) -> (Function, Vec<Segment>) {
         let m = parse_module(src).unwrap();
         let f = m.entry().unwrap().clone();
-        let c = cluster(&f, false);
+        let c = cluster(&f, None);
         (f, c)
     }
 

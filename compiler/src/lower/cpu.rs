@@ -51,9 +51,10 @@ pub struct CpuOptions {
     /// Vectorize reductions in the reference's order (`reductions.rs`; off: plain loops
     /// with the accumulator in memory, for comparison). Same bits either way.
     pub vectorize_reductions: bool,
-    /// Run f32/f64 matmuls that are a kernel of their own in the `gemm` crate's GEMM
-    /// where it was measured faster (`gemm.rs`; off: every matmul compiled).
-    pub library_matmuls: bool,
+    /// Run f32/f64 matmuls of at least this many multiply-adds per GEMM in the `gemm`
+    /// crate's GEMM, each a kernel of its own, where it was measured faster (`gemm.rs`;
+    /// default [`MIN_MACS`](super::gemm::MIN_MACS); `None`: every matmul compiled).
+    pub library_matmuls: Option<usize>,
     /// Where compiled kernels are kept between processes (`cache.rs`); `None`: compile
     /// every kernel in every process. Default: [`DiskCache::from_env`].
     pub cache: Option<DiskCache>,
@@ -66,7 +67,7 @@ impl Default for CpuOptions {
             math: Math::Approximate,
             vectorize_matmuls: true,
             vectorize_reductions: true,
-            library_matmuls: true,
+            library_matmuls: Some(super::gemm::MIN_MACS),
             cache: DiskCache::from_env(),
         }
     }

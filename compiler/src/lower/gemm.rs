@@ -4,7 +4,7 @@
 //! them in memory: the GEMM takes strides, so no operand is transposed first), with one
 //! GEMM per index of its batch dimensions (wherever they are).
 //!
-//! Which matmuls it serves is the table [`serves`], from `shardc bench kernels` on this
+//! Which matmuls it serves is the table `serves` keeps, from `shardc bench kernels` on this
 //! host (AMD EPYC, AVX-512, one core; ms per call, `--layouts nn nt tn`):
 //!
 //! | shape `m,n,k` | layout | gemm | compiled kernel |
@@ -20,7 +20,9 @@
 //! The GEMM is as fast or faster in every `nn` and `tn` layout measured (at most 3%
 //! slower, on the smallest shapes), but slower when the right operand is laid out
 //! `[n, k]` (`nt`) and the left has fewer than 256 rows: it packs the whole right operand,
-//! transposing it, per call, which a few rows do not pay back. Those stay compiled.
+//! transposing it, per call, which a few rows do not pay back. Those stay compiled, and so
+//! do products under [`MIN_MACS`] multiply-adds, whose call costs more through the GEMM in
+//! a run of many devices per core.
 
 use shardc_ir::{DType, DotDims, Elements, Function, Literal, Op, OpKind, TensorType};
 
@@ -45,6 +47,13 @@ pub(crate) struct Gemm {
 /// the compiled kernel (see the table in the module's docs).
 const NT_MIN_ROWS: usize = 256;
 
+/// The multiply-adds (`m n k`) of one GEMM below which the compiled kernel is faster in
+/// a run (`CpuOptions::library_matmuls`' default): `shardc calibrate --mesh data=8` (8
+/// devices on 2 cores) measured square chains of 32^3 at 39-40 GFLOP/s per core through
+/// the GEMM and 51-60 compiled, 64^3 at 92-100 and 110-114; from 256^3 up, the two at par
+/// or the GEMM ahead.
+pub const MIN_MACS: usize = 1 << 21;
+
 /// The stride of one index over `dims` of `shape` taken in the order given (row-major
 /// storage), when they are adjacent in that order; unit dimensions are skipped (they do
 /// not move the offset). `Some(0)` when every one is a unit.
@@ -64,19 +73,20 @@ impl Gemm {
     /// The GEMM of a cluster function that is one `dot_general` the GEMM serves
     /// ([`Gemm::of_op`]) taking its arguments and returning its result; `None` for any
     /// other function.
-    pub(crate) fn of(f: &Function) -> Option<Gemm> {
+    pub(crate) fn of(f: &Function, min_macs: usize) -> Option<Gemm> {
         let [id] = f.body().ops.as_slice() else {
             return None;
         };
         let op = f.op(*id);
         (f.args() == op.operands.as_slice() && f.results() == op.results.as_slice())
-            .then(|| Gemm::of_op(f, op))
+            .then(|| Gemm::of_op(f, op, min_macs))
             .flatten()
     }
 
-    /// The GEMM of `op` of `f` when it is an f32 or f64 `dot_general` whose dimension
-    /// groups collapse to strides and that the GEMM computes faster ([`serves`]).
-    pub(crate) fn of_op(f: &Function, op: &Op) -> Option<Gemm> {
+    /// The GEMM of `op` of `f` when it is an f32 or f64 `dot_general` of at least
+    /// `min_macs` multiply-adds per GEMM whose dimension groups collapse to strides and
+    /// that the GEMM computes faster ([`serves`]).
+    pub(crate) fn of_op(f: &Function, op: &Op, min_macs: usize) -> Option<Gemm> {
         let OpKind::DotGeneral(d) = &op.kind else {
             return None;
         };
@@ -91,7 +101,8 @@ impl Gemm {
             return None;
         }
         let g = Gemm::strided(lty, rty, d)?;
-        (g.m * g.n * g.batches() == oty.num_elements() && serves(&g)).then_some(Gemm {
+        let fits = g.m * g.n * g.batches() == oty.num_elements();
+        (fits && g.m * g.n * g.k >= min_macs && serves(&g)).then_some(Gemm {
             outputs: vec![oty.clone()],
             ..g
         })
@@ -236,7 +247,7 @@ mod tests {
 
     fn gemm_of(text: &str) -> Option<Gemm> {
         let module = parse_module(text).unwrap();
-        Gemm::of(&module.functions[0])
+        Gemm::of(&module.functions[0], 0)
     }
 
     #[test]
@@ -339,7 +350,7 @@ mod tests {
             );
             let module = parse_module(&text).unwrap();
             let f = &module.functions[0];
-            let g = Gemm::of(f).unwrap_or_else(|| panic!("not served: {text}"));
+            let g = Gemm::of(f, 0).unwrap_or_else(|| panic!("not served: {text}"));
             // Small integers: every sum is exact, in any order.
             let inputs: Vec<Literal> = f
                 .args()

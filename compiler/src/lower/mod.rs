@@ -24,7 +24,7 @@ mod approx;
 pub mod cache;
 pub mod cluster;
 pub mod cpu;
-mod gemm;
+pub mod gemm;
 pub mod gpu;
 mod gpu_matmul;
 pub mod gpu_program;

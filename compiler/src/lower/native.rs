@@ -598,11 +598,11 @@ impl ClusterKernel {
 }
 
 /// The segment function of a segment and its clusters; `library`: matmuls the library
-/// GEMM serves are run by it.
+/// GEMM serves (of at least that many multiply-adds) are run by it.
 fn plan(
     f: &Function,
     segment: &Segment,
-    library: bool,
+    library: Option<usize>,
 ) -> Result<(Function, Vec<Planned>), LowerError> {
     let sf = segment_function(f, segment)?;
     let clusters = cluster(&sf, library)
@@ -612,9 +612,8 @@ fn plan(
             let host = is_host(&sf, &c);
             Ok(Planned {
                 key: print_function(&cf),
-                gemm: (library && !host)
-                    .then(|| Gemm::of(&cf))
-                    .flatten()
+                gemm: (library.filter(|_| !host))
+                    .and_then(|min| Gemm::of(&cf, min))
                     .map(Arc::new),
                 host,
                 cluster: c,

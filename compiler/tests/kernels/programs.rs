@@ -29,7 +29,13 @@ proptest! {
     fn random_f32_programs_as_clusters_match_the_reference(p in arb_program_f32()) {
         let f = p.module.entry().unwrap();
         let want = shardc_runtime::reference::run(&p.module, &f.name, &p.inputs).unwrap();
-        let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
+        // Every matmul the library GEMM can serve run by it, however small, so that random
+        // dimension numbers exercise its strides (`random_f32_programs_match_the_reference`
+        // covers compiled matmuls).
+        let jit = cpu::NativeCompute::new(cpu::CpuOptions {
+            library_matmuls: Some(0),
+            ..cpu::CpuOptions::default()
+        });
         let module = &p.module;
         let got = shardc_runtime::simulate::run_on(
             &jit,
@@ -107,7 +113,7 @@ fn identical_layers_share_cluster_kernels() {
     // Matmuls compiled: clusters [d1], [bb1 a1 t1 d2], [bb2 a2 t2 d3], [bb3 a3 t3]; the
     // middle two share.
     let compiled = cpu::NativeCompute::new(cpu::CpuOptions {
-        library_matmuls: false,
+        library_matmuls: None,
         ..cpu::CpuOptions::default()
     });
     let k = compiled.prepare(&m, f, seg).unwrap();
@@ -118,9 +124,12 @@ fn identical_layers_share_cluster_kernels() {
         (1, 4, 3, 1),
         "{stats:?}"
     );
-    // Matmuls run by the library GEMM (the default): each alone, and the three
-    // [bbi ai ti] share one kernel.
-    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
+    // Matmuls run by the library GEMM (by default only from 128^3 on; here all): each
+    // alone, and the three [bbi ai ti] share one kernel.
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions {
+        library_matmuls: Some(0),
+        ..cpu::CpuOptions::default()
+    });
     let k = jit.prepare(&m, f, seg).unwrap();
     super::compare(&k.run(&args).unwrap()[0], &want[0], Tol::F32).unwrap();
     let stats = jit.stats();
