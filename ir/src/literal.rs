@@ -278,6 +278,17 @@ impl Elements {
         parts: &[E],
         run: usize,
     ) -> Option<Elements> {
+        Elements::interleave_into(parts, run, None)
+    }
+
+    /// [`Elements::interleave`] written into `storage` when it has the parts' dtype (its
+    /// old elements dropped, its allocation kept: a reused buffer's pages are already
+    /// mapped, where a fresh one faults each in).
+    pub fn interleave_into<E: std::borrow::Borrow<Elements>>(
+        parts: &[E],
+        run: usize,
+        storage: Option<Elements>,
+    ) -> Option<Elements> {
         let first = parts.first()?.borrow();
         let len = first.len();
         if parts.iter().any(|p| p.borrow().len() != len) || (run == 0 && len != 0) {
@@ -295,7 +306,14 @@ impl Elements {
                         _ => None,
                     })
                     .collect::<Option<_>>()?;
-                let mut out = Vec::with_capacity(len * parts.len());
+                let mut out = match storage {
+                    Some(Elements::$variant(mut v)) => {
+                        v.clear();
+                        v.reserve(len * parts.len());
+                        v
+                    }
+                    _ => Vec::with_capacity(len * parts.len()),
+                };
                 for o in 0..len / run {
                     for s in &slices {
                         out.extend_from_slice(&s[o * run..(o + 1) * run]);
@@ -324,9 +342,26 @@ impl Elements {
     /// The parts one after the other; `None` when they are not all of one dtype (or there
     /// are none).
     pub fn concat<E: std::borrow::Borrow<Elements>>(parts: &[E]) -> Option<Elements> {
+        Elements::concat_into(parts, None)
+    }
+
+    /// [`Elements::concat`] written into `storage` when it has the parts' dtype (its
+    /// allocation kept, as [`Elements::interleave_into`]).
+    pub fn concat_into<E: std::borrow::Borrow<Elements>>(
+        parts: &[E],
+        storage: Option<Elements>,
+    ) -> Option<Elements> {
+        let total: usize = parts.iter().map(|p| p.borrow().len()).sum();
         macro_rules! cat {
             ($variant:ident) => {{
-                let mut out = Vec::with_capacity(parts.iter().map(|p| p.borrow().len()).sum());
+                let mut out = match storage {
+                    Some(Elements::$variant(mut v)) => {
+                        v.clear();
+                        v.reserve(total);
+                        v
+                    }
+                    _ => Vec::with_capacity(total),
+                };
                 for p in parts {
                     let Elements::$variant(v) = p.borrow() else {
                         return None;
@@ -605,6 +640,32 @@ mod tests {
         // Little endian, whatever the host.
         let one = Literal::from_f64(DType::F32, &[1], &[1.0]).unwrap();
         assert_eq!(one.to_le_bytes(), vec![0, 0, 0x80, 0x3f]);
+    }
+
+    #[test]
+    fn joined_into_storage_reuses_its_allocation() {
+        let parts = [Elements::F32(vec![1.0, 2.0]), Elements::F32(vec![3.0, 4.0])];
+        // Stale contents and a larger capacity: overwritten, kept.
+        let storage = Elements::F32(vec![9.0; 6]);
+        let Elements::F32(v) = &storage else {
+            unreachable!()
+        };
+        let at = v.as_ptr();
+        let out = Elements::interleave_into(&parts, 1, Some(storage)).unwrap();
+        assert_eq!(out, Elements::F32(vec![1.0, 3.0, 2.0, 4.0]));
+        let Elements::F32(v) = &out else {
+            unreachable!()
+        };
+        assert_eq!(v.as_ptr(), at);
+        let out = Elements::concat_into(&parts, Some(out)).unwrap();
+        assert_eq!(out, Elements::F32(vec![1.0, 2.0, 3.0, 4.0]));
+        let Elements::F32(v) = &out else {
+            unreachable!()
+        };
+        assert_eq!(v.as_ptr(), at);
+        // Storage of another dtype is not used.
+        let out = Elements::concat_into(&parts, Some(Elements::I32(vec![0; 4]))).unwrap();
+        assert_eq!(out, Elements::F32(vec![1.0, 2.0, 3.0, 4.0]));
     }
 
     #[test]

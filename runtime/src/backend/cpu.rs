@@ -493,7 +493,7 @@ fn communicate(
                 Some(kept) => Some(kept),
                 None => job.input.map(Cow::Owned),
             };
-            exchange.run_shared(device, input, board)?
+            exchange.run_shared(device, input, board, job.storage)?
         };
         comm.finish(job.step, out, sent, start, job.reply)?;
     }

@@ -19,7 +19,7 @@ use super::{
     Span, Stats,
 };
 use crate::engine::Buffers;
-use shardc_ir::{Literal, ValueId};
+use shardc_ir::{Elements, Literal, ValueId};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TryRecvError, sync_channel};
@@ -33,6 +33,10 @@ pub(crate) struct Job {
     pub(crate) input: Option<Literal>,
     /// Where the result goes, when compute wants it.
     pub(crate) reply: Option<SyncSender<Literal>>,
+    /// Storage for the result from the device's pool (a dead value of its dtype and
+    /// length), which a collective through shared memory writes into rather than
+    /// allocating.
+    pub(crate) storage: Option<Elements>,
 }
 
 /// What a compute thread gives back.
@@ -411,8 +415,16 @@ pub(crate) fn compute(
                 } else {
                     (None, None)
                 };
-                jobs.send(Job { step, input, reply })
-                    .map_err(|_| DeviceError::CommunicationStopped)?;
+                let ty = &exchange.result_ty;
+                let storage = (wanted && ty.size_bytes() >= options.shared_memory_min_bytes)
+                    .then(|| buffers.take(ty).elements);
+                jobs.send(Job {
+                    step,
+                    input,
+                    reply,
+                    storage,
+                })
+                .map_err(|_| DeviceError::CommunicationStopped)?;
                 if let Some(rx) = result {
                     let r = exchange.result;
                     d.set(r, Slot::Pending(rx, step));

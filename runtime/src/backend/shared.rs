@@ -177,20 +177,22 @@ impl Blocks {
 
 impl Exchange {
     /// Runs the op on `device` through `board` with its operand (moved onto the board when
-    /// owned, copied when borrowed); returns the result and the bytes the device counts as
-    /// sent: the ring's volumes ([`Exchange::ring_bytes`]), what `explain` states.
+    /// owned, copied when borrowed), an all-gather's or all-reduce's result written into
+    /// `storage` when given; returns the result and the bytes the device counts as sent:
+    /// the ring's volumes ([`Exchange::ring_bytes`]), what `explain` states.
     pub(crate) fn run_shared(
         &self,
         device: usize,
         input: Option<Cow<'_, Literal>>,
         board: &Board,
+        storage: Option<Elements>,
     ) -> Result<(Literal, u64), DeviceError> {
         let x = Arc::new(match input {
             Some(Cow::Owned(l)) if !l.is_splat() => l.elements,
             Some(l) => l.to_dense().elements,
             None => Elements::zeros(self.result_ty.dtype, 0),
         });
-        let out = self.on_board(device, x, board)?;
+        let out = self.on_board(device, x, board, storage)?;
         let result = Literal::new(self.result_ty.clone(), out)
             .map_err(|e| self.error(format!("its result does not fit its type: {e}")))?;
         Ok((result, self.ring_bytes(device)))
@@ -201,6 +203,7 @@ impl Exchange {
         device: usize,
         x: Arc<Elements>,
         board: &Board,
+        storage: Option<Elements>,
     ) -> Result<Elements, DeviceError> {
         let dtype = x.dtype();
         let left = |e: LinkError| match e {
@@ -234,7 +237,7 @@ impl Exchange {
                 let reduced = board
                     .exchange(device, members, Arc::new(mine))
                     .map_err(left)?;
-                Elements::concat(&reduced)
+                Elements::concat_into(&reduced, storage)
                     .ok_or_else(|| self.error("its chunks differ in dtype".into()))
             }
             Kind::ReduceScatter {
@@ -250,7 +253,7 @@ impl Exchange {
             Kind::AllGather { groups, blocks, .. } => {
                 let (members, _) = self.role(groups, device)?;
                 let pieces = board.exchange(device, members, x).map_err(left)?;
-                Elements::interleave(&pieces, blocks.run())
+                Elements::interleave_into(&pieces, blocks.run(), storage)
                     .ok_or_else(|| self.error("the gathered pieces do not fit".into()))
             }
             Kind::AllToAll {
