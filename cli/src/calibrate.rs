@@ -8,12 +8,14 @@
 //! once, at seven sizes (the contraction FLOP rate each device gets while all of them
 //! compute, by size), a fused elementwise chain (the rate of every other op), and, per
 //! mesh axis, layers of matmuls with and without an all-reduce between them (a
-//! collective's latency among kernels, as in a training step) and one all-reduce of a
-//! small and one of a large buffer (bandwidth, fitted to the bytes the cost model charges).
+//! collective's latency among kernels, as in a training step) and all-reduces of two sizes
+//! under the size from which collectives go through shared memory (the rings' bandwidth)
+//! and two above it (shared memory's), each bandwidth fitted to the bytes the cost model
+//! charges.
 
 use serde_json::{Value, json};
 use shardc::Resident;
-use shardc::compiler::sharding::cost::{CostModel, SharedHost};
+use shardc::compiler::sharding::cost::{CostModel, SharedHost, SharedMemory};
 use shardc::compiler::{Options, compile};
 use shardc::{CpuProgram, Engine, Error};
 use shardc_runtime::backend::RunOptions;
@@ -75,36 +77,63 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     let chain_s = seconds(&chain, c)?;
     let vector_flops = (3 * e) as f64 / chain_s;
 
-    // Collectives, per axis: one all-reduce of 16 KiB and one of 4 MiB (their difference
-    // is bytes over the link), and the layers that give the latency.
-    let (small, large) = (4 << 10, 1 << 20);
+    // Collectives, per axis: all-reduces of 16 KiB and 240 KiB (rings of messages; their
+    // difference is bytes over the link), of 512 KiB and 4 MiB (through shared memory),
+    // and the layers that give the latency.
+    let board = shardc_runtime::backend::shared::MIN_BYTES / 4;
+    let (small, ring_large) = (4 << 10, board * 15 / 16);
+    let (board_small, large) = (2 * board, 1 << 20);
     let mut axis_bandwidth = std::collections::BTreeMap::new();
+    let mut shared_bandwidth: Vec<f64> = Vec::new();
     let mut latencies = Vec::new();
     let mut group_latency: Vec<(usize, f64)> = Vec::new();
     let mut per_axis = serde_json::Map::new();
     for (axis, size) in c.axes.iter().filter(|a| a.1 > 1) {
-        let t_one = seconds(&all_reduces(&mesh, axis, *size, small, 1), c)?;
-        let t_large = seconds(&all_reduces(&mesh, axis, *size, large, 1), c)?;
+        // Each run's time less its compute (the local sum and the update, at the
+        // elementwise rate just measured).
+        let compute_model = CostModel {
+            vector_flops,
+            ..CostModel::cpu(1)
+        };
+        let communication = |text: &str| -> Result<f64, Error> {
+            let (t, compiled) = run(text, c)?;
+            let compute = compiled
+                .partitioned
+                .module
+                .entry()
+                .map_or(0.0, |f| compute_model.program_time(f).compute);
+            Ok((t - compute).max(1e-7))
+        };
+        let all_reduce = |elements: usize| communication(&all_reduce(&mesh, axis, *size, elements));
+        let t_one = all_reduce(small)?;
+        let t_ring = all_reduce(ring_large)?;
+        let t_board = all_reduce(board_small)?;
+        let t_large = all_reduce(large)?;
         // A ring all-reduce sends 2(n-1)/n of the buffer per device.
         let ring = |elements: usize| (2 * (size - 1) * elements * 4) as f64 / *size as f64;
-        // Latency in the context of compute: other devices' kernels run on the cores
-        // while one waits, so a collective between matmuls costs less than one alone.
-        let t_plain = seconds(&layer_chain(&mesh, axis, *size, false), c)?;
-        let t_reduced = seconds(&layer_chain(&mesh, axis, *size, true), c)?;
+        // Latency: small all-reduces between small kernels, less the time of the
+        // layers without them (and of the ops that make the sums).
+        let t_plain = communication(&layer_chain(&mesh, axis, *size, false))?;
+        let t_reduced = communication(&layer_chain(&mesh, axis, *size, true))?;
         let latency = ((t_reduced - t_plain) / LAYERS as f64).max(1e-7);
         group_latency.push((*size, latency));
-        let bandwidth = (ring(large) - ring(small)) / (t_large - t_one).max(1e-9);
+        let bandwidth = (ring(ring_large) - ring(small)) / (t_ring - t_one).max(1e-9);
         axis_bandwidth.insert(axis.clone(), bandwidth);
+        let shared = (ring(large) - ring(board_small)) / (t_large - t_board).max(1e-9);
+        shared_bandwidth.push(shared);
         latencies.push(latency);
         per_axis.insert(
             axis.clone(),
             json!({
                 "size": size,
                 "one_all_reduce_16KiB_us": t_one * 1e6,
+                "one_all_reduce_240KiB_us": t_ring * 1e6,
+                "one_all_reduce_512KiB_us": t_board * 1e6,
                 "layers_without_all_reduces_us": t_plain * 1e6,
                 "layers_with_all_reduces_us": t_reduced * 1e6,
                 "one_all_reduce_4MiB_us": t_large * 1e6,
                 "bandwidth_GBps": bandwidth / 1e9,
+                "shared_memory_GBps": shared / 1e9,
                 "latency_us": latency * 1e6,
             }),
         );
@@ -132,6 +161,15 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
             latencies.iter().sum::<f64>() / latencies.len() as f64
         },
         axis_bandwidth,
+        // The slowest axis's: the board is one host's memory whatever the axis.
+        shared_memory: base.shared_memory.map(|sm| SharedMemory {
+            bandwidth: shared_bandwidth
+                .iter()
+                .copied()
+                .reduce(f64::min)
+                .unwrap_or(sm.bandwidth),
+            ..sm
+        }),
         group_latency: by_size(group_latency),
         flops,
         dot_rates: dot_rates.clone(),
@@ -205,11 +243,15 @@ fn mesh_text(axes: &[(String, usize)]) -> String {
 /// Layers in [`layer_chain`].
 const LAYERS: usize = 16;
 
-/// [`LAYERS`] layers of `h = tanh(h w)` on rows split over `axis` (128 rows per device,
-/// 256 features); `reduced`: each layer also adds the column sums of its output, an
-/// all-reduce of 1 KiB over `axis` between two matmuls.
+/// [`LAYERS`] layers of `h = tanh(h w)` on rows split over `axis` (16 rows per device,
+/// 64 features: kernels of microseconds, so that collectives follow each other as in the
+/// layers of a tensor-parallel stack); `reduced`: each layer also adds the column sums
+/// of its output, an all-reduce of 256 B over `axis` between two matmuls. (Among
+/// matmuls of 128 x 256 x 256 per device, 8 devices on 2 cores, the same all-reduce
+/// measured 210-500 µs, noisier than the 250-320 µs here, where the peer programs' 257
+/// all-reduces of `transformer_stack_16` take ~210 µs each.)
 fn layer_chain(mesh: &str, axis: &str, size: usize, reduced: bool) -> String {
-    let (rows, k) = (128 * size, 256);
+    let (rows, k) = (16 * size, 64);
     let h = format!("tensor<{rows}x{k}xf32>");
     let w = format!("tensor<{k}x{k}xf32>");
     let v = format!("tensor<{k}xf32>");
@@ -232,40 +274,32 @@ fn layer_chain(mesh: &str, axis: &str, size: usize, reduced: bool) -> String {
     )
 }
 
-/// A program whose only communication is `count` all-reduces over `axis` of `elements`
-/// f32 per device: sums over a dimension split on the axis, one per argument.
-fn all_reduces(mesh: &str, axis: &str, size: usize, elements: usize, count: usize) -> String {
+/// A program whose only communication is one all-reduce over `axis` of `elements` f32
+/// per device: the sum over a dimension split on the axis, added to an accumulator the
+/// next run takes (a gradient's all-reduce feeding its update, the storage of the value it
+/// replaces reused as in a training loop).
+fn all_reduce(mesh: &str, axis: &str, size: usize, elements: usize) -> String {
     let ty = format!("tensor<{size}x{elements}xf32>");
-    let args: Vec<String> = (0..count)
-        .map(|i| {
-            format!("%a{i}: {ty} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}, {{}}]>}}")
-        })
-        .collect();
-    let out = format!("tensor<{elements}xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}");
-    let outs = vec![out; count].join(", ");
-    let body: String = (0..count)
-        .map(|i| {
-            format!(
-                "  %r{i} = stablehlo.reduce(%a{i} init: %z) applies stablehlo.add across dimensions = [0] : ({ty}, tensor<f32>) -> tensor<{elements}xf32>\n"
-            )
-        })
-        .collect();
-    let results: Vec<String> = (0..count).map(|i| format!("%r{i}")).collect();
-    let types = vec![format!("tensor<{elements}xf32>"); count].join(", ");
+    let v = format!("tensor<{elements}xf32>");
     format!(
         "{mesh}
-func.func @main({}) -> ({outs}) {{
+func.func @main(%acc: {v} {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}, %a: {ty} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}, {{}}]>}}) -> ({v} {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) {{
   %z = stablehlo.constant dense<0.0> : tensor<f32>
-{body}  return {} : {types}
-}}",
-        args.join(", "),
-        results.join(", ")
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : ({ty}, tensor<f32>) -> {v}
+  %s = stablehlo.add %acc, %r : {v}
+  return %s : {v}
+}}"
     )
 }
 
 /// The median wall time of the program's runs on the cpu backend (the devices' run, from
 /// the first starting to the last finishing; arguments already on the devices).
 fn seconds(text: &str, c: &Calibrate) -> Result<f64, Error> {
+    run(text, c).map(|(s, _)| s)
+}
+
+/// [`seconds`], and the program as compiled.
+fn run(text: &str, c: &Calibrate) -> Result<(f64, shardc::Compiled), Error> {
     let m = shardc::ir::text::parse_module(text)
         .map_err(|e| Error::Usage(format!("calibration program: {e}")))?;
     let compiled = compile(&m, &Options::default()).map_err(|e| Error::Compile(Box::new(e)))?;
@@ -274,11 +308,23 @@ fn seconds(text: &str, c: &Calibrate) -> Result<f64, Error> {
     let f = m
         .entry()
         .ok_or_else(|| Error::Usage("calibration program without entry".into()))?;
-    let inputs = crate::peer::inputs(&f.arg_types())?;
-    let args = program.put(&compiled, &inputs)?;
+    let (arg_types, result_types) = (f.arg_types(), f.result_types());
+    let inputs = crate::peer::inputs(&arg_types)?;
+    let mut args = program.put(&compiled, &inputs)?;
+    // A result of an argument's type is the next run's argument, as a training step's
+    // new parameters are: the storage of what it replaces returns to the devices' pools.
+    let carry: Vec<(usize, usize)> = (0..result_types.len().min(arg_types.len()))
+        .filter(|&k| result_types[k] == arg_types[k])
+        .map(|k| (k, k))
+        .collect();
+    let fresh: Vec<(usize, shardc::ir::Literal)> = (0..arg_types.len())
+        .filter(|a| !carry.iter().any(|c| c.1 == *a))
+        .map(|a| (a, inputs[a].clone()))
+        .collect();
     let mut times: Vec<Duration> = Vec::new();
     for run in 0..=c.repeats {
-        let (_, report) = program.call(args.clone(), &RunOptions::default())?;
+        let (results, report) = program.call(args, &RunOptions::default())?;
+        args = program.next_args(&compiled, results, &carry, &fresh)?;
         if run == 0 {
             // Timed runs use the kernels' final code, as `bench plans` and a training
             // loop's steady state do (`compiler::lower::tier`).
@@ -288,5 +334,5 @@ fn seconds(text: &str, c: &Calibrate) -> Result<f64, Error> {
         }
     }
     times.sort();
-    Ok(times[times.len() / 2].as_secs_f64())
+    Ok((times[times.len() / 2].as_secs_f64(), compiled))
 }

@@ -294,6 +294,11 @@ enum Bench {
         engine: shardc::Engine,
         #[command(flatten)]
         cost: CostArgs,
+        /// Measure the host first (`shardc calibrate --mesh MESH`, as `data=8`) and
+        /// optimise and predict with what was measured, in this invocation: on a shared
+        /// host, the figures of the moment the plans run in.
+        #[arg(long, value_delimiter = ',', conflicts_with_all = ["cost_profile", "gpu_cluster"])]
+        calibrate: Option<Vec<String>>,
     },
     /// A gradient-sized all-reduce over emulated nodes (links across them `--slowdown`
     /// times slower than the host's): the flat ring beside the hierarchical algorithm the
@@ -600,20 +605,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             engine,
             repeats,
         } => {
-            let axes = mesh
-                .iter()
-                .map(|a| {
-                    let (name, size) = a.split_once('=').ok_or_else(|| {
-                        format!("--mesh {a:?}: write each axis as NAME=SIZE, e.g. data=2,model=4")
-                    })?;
-                    let size: usize = size.parse().map_err(|_| {
-                        format!("--mesh {a:?}: the size {size:?} is not a positive whole number")
-                    })?;
-                    Ok((name.to_string(), size))
-                })
-                .collect::<Result<Vec<_>, String>>()?;
             let c = shardc_cli::calibrate::Calibrate {
-                axes,
+                axes: mesh_axes("--mesh", &mesh)?,
                 engine,
                 repeats: repeats.max(1),
             };
@@ -720,15 +713,37 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     steps,
                     engine,
                     cost,
+                    calibrate,
                 },
         } => {
+            let mut calibration = None;
+            let model = match calibrate {
+                Some(mesh) => {
+                    let c = shardc_cli::calibrate::Calibrate {
+                        axes: mesh_axes("--calibrate", &mesh)?,
+                        engine,
+                        repeats: 5,
+                    };
+                    let (model, raw) = shardc_cli::calibrate::calibrate(&c)?;
+                    calibration = Some(raw);
+                    match &cost.topology {
+                        Some(p) => model.with_topology(shardc::ir::Topology::load(p)?),
+                        None => model,
+                    }
+                }
+                None => cost.model()?,
+            };
             let b = shardc_cli::plans::PlansBench {
                 files,
                 steps,
                 engine,
-                cost: cost.model()?,
+                cost: model,
             };
-            emit(&format!("{:#}", shardc_cli::plans::plans(&b)?));
+            let mut out = shardc_cli::plans::plans(&b)?;
+            if let (Some(raw), Some(o)) = (calibration, out.as_object_mut()) {
+                o.insert("calibration".into(), raw);
+            }
+            emit(&format!("{out:#}"));
             Ok(())
         }
         Command::Bench {
@@ -827,4 +842,19 @@ fn bench_compile(blocks: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
 
 fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
+}
+
+/// Mesh axes written `NAME=SIZE` (`data=2`, `model=4`), as `flag` took them.
+fn mesh_axes(flag: &str, mesh: &[String]) -> Result<Vec<(String, usize)>, String> {
+    mesh.iter()
+        .map(|a| {
+            let (name, size) = a.split_once('=').ok_or_else(|| {
+                format!("{flag} {a:?}: write each axis as NAME=SIZE, e.g. data=2,model=4")
+            })?;
+            let size: usize = size.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                format!("{flag} {a:?}: the size {size:?} is not a positive whole number")
+            })?;
+            Ok((name.to_string(), size))
+        })
+        .collect()
 }

@@ -41,6 +41,9 @@ fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel, bool)> {
         .values_mut()
         .for_each(|b| *b *= 1e3);
     free_comm.latency /= 1e3;
+    if let Some(sm) = &mut free_comm.shared_memory {
+        sm.bandwidth *= 1e3;
+    }
     free_comm.group_latency.iter_mut().for_each(|l| l.1 /= 1e3);
     let mut lean = cost.clone();
     lean.memory_weight = 1e-8;
@@ -130,6 +133,11 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                     "communication": predicted.communication * 1e3,
                 },
                 "measured_ms": measured_s * 1e3,
+                "measured_per_device_ms": {
+                    "compute": measured.compute.as_secs_f64() * 1e3,
+                    "communication": measured.communication.as_secs_f64() * 1e3,
+                    "waiting": measured.waiting.as_secs_f64() * 1e3,
+                },
                 "predicted_over_measured": predicted.total() / measured_s,
             }));
         }

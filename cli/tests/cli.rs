@@ -500,7 +500,73 @@ fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
     assert_eq!(m.group_latency[0].0, 2);
     assert!(m.latency_of(2) > 0.0);
     assert_eq!(m.flops, m.dot_rates[5].1);
+    // Collectives from 256 KiB up go through shared memory: their own rate, measured.
+    let sm = m
+        .shared_memory
+        .expect("the cpu backend's shared-memory collectives");
+    assert_eq!(sm.min_bytes, 256 << 10);
+    assert!(sm.bandwidth > 0.0);
+    assert!(raw["axes"]["model"]["shared_memory_GBps"].as_f64().unwrap() > 0.0);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `shardc bench plans --calibrate MESH` measures the host, then optimises and predicts
+/// every plan with what it measured: the profile named in the output, the raw figures
+/// beside the plans, each plan's measured step split into compute, communication and
+/// waiting per device.
+#[test]
+fn bench_plans_predicts_with_the_host_it_just_measured() {
+    let program = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/partition/megatron_mlp_fwd.mlir"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args([
+            "bench",
+            "plans",
+            "--calibrate",
+            "data=2,model=4",
+            "--steps",
+            "1",
+        ])
+        .arg(program)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["cost_model"].as_str().unwrap().starts_with("calibrated"),
+        "{}",
+        v["cost_model"]
+    );
+    assert_eq!(v["calibration"]["devices"], 8);
+    let plan = &v["programs"][0]["plans"][0];
+    assert_eq!(plan["plan"], "chosen");
+    assert!(plan["predicted_ms"]["total"].as_f64().unwrap() > 0.0);
+    assert!(plan["measured_per_device_ms"]["compute"].as_f64().unwrap() > 0.0);
+    // Asked for both a profile and a measurement: refused, naming both.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args([
+            "bench",
+            "plans",
+            "--calibrate",
+            "data=8",
+            "--cost-profile",
+            "x.json",
+        ])
+        .arg(program)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--calibrate") && err.contains("--cost-profile"),
+        "{err}"
+    );
 }
 
 /// `shardc bench peer --trace DIR` writes the last timed step's trace of each case: every

@@ -325,7 +325,10 @@ fn collective(
             (seconds, class, sent)
         }
         None => (
-            cost.latency_of(group.len()) + sent / cost.default_bandwidth,
+            // Through shared memory when the buffer is large enough (the gathered
+            // buffer of a gather, the operand of a reduce-scatter: an upper bound).
+            cost.latency_of(group.len())
+                + sent / cost.collective_bandwidth(cost.default_bandwidth, bytes as u64),
             "link",
             sent,
         ),

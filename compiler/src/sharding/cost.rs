@@ -31,6 +31,12 @@ pub struct CostModel {
     pub axis_bandwidth: BTreeMap<String, f64>,
     /// Bytes per second over any other axis.
     pub default_bandwidth: f64,
+    /// When the devices share a host's memory and run large collectives through it (the
+    /// cpu backend's board, `shardc_runtime::backend::shared`) rather than as rings of
+    /// messages: from what size up, and at what rate. `None`: every collective a ring at
+    /// the bandwidths above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_memory: Option<SharedMemory>,
     /// Seconds per collective, whatever its size, when [`CostModel::group_latency`] has
     /// no figure.
     pub latency: f64,
@@ -69,6 +75,22 @@ pub struct CostModel {
     pub topology: Option<Topology>,
 }
 
+/// Collectives through a host's shared memory ([`CostModel::shared_memory`]): each device
+/// reads its peers' buffers in place instead of receiving them in messages, a round per
+/// collective (two for an all-reduce), so that bytes move at a memory copy's rate, not a
+/// ring's.
+#[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SharedMemory {
+    /// The smallest result, in bytes, of a collective that goes through shared memory
+    /// (`RunOptions::shared_memory_min_bytes`; smaller ones are rings).
+    pub min_bytes: u64,
+    /// Bytes per second of what the ring would send ([`Exchange::ring_bytes`]) when the
+    /// collective goes through shared memory instead.
+    ///
+    /// [`Exchange::ring_bytes`]: shardc_runtime::backend::collective::Exchange::ring_bytes
+    pub bandwidth: f64,
+}
+
 /// The cores the devices of a mesh share, and the device count a profile was measured at.
 #[derive(Copy, Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SharedHost {
@@ -103,7 +125,8 @@ impl CostModel {
     /// at 13 GFLOP/s for 16^3 dots (a kernel call's overhead: 2 x 16^3 FLOPs take 0.6 µs),
     /// 60 GFLOP/s for 32^3, 100 GFLOP/s for 64^3, up to 215 GFLOP/s from 256x512x512 on (the
     /// two smallest measured 2026-12-05 with the same command), fused
-    /// elementwise chains at 4.5 GFLOP/s (memory-bound), links at 4.5 GB/s, and 110, 150
+    /// elementwise chains at 4.5 GFLOP/s (memory-bound), links at 4.5 GB/s (rings and
+    /// shared memory alike until measured apart: [`CostModel::shared_memory`]), and 110, 150
     /// and 320 µs per collective over groups of 2, 4 and 8 devices (measured between
     /// matmuls, as in a training step). More devices than cores share them
     /// ([`CostModel::for_devices`]): at 8 devices on 2 cores, a quarter of each rate, as
@@ -115,6 +138,12 @@ impl CostModel {
             source: format!("built-in cpu ({cores} cores)"),
             axis_bandwidth: BTreeMap::new(),
             default_bandwidth: 4.5e9,
+            // Until measured apart on a quiet reference host: the figure above, which
+            // `shardc calibrate` fitted to an all-reduce of 4 MiB, through shared memory.
+            shared_memory: Some(SharedMemory {
+                min_bytes: shardc_runtime::backend::shared::MIN_BYTES as u64,
+                bandwidth: 4.5e9,
+            }),
             latency: 150e-6,
             group_latency: Vec::new(),
             flops: 215e9,
@@ -147,6 +176,7 @@ impl CostModel {
             source: "built-in gpu cluster".into(),
             axis_bandwidth: BTreeMap::new(),
             default_bandwidth: 100e9,
+            shared_memory: None,
             latency: 5e-6,
             group_latency: Vec::new(),
             flops: 100e12,
@@ -175,6 +205,9 @@ impl CostModel {
         m.dot_rates.iter_mut().for_each(|r| r.1 *= factor);
         m.vector_flops *= factor;
         m.default_bandwidth *= factor;
+        if let Some(sm) = &mut m.shared_memory {
+            sm.bandwidth *= factor;
+        }
         m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
         m.shared_host = Some(SharedHost { devices, ..host });
         m
@@ -212,6 +245,7 @@ impl CostModel {
             .chain(m.axis_bandwidth.values())
             .chain(m.dot_rates.iter().flat_map(|(size, rate)| [size, rate]))
             .chain(m.group_latency.iter().map(|(_, latency)| latency))
+            .chain(m.shared_memory.iter().map(|sm| &sm.bandwidth))
             .any(|r| !(r.is_finite() && *r > 0.0))
         {
             return Err(format!(
@@ -256,8 +290,19 @@ impl CostModel {
             .unwrap_or(self.default_bandwidth)
     }
 
-    /// Seconds one step takes: its latency and bytes over the slowest link of its axes;
-    /// with a topology, over the links its groups cross ([`CostModel::topology`]).
+    /// Bytes per second of a collective whose result is `result_bytes` on each device when
+    /// its ring would run at `ring`: through shared memory from its threshold up
+    /// ([`CostModel::shared_memory`]).
+    pub fn collective_bandwidth(&self, ring: f64, result_bytes: u64) -> f64 {
+        match self.shared_memory {
+            Some(sm) if result_bytes >= sm.min_bytes => sm.bandwidth,
+            _ => ring,
+        }
+    }
+
+    /// Seconds one step takes: its latency and bytes over the slowest link of its axes,
+    /// or through shared memory ([`CostModel::collective_bandwidth`]); with a topology,
+    /// over the links its groups cross ([`CostModel::topology`]).
     pub fn step_time(&self, step: &Step, mesh: &Mesh, global: &TensorType, from: &Layout) -> f64 {
         let bytes = step.bytes_per_device(mesh, global, from);
         if step.axes().is_empty() || step.moves_nothing(mesh, from) {
@@ -274,12 +319,16 @@ impl CostModel {
         {
             return latency + topology_time(t, step.kind(), &groups.0, bytes);
         }
-        let bw = step
+        let ring = step
             .axes()
             .iter()
             .map(|a| self.bandwidth(&a.name))
             .fold(f64::INFINITY, f64::min);
-        latency + bytes as f64 / bw
+        let result_bytes = step
+            .apply(from)
+            .and_then(|to| to.local_type(mesh, global))
+            .map_or(0, |t| t.size_bytes() as u64);
+        latency + bytes as f64 / self.collective_bandwidth(ring, result_bytes)
     }
 
     /// Seconds a whole plan takes, and the bytes each device sends.
@@ -472,6 +521,12 @@ impl CostModel {
                     * (self.latency_of(group)
                         + match (&self.topology, &exchange) {
                             (Some(topology), Ok(x)) => routed_time(topology, x),
+                            (None, Ok(x)) => {
+                                let shared = self
+                                    .shared_memory
+                                    .filter(|sm| x.on_shared_memory(sm.min_bytes as usize));
+                                bytes as f64 / shared.map_or(slowest, |sm| sm.bandwidth)
+                            }
                             _ => bytes as f64 / slowest,
                         });
                 t.collectives += times.round() as usize;
@@ -663,6 +718,66 @@ mod tests {
             "{time} {choice:?}"
         );
         assert!(time < choice.ring_s / 2.0);
+    }
+
+    /// On the cpu backend, a collective whose result reaches the shared-memory size runs
+    /// through the host's memory at its rate; a smaller one as a ring at the link's. Both
+    /// in the search's step costs and in the prediction of a partitioned program.
+    #[test]
+    fn collectives_from_the_shared_memory_size_move_at_its_rate() {
+        use crate::sharding::layout::CombinerKey;
+        use shardc_ir::{AxisRef, DType};
+        let mut m = CostModel::cpu(2);
+        m.shared_memory = Some(SharedMemory {
+            min_bytes: 256 << 10,
+            bandwidth: 3.0 * m.default_bandwidth,
+        });
+        let m = m.for_devices(4);
+        let sm = m.shared_memory.unwrap();
+        assert_eq!(sm.bandwidth, 3.0 * m.default_bandwidth);
+        let mesh = Mesh::new("mesh", &[("data", 4)]).unwrap();
+        let step = Step::AllReduce {
+            axes: vec![AxisRef::new("data")],
+            combiner: CombinerKey::Sum,
+        };
+        let mut partial = Layout::replicated(1);
+        partial.unreduced = vec![AxisRef::new("data")];
+        let charge = |elements: usize| {
+            let global = TensorType::new(DType::F32, [elements]);
+            let bytes = step.bytes_per_device(&mesh, &global, &partial) as f64;
+            let time = m.step_time(&step, &mesh, &global, &partial) - m.latency_of(4);
+            (time, bytes)
+        };
+        let at = (sm.min_bytes / 4) as usize;
+        let (time, bytes) = charge(at);
+        assert!((time - bytes / sm.bandwidth).abs() < 1e-12, "{time}");
+        let (time, bytes) = charge(at - 1);
+        assert!((time - bytes / m.default_bandwidth).abs() < 1e-12, "{time}");
+
+        // The partitioned program's all-reduces, one each side of the size.
+        let program = |elements: usize| {
+            format!(
+                r#"sdy.mesh @mesh = <["data"=4]>
+func.func @main(%a: tensor<4x{elements}xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) -> (tensor<{elements}xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) {{
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4x{elements}xf32>, tensor<f32>) -> tensor<{elements}xf32>
+  return %r : tensor<{elements}xf32>
+}}"#
+            )
+        };
+        let predicted = |elements: usize| {
+            let module = shardc_ir::text::parse_module(&program(elements)).unwrap();
+            let c = crate::compile(&module, &crate::Options::default()).unwrap();
+            let t = m.program_time(c.partitioned.module.entry().unwrap());
+            assert_eq!(t.collectives, 1);
+            // Ring bytes: 2 (n - 1) / n of the buffer.
+            let bytes = (2 * 3 * elements) as f64;
+            (t.communication - m.latency_of(4), bytes)
+        };
+        let (time, bytes) = predicted(at);
+        assert!((time - bytes / sm.bandwidth).abs() < 1e-9, "{time}");
+        let (time, bytes) = predicted(at / 2);
+        assert!((time - bytes / m.default_bandwidth).abs() < 1e-9, "{time}");
     }
 
     /// `[m, k] x [k, n]`.

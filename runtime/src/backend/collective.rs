@@ -374,6 +374,19 @@ impl Exchange {
         matches!(self.kind, Kind::ShardSlice { .. } | Kind::AxisIndex { .. })
     }
 
+    /// Whether the cpu backend runs the op through shared memory (`super::shared`) when
+    /// results of `min_bytes` or more go there (`RunOptions::shared_memory_min_bytes`)
+    /// and no emulated topology splits its groups: an all-reduce, reduce-scatter,
+    /// all-gather or all-to-all that is a plain ring (not routed, not compressed) with a
+    /// result that large. Permutes and the ops that move nothing never do.
+    pub fn on_shared_memory(&self, min_bytes: usize) -> bool {
+        !self.is_permute()
+            && !self.is_local()
+            && self.route() == Algorithm::Ring
+            && self.compression().is_none()
+            && self.result_ty.size_bytes() >= min_bytes
+    }
+
     /// The number of devices in each group (2 for a permute).
     pub fn group_size(&self) -> usize {
         match &self.kind {

@@ -30,7 +30,6 @@ use super::{
     DeviceError, Executable, Link, LinkError, Mesh, RunOptions, RunReport, RuntimeError, Span,
 };
 use crate::engine::Buffers;
-use shardc_ir::topology::Algorithm;
 use shardc_ir::{Elements, Literal, Topology};
 use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -472,29 +471,26 @@ fn communicate(
         let exchange = comm.exchange(job.step)?;
         link.step = job.step;
         let start = clock.elapsed();
-        let small = exchange.result_ty.size_bytes() < options.shared_memory_min_bytes;
-        // Routed or compressed collectives, and those crossing emulated nodes, go by
-        // messages.
-        let by_messages = exchange.route() != Algorithm::Ring
-            || exchange.compression().is_some()
-            || options.emulated_topology.as_ref().is_some_and(|t| {
-                exchange
-                    .groups()
-                    .iter()
-                    .any(|g| g.iter().any(|&d| t.node_of(d) != t.node_of(g[0])))
-            });
-        let (out, sent) = if exchange.is_permute() || exchange.is_local() || small || by_messages {
-            let input = comm.input(job.step, job.input.as_ref())?;
-            exchange.run(device, input, &mut link)?
-        } else {
-            // The operand is moved onto the board, not copied, when this op is its last
-            // reader.
-            let input = match comm.take_input(job.step)? {
-                Some(kept) => Some(kept),
-                None => job.input.map(Cow::Owned),
+        // Collectives crossing emulated nodes go by messages.
+        let crosses_nodes = options.emulated_topology.as_ref().is_some_and(|t| {
+            exchange
+                .groups()
+                .iter()
+                .any(|g| g.iter().any(|&d| t.node_of(d) != t.node_of(g[0])))
+        });
+        let (out, sent) =
+            if !exchange.on_shared_memory(options.shared_memory_min_bytes) || crosses_nodes {
+                let input = comm.input(job.step, job.input.as_ref())?;
+                exchange.run(device, input, &mut link)?
+            } else {
+                // The operand is moved onto the board, not copied, when this op is its last
+                // reader.
+                let input = match comm.take_input(job.step)? {
+                    Some(kept) => Some(kept),
+                    None => job.input.map(Cow::Owned),
+                };
+                exchange.run_shared(device, input, board, job.storage)?
             };
-            exchange.run_shared(device, input, board, job.storage)?
-        };
         comm.finish(job.step, out, sent, start, job.reply)?;
     }
     Ok(Communicated {
