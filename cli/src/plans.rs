@@ -127,6 +127,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                 "collectives": e.collectives.len(),
                 "bytes_per_device": e.bytes_per_device,
                 "peak_bytes_per_device": e.peak_bytes_per_device,
+                "measured_peak_bytes_per_device": measured.peak_bytes,
                 "predicted_ms": {
                     "total": predicted.total() * 1e3,
                     "compute": predicted.compute * 1e3,

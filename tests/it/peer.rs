@@ -106,7 +106,8 @@ fn data_parallelism_is_kept_where_compute_is_dear() {
 /// plan (the replicated parameters alone are 8.4 MB) is an error naming the tensors live
 /// at the peak and their bytes; the default plan's own peak is honoured by that plan, and
 /// one byte less is refused after the search tried weighing memory more heavily. The
-/// runtime's measured peak (values held at once, per device) stays within the budget.
+/// runtime's measured peak (values held at once per device, a collective's operand and
+/// result while in flight included) is the planned one within 5%.
 #[test]
 fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
     use shardc::compiler::{CostModel, error::CompileError};
@@ -174,12 +175,15 @@ fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
         "{e}"
     );
     let fitted = exact;
-    // Measured: the most bytes a device held while running the budgeted plan.
+    // Measured: the most bytes a device held while running the budgeted plan. (Before
+    // the runtime counted collectives in flight: 0.67 of the plan, the gradients'
+    // all-reduce operands and results missing.)
     let jit = NativeCompute::new(CpuOptions::default());
     let run = run_cpu(&fitted, &det_inputs(&m), &jit, 1e-3).unwrap();
     for (d, s) in run.report.stats.devices.iter().enumerate() {
+        let ratio = s.peak_bytes as f64 / planned as f64;
         assert!(
-            s.peak_bytes <= planned && s.peak_bytes >= planned / 2,
+            (0.95..=1.05).contains(&ratio),
             "device {d} held {} B at most; planned {planned}",
             s.peak_bytes
         );

@@ -1446,9 +1446,10 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
 /// Optimizer state offloaded to files (ZeRO-Infinity's NVMe tier, `CpuProgram::offloaded`):
 /// three AdamW steps with the state carried from step to step in its files give the same
 /// bits as with the state in memory, under DDP, ZeRO-1 and ZeRO-3 on 4 devices; each
-/// device's measured peak drops by at least its state's bytes (a parameter's state is read
-/// just before its update and written right after: DDP's update held the old and the new
-/// state of every parameter at once, 57,356 -> 24,600 B for 16,384 B of state), every
+/// device's measured peak drops by its state's bytes, less at most the one state tensor
+/// it may be reading when the peak is reached (a parameter's state is read just before
+/// its update and written right after: DDP's update held the old and the new state of
+/// every parameter at once, 57,356 -> 24,600 B for 16,384 B of state), every
 /// state byte is read and written once per step (the run's stats, and spans in its
 /// trace), and the files go with the values.
 #[test]
@@ -1487,6 +1488,14 @@ fn offloaded_optimizer_state_changes_no_bit_and_leaves_the_peak() {
             out
         };
         let plain = run(&shardc::CpuProgram::new(&c, &engine).unwrap());
+        let local = c.partitioned.module.entry().unwrap().arg_types();
+        let piece = ts
+            .offloading_state(&dir)
+            .args
+            .iter()
+            .map(|&a| local[a].size_bytes() as u64)
+            .max()
+            .unwrap();
         let offloaded =
             shardc::CpuProgram::offloaded(&c, &engine, ts.offloading_state(&dir)).unwrap();
         let off = run(&offloaded);
@@ -1494,8 +1503,8 @@ fn offloaded_optimizer_state_changes_no_bit_and_leaves_the_peak() {
             assert_eq!(got, want, "{name} step {}", t + 1);
             for (d0, d1) in r0.stats.devices.iter().zip(&r1.stats.devices) {
                 assert!(
-                    d1.peak_bytes + state_bytes <= d0.peak_bytes,
-                    "{name}: peak {} B offloaded vs {} B in memory, state {state_bytes} B",
+                    d1.peak_bytes + state_bytes <= d0.peak_bytes + piece,
+                    "{name}: peak {} B offloaded vs {} B in memory, state {state_bytes} B, largest piece {piece} B",
                     d1.peak_bytes,
                     d0.peak_bytes
                 );

@@ -63,8 +63,14 @@ pub(crate) fn joined<T>(r: thread::Result<Result<T, DeviceError>>) -> Result<T, 
 enum Slot {
     Empty,
     Ready(Literal),
-    /// The result of the per-device op at this step, on its way.
-    Pending(Receiver<Literal>, usize),
+    /// The result of the per-device op at this step, on its way, and the bytes in flight
+    /// for it: the operand handed over (moved, or copied when compute still reads it) and
+    /// the result, held from the hand-off until the result arrives.
+    Pending(Receiver<Literal>, usize, u64),
+    /// The result of a per-device op the communication side keeps for the next one that
+    /// reads it, and the bytes held for it there (counted as the device's, as the plan
+    /// counts every value).
+    Away(u64),
     /// In the file of this stem ([`Offload`]): read when a step needs it.
     Offloaded(String),
     /// Being read from its file by the device's I/O thread (its bytes already held).
@@ -93,7 +99,7 @@ impl Device<'_> {
     fn set(&mut self, v: ValueId, slot: Slot) -> Slot {
         let bytes = |s: &Slot| match s {
             Slot::Ready(l) => (l.elements.len() * l.ty.dtype.size_bytes()) as u64,
-            Slot::Loading(_, b) => *b,
+            Slot::Loading(_, b) | Slot::Pending(_, _, b) | Slot::Away(b) => *b,
             _ => 0,
         };
         self.held += bytes(&slot);
@@ -174,7 +180,7 @@ impl Device<'_> {
             self.set(v, Slot::Ready(value));
             return self.read_ahead();
         }
-        let Slot::Pending(rx, step) = &self.env[v.index()] else {
+        let Slot::Pending(rx, step, _) = &self.env[v.index()] else {
             return Ok(());
         };
         let step = *step;
@@ -318,6 +324,8 @@ pub(crate) fn compute(
         .unwrap_or_default();
     stores.sort_by_key(|s| s.0);
     let mut next_store = 0;
+    // The last per-device op whose result the communication side keeps (`Slot::Away`).
+    let mut away: Option<ValueId> = None;
     let mut segment_index = 0;
     for (step, planned) in exe.steps.iter().enumerate() {
         let last = &exe.last_reads[step];
@@ -404,9 +412,30 @@ pub(crate) fn compute(
                 result_to_compute,
                 ..
             } => {
+                // The communication side runs its ops in order: the op before this one is
+                // done with its operand (as the plan has it, each op at its place).
+                if let Some(v) = away.take()
+                    && matches!(d.env[v.index()], Slot::Away(_))
+                {
+                    d.set(
+                        v,
+                        Slot::Away(exe.value_types[v.index()].size_bytes() as u64),
+                    );
+                }
+                // An operand the communication side kept from the op before is counted
+                // with this op from here on.
+                let mut kept = 0;
                 let input = match exchange.operand {
                     Some(v) if !operand_from_per_device => Some(d.read(v, last.contains(&v))?),
-                    _ => None,
+                    Some(v) => {
+                        // (Compute may hold a copy it reads too: that one stays its own.)
+                        if matches!(d.env[v.index()], Slot::Away(_)) {
+                            d.set(v, Slot::Empty);
+                            kept = exe.value_types[v.index()].size_bytes() as u64;
+                        }
+                        None
+                    }
+                    None => None,
                 };
                 let wanted = *result_to_compute || !options.overlap;
                 let (reply, result) = if wanted {
@@ -418,6 +447,11 @@ pub(crate) fn compute(
                 let ty = &exchange.result_ty;
                 let storage = (wanted && ty.size_bytes() >= options.shared_memory_min_bytes)
                     .then(|| buffers.take(ty).elements);
+                let in_flight = input
+                    .as_ref()
+                    .map_or(0, |l| (l.elements.len() * l.ty.dtype.size_bytes()) as u64)
+                    + kept
+                    + ty.size_bytes() as u64;
                 jobs.send(Job {
                     step,
                     input,
@@ -427,13 +461,16 @@ pub(crate) fn compute(
                 .map_err(|_| DeviceError::CommunicationStopped)?;
                 if let Some(rx) = result {
                     let r = exchange.result;
-                    d.set(r, Slot::Pending(rx, step));
+                    d.set(r, Slot::Pending(rx, step, in_flight));
                     if !options.overlap {
                         d.wait(r)?;
                         if !result_to_compute {
                             d.set(r, Slot::Empty);
                         }
                     }
+                } else {
+                    d.set(exchange.result, Slot::Away(in_flight));
+                    away = Some(exchange.result);
                 }
             }
         }

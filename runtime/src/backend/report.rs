@@ -79,8 +79,10 @@ pub struct DeviceStats {
     pub waiting: Duration,
     /// The most bytes of values the device held at once (arguments, kernel outputs and
     /// the results of per-device ops, from when each is ready to its last read): what the
-    /// compiler's `peak_bytes_per_device` predicts. Buffers inside a collective in flight
-    /// are not counted. 0 on the cuda backend, which does not measure it (yet).
+    /// compiler's `peak_bytes_per_device` predicts. A collective whose result compute
+    /// waits for counts its operand (moved or copied to the communication side) and its
+    /// result from the hand-off until the result arrives, as the plan counts both at the
+    /// op. 0 on the cuda backend, which does not measure it (yet).
     pub peak_bytes: u64,
     /// Time reading offloaded values from their files and writing them back
     /// ([`super::Offload`]).
