@@ -567,6 +567,23 @@ fn bench_plans_predicts_with_the_host_it_just_measured() {
         err.contains("--calibrate") && err.contains("--cost-profile"),
         "{err}"
     );
+    // A mesh axis of no devices, or one without a size: refused naming it and the form.
+    for (mesh, want) in [
+        ("data=0", "\"0\" is not a positive whole number"),
+        ("data", "write each axis as NAME=SIZE"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(["bench", "plans", "--calibrate", mesh])
+            .arg(program)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--calibrate \"{mesh}\"")) && err.contains(want),
+            "{err}"
+        );
+    }
 }
 
 /// `shardc bench peer --trace DIR` writes the last timed step's trace of each case: every
