@@ -1561,3 +1561,65 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         })
         .collect()
 }
+
+/// The memory report of a training step before it runs (`TrainStep::memory_report`): the
+/// planned peak by role — parameters, optimizer state, batch, collective results, what
+/// the device computed — adding up to `explain`'s peak, each role within what the
+/// strategy's layouts give it (`memory_per_device`), ZeRO-3 holding a quarter of DDP's
+/// optimizer state at its peak on 4 devices. The peak each device measures when the step
+/// runs is at least the report's and at most the report's plus the parameters and state
+/// the strategy gives a device: the runtime frees a segment's inputs when the whole
+/// segment is done, so the fused update holds the old parameters and state while it
+/// writes the new ones (DDP: 57,356 B measured, 40,976 B planned op by op; ZeRO-1 1.10x,
+/// ZeRO-3 1.17x).
+#[test]
+fn the_memory_report_adds_up_by_role_and_matches_the_run() {
+    let adam = Optimizer::AdamW {
+        lr: 1e-2,
+        warmup: 1.0,
+        total: 10.0,
+        min_ratio: 0.1,
+        adam: shardc_train::optim::AdamW::default(),
+    };
+    let mut reports = Vec::new();
+    for strategy in [Strategy::ddp(), Strategy::zero1(), Strategy::zero3()] {
+        let name = strategy.name();
+        let ts = step_of(strategy, &mesh(&[("data", 4)]), adam);
+        let c = ts.program.compile(&ts.options()).unwrap();
+        let r = ts.memory_report(&c).unwrap();
+        assert_eq!(r.peak, c.explain().peak_bytes_per_device, "{name}");
+        assert_eq!(
+            r.params + r.optimizer + r.batch + r.communication + r.computed,
+            r.peak,
+            "{name}: {r:?}"
+        );
+        let state = ts.memory_per_device().unwrap();
+        assert!(r.params <= state.params as u64, "{name}: {r:?} {state:?}");
+        assert!(
+            r.optimizer <= state.optimizer as u64,
+            "{name}: {r:?} {state:?}"
+        );
+        let engine = shardc::runtime::engine::Interpreted;
+        let program = shardc::CpuProgram::new(&c, &engine).unwrap();
+        let run = program
+            .run(
+                &c,
+                &ts.args(&params(), &ts.init_state(), 1, &batch(1)),
+                1e-5,
+            )
+            .unwrap();
+        for (d, s) in run.report.stats.devices.iter().enumerate() {
+            let most = r.peak + (state.params + state.optimizer) as u64;
+            assert!(
+                s.peak_bytes * 100 >= r.peak * 95 && s.peak_bytes <= most,
+                "{name}: device {d} held {} B at most, the report says {} ({r:?}), at most {most}",
+                s.peak_bytes,
+                r.peak
+            );
+        }
+        reports.push(r);
+    }
+    let (ddp, zero3) = (reports[0], reports[2]);
+    assert!(ddp.params > 0 && ddp.optimizer > 0, "{ddp:?}");
+    assert!(4 * zero3.optimizer <= ddp.optimizer, "{zero3:?} vs {ddp:?}");
+}

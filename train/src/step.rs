@@ -914,6 +914,61 @@ impl TrainStep {
     }
 }
 
+impl TrainStep {
+    /// What one device holds at the planned peak of the compiled step, by role: the
+    /// step's arguments by what they are (parameters, optimizer state, the batch and step
+    /// number), then the results of collectives (gathered weights, reduced gradients) and
+    /// what the device computed (activations kept for the backward pass, gradients, new
+    /// parameters and state, temporaries). From the partitioned program, before running
+    /// it; the parts add up to `compiled.explain().peak_bytes_per_device`.
+    pub fn memory_report(&self, compiled: &shardc::Compiled) -> Result<MemoryReport, Error> {
+        use shardc::compiler::passes::memory;
+        let f = compiled
+            .partitioned
+            .module
+            .entry()
+            .ok_or_else(|| Error::Usage("the compiled step has no entry function".into()))?;
+        let peak = memory::peak(f);
+        let parts = peak.breakdown(f);
+        let (n, held) = (self.param_types.len(), self.held());
+        let mut r = MemoryReport {
+            peak: peak.bytes,
+            communication: parts.communication,
+            computed: parts.computed + parts.regions,
+            ..MemoryReport::default()
+        };
+        for &(v, bytes) in &peak.live {
+            match f.args().iter().position(|&a| a == v) {
+                Some(k) if k < n => r.params += bytes,
+                Some(k) if k < held => r.optimizer += bytes,
+                Some(_) => r.batch += bytes,
+                None => {}
+            }
+        }
+        Ok(r)
+    }
+}
+
+/// What a device holds at the planned peak of a training step, by role
+/// ([`TrainStep::memory_report`]); bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// The planned peak: the sum of the parts below.
+    pub peak: u64,
+    /// Parameters (the step's arguments) still live there.
+    pub params: u64,
+    /// Optimizer state (arguments) still live there.
+    pub optimizer: u64,
+    /// The batch and the step number.
+    pub batch: u64,
+    /// Results of collectives: gathered parameters, reduced gradients, exchanged
+    /// activations.
+    pub communication: u64,
+    /// What the device computed: activations kept for the backward pass, gradients, new
+    /// parameters and state, temporaries (a loop's iteration included).
+    pub computed: u64,
+}
+
 /// Per-device bytes of the training state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateMemory {
