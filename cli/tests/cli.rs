@@ -520,18 +520,15 @@ fn bench_plans_predicts_with_the_host_it_just_measured() {
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/partition/megatron_mlp_fwd.mlir"
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
-        .args([
-            "bench",
-            "plans",
-            "--calibrate",
-            "data=2,model=4",
-            "--steps",
-            "1",
-        ])
-        .arg(program)
-        .output()
-        .unwrap();
+    let plans = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(["bench", "plans"])
+            .args(args)
+            .arg(program)
+            .output()
+            .unwrap()
+    };
+    let out = plans(&["--calibrate", "data=2,model=4", "--steps", "1"]);
     assert!(
         out.status.success(),
         "{}",
@@ -548,41 +545,29 @@ fn bench_plans_predicts_with_the_host_it_just_measured() {
     assert_eq!(plan["plan"], "chosen");
     assert!(plan["predicted_ms"]["total"].as_f64().unwrap() > 0.0);
     assert!(plan["measured_per_device_ms"]["compute"].as_f64().unwrap() > 0.0);
-    // Asked for both a profile and a measurement: refused, naming both.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
-        .args([
-            "bench",
-            "plans",
-            "--calibrate",
-            "data=8",
-            "--cost-profile",
-            "x.json",
-        ])
-        .arg(program)
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("--calibrate") && err.contains("--cost-profile"),
-        "{err}"
-    );
-    // A mesh axis of no devices, or one without a size: refused naming it and the form.
-    for (mesh, want) in [
-        ("data=0", "\"0\" is not a positive whole number"),
-        ("data", "write each axis as NAME=SIZE"),
+    // Asked for both a profile and a measurement, a mesh axis of no devices, or one
+    // without a size: refused, naming what is wrong.
+    for (args, want) in [
+        (
+            &["--calibrate", "data=8", "--cost-profile", "x.json"][..],
+            &["--calibrate", "--cost-profile"][..],
+        ),
+        (
+            &["--calibrate", "data=0"],
+            &[
+                "--calibrate \"data=0\"",
+                "\"0\" is not a positive whole number",
+            ],
+        ),
+        (
+            &["--calibrate", "data"],
+            &["--calibrate \"data\"", "write each axis as NAME=SIZE"],
+        ),
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
-            .args(["bench", "plans", "--calibrate", mesh])
-            .arg(program)
-            .output()
-            .unwrap();
+        let out = plans(args);
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(&format!("--calibrate \"{mesh}\"")) && err.contains(want),
-            "{err}"
-        );
+        assert!(want.iter().all(|w| err.contains(w)), "{err}");
     }
 }
 

@@ -161,6 +161,25 @@ pub struct DotDims {
     pub precision: Vec<Precision>,
 }
 
+impl DotDims {
+    /// The left operand's free dimensions (neither batch nor contracting), in order, of
+    /// an operand of `rank` dimensions: the result's dimensions after the batch ones.
+    pub fn lhs_free(&self, rank: usize) -> Vec<usize> {
+        free_dims(rank, &self.lhs_batch, &self.lhs_contracting)
+    }
+
+    /// The right operand's free dimensions, in order: the result's last dimensions.
+    pub fn rhs_free(&self, rank: usize) -> Vec<usize> {
+        free_dims(rank, &self.rhs_batch, &self.rhs_contracting)
+    }
+}
+
+fn free_dims(rank: usize, batch: &[usize], contracting: &[usize]) -> Vec<usize> {
+    (0..rank)
+        .filter(|i| !batch.contains(i) && !contracting.contains(i))
+        .collect()
+}
+
 /// The window of `stablehlo.reduce_window`, one entry per operand dimension.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct WindowDims {

@@ -124,6 +124,17 @@ fn run_both(ts: &TrainStep, opts: &Options, steps: usize, tol: f64) -> Vec<f64> 
     losses
 }
 
+/// AdamW with a short warmup and cosine schedule.
+fn adamw() -> Optimizer {
+    Optimizer::AdamW {
+        lr: 1e-2,
+        warmup: 1.0,
+        total: 10.0,
+        min_ratio: 0.1,
+        adam: shardc_train::optim::AdamW::default(),
+    }
+}
+
 fn mesh(axes: &[(&str, usize)]) -> Mesh {
     Mesh::new("mesh", axes).unwrap()
 }
@@ -1456,13 +1467,7 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
 fn offloaded_optimizer_state_changes_no_bit_and_leaves_the_peak() {
     use shardc::Resident;
     use shardc::runtime::backend::report::SpanKind;
-    let adam = Optimizer::AdamW {
-        lr: 1e-2,
-        warmup: 1.0,
-        total: 10.0,
-        min_ratio: 0.1,
-        adam: shardc_train::optim::AdamW::default(),
-    };
+    let adam = adamw();
     let dir = std::env::temp_dir().join(format!("shardc-offload-{}", std::process::id()));
     for strategy in [Strategy::ddp(), Strategy::zero1(), Strategy::zero3()] {
         let name = strategy.name();
@@ -1574,13 +1579,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// ZeRO-3 1.17x).
 #[test]
 fn the_memory_report_adds_up_by_role_and_matches_the_run() {
-    let adam = Optimizer::AdamW {
-        lr: 1e-2,
-        warmup: 1.0,
-        total: 10.0,
-        min_ratio: 0.1,
-        adam: shardc_train::optim::AdamW::default(),
-    };
+    let adam = adamw();
     let mut reports = Vec::new();
     for strategy in [Strategy::ddp(), Strategy::zero1(), Strategy::zero3()] {
         let name = strategy.name();

@@ -109,13 +109,8 @@ impl Gemm {
     }
 
     fn strided(lty: &TensorType, rty: &TensorType, d: &DotDims) -> Option<Gemm> {
-        let free = |rank: usize, batch: &[usize], contracting: &[usize]| -> Vec<usize> {
-            (0..rank)
-                .filter(|i| !batch.contains(i) && !contracting.contains(i))
-                .collect()
-        };
-        let lf = free(lty.rank(), &d.lhs_batch, &d.lhs_contracting);
-        let rf = free(rty.rank(), &d.rhs_batch, &d.rhs_contracting);
+        let lf = d.lhs_free(lty.rank());
+        let rf = d.rhs_free(rty.rank());
         let size = |ty: &TensorType, g: &[usize]| g.iter().map(|&i| ty.shape[i]).product();
         let (ls, rs) = (&lty.shape[..], &rty.shape[..]);
         let stride = |shape: &[usize], d: usize| shape[d + 1..].iter().product::<usize>() as isize;

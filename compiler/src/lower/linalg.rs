@@ -970,13 +970,8 @@ fn dot_general(
             return e.transpose(&t, &t_out, &back);
         }
     }
-    let free = |rank: usize, batch: &[usize], contracting: &[usize]| -> Vec<usize> {
-        (0..rank)
-            .filter(|i| !batch.contains(i) && !contracting.contains(i))
-            .collect()
-    };
-    let lf = free(lty.rank(), &d.lhs_batch, &d.lhs_contracting);
-    let rf = free(rty.rank(), &d.rhs_batch, &d.rhs_contracting);
+    let lf = d.lhs_free(lty.rank());
+    let rf = d.rhs_free(rty.rank());
     let size = |ty: &TensorType, g: &[usize]| g.iter().map(|&i| ty.shape[i]).product::<usize>();
     let (b, m, k, n) = (
         size(lty, &d.lhs_batch),

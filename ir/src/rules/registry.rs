@@ -500,11 +500,11 @@ fn dot_general(x: &Instance, d: &DotDims) -> RuleBuilder {
         b.factor(lhs[l], PassThrough, &[Some(l), Some(r)], &[Some(out)]);
         out += 1;
     }
-    for l in (0..lhs.len()).filter(|l| !d.lhs_batch.contains(l) && !d.lhs_contracting.contains(l)) {
+    for l in d.lhs_free(lhs.len()) {
         b.factor(lhs[l], PassThrough, &[Some(l), None], &[Some(out)]);
         out += 1;
     }
-    for r in (0..rhs.len()).filter(|r| !d.rhs_batch.contains(r) && !d.rhs_contracting.contains(r)) {
+    for r in d.rhs_free(rhs.len()) {
         b.factor(rhs[r], PassThrough, &[None, Some(r)], &[Some(out)]);
         out += 1;
     }

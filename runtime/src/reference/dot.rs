@@ -74,13 +74,8 @@ fn reorder(ty: &TensorType, order: &[usize]) -> Option<Vec<usize>> {
 }
 
 pub(crate) fn dot_general(lhs: &Literal, rhs: &Literal, d: &DotDims, out: &TensorType) -> Literal {
-    let free = |rank: usize, batch: &[usize], contracting: &[usize]| -> Vec<usize> {
-        (0..rank)
-            .filter(|i| !batch.contains(i) && !contracting.contains(i))
-            .collect()
-    };
-    let lhs_free = free(lhs.ty.rank(), &d.lhs_batch, &d.lhs_contracting);
-    let rhs_free = free(rhs.ty.rank(), &d.rhs_batch, &d.rhs_contracting);
+    let lhs_free = d.lhs_free(lhs.ty.rank());
+    let rhs_free = d.rhs_free(rhs.ty.rank());
     let size =
         |ty: &TensorType, dims: &[usize]| dims.iter().map(|&i| ty.shape[i]).product::<usize>();
     let dims = Dims {
