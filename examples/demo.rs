@@ -215,6 +215,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     let state = ts.memory_per_device()?.optimizer;
+    let r = ts.memory_report(&compiled)?;
+    println!(
+        "per device, planned before running: {} B at the peak ({} B parameters, {} B AdamW state, {} B batch, {} B collective results, {} B computed)",
+        r.peak, r.params, r.optimizer, r.batch, r.communication, r.computed
+    );
     match &offload {
         Some(dir) => println!(
             "per device: {peak} B held at the peak (measured, last step); AdamW state {state} B in files under {dir}, {offloaded} B read and written per step"
