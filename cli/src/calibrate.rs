@@ -88,13 +88,13 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     let mut latencies = Vec::new();
     let mut group_latency: Vec<(usize, f64)> = Vec::new();
     let mut per_axis = serde_json::Map::new();
+    // Each run's time less its compute (the local sums and updates, at the elementwise
+    // rate just measured).
+    let compute_model = CostModel {
+        vector_flops,
+        ..CostModel::cpu(1)
+    };
     for (axis, size) in c.axes.iter().filter(|a| a.1 > 1) {
-        // Each run's time less its compute (the local sum and the update, at the
-        // elementwise rate just measured).
-        let compute_model = CostModel {
-            vector_flops,
-            ..CostModel::cpu(1)
-        };
         let communication = |text: &str| -> Result<f64, Error> {
             let (t, compiled) = run(text, c)?;
             let compute = compiled
@@ -308,19 +308,11 @@ fn run(text: &str, c: &Calibrate) -> Result<(f64, shardc::Compiled), Error> {
     let f = m
         .entry()
         .ok_or_else(|| Error::Usage("calibration program without entry".into()))?;
-    let (arg_types, result_types) = (f.arg_types(), f.result_types());
-    let inputs = crate::peer::inputs(&arg_types)?;
+    let inputs = crate::peer::inputs(&f.arg_types())?;
     let mut args = program.put(&compiled, &inputs)?;
-    // A result of an argument's type is the next run's argument, as a training step's
-    // new parameters are: the storage of what it replaces returns to the devices' pools.
-    let carry: Vec<(usize, usize)> = (0..result_types.len().min(arg_types.len()))
-        .filter(|&k| result_types[k] == arg_types[k])
-        .map(|k| (k, k))
-        .collect();
-    let fresh: Vec<(usize, shardc::ir::Literal)> = (0..arg_types.len())
-        .filter(|a| !carry.iter().any(|c| c.1 == *a))
-        .map(|a| (a, inputs[a].clone()))
-        .collect();
+    // Results carried into the next run as a training step's are: the storage of what
+    // they replace returns to the devices' pools.
+    let (carry, fresh) = crate::peer::carried(f, &inputs);
     let mut times: Vec<Duration> = Vec::new();
     for run in 0..=c.repeats {
         let (results, report) = program.call(args, &RunOptions::default())?;

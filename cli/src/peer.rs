@@ -179,6 +179,26 @@ pub struct Stepped {
     pub last: Option<shardc_runtime::backend::RunReport>,
 }
 
+/// The (result, argument) pairs one call carries to the next, and the fresh arguments.
+pub(crate) type Carried = (Vec<(usize, usize)>, Vec<(usize, Literal)>);
+
+/// How one call of `f` leads to the next, as a training loop's steps do: a result of an
+/// argument's position and type is that argument's next value (its new parameters), the
+/// other arguments (the batch) are given again from `globals`. The (result, argument)
+/// pairs and the fresh arguments, for [`shardc::Resident::next_args`].
+pub(crate) fn carried(f: &shardc::ir::Function, globals: &[Literal]) -> Carried {
+    let (arg_types, result_types) = (f.arg_types(), f.result_types());
+    let carry: Vec<(usize, usize)> = (0..result_types.len().min(arg_types.len()))
+        .filter(|&k| result_types[k] == arg_types[k])
+        .map(|k| (k, k))
+        .collect();
+    let fresh = (0..arg_types.len())
+        .filter(|a| !carry.iter().any(|c| c.1 == *a))
+        .map(|a| (a, globals[a].clone()))
+        .collect();
+    (carry, fresh)
+}
+
 /// Prepares `c` (the program `m` compiled) on the cpu backend and calls it `1 + steps`
 /// times on deterministic inputs, the parameters staying on the devices: a step's outputs
 /// that are its parameters' new values (same position, same type) are carried to the next
@@ -209,17 +229,8 @@ pub fn step_with(
     let f = m
         .entry()
         .ok_or_else(|| Error::Usage("the program has no entry function".into()))?;
-    let arg_types = f.arg_types();
-    let globals = inputs(&arg_types)?;
-    let result_types = f.result_types();
-    let carry: Vec<(usize, usize)> = (0..result_types.len().min(arg_types.len()))
-        .filter(|&k| result_types[k] == arg_types[k])
-        .map(|k| (k, k))
-        .collect();
-    let fresh: Vec<(usize, Literal)> = (0..arg_types.len())
-        .filter(|a| !carry.iter().any(|c| c.1 == *a))
-        .map(|a| (a, globals[a].clone()))
-        .collect();
+    let globals = inputs(&f.arg_types())?;
+    let (carry, fresh) = carried(f, &globals);
     let mut args = program.put(c, &globals)?;
     let mut times = Vec::new();
     let mut ring_times = Vec::new();

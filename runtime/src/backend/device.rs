@@ -59,6 +59,11 @@ pub(crate) fn joined<T>(r: thread::Result<Result<T, DeviceError>>) -> Result<T, 
     })
 }
 
+/// The bytes a value's storage takes (a splat's one element).
+fn stored_bytes(l: &Literal) -> u64 {
+    (l.elements.len() * l.ty.dtype.size_bytes()) as u64
+}
+
 /// A value on the compute side.
 enum Slot {
     Empty,
@@ -98,7 +103,7 @@ impl Device<'_> {
     /// Puts `slot` in place of `v`'s, keeping count of the bytes held.
     fn set(&mut self, v: ValueId, slot: Slot) -> Slot {
         let bytes = |s: &Slot| match s {
-            Slot::Ready(l) => (l.elements.len() * l.ty.dtype.size_bytes()) as u64,
+            Slot::Ready(l) => stored_bytes(l),
             Slot::Loading(_, b) | Slot::Pending(_, _, b) | Slot::Away(b) => *b,
             _ => 0,
         };
@@ -447,11 +452,8 @@ pub(crate) fn compute(
                 let ty = &exchange.result_ty;
                 let storage = (wanted && ty.size_bytes() >= options.shared_memory_min_bytes)
                     .then(|| buffers.take(ty).elements);
-                let in_flight = input
-                    .as_ref()
-                    .map_or(0, |l| (l.elements.len() * l.ty.dtype.size_bytes()) as u64)
-                    + kept
-                    + ty.size_bytes() as u64;
+                let in_flight =
+                    input.as_ref().map_or(0, stored_bytes) + kept + ty.size_bytes() as u64;
                 jobs.send(Job {
                     step,
                     input,
