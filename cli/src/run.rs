@@ -131,9 +131,14 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
             } else {
                 format!(" moving {}", op.of.join(", "))
             };
+            let runs = if op.runs > 1 {
+                format!(", {} runs (a loop's iterations)", op.runs)
+            } else {
+                String::new()
+            };
             writeln!(
                 out,
-                "  {} {}{of} (groups of {}): {} B/device",
+                "  {} {}{of} (groups of {}{runs}): {} B/device",
                 op.kind,
                 op.value,
                 op.group_size,

@@ -1,10 +1,12 @@
 //! Loops whose bodies communicate, unrolled.
 //!
-//! A per-device program runs as a straight sequence of compute segments and per-device
-//! ops (collectives), which devices take part in together; a `while` is a compute op run
-//! on one device at a time. A loop whose body holds a collective (`shard_map` ring
-//! attention: a `fori_loop` of `ppermute`s) therefore runs unrolled: its body copied once
-//! per iteration. That needs its trip count when compiling, which JAX's `fori_loop` and
+//! A per-device program runs as compute segments and per-device ops (collectives),
+//! which devices take part in together; a `while` whose body holds a collective runs as
+//! steps of that program (the runtime's `engine::Control`), every device going round
+//! together. A loop of a few iterations (`shard_map` ring attention: a `fori_loop` of
+//! `ppermute`s over 8 devices; a step's micro-batches) may rather run unrolled: its body
+//! copied once per iteration, so that later passes see every collective (to prefetch or
+//! bucket it). That needs its trip count when compiling, which JAX's `fori_loop` and
 //! `scan` give: a counter starting at a constant, compared `<` a constant, stepped by 1.
 //! Loops that do not communicate are left as they are.
 
@@ -26,7 +28,7 @@ pub fn has_communicating_loops(f: &Function) -> bool {
 }
 
 /// Whether the ops of `regions` (or of regions nested in them) include a per-device op.
-fn communicates(f: &Function, regions: &[BlockId]) -> bool {
+pub fn communicates(f: &Function, regions: &[BlockId]) -> bool {
     regions.iter().any(|&r| {
         f.block(r).ops.iter().any(|&id| {
             let op = f.op(id);
@@ -35,16 +37,17 @@ fn communicates(f: &Function, regions: &[BlockId]) -> bool {
     })
 }
 
-/// `f` with every loop whose body communicates unrolled (nested ones too); `f` itself
-/// when it has none.
-pub fn unroll_communicating_loops(f: &Function) -> Result<Function, IrError> {
+/// `f` with every loop whose body communicates and whose trip count is known and at
+/// most `up_to` unrolled (nested ones too); the other loops stay loops. `f` itself when it
+/// has no such loop.
+pub fn unroll_communicating_loops(f: &Function, up_to: usize) -> Result<Function, IrError> {
     if !has_communicating_loops(f) {
         return Ok(f.clone());
     }
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
-    copy_ops(f, &f.body().ops, &mut b, &mut map)?;
+    copy_ops(f, &f.body().ops, &mut b, &mut map, up_to)?;
     let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
     let mut g = b.finish(&results);
     g.arg_attrs = f.arg_attrs.clone();
@@ -57,10 +60,12 @@ fn copy_ops(
     ops: &[crate::module::OpId],
     b: &mut FunctionBuilder,
     map: &mut HashMap<ValueId, ValueId>,
+    up_to: usize,
 ) -> Result<(), IrError> {
     for &id in ops {
         let op = f.op(id);
-        if !communicates(f, &op.regions) {
+        let short = || known_trip_count(f, op).is_some_and(|t| t <= up_to);
+        if !communicates(f, &op.regions) || (op.kind == OpKind::While && !short()) {
             b.copy_op(f, op, map)?;
             continue;
         }
@@ -88,7 +93,7 @@ fn copy_ops(
             for (&arg, &v) in block.args.iter().zip(&carried) {
                 map.insert(arg, v);
             }
-            copy_ops(f, &block.ops, b, map)?;
+            copy_ops(f, &block.ops, b, map, up_to)?;
             carried = block.results.iter().map(|r| map[r]).collect();
         }
         for (&r, &v) in op.results.iter().zip(&carried) {

@@ -28,6 +28,78 @@ pub enum Step {
     Compute(Segment),
     /// A per-device op (`OpKind::is_per_device`) the backend runs.
     PerDevice(OpId),
+    /// Where the program goes next, other than on to the next step: a loop whose body
+    /// communicates runs as steps of the device's program, not inside a kernel.
+    Control(Control),
+}
+
+/// The steps of a loop whose body holds per-device ops (a `stablehlo.while` of a
+/// per-device program that communicates: a scan of layers whose weights are gathered
+/// one layer at a time, a ring of `ppermute`s). Every device runs the loop's steps in
+/// lockstep with the others, since its condition reads values that are the same on
+/// every device. A loop is laid out as
+///
+/// ```text
+/// Bind(init -> cond args)
+/// head:  the condition's steps
+///        Branch(cond result, exit)
+///        Bind(cond args -> body args)
+///        the body's steps
+///        Bind(body results -> cond args)
+///        Jump(head)
+/// exit:  Bind(cond args -> loop results)
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Each of `from` copied into the value of `to` at its position: moved where this
+    /// is its last read ([`flow`]).
+    Bind {
+        /// The values read.
+        from: Vec<ValueId>,
+        /// The values defined, one per read value.
+        to: Vec<ValueId>,
+    },
+    /// Go on with the next step if `cond` (an `i1` scalar, the same on every device)
+    /// holds, else at step `exit`.
+    Branch {
+        /// The loop's test.
+        cond: ValueId,
+        /// The step after the loop.
+        exit: usize,
+    },
+    /// Go on at step `to` (a loop's head).
+    Jump(usize),
+}
+
+impl Control {
+    /// The values the step reads.
+    pub fn reads(&self) -> &[ValueId] {
+        match self {
+            Control::Bind { from, .. } => from,
+            Control::Branch { cond, .. } => std::slice::from_ref(cond),
+            Control::Jump(_) => &[],
+        }
+    }
+
+    /// The values the step defines.
+    pub fn defines(&self) -> &[ValueId] {
+        match self {
+            Control::Bind { to, .. } => to,
+            _ => &[],
+        }
+    }
+}
+
+impl Step {
+    /// The steps that may run after step `at` (this one): the next, and a branch's exit
+    /// or a jump's target.
+    pub fn successors(&self, at: usize) -> [Option<usize>; 2] {
+        match self {
+            Step::Control(Control::Jump(to)) => [Some(*to), None],
+            Step::Control(Control::Branch { exit, .. }) => [Some(at + 1), Some(*exit)],
+            _ => [Some(at + 1), None],
+        }
+    }
 }
 
 /// Cuts a per-device function's body into compute segments and per-device ops.
@@ -51,6 +123,12 @@ pub fn steps_streaming(f: &Function, streamed: &HashSet<ValueId>) -> Vec<Step> {
     cut(f, true, streamed)
 }
 
+/// Whether loop (or branch) `op` of `f` runs as steps of the device's program: its
+/// regions hold per-device ops.
+pub fn runs_as_steps(f: &Function, op: &shardc_ir::Op) -> bool {
+    op.kind == OpKind::While && shardc_ir::unroll::communicates(f, &op.regions)
+}
+
 /// Values computed from constants alone (constants, iotas, and broadcasts, reshapes and
 /// conversions of them) that only compute ops read: each segment that reads one computes
 /// it itself rather than reading what an earlier segment wrote (a splat of `0.1` read
@@ -70,11 +148,17 @@ fn recomputed(f: &Function) -> HashMap<ValueId, OpId> {
             made.insert(op.results[0], id);
         }
     }
-    // Not those a per-device op reads or the function returns: they are written once.
+    // Not those a per-device op (anywhere) or a loop run as steps reads, or the function
+    // returns: they are written once.
     let mut written: Vec<ValueId> = f.results().to_vec();
-    for (_, op) in f.body_ops() {
-        if op.kind.is_per_device() {
+    for op in &f.ops {
+        if op.kind.is_per_device() || runs_as_steps(f, op) {
             written.extend(op.operands.iter().copied());
+        }
+        if runs_as_steps(f, op) {
+            for &r in &op.regions {
+                written.extend(f.block(r).results.iter().copied());
+            }
         }
     }
     // ... nor what those are computed from.
@@ -86,89 +170,137 @@ fn recomputed(f: &Function) -> HashMap<ValueId, OpId> {
     made
 }
 
-fn cut(f: &Function, at_reads_of_per_device: bool, streamed: &HashSet<ValueId>) -> Vec<Step> {
-    let recomputed = recomputed(f);
-    // Puts `v`'s op (after those it reads) into `current` unless it is there already.
-    fn pull(
-        f: &Function,
-        recomputed: &HashMap<ValueId, OpId>,
-        v: ValueId,
-        current: &mut Vec<OpId>,
-        pulled: &mut HashSet<OpId>,
-    ) {
-        let Some(&id) = recomputed.get(&v) else {
+/// Cuts a function's ops into steps (see [`cut`]).
+struct Cutter<'f> {
+    f: &'f Function,
+    recomputed: HashMap<ValueId, OpId>,
+    at_reads_of_per_device: bool,
+    steps: Vec<Step>,
+    current: Vec<OpId>,
+    /// The recomputed ops the current segment holds.
+    pulled: HashSet<OpId>,
+    /// Results of per-device ops (and the streamed values, waited for alike).
+    per_device: HashSet<ValueId>,
+    /// Those of `per_device` the current segment already reads.
+    read: HashSet<ValueId>,
+}
+
+impl Cutter<'_> {
+    /// Puts `v`'s op (after those it reads) into the current segment unless it is there.
+    fn pull(&mut self, v: ValueId) {
+        let Some(&id) = self.recomputed.get(&v) else {
             return;
         };
-        if pulled.insert(id) {
-            for &w in &f.op(id).operands {
-                pull(f, recomputed, w, current, pulled);
+        if self.pulled.insert(id) {
+            for &w in &self.f.op(id).operands {
+                self.pull(w);
             }
-            current.push(id);
+            self.current.push(id);
         }
     }
-    let mut pulled: HashSet<OpId> = HashSet::new();
-    let mut steps = Vec::new();
-    let mut current: Vec<OpId> = Vec::new();
-    let flush = |current: &mut Vec<OpId>, steps: &mut Vec<Step>, pulled: &mut HashSet<OpId>| {
-        pulled.clear();
-        if !current.is_empty() {
-            steps.push(Step::Compute(Segment {
-                ops: std::mem::take(current),
+
+    fn flush(&mut self) {
+        self.pulled.clear();
+        self.read.clear();
+        if !self.current.is_empty() {
+            self.steps.push(Step::Compute(Segment {
+                ops: std::mem::take(&mut self.current),
                 inputs: Vec::new(),
                 outputs: Vec::new(),
             }));
         }
-    };
-    // Results of per-device ops (and the streamed values, waited for alike), and those
-    // the current segment already reads.
-    let mut per_device: HashSet<ValueId> = streamed.clone();
-    let mut read: HashSet<ValueId> = HashSet::new();
-    for (id, op) in f.body_ops() {
-        if op.kind.is_per_device() {
-            flush(&mut current, &mut steps, &mut pulled);
-            read.clear();
-            steps.push(Step::PerDevice(id));
-            per_device.extend(op.results.iter().copied());
-            continue;
-        }
-        let waits = op
-            .operands
-            .iter()
-            .any(|v| per_device.contains(v) && !read.contains(v));
-        if at_reads_of_per_device && waits {
-            flush(&mut current, &mut steps, &mut pulled);
-            read.clear();
-        }
-        read.extend(op.operands.iter().filter(|v| per_device.contains(v)));
-        if op.results.iter().any(|v| recomputed.contains_key(v)) {
-            continue;
-        }
-        for &v in &op.operands {
-            pull(f, &recomputed, v, &mut current, &mut pulled);
-        }
-        current.push(id);
     }
-    flush(&mut current, &mut steps, &mut pulled);
-    // Inputs and outputs of each segment.
-    let mut read_after: Vec<HashSet<ValueId>> = vec![Default::default(); steps.len()];
-    let mut later: HashSet<ValueId> = f.results().iter().copied().collect();
-    for (i, s) in steps.iter().enumerate().rev() {
-        read_after[i] = later.clone();
-        let ops: Vec<OpId> = match s {
-            Step::Compute(seg) => seg.ops.clone(),
-            Step::PerDevice(op) => vec![*op],
+
+    fn block(&mut self, ops: &[OpId]) {
+        let f = self.f;
+        for &id in ops {
+            let op = f.op(id);
+            if runs_as_steps(f, op) {
+                self.flush();
+                self.while_loop(op);
+                continue;
+            }
+            if op.kind.is_per_device() {
+                self.flush();
+                self.steps.push(Step::PerDevice(id));
+                self.per_device.extend(op.results.iter().copied());
+                continue;
+            }
+            let waits = op
+                .operands
+                .iter()
+                .any(|v| self.per_device.contains(v) && !self.read.contains(v));
+            if self.at_reads_of_per_device && waits {
+                self.flush();
+            }
+            self.read.extend(
+                op.operands
+                    .iter()
+                    .filter(|v| self.per_device.contains(v))
+                    .copied(),
+            );
+            if op.results.iter().any(|v| self.recomputed.contains_key(v)) {
+                continue;
+            }
+            for &v in &op.operands {
+                self.pull(v);
+            }
+            self.current.push(id);
+        }
+    }
+
+    /// A loop whose body communicates, laid out as [`Control`] says.
+    fn while_loop(&mut self, op: &shardc_ir::Op) {
+        let f = self.f;
+        let [cond, body] = op.regions.as_slice() else {
+            return;
         };
-        // What the step reads from earlier steps (not what it computes itself, such as
-        // the values it recomputes from constants).
-        let defined: HashSet<ValueId> = ops
-            .iter()
-            .flat_map(|&o| f.op(o).results.iter().copied())
-            .collect();
-        for o in ops {
-            later.extend(f.op(o).operands.iter().filter(|v| !defined.contains(v)));
-        }
+        let (cond, body) = (f.block(*cond), f.block(*body));
+        let bind = |from: &[ValueId], to: &[ValueId]| {
+            Step::Control(Control::Bind {
+                from: from.to_vec(),
+                to: to.to_vec(),
+            })
+        };
+        self.steps.push(bind(op.written_operands(), &cond.args));
+        let head = self.steps.len();
+        self.block(&cond.ops);
+        self.flush();
+        let branch = self.steps.len();
+        let Some(&test) = cond.results.first() else {
+            return;
+        };
+        self.steps.push(Step::Control(Control::Branch {
+            cond: test,
+            exit: 0,
+        }));
+        self.steps.push(bind(&cond.args, &body.args));
+        self.block(&body.ops);
+        self.flush();
+        self.steps.push(bind(&body.results, &cond.args));
+        self.steps.push(Step::Control(Control::Jump(head)));
+        let exit = self.steps.len();
+        self.steps[branch] = Step::Control(Control::Branch { cond: test, exit });
+        self.steps.push(bind(&cond.args, &op.results));
     }
-    for (i, s) in steps.iter_mut().enumerate() {
+}
+
+fn cut(f: &Function, at_reads_of_per_device: bool, streamed: &HashSet<ValueId>) -> Vec<Step> {
+    let mut c = Cutter {
+        f,
+        recomputed: recomputed(f),
+        at_reads_of_per_device,
+        steps: Vec::new(),
+        current: Vec::new(),
+        pulled: HashSet::new(),
+        per_device: streamed.clone(),
+        read: HashSet::new(),
+    };
+    c.block(&f.body().ops);
+    c.flush();
+    let mut steps = c.steps;
+    // Inputs of each segment: what its ops read that they do not define.
+    for s in steps.iter_mut() {
         let Step::Compute(seg) = s else { continue };
         let mut defined = HashSet::new();
         for &o in &seg.ops {
@@ -180,15 +312,118 @@ fn cut(f: &Function, at_reads_of_per_device: bool, streamed: &HashSet<ValueId>) 
             }
             defined.extend(op.results.iter().copied());
         }
-        for &o in &seg.ops {
-            for &r in &f.op(o).results {
-                if read_after[i].contains(&r) {
-                    seg.outputs.push(r);
-                }
-            }
+    }
+    // Outputs: what it defines that a step that may run later reads.
+    let defs: Vec<Vec<ValueId>> = steps.iter().map(|s| step_defines(f, s)).collect();
+    let reads: Vec<Vec<ValueId>> = steps.iter().map(|s| step_reads(f, s)).collect();
+    let live = flow(&steps, f.results(), |i| (&reads[i][..], &defs[i][..]));
+    for (s, live) in steps.iter_mut().zip(live) {
+        if let Step::Compute(seg) = s {
+            seg.outputs = live.kept;
         }
     }
     steps
+}
+
+/// What step `s` of `f` reads from earlier steps (a segment's inputs).
+pub fn step_reads(f: &Function, s: &Step) -> Vec<ValueId> {
+    match s {
+        Step::Compute(seg) => seg.inputs.clone(),
+        Step::PerDevice(op) => f.op(*op).operands.clone(),
+        Step::Control(c) => c.reads().to_vec(),
+    }
+}
+
+/// What step `s` of `f` defines (every result of a segment's ops, in order).
+pub fn step_defines(f: &Function, s: &Step) -> Vec<ValueId> {
+    match s {
+        Step::Compute(seg) => seg
+            .ops
+            .iter()
+            .flat_map(|&o| f.op(o).results.iter().copied())
+            .collect(),
+        Step::PerDevice(op) => f.op(*op).results.clone(),
+        Step::Control(c) => c.defines().to_vec(),
+    }
+}
+
+/// What one step does with values, as [`flow`] finds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Liveness {
+    /// The values it reads that no step that may run after it reads before they are
+    /// defined again: their last read (in program order).
+    pub dead: Vec<ValueId>,
+    /// The values it defines that a step that may run after it (or the program's
+    /// results) reads (in the order it defines them).
+    pub kept: Vec<ValueId>,
+}
+
+/// Liveness over the steps of a program, loops included: for each step, given by
+/// `uses(i)` as (what step `i` reads, what it defines), the values whose last read it is
+/// and the values it defines that are read later; `results` are read at the end.
+/// Straight-line steps take one backward pass; each loop (a jump back) another until
+/// nothing changes.
+pub fn flow<'a>(
+    steps: &[Step],
+    results: &[ValueId],
+    uses: impl Fn(usize) -> (&'a [ValueId], &'a [ValueId]),
+) -> Vec<Liveness> {
+    let n = steps.len();
+    // What is live on entry to each step some jump or branch goes to.
+    let mut targets: HashMap<usize, HashSet<ValueId>> = HashMap::new();
+    for (i, s) in steps.iter().enumerate() {
+        for t in s.successors(i).into_iter().flatten() {
+            if t != i + 1 {
+                targets.insert(t, HashSet::new());
+            }
+        }
+    }
+    let mut out = vec![Liveness::default(); n];
+    loop {
+        let mut changed = false;
+        let mut live: HashSet<ValueId> = results.iter().copied().collect();
+        for i in (0..n).rev() {
+            // Live after step i: what its successors need.
+            let [next, other] = steps[i].successors(i);
+            let mut after = match next {
+                Some(t) if t == i + 1 => std::mem::take(&mut live),
+                Some(t) => targets.get(&t).cloned().unwrap_or_default(),
+                None => HashSet::new(),
+            };
+            if let Some(t) = other
+                && let Some(l) = targets.get(&t)
+            {
+                after.extend(l.iter().copied());
+            }
+            let (reads, defines) = uses(i);
+            let mut dead = Vec::new();
+            for &v in reads {
+                if !after.contains(&v) && !dead.contains(&v) {
+                    dead.push(v);
+                }
+            }
+            let kept: Vec<ValueId> = defines
+                .iter()
+                .filter(|v| after.contains(v))
+                .copied()
+                .collect();
+            out[i] = Liveness { dead, kept };
+            live = after;
+            for v in defines {
+                live.remove(v);
+            }
+            live.extend(reads.iter().copied());
+            if let Some(l) = targets.get_mut(&i)
+                && *l != live
+            {
+                *l = live.clone();
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
 }
 
 /// Errors of engines (the interpreter's, MLIR's, a device's), boxed.
@@ -658,7 +893,7 @@ mod tests {
             s.iter()
                 .map(|s| match s {
                     Step::Compute(seg) => seg.ops.len(),
-                    Step::PerDevice(_) => 0,
+                    _ => 0,
                 })
                 .collect()
         };
@@ -673,5 +908,94 @@ mod tests {
             panic!("{late:?}")
         };
         assert!(waiting.inputs.contains(&f.op(ar).results[0]));
+    }
+
+    /// A loop whose body all-reduces is laid out as control steps around its condition's
+    /// and body's steps; liveness over the jump back keeps what the body reads from
+    /// before the loop alive until the loop ends, and the carried values move.
+    #[test]
+    fn a_loop_that_communicates_is_laid_out_as_steps_with_liveness_over_its_jump() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %y = stablehlo.negate %x : tensor<4xf32>
+    %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<4xf32>
+      cond {
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %s = "stablehlo.all_reduce"(%acc) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+        ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+          %t = stablehlo.add %p, %q : tensor<f32>
+          stablehlo.return %t : tensor<f32>
+        }) : (tensor<4xf32>) -> tensor<4xf32>
+        %a = stablehlo.add %s, %y : tensor<4xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %i2 = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %i2, %a : tensor<i32>, tensor<4xf32>
+      }
+    return %r#1, %y : tensor<4xf32>, tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let shape: Vec<&str> = s
+            .iter()
+            .map(|s| match s {
+                Step::Compute(_) => "compute",
+                Step::PerDevice(_) => "per-device",
+                Step::Control(Control::Bind { .. }) => "bind",
+                Step::Control(Control::Branch { .. }) => "branch",
+                Step::Control(Control::Jump(_)) => "jump",
+            })
+            .collect();
+        // Before the loop; the entry bind; the condition; the branch; the body's args;
+        // the all-reduce; the rest of the body; the carried values back; the jump; exit.
+        assert_eq!(
+            shape,
+            [
+                "compute",
+                "bind",
+                "compute",
+                "branch",
+                "bind",
+                "per-device",
+                "compute",
+                "bind",
+                "jump",
+                "bind"
+            ]
+        );
+        let (Step::Control(Control::Branch { exit, .. }), Step::Control(Control::Jump(head))) =
+            (&s[3], &s[8])
+        else {
+            panic!("{s:?}")
+        };
+        assert_eq!((*exit, *head), (9, 2));
+        let defs: Vec<Vec<ValueId>> = s.iter().map(|x| step_defines(f, x)).collect();
+        let reads: Vec<Vec<ValueId>> = s.iter().map(|x| step_reads(f, x)).collect();
+        let live = flow(&s, f.results(), |i| (&reads[i][..], &defs[i][..]));
+        let names = f.value_names();
+        let named = |vs: &[ValueId]| -> Vec<String> {
+            vs.iter().map(|v| names[v.index()].clone()).collect()
+        };
+        // %y (the negate, read by the body and returned) is never dead in the loop; %n
+        // (read by every test) neither; nothing the first segment makes dies there.
+        let y = f.op(f.body().ops[1]).results[0];
+        let n = f.args()[1];
+        for l in &live[..9] {
+            assert!(!l.dead.contains(&y) && !l.dead.contains(&n), "{live:?}");
+        }
+        assert!(live[0].kept.contains(&y));
+        // The condition's arguments move into the body's (dead after that bind), the
+        // body's results into the condition's, and out at the exit.
+        assert_eq!(named(&live[4].dead), named(&reads[4]));
+        assert_eq!(named(&live[7].dead), named(&reads[7]));
+        assert_eq!(named(&live[9].dead), named(&reads[9]));
+        // The loop's first result is not read: the exit binds only the second.
+        assert_eq!(live[9].kept, [f.op(f.body().ops[2]).results[1]]);
     }
 }

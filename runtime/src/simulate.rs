@@ -10,7 +10,7 @@
 //! `shardc-compiler`, say): each segment is prepared once and its kernel run on every
 //! device; [`run`] is `run_on(&Interpreted, ..)`.
 
-use crate::engine::{Compute, EngineError, Interpreted, Step, steps};
+use crate::engine::{Compute, Control, EngineError, Interpreted, Step, steps};
 use crate::reference::{self, InterpError};
 use shardc_ir::{
     DeviceId, Elements, Function, FunctionBuilder, Literal, Module, Op, OpKind, TensorType, ValueId,
@@ -53,6 +53,17 @@ pub enum SimError {
         at: String,
         /// What is wrong.
         problem: String,
+    },
+    /// A loop whose condition came out differently on different devices (it must read
+    /// values that are the same on every device).
+    #[error(
+        "the condition {at} of a loop whose body communicates differs between devices ({on:?}): every device must run the loop as often as the others"
+    )]
+    Diverged {
+        /// The condition's value.
+        at: String,
+        /// What each device computed.
+        on: Vec<bool>,
     },
     /// Arguments given for another number of devices than the mesh has.
     #[error("expected arguments for {want} devices, got {got}")]
@@ -126,17 +137,28 @@ pub fn run_on(
     }
     let position: HashMap<usize, usize> =
         devices.iter().enumerate().map(|(i, &d)| (d, i)).collect();
-    for step in steps(f) {
+    let steps = steps(f);
+    let mut kernels: Vec<Option<Box<dyn crate::engine::Kernel>>> = Vec::with_capacity(steps.len());
+    for step in &steps {
+        kernels.push(match step {
+            Step::Compute(segment) => Some(engine.prepare(module, f, segment).map_err(
+                |source| SimError::Prepare {
+                    func: f.name.clone(),
+                    first: segment.ops.first().map_or(0, |o| o.index()),
+                    source,
+                },
+            )?),
+            _ => None,
+        });
+    }
+    let mut at = 0;
+    while let Some(step) = steps.get(at) {
+        at += 1;
         match step {
             Step::Compute(segment) => {
-                let kernel =
-                    engine
-                        .prepare(module, f, &segment)
-                        .map_err(|source| SimError::Prepare {
-                            func: f.name.clone(),
-                            first: segment.ops.first().map_or(0, |o| o.index()),
-                            source,
-                        })?;
+                let Some(kernel) = &kernels[at - 1] else {
+                    continue;
+                };
                 for (d, device_env) in env.iter_mut().enumerate() {
                     let inputs: Vec<Literal> = segment
                         .inputs
@@ -153,7 +175,7 @@ pub fn run_on(
                 }
             }
             Step::PerDevice(id) => {
-                let op = f.op(id);
+                let op = f.op(*id);
                 let inputs: Vec<Vec<Literal>> = (0..n)
                     .map(|d| op.operands.iter().map(|v| take(&env[d], *v)).collect())
                     .collect();
@@ -162,6 +184,30 @@ pub fn run_on(
                     env[d][op.results[0].index()] = Some(lit);
                 }
             }
+            Step::Control(Control::Bind { from, to }) => {
+                for device_env in env.iter_mut() {
+                    let values: Vec<Literal> = from.iter().map(|&v| take(device_env, v)).collect();
+                    for (&v, lit) in to.iter().zip(values) {
+                        device_env[v.index()] = Some(lit);
+                    }
+                }
+            }
+            Step::Control(Control::Branch { cond, exit }) => {
+                let go: Vec<bool> = env
+                    .iter()
+                    .map(|e| take(e, *cond).elements.get(0).as_bool())
+                    .collect();
+                if go.iter().any(|&g| g != go[0]) {
+                    return Err(SimError::Diverged {
+                        at: f.value_names()[cond.index()].clone(),
+                        on: go,
+                    });
+                }
+                if !go[0] {
+                    at = *exit;
+                }
+            }
+            Step::Control(Control::Jump(to)) => at = *to,
         }
     }
     Ok((0..n)

@@ -848,3 +848,53 @@ fn ops_that_move_nothing_run_on_the_compute_thread() {
         );
     }
 }
+
+/// A loop whose body all-reduces and permutes, run as often as an argument says (no
+/// trip count when compiling): the cpu backend runs its steps again each iteration, like
+/// the simulator, and counts the bytes of every iteration.
+#[test]
+fn a_loop_whose_body_communicates_runs_as_often_as_its_condition_says() {
+    let m = parse_module(&communicating_loop(
+        "dense<[[0, 1]]> : tensor<1x2xi64>",
+        "dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>",
+    ))
+    .unwrap();
+    let x = |d: f64| Literal::from_f64(DType::F32, &[4], &[d, 1.0 + d, -2.0, 0.5 * d]).unwrap();
+    let n = |k: i64| Literal::from_f64(DType::I32, &[], &[k as f64]).unwrap();
+    let devices: Vec<shardc_ir::DeviceId> = (0..2).map(shardc_ir::DeviceId).collect();
+    for trips in [0, 1, 5] {
+        let args = vec![vec![x(1.0), n(trips)], vec![x(3.0), n(trips)]];
+        // By hand: acc_{k+1} = (acc_0 + acc_1)/4 + x on each device.
+        let mut acc = [x(1.0).to_f64_vec(), x(3.0).to_f64_vec()];
+        for _ in 0..trips {
+            let sum: Vec<f64> = (0..4).map(|j| acc[0][j] + acc[1][j]).collect();
+            for (d, a) in acc.iter_mut().enumerate() {
+                let xd = x(1.0 + 2.0 * d as f64).to_f64_vec();
+                *a = (0..4).map(|j| sum[j] * 0.25 + xd[j]).collect();
+            }
+        }
+        let want = simulate::run(&m, "main", &devices, &args).unwrap();
+        let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+        assert!(exe.has_loops());
+        let report = exe.run(&CpuMesh::new(2).unwrap(), args).unwrap();
+        for d in 0..2 {
+            assert_eq!(want[d][0].to_f64_vec(), acc[d], "simulator, {trips} trips");
+            assert_eq!(report.outputs[d], want[d], "{trips} trips, device {d}");
+            assert_eq!(report.outputs[d][1].to_f64_vec(), [trips as f64]);
+        }
+        // Per iteration, each device sends half of the 16-byte all-reduce's operand twice
+        // (reduce-scatter, all-gather) and its 16 bytes to the other.
+        let sent: Vec<u64> = report.stats.ops.iter().map(|o| o.bytes_sent[0]).collect();
+        assert_eq!(
+            sent,
+            [16 * trips as u64, 16 * trips as u64],
+            "{trips} trips"
+        );
+    }
+    // Devices whose conditions disagree cannot run the loop together: the simulator says so.
+    let args = vec![vec![x(1.0), n(2)], vec![x(3.0), n(3)]];
+    let e = simulate::run(&m, "main", &devices, &args)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("differs between devices"), "{e}");
+}

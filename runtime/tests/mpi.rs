@@ -86,6 +86,7 @@ fn main() -> ExitCode {
         ("ranks preparing different programs", different_programs),
         ("overlap off, and the report", overlap_off_and_report),
         ("agree", agree),
+        ("a loop whose body communicates", communicating_loop_runs),
         (
             "ids shared in every replica group of a 2x2 mesh",
             ids_in_groups,
@@ -410,6 +411,36 @@ fn agree(_: &Universe, mesh: &MpiMesh) {
 /// A program of a 2x2 mesh (`data` x `model`, devices `[[0, 1], [2, 3]]`): a sum along
 /// `model`, one along `data`, an all-gather over the whole mesh, a reduce-scatter whose
 /// groups list their members in another order, and a permute (the whole mesh).
+/// A loop whose body all-reduces over the rows of the 2x4 mesh and permutes around each
+/// row, run as often as an argument says: the communication thread follows compute's
+/// jobs; results equal the simulator's, bytes add up over the iterations.
+fn communicating_loop_runs(_: &Universe, mesh: &MpiMesh) {
+    let m = parse_module(&communicating_loop(
+        ROWS,
+        "dense<[[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [7, 4]]> : tensor<8x2xi64>",
+    ))
+    .unwrap();
+    let devices: Vec<shardc_ir::DeviceId> = (0..RANKS).map(shardc_ir::DeviceId).collect();
+    for trips in [0, 3, 20] {
+        let args: Vec<Vec<Literal>> = (0..RANKS)
+            .map(|d| {
+                vec![
+                    Literal::from_f64(DType::F32, &[4], &[d as f64, 0.5, -1.0, 0.25 * d as f64])
+                        .unwrap(),
+                    Literal::from_f64(DType::I32, &[], &[trips as f64]).unwrap(),
+                ]
+            })
+            .collect();
+        let want = simulate::run(&m, "main", &devices, &args).unwrap();
+        let report = run_mpi(mesh, &m, &args);
+        assert_eq!(report.outputs, want, "{trips} trips");
+        let cpu = exe_of(&m).run(&CpuMesh::new(RANKS).unwrap(), args).unwrap();
+        for (o, c) in report.stats.ops.iter().zip(&cpu.stats.ops) {
+            assert_eq!(o.bytes_sent, c.bytes_sent, "{trips} trips: {}", o.kind);
+        }
+    }
+}
+
 const MESH_2X2: &str = r#"module @mesh2x2 {
   func.func public @main(%x: tensor<8xf32>) -> (tensor<32xf32>, tensor<4xf32>, tensor<8xf32>) {
     %a = "stablehlo.all_reduce"(%x) <{replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>}> ({

@@ -604,8 +604,9 @@ fn jax_fixture_decisions() {
         // Seven losses, each a mean over the rows: seven scalar sums.
         ("optax_losses_fwd", &["all_reduce {data}"; 7]),
         // betainc, gammainc and gammaincc are while loops (continued fractions and
-        // series), which run whole: every operand of every loop gathered (26 in all;
-        // XLA runs them on the blocks: loops are not partitioned inside yet).
+        // series), which run whole: every operand of every loop gathered (26 in all).
+        // On pieces, their bodies would gather in every iteration: measured 3.7-5.6x slower
+        // (`docs/bench/loops-2026-12-06.json`).
         (
             "jax_scipy_special_incomplete_fwd",
             &["all_gather {data}"; 26],
@@ -770,6 +771,34 @@ fn jax_fixture_decisions() {
         ("jax_checkpoint_offload_grad", &["all_gather {data}"; 2]),
         // nonzero, unique, sort-based median and percentile read every row: gathered once.
         ("jnp_nonzero_pad_unique_fwd", &["all_gather {data}"]),
+        // 20 scanned Megatron blocks: the three stacked model-split weights gathered once
+        // before the loop (the scan carries them unchanged), the loop then runs on each
+        // device's batch rows without communicating; per-layer all-reduces in a loop of
+        // the per-device program are predicted slower at this size (150 µs each).
+        ("flax_scan20_tp_fwd", &["all_gather {model}"; 3]),
+        // 24 scanned blocks under FSDP, a training step: the tiny model's two stacked
+        // kernels and the batch gathered, both loops whole on every device, the loss
+        // all-reduced; a layer gathered per iteration is predicted slower (48 collectives
+        // of 2 KB at 150 µs each).
+        (
+            "flax_scan24_fsdp_adamw_step",
+            &[
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_gather {data}",
+            ],
+        ),
+        // A while bounded by an input (trips unknown when compiling, costed for 100):
+        // the weight and the input gathered once and the loop run whole, rather than the
+        // column-split activations gathered in every iteration (measured 2.8x faster at
+        // this input's 21 trips, `docs/bench/loops-2026-12-06.json`: the prior errs
+        // towards what cannot go badly wrong).
+        ("lax_while_input_trips_tp_fwd", &["all_gather {model}"; 2]),
+        // shard_map: 24 ppermutes of a fori_loop, one per iteration (run as a loop of the
+        // per-device program: more than 16 trips).
+        ("shard_map_ring_24_fwd", &["collective_permute {data}"; 24]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
@@ -1387,4 +1416,178 @@ module @size_one {
         !c.as_text(shardc::compiler::Stage::Partitioned)
             .contains("collective_permute")
     );
+}
+
+/// A loop of 20 (or an input's number of) tensor-parallel layers: the carried activations
+/// split by columns over `model`, the weight by rows, so each iteration's product is a
+/// partial sum reduce-scattered before its `tanh`. More trips than are unrolled, or trips not
+/// known when compiling: on a machine whose collectives take 10 µs (the built-in cpu
+/// figures' 150 µs per collective make gathering the 256 KiB weight and computing every
+/// column on every device the faster plan at this size), the loop runs on pieces as a
+/// loop of the per-device program whose body communicates, every device going round
+/// together. It matches the reference on the simulated mesh and on the cpu backend,
+/// whose run sends what `explain` states: one reduce-scatter per iteration.
+#[test]
+fn a_loop_whose_body_reduces_runs_on_pieces_for_any_number_of_trips() {
+    for (bound, trips) in [
+        ("%n = stablehlo.constant dense<20> : tensor<i32>", 20),
+        (
+            "%n = stablehlo.reshape %k : (tensor<1xi32>) -> tensor<i32>",
+            23,
+        ),
+    ] {
+        let text = format!(
+            r#"
+sdy.mesh @mesh = <["model"=4]>
+func.func @main(%x: tensor<64x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}, {{"model"}}]>}}, %w: tensor<256x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"model"}}, {{}}]>}}, %k: tensor<1xi32>) -> (tensor<64x256xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}, {{"model"}}]>}}) {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<64x256xf32>
+    cond {{
+      {bound}
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %p = stablehlo.dot_general %h, %w, contracting_dims = [1] x [0] : (tensor<64x256xf32>, tensor<256x256xf32>) -> tensor<64x256xf32>
+      %t = stablehlo.tanh %p : tensor<64x256xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %t : tensor<i32>, tensor<64x256xf32>
+    }}
+  return %r#1 : tensor<64x256xf32>
+}}
+"#
+        );
+        let m = shardc::ir::text::parse_module(&text).unwrap();
+        let mut args: Vec<Literal> = m.entry().unwrap().arg_types()[..2]
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let l = Literal::deterministic(t, k).unwrap();
+                Literal::from_f64(
+                    t.dtype,
+                    &t.shape,
+                    &l.to_f64_vec().iter().map(|v| v / 16.0).collect::<Vec<_>>(),
+                )
+                .unwrap()
+            })
+            .collect();
+        args.push(Literal::from_f64(shardc::ir::DType::I32, &[1], &[trips as f64]).unwrap());
+        let fast_links = Options {
+            cost: shardc::compiler::CostModel {
+                latency: 10e-6,
+                ..shardc::compiler::CostModel::cpu(2)
+            },
+            ..Options::default()
+        };
+        let c = check_against_reference_with(&m, &fast_links, &args, 1e-4, 1e-4);
+        let e = c.explain();
+        assert_eq!(e.loops.len(), 1);
+        assert!(
+            e.loops[0]
+                .how
+                .starts_with("on pieces, a loop every device runs together"),
+            "{}",
+            e.loops[0].how
+        );
+        let per_device = c.partitioned.module.entry().unwrap();
+        assert!(
+            shardc::ir::unroll::has_communicating_loops(per_device),
+            "{}",
+            c.as_text(shardc::compiler::Stage::Partitioned)
+        );
+        let stated: Vec<&str> = e.collectives.iter().map(|c| c.kind.as_str()).collect();
+        let known = bound.contains("constant");
+        assert_eq!(
+            stated,
+            vec!["reduce_scatter"; if known { trips } else { 1 }],
+            "{e}"
+        );
+        // On the cpu backend: the same numbers, each trip reduce-scattering the 64 KiB
+        // partial product (a ring sends 3/4 of it from each device).
+        let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
+        let run = cpu.run(&c, &args, 1e-4).unwrap();
+        let want = reference::run(&m, "main", &args).unwrap();
+        assert!(excess_error(&run.outputs[0], &want[0], 1e-4, 1e-4).unwrap() <= 0.0);
+        let sent: u64 = run.report.stats.ops.iter().map(|o| o.bytes_sent[0]).sum();
+        assert_eq!(sent, trips as u64 * 3 * (64 * 256 * 4) / 4, "{trips} trips");
+    }
+}
+
+/// A convergence loop on split values: the rows of `x` split over `model`, halved until
+/// their largest magnitude falls below a tolerance. The condition reads the split value:
+/// its plan reduces each device's maximum and all-reduces it (every device then decides
+/// the same), so the loop runs on pieces, the condition and the body's steps run again
+/// on every device; rather than `x` gathered and halved whole on every device (on a
+/// machine whose collectives take 10 µs). The same numbers as the reference on the
+/// simulated mesh and the cpu backend, which runs one all-reduce per test (trips + 1).
+#[test]
+fn a_convergence_loop_on_split_values_tests_them_with_an_all_reduce() {
+    let text = r#"
+sdy.mesh @mesh = <["model"=4]>
+func.func @main(%x: tensor<64x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}) -> (tensor<64x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}, tensor<i32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<64x1024xf32>
+    cond {
+      %a = stablehlo.abs %h : tensor<64x1024xf32>
+      %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+      %m = stablehlo.reduce(%a init: %ninf) applies stablehlo.maximum across dimensions = [0, 1] : (tensor<64x1024xf32>, tensor<f32>) -> tensor<f32>
+      %tol = stablehlo.constant dense<1.000000e-03> : tensor<f32>
+      %go = stablehlo.compare GT, %m, %tol, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %half = stablehlo.constant dense<5.000000e-01> : tensor<64x1024xf32>
+      %h2 = stablehlo.multiply %h, %half : tensor<64x1024xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2 : tensor<i32>, tensor<64x1024xf32>
+    }
+  return %r#1, %r#0 : tensor<64x1024xf32>, tensor<i32>
+}
+"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let args: Vec<Literal> = m
+        .entry()
+        .unwrap()
+        .arg_types()
+        .iter()
+        .enumerate()
+        .map(|(k, t)| Literal::deterministic(t, k).unwrap())
+        .collect();
+    let fast_links = Options {
+        cost: shardc::compiler::CostModel {
+            latency: 10e-6,
+            ..shardc::compiler::CostModel::cpu(2)
+        },
+        ..Options::default()
+    };
+    let c = check_against_reference_with(&m, &fast_links, &args, 0.0, 0.0);
+    let e = c.explain();
+    assert!(
+        e.loops[0]
+            .how
+            .starts_with("on pieces, a loop every device runs together"),
+        "{}",
+        e.loops[0].how
+    );
+    assert!(
+        e.collectives
+            .iter()
+            .all(|c| c.kind == "all_reduce" && c.trips_unknown),
+        "{e}"
+    );
+    let want = reference::run(&m, "main", &args).unwrap();
+    let trips = want[1].to_f64_vec()[0] as usize;
+    assert!(trips > 3, "{trips} trips");
+    let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
+    let run = cpu.run(&c, &args, 0.0).unwrap();
+    assert_eq!(run.outputs, want);
+    let all_reduces: Vec<usize> = run
+        .report
+        .stats
+        .ops
+        .iter()
+        .filter(|o| o.kind == "all_reduce")
+        .map(|o| o.runs)
+        .collect();
+    assert_eq!(all_reduces, [trips + 1], "{e}");
 }

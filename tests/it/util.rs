@@ -107,12 +107,36 @@ pub fn adamw() -> shardc_train::step::Optimizer {
 /// others sending nothing; for the rest, the mean over devices, which is every device's
 /// when the buffer divides evenly), sorted like [`stated`].
 pub fn measured(report: &shardc::runtime::backend::RunReport) -> Vec<String> {
+    measured_listing_once(report, &Default::default())
+}
+
+/// [`measured`] against what `c`'s `explain` states: a collective of a loop whose trip
+/// count is not known when compiling, which `explain` lists once (`trips_unknown`), is
+/// listed once however many times it ran.
+pub fn measured_as_stated(
+    report: &shardc::runtime::backend::RunReport,
+    c: &shardc::Compiled,
+) -> Vec<String> {
+    let once = c
+        .explain()
+        .collectives
+        .iter()
+        .filter(|c| c.trips_unknown)
+        .map(|c| format!("{} {}", c.kind, c.bytes_per_device))
+        .collect();
+    measured_listing_once(report, &once)
+}
+
+fn measured_listing_once(
+    report: &shardc::runtime::backend::RunReport,
+    once: &std::collections::HashSet<String>,
+) -> Vec<String> {
     let mut got: Vec<String> = report
         .stats
         .ops
         .iter()
         .filter(|o| !matches!(o.kind.as_str(), "shard_slice" | "axis_index"))
-        .map(|o| {
+        .flat_map(|o| {
             let bytes = if o.kind == "collective_permute" {
                 let max = o.max_bytes();
                 assert!(o.bytes_sent.iter().all(|&b| b == max || b == 0), "{o:?}");
@@ -120,7 +144,11 @@ pub fn measured(report: &shardc::runtime::backend::RunReport) -> Vec<String> {
             } else {
                 o.mean_bytes()
             };
-            format!("{} {bytes}", o.kind)
+            // A loop's collective once per iteration, as `explain` lists it.
+            let runs = o.runs.max(1);
+            let entry = format!("{} {}", o.kind, bytes / runs as u64);
+            let listed = if once.contains(&entry) { 1 } else { runs };
+            std::iter::repeat_n(entry, listed)
         })
         .collect();
     got.sort();

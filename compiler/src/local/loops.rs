@@ -8,9 +8,11 @@
 //! carried pieces and the captured values in, the next carried pieces out, in the same
 //! layouts — by the whole pipeline ([`crate::pipeline::compile`]): its plan is the body
 //! the per-device loop runs, and its cost times the trip count is the loop's cost in the
-//! e-graph. A body whose plan would communicate is not taken (it would run unrolled,
-//! `shardc_ir::unroll`, measured slower than the loop run whole); the condition must
-//! read replicated values only, since every device decides alone whether to go on.
+//! e-graph. A body whose plan communicates runs unrolled when its trip count is known
+//! and at most [`MAX_UNROLLED_TRIPS`] (`shardc_ir::unroll`), else as a loop of the
+//! per-device program whose steps every device runs together. Every device decides
+//! alone whether to go on, so the condition reads whole values, or is partitioned too
+//! (a convergence test on split values: its reduction all-reduced at every test).
 
 use crate::error::CompileError;
 use crate::passes::explain::Collective;
@@ -28,8 +30,23 @@ use shardc_ir::{
 use std::collections::{HashMap, HashSet};
 
 /// The most iterations a loop whose body communicates is unrolled into (its body's
-/// plan copied once per iteration); a loop with more runs whole instead.
+/// plan copied once per iteration); a loop with more, or with a trip count not known
+/// when compiling, runs as a loop of the per-device program.
 pub const MAX_UNROLLED_TRIPS: usize = 16;
+
+/// The trips a loop whose trip count is not known when compiling (a `while_loop` until
+/// convergence, or bounded by an input) is costed for: a plan that communicates in every
+/// iteration pays that many times, a gather before the loop once. Counting one trip made
+/// `jax_scipy_special_incomplete_fwd`'s convergence loops run on pieces, gathering in
+/// every iteration: 3.7-5.6x slower, measured, than gathering once and running them
+/// whole (`docs/bench/loops-2026-12-06*.json`).
+pub const ASSUMED_TRIPS: usize = 100;
+
+/// The trips loop `op` of `f` is costed for: its trip count when known, else
+/// [`ASSUMED_TRIPS`].
+pub fn costed_trips(f: &Function, op: &Op) -> usize {
+    shardc_ir::unroll::known_trip_count(f, op).unwrap_or(ASSUMED_TRIPS)
+}
 
 /// How a loop runs for one layout of its operands.
 pub struct LoopPlan {
@@ -37,15 +54,20 @@ pub struct LoopPlan {
     /// iteration (arguments: the carried pieces, then the captured values). `None` when
     /// every operand is whole: the loop runs as written.
     pub body: Option<Compiled>,
+    /// The condition's pipeline run, when it reads a split value (a convergence test on
+    /// split values: its reduction then all-reduced, so every device decides the same);
+    /// `None` when it reads whole values only and runs as written.
+    pub cond: Option<Compiled>,
     /// The layout of each carried value through the loop (a partial sum stays partial).
     pub layouts: Vec<Layout>,
-    /// Predicted seconds of the whole loop: the body's plan times the trips (one
-    /// iteration when they are not known).
+    /// Predicted seconds of the whole loop: the body's plan times the trips
+    /// ([`costed_trips`]).
     pub cost: f64,
 }
 
-/// Which carried values a loop's condition reads (those must stay replicated: each
-/// device decides alone whether to go on), by carried index.
+/// Which carried values a loop's condition reads (those stay replicated unless the
+/// condition is partitioned too: each device decides alone whether to go on), by
+/// carried index.
 pub fn read_by_cond(f: &Function, op: &Op) -> Vec<bool> {
     let mut read = vec![false; op.results.len()];
     let Some(&cond) = op.regions.first() else {
@@ -96,34 +118,32 @@ pub fn plan(
     if whole(layouts) {
         return Ok(LoopPlan {
             body: None,
+            cond: None,
             layouts: layouts[..op.results.len()].to_vec(),
             cost: whole_cost(f, op, &opts.cost.for_devices(mesh.num_devices())),
         });
     }
     let fixed = vec![true; op.results.len()];
     let compiled = compile(&body_module(f, op, mesh, layouts, &fixed)?, &nested(opts))?;
-    let trips = shardc_ir::unroll::known_trip_count(f, op);
     // A body that communicates (or runs a per-device op on what changes between
     // iterations; the rest is hoisted before the loop, `emit`) runs unrolled, one copy
-    // per iteration (`shardc_ir::unroll`): taken for a few trips known when compiling (a
-    // step's micro-batches under tensor parallelism), where running the loop whole would
-    // gather every split operand and compute it all on every device.
-    let communicates = compiled.partitioned.module.entry().is_some_and(|b| {
-        b.body_ops()
-            .zip(variant_ops(b, op.results.len()))
-            .any(|((_, o), varies)| varies && o.kind.is_per_device())
-    });
-    if communicates && trips.is_none_or(|t| t > MAX_UNROLLED_TRIPS) {
-        return Err(CompileError::Unsupported {
-            what: "a loop whose body communicates under these layouts".into(),
-            why: format!(
-                "it would run unrolled, which needs at most {MAX_UNROLLED_TRIPS} trips known when compiling; the loop runs whole instead"
-            ),
-        });
-    }
-    let cost = compiled.extraction.cost * trips.unwrap_or(1) as f64;
+    // per iteration, for a few trips known when compiling (a step's micro-batches under
+    // tensor parallelism); a longer loop runs as a loop of the per-device program, every
+    // device going round together (the runtime's `engine::Control`).
+    let trips = costed_trips(f, op) as f64;
+    let mut cost = compiled.extraction.cost * trips;
+    // A condition reading split values is partitioned too (its test run once more than
+    // the body).
+    let cond = if reads_split(f, op, layouts) {
+        let c = compile(&cond_module(f, op, mesh, layouts)?, &nested(opts))?;
+        cost += c.extraction.cost * (trips + 1.0);
+        Some(c)
+    } else {
+        None
+    };
     Ok(LoopPlan {
         body: Some(compiled),
+        cond,
         layouts: layouts[..op.results.len()].to_vec(),
         cost,
     })
@@ -250,6 +270,57 @@ fn body_module(
     })
 }
 
+/// Whether the condition of loop `op` reads a value (carried or captured) that `layouts`
+/// split or leave partial.
+fn reads_split(f: &Function, op: &Op, layouts: &[Layout]) -> bool {
+    let Some(&cond) = op.regions.first() else {
+        return false;
+    };
+    let mut read: HashSet<ValueId> = HashSet::new();
+    collect_reads(f, cond, &mut read);
+    let args = &f.block(cond).args;
+    let split = |l: &Layout| l.axes().next().is_some() || l.is_partial();
+    layouts.iter().enumerate().any(|(k, l)| {
+        let v = if k < op.results.len() {
+            args.get(k)
+        } else {
+            op.operands.get(k)
+        };
+        split(l) && v.is_some_and(|v| read.contains(v))
+    })
+}
+
+/// The condition of loop `op` as a module of its own: the carried values, then the
+/// captured ones, as arguments in `layouts`; the test, whole, as its result.
+fn cond_module(
+    f: &Function,
+    op: &Op,
+    mesh: &Mesh,
+    layouts: &[Layout],
+) -> Result<Module, CompileError> {
+    let Some(&cond) = op.regions.first() else {
+        return Err(CompileError::internal(
+            "loops",
+            "a while without a condition",
+        ));
+    };
+    let mut g = shardc_ir::unroll::region_function(f, cond, "cond", op.captured_operands())?;
+    for (k, l) in layouts.iter().enumerate() {
+        if let Some(attrs) = g.arg_attrs.get_mut(k) {
+            attrs.sharding = l.to_sharding(&mesh.name);
+        }
+    }
+    if let Some(attrs) = g.result_attrs.first_mut() {
+        attrs.sharding = Layout::replicated(0).to_sharding(&mesh.name);
+    }
+    Ok(Module {
+        name: None,
+        attrs: Vec::new(),
+        meshes: vec![mesh.clone()],
+        functions: vec![g],
+    })
+}
+
 /// The options a loop's body compiles with: the caller's cost model and limits (a tenth
 /// of its time: a loop is planned for a few layouts, each settling in a few rounds, all
 /// within one visit of the caller's propagation), none of the passes that act on a whole
@@ -268,10 +339,10 @@ fn nested(opts: &Options) -> Options {
 }
 
 /// Predicted seconds of a loop run whole on every device: its body's and condition's
-/// ops on the global values, times the trips (one when unknown).
+/// ops on the global values, times the trips ([`costed_trips`]).
 fn whole_cost(f: &Function, op: &Op, cost: &CostModel) -> f64 {
     let per_iteration: f64 = op.regions.iter().map(|&r| region_cost(f, r, cost)).sum();
-    per_iteration * shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1) as f64
+    per_iteration * costed_trips(f, op) as f64
 }
 
 /// Predicted seconds of one run of a region's ops on the global values (nested loops
@@ -297,14 +368,15 @@ fn region_cost(f: &Function, block: BlockId, cost: &CostModel) -> f64 {
 }
 
 /// The loop on each device: `ins` its operands' pieces (carried, then captured), its
-/// condition copied (it reads whole values only) and `body` (the plan's partitioned
-/// body) as its body; its results' pieces.
+/// condition copied (when it reads whole values only) or `cond` (the plan's partitioned
+/// condition), and `body` (the plan's partitioned body) as its body; its results' pieces.
 pub fn emit(
     b: &mut FunctionBuilder,
     f: &Function,
     op: &Op,
     ins: &[ValueId],
     body: &Function,
+    cond: Option<&Function>,
 ) -> Result<Vec<ValueId>, IrError> {
     let carried = op.results.len();
     let (carried_in, captured) = ins.split_at(carried.min(ins.len()));
@@ -339,17 +411,31 @@ pub fn emit(
         .filter(|&(i, _)| hoisted(i))
         .flat_map(|(_, o)| o.results.iter().map(|r| (*r, outer[r])))
         .collect();
-    let cond = f.block(op.regions[0]);
-    let mut map: HashMap<ValueId, ValueId> = op
-        .captured_operands()
-        .iter()
-        .copied()
-        .zip(captured.iter().copied())
-        .collect();
     let args = b.begin_block(&types);
-    map.extend(cond.args.iter().copied().zip(args));
-    let cond_ops: Vec<&Op> = cond.ops.iter().map(|&id| f.op(id)).collect();
-    let cond = copy_block(b, f, &cond_ops, &cond.results, &mut map)?;
+    let cond = match cond {
+        Some(plan) => {
+            let mut map: HashMap<ValueId, ValueId> = plan
+                .args()
+                .iter()
+                .copied()
+                .zip(args.into_iter().chain(captured.iter().copied()))
+                .collect();
+            let ops: Vec<&Op> = plan.body_ops().map(|(_, o)| o).collect();
+            copy_block(b, plan, &ops, plan.results(), &mut map)?
+        }
+        None => {
+            let cond = f.block(op.regions[0]);
+            let mut map: HashMap<ValueId, ValueId> = op
+                .captured_operands()
+                .iter()
+                .copied()
+                .zip(captured.iter().copied())
+                .collect();
+            map.extend(cond.args.iter().copied().zip(args));
+            let cond_ops: Vec<&Op> = cond.ops.iter().map(|&id| f.op(id)).collect();
+            copy_block(b, f, &cond_ops, &cond.results, &mut map)?
+        }
+    };
     let args = b.begin_block(&types);
     inner.extend(
         body.args()
@@ -453,7 +539,8 @@ pub fn body_collectives(
         .first()
         .map_or_else(String::new, |r| names[r.index()].clone());
     // A collective of a value that changes between iterations runs in every iteration
-    // (the loop is then unrolled, `plan`); the others once, before the loop (`emit`).
+    // (unrolled, or as a loop of the per-device program, `plan`); the others once,
+    // before the loop (`emit`).
     let Some(g) = body.global.entry() else {
         return Vec::new();
     };
@@ -462,18 +549,41 @@ pub fn body_collectives(
         .into_iter()
         .map(|v| global_names[v.index()].as_str())
         .collect();
-    let trips = shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1);
+    let trips = shardc_ir::unroll::known_trip_count(f, op);
+    let unrolled = trips.is_some_and(|t| t <= MAX_UNROLLED_TRIPS);
     let mut out = Vec::new();
     for c in body.explain().collectives {
         let (runs, when) = if varying.contains(c.value.as_str()) {
-            (trips, "in every iteration, unrolled")
+            let when = match (unrolled, trips) {
+                (true, _) => "in every iteration, unrolled",
+                (false, Some(_)) => "in every iteration of the loop",
+                (false, None) => {
+                    "in every iteration of the loop, counted once (its trips are not known when compiling)"
+                }
+            };
+            (trips.unwrap_or(1), when)
         } else {
             (1, "run once, before it")
         };
         let mut c = c;
+        c.trips_unknown = runs == 1 && trips.is_none() && varying.contains(c.value.as_str());
         c.value = format!("{} in the body of loop {at} ({when})", c.value);
         c.needed_by = vec![format!("the body of loop {at}")];
         out.extend(std::iter::repeat_n(c, runs));
+    }
+    // A partitioned condition's collectives run at every test: once more than the body.
+    let cond = chosen(p, x, id).and_then(|plan| plan.cond.as_ref());
+    for c in cond.map(|c| c.explain().collectives).unwrap_or_default() {
+        let mut c = c;
+        c.trips_unknown = trips.is_none();
+        let when = if trips.is_some() {
+            "at every test"
+        } else {
+            "at every test, counted once (its trips are not known when compiling)"
+        };
+        c.value = format!("{} in the condition of loop {at} ({when})", c.value);
+        c.needed_by = vec![format!("the condition of loop {at}")];
+        out.extend(std::iter::repeat_n(c, trips.map_or(1, |t| t + 1)));
     }
     out
 }
@@ -513,15 +623,26 @@ pub fn run_of(
                 .body
                 .as_ref()
                 .and_then(|b| b.partitioned.module.entry());
-            let unrolled = per_device.is_some_and(|b| {
-                b.body_ops()
-                    .zip(variant_ops(b, op.results.len()))
-                    .any(|((_, o), varies)| varies && o.kind.is_per_device())
-            });
-            if unrolled {
+            let unrolled = plan.cond.is_some()
+                || per_device.is_some_and(|b| {
+                    b.body_ops()
+                        .zip(variant_ops(b, op.results.len()))
+                        .any(|((_, o), varies)| varies && o.kind.is_per_device())
+                });
+            if unrolled && trips.is_some_and(|t| t <= MAX_UNROLLED_TRIPS) {
                 format!(
                     "unrolled into {} copies of its body's plan on pieces (its body communicates in every iteration), carried as {}",
                     trips.unwrap_or(1),
+                    carried.join(", ")
+                )
+            } else if unrolled {
+                let what = if plan.cond.is_some() {
+                    "its condition tests split values, reduced on every device"
+                } else {
+                    "its body communicates in every iteration"
+                };
+                format!(
+                    "on pieces, a loop every device runs together ({what}), carried as {}",
                     carried.join(", ")
                 )
             } else {

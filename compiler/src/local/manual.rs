@@ -72,7 +72,9 @@ pub fn written_collectives(
     }
     let body = shardc_ir::unroll::region_function(f, op.regions[0], "body", &[])
         .and_then(|g| shardc_ir::inline::inline_calls(m, &g))
-        .and_then(|g| shardc_ir::unroll::unroll_communicating_loops(&g));
+        .and_then(|g| {
+            shardc_ir::unroll::unroll_communicating_loops(&g, shardc_ir::unroll::MAX_UNROLL)
+        });
     let Ok(body) = body else {
         return Vec::new();
     };
@@ -83,7 +85,26 @@ pub fn written_collectives(
         .map_or_else(String::new, |r| names[r.index()].clone());
     let devices = mesh.devices();
     let mut out = Vec::new();
-    for (_, o) in body.body_ops().filter(|(_, o)| o.kind.is_collective()) {
+    // Those in loops still loops (trips not known, or too many to unroll) run once per
+    // iteration.
+    let mut looped: std::collections::HashSet<shardc_ir::OpId> = Default::default();
+    let mut inside: Vec<shardc_ir::BlockId> = body
+        .body_ops()
+        .filter(|(_, o)| o.kind == OpKind::While)
+        .flat_map(|(_, o)| o.regions.clone())
+        .collect();
+    while let Some(b) = inside.pop() {
+        for &id in &body.block(b).ops {
+            looped.insert(id);
+            inside.extend(body.op(id).regions.iter().copied());
+        }
+    }
+    let ops = body
+        .body_ops()
+        .map(|(id, _)| id)
+        .chain(looped.iter().copied())
+        .map(|id| (id, body.op(id)));
+    for (id, o) in ops.filter(|(_, o)| o.kind.is_collective()) {
         let Ok(ex) = Exchange::new(&body, o, &body_names) else {
             continue;
         };
@@ -109,6 +130,7 @@ pub fn written_collectives(
             alternatives: Vec::new(),
             route: None,
             compressed: None,
+            trips_unknown: looped.contains(&id),
         });
     }
     out

@@ -108,6 +108,11 @@ pub struct Collective {
     /// sends without compression; `bytes_per_device` is what it sends compressed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed: Option<Compressed>,
+    /// It runs once per iteration of a loop whose trip count is not known when compiling
+    /// (a `while_loop` bounded by an input), and is listed once; a loop of known trips
+    /// lists its collectives once per iteration.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trips_unknown: bool,
 }
 
 /// Another way to the same value and layout, and its cost.
@@ -211,6 +216,7 @@ fn as_run(
                     alternatives: Vec::new(),
                     route: None,
                     compressed: None,
+                    trips_unknown: false,
                 };
                 let mut bucket = bucket;
                 if let Some(r) = route_of(op) {
@@ -480,6 +486,7 @@ impl Compiled {
                             alternatives: alternatives.clone(),
                             route: None,
                             compressed: None,
+                            trips_unknown: false,
                         });
                     }
                 }
@@ -547,6 +554,7 @@ impl Compiled {
                                 alternatives: alternatives.clone(),
                                 route: None,
                                 compressed: None,
+                                trips_unknown: false,
                             });
                         }
                         cur = next;

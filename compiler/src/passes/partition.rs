@@ -142,8 +142,13 @@ pub fn partition(
         .iter()
         .map(|&r| p.graph.layout(eg[eg.find(r)].data.1).clone())
         .collect();
-    // Loops whose bodies communicate (a shard_map's ring) run unrolled.
-    let mut func = shardc_ir::unroll::unroll_communicating_loops(&e.b.finish(&results))?;
+    // Loops whose bodies communicate (a shard_map's ring, a scan of layers gathered one
+    // at a time) run unrolled when they are short; longer ones run as loops of the
+    // per-device program.
+    let mut func = shardc_ir::unroll::unroll_communicating_loops(
+        &e.b.finish(&results),
+        crate::local::loops::MAX_UNROLLED_TRIPS,
+    )?;
     // Pieces have local types; the global layout each argument and result has is recorded
     // as an attribute, as XLA records `sharding` on the parameters of a partitioned module,
     // and for a padded piece the global type too (the pieces alone cannot say it).
@@ -351,8 +356,9 @@ impl<'a> Emitter<'a> {
         ))
     }
 
-    /// The partitioned body of a loop whose carried values are split as its results are.
-    fn loop_body(&self, s: &Site) -> Option<&'a Function> {
+    /// The partitioned body of the loop at `s` when it runs on pieces, and its
+    /// partitioned condition when that reads split values.
+    fn loop_body(&self, s: &Site) -> Option<(&'a Function, Option<&'a Function>)> {
         if s.o.kind != OpKind::While {
             return None;
         }
@@ -362,7 +368,11 @@ impl<'a> Emitter<'a> {
             s.children.iter().map(|&c| eg[eg.find(c)].data.1).collect(),
         ))?;
         let plan = plans.iter().find(|p| p.layouts == s.layouts)?;
-        plan.body.as_ref()?.partitioned.module.entry()
+        let cond = plan
+            .cond
+            .as_ref()
+            .and_then(|c| c.partitioned.module.entry());
+        Some((plan.body.as_ref()?.partitioned.module.entry()?, cond))
     }
 
     /// Computes the op whole (global annotations dropped), then each device keeps its
@@ -693,10 +703,12 @@ const PATTERNS: &[Pattern] = &[
         name: "loop on pieces",
         applies: |e, s| e.loop_body(s).is_some(),
         apply: |e, s| {
-            let body = e
+            let (body, cond) = e
                 .loop_body(s)
                 .ok_or_else(|| internal(format!("loop {} has no plan", s.op)))?;
-            Ok(crate::local::loops::emit(&mut e.b, e.f, s.o, s.ins, body)?)
+            Ok(crate::local::loops::emit(
+                &mut e.b, e.f, s.o, s.ins, body, cond,
+            )?)
         },
     },
     Pattern {

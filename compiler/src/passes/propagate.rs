@@ -1027,7 +1027,10 @@ impl Saturate<'_> {
     /// A loop's candidates: everything whole, and each carried value in the most split
     /// of the layouts its initial and final values have (the carried values are distinct
     /// tensors: one axis may split them all, unlike the factors of one op), whole when
-    /// its condition reads it; then where its body settles from there (`apply_loop`).
+    /// its condition reads it; also with what the body reads from outside split, with
+    /// what the body passes on unchanged whole, and with what the condition reads split
+    /// (its test then partitioned too); then where its body settles from there
+    /// (`apply_loop`).
     fn visit_loop(&mut self, o: OpId) {
         let op = self.f.op(o);
         let whole: Vec<LayoutId> = op
@@ -1049,10 +1052,11 @@ impl Saturate<'_> {
         let cond_reads = crate::local::loops::read_by_cond(self.f, op);
         let mut split = whole.clone();
         let mut from = Vec::new();
+        // The same with what the condition reads split too (a convergence test on split
+        // values: the condition's plan then reduces what it tests).
+        let mut tested = whole.clone();
+        let mut tested_from = Vec::new();
         for (k, &r) in op.results.iter().enumerate() {
-            if cond_reads[k] {
-                continue;
-            }
             let v = op.operands[k];
             let mut options: Vec<Layout> = [v, r]
                 .iter()
@@ -1063,8 +1067,12 @@ impl Saturate<'_> {
                 .collect();
             options.sort_by_key(|l| std::cmp::Reverse(l.axes().count()));
             if let Some(best) = options.first().filter(|l| l.axes().next().is_some()) {
-                split[k] = self.graph.layout_id(best);
-                from.push((v, split[k]));
+                tested[k] = self.graph.layout_id(best);
+                tested_from.push((v, tested[k]));
+                if !cond_reads[k] {
+                    split[k] = tested[k];
+                    from.push((v, split[k]));
+                }
             }
         }
         // Also with what the body reads from outside in its most split layout (a weight
@@ -1087,12 +1095,44 @@ impl Saturate<'_> {
                 reading_from.push((v, reading[k]));
             }
         }
+        // Also with the carried values the body passes on unchanged whole (a scan's
+        // stacked weights and inputs, which JAX's lowering carries through the loop):
+        // gathered once before it, each iteration then computes on the pieces of what
+        // changes (the batch's rows) without communicating.
+        let body = op.regions.get(1).map(|&b| self.f.block(b));
+        let mut invariant_whole = split.clone();
+        for (k, l) in invariant_whole
+            .iter_mut()
+            .enumerate()
+            .take(op.results.len())
+        {
+            if body.is_some_and(|b| b.results.get(k).is_some() && b.results.get(k) == b.args.get(k))
+            {
+                *l = whole[k];
+            }
+        }
+        let invariant_from: Vec<Key> = from
+            .iter()
+            .filter(|(v, l)| {
+                invariant_whole
+                    .iter()
+                    .zip(&op.operands)
+                    .any(|(w, x)| x == v && w == l)
+            })
+            .copied()
+            .collect();
         self.apply_loop(o, &whole, Vec::new());
         if split != whole {
             self.apply_loop(o, &split, from);
         }
         if reading != split {
             self.apply_loop(o, &reading, reading_from);
+        }
+        if invariant_whole != split && invariant_whole != whole {
+            self.apply_loop(o, &invariant_whole, invariant_from);
+        }
+        if tested != split {
+            self.apply_loop(o, &tested, tested_from);
         }
     }
 

@@ -490,7 +490,7 @@ impl CostModel {
     }
 
     /// Adds the time of the ops of `block`, run `times` times, to `t`: a loop's regions
-    /// once per iteration (its trip count when compiling, else once).
+    /// once per iteration (its trip count when compiling, else `loops::ASSUMED_TRIPS`).
     fn block_time(
         &self,
         f: &shardc_ir::Function,
@@ -507,7 +507,7 @@ impl CostModel {
         for &id in &f.block(block).ops {
             let op = f.op(id);
             if op.kind == OpKind::While {
-                let trips = shardc_ir::unroll::known_trip_count(f, op).unwrap_or(1) as f64;
+                let trips = crate::local::loops::costed_trips(f, op) as f64;
                 for &r in &op.regions {
                     self.block_time(f, r, names, times * trips, t);
                 }

@@ -413,10 +413,13 @@ impl Mesh for CpuMesh {
         let mut spans = Vec::new();
         let mut per_step = vec![vec![0u64; n]; exe.steps.len()];
         let mut peaks = vec![0u64; n];
+        let mut runs = Vec::new();
         for (device, outcome) in outcomes.into_iter().enumerate() {
             match outcome {
                 (Ok(computed), Ok(communicated)) => {
                     peaks[device] = computed.peak_bytes;
+                    // The same on every device: they go round their loops together.
+                    runs = computed.runs;
                     outputs.push(computed.results);
                     spans.extend(computed.spans);
                     spans.extend(communicated.spans);
@@ -444,7 +447,7 @@ impl Mesh for CpuMesh {
         if let Some((device, source)) = root.or(consequence) {
             return Err(RuntimeError::Device { device, source });
         }
-        Ok(assemble(exe, outputs, spans, per_step, &peaks, wall))
+        Ok(assemble(exe, outputs, spans, per_step, &peaks, &runs, wall))
     }
 }
 

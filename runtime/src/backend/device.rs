@@ -18,7 +18,7 @@ use super::{
     DeviceError, DeviceStats, Exchange, Executable, Lane, OpStats, Planned, RunOptions, RunReport,
     Span, Stats,
 };
-use crate::engine::Buffers;
+use crate::engine::{Buffers, Control};
 use shardc_ir::{Elements, Literal, ValueId};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -45,6 +45,8 @@ pub(crate) struct Computed {
     pub(crate) spans: Vec<Span>,
     /// The most bytes of values the compute side held at once.
     pub(crate) peak_bytes: u64,
+    /// How many times each step ran (a loop's steps once per iteration).
+    pub(crate) runs: Vec<usize>,
 }
 
 /// A thread's result, a panic turned into the device's error.
@@ -197,7 +199,7 @@ impl Device<'_> {
                 let l = rx.recv().map_err(|_| DeviceError::CommunicationStopped)?;
                 let at = match &self.exe.steps[step] {
                     Planned::PerDevice { exchange, .. } => exchange.at.clone(),
-                    Planned::Compute { .. } => String::new(),
+                    _ => String::new(),
                 };
                 self.span(
                     SpanKind::Wait,
@@ -322,7 +324,7 @@ pub(crate) fn compute(
                 .filter_map(|(k, stem)| {
                     let v = *exe.results.get(*k)?;
                     let at = exe.steps.iter().rposition(|s| touches(s, v))?;
-                    Some((at, v, stem.as_str()))
+                    Some((after_loops(exe, at), v, stem.as_str()))
                 })
                 .collect()
         })
@@ -331,8 +333,23 @@ pub(crate) fn compute(
     let mut next_store = 0;
     // The last per-device op whose result the communication side keeps (`Slot::Away`).
     let mut away: Option<ValueId> = None;
-    let mut segment_index = 0;
-    for (step, planned) in exe.steps.iter().enumerate() {
+    // Each compute step's number among the segments, for spans and errors.
+    let numbers: Vec<usize> = exe
+        .steps
+        .iter()
+        .scan(0, |n, s| {
+            let k = *n;
+            *n += usize::from(matches!(s, Planned::Compute { .. }));
+            Some(k)
+        })
+        .collect();
+    let mut runs = vec![0; exe.steps.len()];
+    let mut next = 0;
+    while let Some(planned) = exe.steps.get(next) {
+        let step = next;
+        next += 1;
+        runs[step] += 1;
+        let segment_index = numbers[step];
         let last = &exe.last_reads[step];
         match planned {
             Planned::Compute {
@@ -383,8 +400,29 @@ pub(crate) fn compute(
                     }
                     d.set(v, Slot::Ready(l));
                 }
-                segment_index += 1;
             }
+            Planned::Control(Control::Bind { from, to }) => {
+                let mut values = Vec::with_capacity(from.len());
+                for (k, &v) in from.iter().enumerate() {
+                    // Moved at its last read here (a value bound twice is copied first).
+                    let moved = last.contains(&v) && !from[k + 1..].contains(&v);
+                    values.push(d.read(v, moved)?);
+                }
+                for (&v, value) in to.iter().zip(values) {
+                    if exe.kept[step].contains(&v) {
+                        d.set(v, Slot::Ready(value));
+                    } else {
+                        buffers.give(value);
+                    }
+                }
+            }
+            Planned::Control(Control::Branch { cond, exit }) => {
+                d.wait(*cond)?;
+                if !d.get(*cond)?.elements.get(0).as_bool() {
+                    next = *exit;
+                }
+            }
+            Planned::Control(Control::Jump(head)) => next = *head,
             Planned::PerDevice { exchange, .. } if planned.runs_on_compute() => {
                 // A slice of the device's own piece (or its index) moves nothing: it runs
                 // here rather than being handed to the communication thread and back, a
@@ -521,6 +559,7 @@ pub(crate) fn compute(
         results,
         spans,
         peak_bytes: d.peak,
+        runs,
     })
 }
 
@@ -539,7 +578,22 @@ fn touches(s: &Planned, v: ValueId) -> bool {
             (exchange.operand == Some(v) && !operand_from_per_device)
                 || (exchange.result == v && *result_to_compute)
         }
+        Planned::Control(c) => c.reads().contains(&v) || c.defines().contains(&v),
     }
+}
+
+/// `step` of `exe`, or where the loop holding it ends (the step after its jump back) when
+/// it is in a loop: a value a loop reads is not written away while the loop runs.
+fn after_loops(exe: &Executable, step: usize) -> usize {
+    let mut at = step;
+    for (j, s) in exe.steps.iter().enumerate() {
+        if let Planned::Control(Control::Jump(head)) = s
+            && (*head..=j).contains(&at)
+        {
+            at = j + 1;
+        }
+    }
+    at
 }
 
 /// The link of a per-device op that moves nothing ([`Exchange::is_local`]).
@@ -677,7 +731,8 @@ impl<'e> Communication<'e> {
             detail: format!("group of {}", exchange.group_size()),
             bytes: Some(sent),
         });
-        self.bytes[step] = sent;
+        // (A loop's step runs once per iteration.)
+        self.bytes[step] += sent;
         for v in &self.exe.per_device_last_reads[step] {
             self.kept.remove(v);
         }
@@ -707,6 +762,7 @@ pub(crate) fn assemble(
     mut spans: Vec<Span>,
     per_step: Vec<Vec<u64>>,
     peaks: &[u64],
+    runs: &[usize],
     wall: Duration,
 ) -> RunReport {
     spans.sort_by_key(|s| (s.device, s.lane as u8, s.start));
@@ -737,15 +793,17 @@ pub(crate) fn assemble(
         .steps
         .iter()
         .zip(per_step)
-        .filter_map(|(s, bytes_sent)| match s {
+        .enumerate()
+        .filter_map(|(step, (s, bytes_sent))| match s {
             Planned::PerDevice { exchange, .. } => Some(OpStats {
+                runs: runs.get(step).copied().unwrap_or(1),
                 kind: exchange.short_name().to_string(),
                 value: exchange.at.clone(),
                 of: exchange.of.clone(),
                 group_size: exchange.group_size(),
                 bytes_sent,
             }),
-            Planned::Compute { .. } => None,
+            _ => None,
         })
         .collect();
     RunReport {

@@ -30,7 +30,7 @@ pub use report::{DeviceStats, Lane, OpStats, RunReport, Span, Stats};
 
 use crate::engine::{self, Compute, EngineError, Kernel, Segment};
 use shardc_ir::{Function, IrError, Literal, Module, TensorType, ValueId};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use thiserror::Error;
 
 /// Why a program cannot be prepared or run.
@@ -304,6 +304,8 @@ pub enum Planned {
         /// Its result is read by a later per-device op.
         result_to_per_device: bool,
     },
+    /// A step of a loop whose body communicates, on the compute side.
+    Control(engine::Control),
 }
 
 impl Planned {
@@ -338,6 +340,9 @@ pub struct Executable {
     pub(crate) last_reads: Vec<Vec<ValueId>>,
     /// Per step, the results of per-device ops no later per-device op reads.
     pub(crate) per_device_last_reads: Vec<Vec<ValueId>>,
+    /// Per step, the values it defines that a later step of the compute side reads (a
+    /// loop's [`engine::Control::Bind`] defines the others for nothing).
+    pub(crate) kept: Vec<Vec<ValueId>>,
 }
 
 impl Executable {
@@ -382,13 +387,14 @@ impl Executable {
                     read_by_per_device.extend(op.operands.iter().copied());
                     per_device_results.extend(op.results.iter().copied());
                 }
+                engine::Step::Control(c) => read_by_compute.extend(c.reads().iter().copied()),
             }
         }
         let segments: Vec<&engine::Segment> = steps
             .iter()
             .filter_map(|s| match s {
                 engine::Step::Compute(seg) => Some(seg),
-                engine::Step::PerDevice(_) => None,
+                _ => None,
             })
             .collect();
         let mut kernels = engine.prepare_all(module, f, &segments).into_iter();
@@ -427,9 +433,11 @@ impl Executable {
                         exchange: Box::new(exchange),
                     }
                 }
+                engine::Step::Control(c) => Planned::Control(c.clone()),
             });
         }
-        let (last_reads, per_device_last_reads) = last_reads(f, &planned);
+        let (compute_side, per_device_last_reads) = last_reads(f, &steps, &planned);
+        let (last_reads, kept) = compute_side.into_iter().map(|l| (l.dead, l.kept)).unzip();
         Ok(Executable {
             func: func.to_string(),
             steps: planned,
@@ -442,7 +450,14 @@ impl Executable {
                 .collect(),
             last_reads,
             per_device_last_reads,
+            kept,
         })
+    }
+
+    /// Whether the program has a loop whose body communicates (its steps run again,
+    /// [`engine::Control`]).
+    pub fn has_loops(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Planned::Control(_)))
     }
 
     /// The function this executable runs.
@@ -482,7 +497,7 @@ impl Executable {
     pub fn exchanges(&self) -> impl Iterator<Item = &Exchange> {
         self.steps.iter().filter_map(|s| match s {
             Planned::PerDevice { exchange, .. } => Some(&**exchange),
-            Planned::Compute { .. } => None,
+            _ => None,
         })
     }
 
@@ -565,43 +580,33 @@ fn describe(f: &Function, seg: &Segment, names: &[String]) -> String {
     ops.join(", ")
 }
 
-/// Per step, the values whose last reader it is: on the compute side (segments, and
-/// per-device ops fed by compute; results are read at the end), and on the per-device side.
-fn last_reads(f: &Function, steps: &[Planned]) -> (Vec<Vec<ValueId>>, Vec<Vec<ValueId>>) {
-    let results: HashSet<ValueId> = f.results().iter().copied().collect();
-    let mut compute_last: HashMap<ValueId, usize> = HashMap::new();
-    let mut per_device_last: HashMap<ValueId, usize> = HashMap::new();
-    for (i, s) in steps.iter().enumerate() {
-        match s {
-            Planned::Compute { segment, .. } => {
-                for &v in &segment.inputs {
-                    compute_last.insert(v, i);
-                }
-            }
-            Planned::PerDevice {
-                exchange,
-                operand_from_per_device,
-                ..
-            } => {
-                if let Some(v) = exchange.operand {
-                    if *operand_from_per_device {
-                        per_device_last.insert(v, i);
-                    } else {
-                        compute_last.insert(v, i);
-                    }
-                }
-            }
-        }
-    }
-    let mut compute = vec![Vec::new(); steps.len()];
-    for (v, i) in compute_last {
-        if !results.contains(&v) {
-            compute[i].push(v);
-        }
-    }
-    let mut per_device = vec![Vec::new(); steps.len()];
-    for (v, i) in per_device_last {
-        per_device[i].push(v);
-    }
-    (compute, per_device)
+/// Per step, the values whose last reader it is ([`engine::flow`]: a loop's steps run
+/// again): on the compute side (segments, per-device ops fed by compute, the steps of
+/// loops; results are read at the end), and on the per-device side.
+fn last_reads(
+    f: &Function,
+    steps: &[engine::Step],
+    planned: &[Planned],
+) -> (Vec<engine::Liveness>, Vec<Vec<ValueId>>) {
+    let none: &[ValueId] = &[];
+    let defines: Vec<Vec<ValueId>> = steps.iter().map(|s| engine::step_defines(f, s)).collect();
+    let side = |per_device: bool| -> Vec<engine::Liveness> {
+        let reads: Vec<&[ValueId]> = planned
+            .iter()
+            .map(|s| match s {
+                Planned::Compute { segment, .. } if !per_device => &segment.inputs[..],
+                Planned::Control(c) if !per_device => c.reads(),
+                Planned::PerDevice {
+                    exchange,
+                    operand_from_per_device,
+                    ..
+                } if *operand_from_per_device == per_device => exchange.operand.as_slice(),
+                _ => none,
+            })
+            .collect();
+        let results = if per_device { none } else { f.results() };
+        engine::flow(steps, results, |i| (reads[i], &defines[i][..]))
+    };
+    let per_device = side(true).into_iter().map(|l| l.dead).collect();
+    (side(false), per_device)
 }

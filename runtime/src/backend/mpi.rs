@@ -470,6 +470,14 @@ impl<'u> MpiMesh<'u> {
                 self.settle(None)?;
                 c
             }
+            Err((_, e)) if exe.has_loops() => {
+                // The other ranks may be waiting in a collective of a loop this rank
+                // will not reach: they cannot be told, only stopped.
+                eprintln!(
+                    "rank {device}: {e}\nrank {device}: the program has a loop whose body communicates, so the other ranks cannot finish without this one: ending the job"
+                );
+                self.comm.abort(1)
+            }
             Err((when, e)) => return Err(self.fail(when, e)),
         };
         let per_step = self.gather_bytes(exe, &communicated.bytes);
@@ -489,6 +497,7 @@ impl<'u> MpiMesh<'u> {
             spans,
             per_step,
             &peaks,
+            &computed.runs,
             Duration::from_nanos(longest),
         );
         Ok((computed.results, report))
@@ -657,6 +666,9 @@ impl<'u> MpiMesh<'u> {
         jobs: Receiver<Job>,
         clock: Instant,
     ) -> Communicated {
+        if exe.has_loops() {
+            return self.communicate_as_asked(exe, how, jobs, clock);
+        }
         let groups = self.groups.borrow();
         let mut comm = Communication::new(exe, self.device, clock);
         let mut jobs = Some(jobs);
@@ -726,6 +738,51 @@ impl<'u> MpiMesh<'u> {
             bytes: comm.bytes,
             failure,
             stopped_at,
+        }
+    }
+
+    /// [`MpiMesh::communicate`] for a program with loops whose bodies communicate: the
+    /// per-device ops in the order compute hands them over (how often a loop's run
+    /// depends on values). A rank that fails cannot take part in the ops it would have
+    /// run (their number is not known ahead), so the run ends at its first failure
+    /// ([`MpiMesh::run_here`] ends the job).
+    fn communicate_as_asked(
+        &self,
+        exe: &Executable,
+        how: &HashMap<usize, How>,
+        jobs: Receiver<Job>,
+        clock: Instant,
+    ) -> Communicated {
+        let groups = self.groups.borrow();
+        let mut comm = Communication::new(exe, self.device, clock);
+        let mut failure = None;
+        for Job {
+            step, input, reply, ..
+        } in jobs
+        {
+            let ctx = Context {
+                mesh: self,
+                groups: &groups,
+                how: how.get(&step),
+            };
+            let start = clock.elapsed();
+            let finished = comm
+                .exchange(step)
+                .and_then(|exchange| {
+                    let x = comm.input(step, input.as_ref())?;
+                    ctx.exchange(exchange, x)
+                })
+                .and_then(|(out, sent)| comm.finish(step, out, sent, start, reply));
+            if let Err(e) = finished {
+                failure = Some((step, e));
+                break;
+            }
+        }
+        Communicated {
+            spans: comm.spans,
+            bytes: comm.bytes,
+            failure,
+            stopped_at: None,
         }
     }
 
@@ -872,6 +929,12 @@ fn fingerprint(exe: &Executable) -> u64 {
     exe.func.hash(&mut h);
     for t in &exe.arg_types {
         t.to_string().hash(&mut h);
+    }
+    // Where loops go round (ranks must go round the same loops together).
+    for (i, s) in exe.steps.iter().enumerate() {
+        if let Planned::Control(c) = s {
+            (i, format!("{c:?}")).hash(&mut h);
+        }
     }
     for ex in exe.exchanges() {
         ex.op.hash(&mut h);

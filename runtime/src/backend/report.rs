@@ -44,8 +44,11 @@ pub struct OpStats {
     pub of: Vec<String>,
     /// Devices per group (2 for a permute: source and target).
     pub group_size: usize,
-    /// The bytes each device sent, by device id.
+    /// The bytes each device sent, by device id, over all its runs.
     pub bytes_sent: Vec<u64>,
+    /// How many times it ran: once, or once per iteration of the loop holding it (a loop
+    /// whose body communicates, `engine::Control`).
+    pub runs: usize,
 }
 
 impl OpStats {

@@ -538,7 +538,6 @@ impl<'m> Interp<'m> {
         const BODY: &str = "__shard_map_body";
         let body = shardc_ir::unroll::region_function(f, op.regions[0], BODY, &[])
             .and_then(|g| shardc_ir::inline::inline_calls(self.module, &g))
-            .and_then(|g| shardc_ir::unroll::unroll_communicating_loops(&g))
             .map_err(|e| failed(e.to_string()))?;
         let n = mesh.num_devices();
         let mut args: Vec<Vec<Literal>> = vec![Vec::with_capacity(x.len()); n];

@@ -316,3 +316,39 @@ pub fn check_against_simulator(
         }
     }
 }
+
+/// A loop whose body all-reduces over `groups` and permutes around them, run as often as
+/// its second argument says (no trip count when compiling): `acc <- sum(acc)/4 + x`, then
+/// the permuted `acc` added to a second carried value. Returns the final `acc`, the
+/// counter, the second carried value and `-x`.
+pub fn communicating_loop(groups: &str, pairs: &str) -> String {
+    format!(
+        r#"module {{
+  func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<i32>, tensor<4xf32>, tensor<4xf32>) {{
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %z = stablehlo.constant dense<0.000000e+00> : tensor<4xf32>
+    %r:3 = stablehlo.while(%i = %c0, %acc = %x, %rot = %z) : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+      cond {{
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      }} do {{
+        %s = "stablehlo.all_reduce"(%acc) <{{replica_groups = {groups}}}> ({{
+        ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+          %t = stablehlo.add %p, %q : tensor<f32>
+          stablehlo.return %t : tensor<f32>
+        }}) : (tensor<4xf32>) -> tensor<4xf32>
+        %h = stablehlo.constant dense<2.500000e-01> : tensor<4xf32>
+        %m = stablehlo.multiply %s, %h : tensor<4xf32>
+        %a = stablehlo.add %m, %x : tensor<4xf32>
+        %p = "stablehlo.collective_permute"(%a) <{{source_target_pairs = {pairs}}}> : (tensor<4xf32>) -> tensor<4xf32>
+        %r2 = stablehlo.add %rot, %p : tensor<4xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %i2 = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %i2, %a, %r2 : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+      }}
+    %y = stablehlo.negate %x : tensor<4xf32>
+    return %r#1, %r#0, %r#2, %y : tensor<4xf32>, tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  }}
+}}"#
+    )
+}

@@ -428,6 +428,7 @@ impl Mesh for CudaMesh {
         options: &RunOptions,
     ) -> Result<RunReport, RuntimeError> {
         let n = self.devices;
+        super::plan::refuse_loops(exe)?;
         if options.offload.is_some() {
             return Err(RuntimeError::Arguments {
                 device: 0,
@@ -564,7 +565,7 @@ impl Mesh for CudaMesh {
         if let Some((device, source)) = root.or(consequence) {
             return Err(RuntimeError::Device { device, source });
         }
-        Ok(assemble(exe, outputs, spans, per_step, &[], wall))
+        Ok(assemble(exe, outputs, spans, per_step, &[], &[], wall))
     }
 }
 
@@ -638,6 +639,8 @@ pub(super) fn run_device<'s, 'm>(
             Planned::PerDevice { exchange, .. } => {
                 bytes[step] = d.per_device(step, exchange, host)?;
             }
+            // Refused before the run (`plan::refuse_loops`).
+            Planned::Control(_) => {}
         }
         let after = Event::new().map_err(|e| fail(shared, e))?;
         after.record(d.stream).map_err(|e| fail(shared, e))?;
@@ -690,6 +693,7 @@ pub(super) fn run_device<'s, 'm>(
                 ),
                 bytes: Some(bytes[step]),
             },
+            Planned::Control(_) => continue,
         });
     }
     Ok(DeviceRun {

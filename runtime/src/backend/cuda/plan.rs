@@ -130,9 +130,23 @@ pub fn routes(exe: &Executable, mode: Collectives) -> Vec<Option<Route>> {
         .iter()
         .map(|s| match s {
             Planned::PerDevice { exchange, .. } => Some(route(exchange, mode)),
-            Planned::Compute { .. } => None,
+            _ => None,
         })
         .collect()
+}
+
+/// An error when `exe` has a loop whose body communicates: the cuda mesh runs a
+/// program's steps in one pass ([`crate::engine::Control`] steps are the cpu and mpi
+/// backends').
+pub fn refuse_loops(exe: &Executable) -> Result<(), crate::backend::RuntimeError> {
+    if exe.steps.iter().any(|s| matches!(s, Planned::Control(_))) {
+        return Err(crate::backend::RuntimeError::Unsupported {
+            op: "stablehlo.while".into(),
+            at: format!("@{}", exe.function()),
+            problem: "a loop whose body communicates does not run on the cuda backend yet; run it on the cpu or mpi backend, or unroll it (a known trip count of at most 16 is unrolled when compiling)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Where `ex` runs on a mesh whose collectives are `mode`.
@@ -282,6 +296,11 @@ pub fn last_uses(exe: &Executable) -> Vec<Vec<ValueId>> {
             }
             Planned::PerDevice { exchange, .. } => {
                 if let Some(v) = exchange.operand {
+                    last.insert(v, i);
+                }
+            }
+            Planned::Control(c) => {
+                for &v in c.reads() {
                     last.insert(v, i);
                 }
             }

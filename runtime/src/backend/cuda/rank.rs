@@ -233,6 +233,8 @@ impl<'u> CudaMpiMesh<'u> {
         let mpi = &self.mpi;
         let (device, n) = (mpi.device(), mpi.devices());
         mpi.same_program(exe)?;
+        // The same on every rank: no rank is left waiting.
+        plan::refuse_loops(exe)?;
         // What each rank checks on its own, agreed on before any collective.
         let Prepared {
             how,
@@ -308,6 +310,7 @@ impl<'u> CudaMpiMesh<'u> {
             outputs,
             spans,
             per_step,
+            &[],
             &[],
             Duration::from_nanos(longest),
         ))
@@ -739,7 +742,7 @@ mod tests {
                 Planned::PerDevice { exchange, .. } => {
                     Some(plan::route(exchange, Collectives::Nccl))
                 }
-                Planned::Compute { .. } => None,
+                _ => None,
             })
             .collect();
         // Steps: the sum (NCCL), the negate, the float max (host: NCCL's max is not
@@ -764,7 +767,7 @@ mod tests {
                 Planned::PerDevice { exchange, .. } => {
                     Some(plan::route(exchange, Collectives::HostStaged))
                 }
-                Planned::Compute { .. } => None,
+                _ => None,
             })
             .collect();
         assert_eq!(pending_calls(&exe, &host, &[false; 5]), [0, 2, 4]);
