@@ -4,7 +4,9 @@
 //! `maximum`/`minimum`; integer sums that wrap; failures (a kernel that fails, panics or
 //! returns the wrong type on one rank; bad arguments on one rank; a world of the wrong
 //! size; ranks preparing different programs), each reported with the same text on every
-//! rank and never a hang; a mesh over part of the world; overlap off; the gathered report.
+//! rank and never a hang; a rank failing inside a loop whose body communicates ending the
+//! job (its own `mpirun -n 4`); loops run as often as an argument says; a mesh over part
+//! of the world; overlap off; the gathered report.
 //! And what the cuda backend's one process per GPU (`CudaMpiMesh`) does over MPI: the NCCL
 //! ids shared in every replica group of a 2x2 mesh (`share_ids`, with fake ids: no NCCL
 //! needed); without a driver (here, CI), the same clear error on every rank; with one,
@@ -39,9 +41,16 @@ const RANKS: usize = DEVICES;
 type Check = fn(&Universe, &MpiMesh);
 
 fn main() -> ExitCode {
+    if launched() && std::env::args().nth(1).as_deref() == Some(LOOP_FAILURE) {
+        return fail_inside_a_loop();
+    }
     if !launched() {
         if !selected("mpi") {
             return ExitCode::SUCCESS;
+        }
+        if let Err(e) = a_rank_failing_inside_a_loop_ends_the_job() {
+            eprintln!("mpi: {e}");
+            return ExitCode::FAILURE;
         }
         return match relaunch(RANKS, &[], 300) {
             Ok(s) if s.success() => ExitCode::SUCCESS,
@@ -438,6 +447,110 @@ fn communicating_loop_runs(_: &Universe, mesh: &MpiMesh) {
         for (o, c) in report.stats.ops.iter().zip(&cpu.stats.ops) {
             assert_eq!(o.bytes_sent, c.bytes_sent, "{trips} trips: {}", o.kind);
         }
+    }
+}
+
+/// The argument that runs [`fail_inside_a_loop`] under `mpirun`.
+const LOOP_FAILURE: &str = "fail-inside-a-loop";
+
+/// A rank whose kernel fails inside a loop whose body communicates (the others wait for
+/// it in the loop's permute, and nobody can count the collectives it owes) prints its
+/// error and ends the job, rather than leaving the others waiting: `mpirun` exits
+/// non-zero within seconds, the failing rank's error on its standard error.
+fn a_rank_failing_inside_a_loop_ends_the_job() -> Result<(), String> {
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    let start = std::time::Instant::now();
+    let out = std::process::Command::new("mpirun")
+        .args([
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "--timeout",
+            "120",
+            "-n",
+            "4",
+        ])
+        .arg(&me)
+        .arg(LOOP_FAILURE)
+        .output()
+        .map_err(|e| format!("cannot run mpirun: {e}"))?;
+    let took = start.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() {
+        return Err(format!("the job with a failing rank succeeded:\n{err}"));
+    }
+    for want in [
+        "rank 2: device 2: segment",
+        "this kernel fails on purpose",
+        "rank 2: the program has a loop whose body communicates, so the other ranks cannot finish without this one: ending the job",
+    ] {
+        if !err.contains(want) {
+            return Err(format!("the failing rank's message lacks {want:?}:\n{err}"));
+        }
+    }
+    if took > 60.0 {
+        return Err(format!(
+            "the job took {took:.0} s to end after a rank failed"
+        ));
+    }
+    println!("mpi: a rank failing inside a loop ends the job ({took:.1} s) ... ok");
+    Ok(())
+}
+
+/// Under `mpirun -n 4`: the loop of [`communicating_loop`] for 5 trips, whose body's
+/// kernel fails on device 2 (its input marked 999) in the first iteration.
+fn fail_inside_a_loop() -> ExitCode {
+    let Ok(universe) = initialize() else {
+        return ExitCode::FAILURE;
+    };
+    let mesh = MpiMesh::world(&universe).unwrap();
+    let m = parse_module(&communicating_loop(
+        "dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>",
+        "dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>",
+    ))
+    .unwrap();
+    let d = mesh.device();
+    let marker = if d == 2 { 999.0 } else { d as f64 };
+    let args = vec![
+        Literal::from_f64(DType::F32, &[4], &[marker, 0.5, -1.0, 0.25]).unwrap(),
+        Literal::from_f64(DType::I32, &[], &[5.0]).unwrap(),
+    ];
+    let exe = Executable::new(&m, "main", &FailsOnMarker).unwrap();
+    // Device 2 ends the job; the others never return from this run.
+    let _ = mesh.run(&exe, args);
+    ExitCode::SUCCESS
+}
+
+/// Kernels that fail on purpose when an input's first element is 999.
+struct FailsOnMarker;
+
+struct MarkedKernel(Box<dyn shardc_runtime::engine::Kernel>);
+
+impl shardc_runtime::engine::Kernel for MarkedKernel {
+    fn run_reusing(
+        &self,
+        inputs: &[&Literal],
+        buffers: &mut shardc_runtime::engine::Buffers,
+    ) -> Result<Vec<Literal>, shardc_runtime::engine::EngineError> {
+        let marked = inputs.iter().any(|l| {
+            l.ty.dtype == DType::F32 && l.elements.len() > 1 && l.get(0).as_f64() == 999.0
+        });
+        if marked {
+            return Err("this kernel fails on purpose".into());
+        }
+        self.0.run_reusing(inputs, buffers)
+    }
+}
+
+impl shardc_runtime::engine::Compute for FailsOnMarker {
+    fn prepare(
+        &self,
+        module: &Module,
+        f: &shardc_ir::Function,
+        segment: &shardc_runtime::engine::Segment,
+    ) -> Result<Box<dyn shardc_runtime::engine::Kernel>, shardc_runtime::engine::EngineError> {
+        Ok(Box::new(MarkedKernel(
+            Interpreted.prepare(module, f, segment)?,
+        )))
     }
 }
 
