@@ -61,7 +61,7 @@ pub struct LoopPlan {
     /// The layout of each carried value through the loop (a partial sum stays partial).
     pub layouts: Vec<Layout>,
     /// Predicted seconds of the whole loop: the body's plan times the trips
-    /// ([`costed_trips`]).
+    /// ([`costed_trips`]), and a partitioned condition's once more.
     pub cost: f64,
 }
 

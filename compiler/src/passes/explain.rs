@@ -898,9 +898,15 @@ impl fmt::Display for Explanation {
         if !self.loops.is_empty() {
             writeln!(f, "loops:")?;
             for l in &self.loops {
-                let trips = l
-                    .trips
-                    .map_or("trips unknown".into(), |t| format!("{t} trips"));
+                let trips = l.trips.map_or_else(
+                    || {
+                        format!(
+                            "trips unknown, costed for {}",
+                            crate::local::loops::ASSUMED_TRIPS
+                        )
+                    },
+                    |t| format!("{t} trips"),
+                );
                 writeln!(f, "  {} (stablehlo.while, {trips}): {}", l.value, l.how)?;
             }
         }
