@@ -1,7 +1,7 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole]
+//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole] [--unroll-loops N] [--memory-per-device B]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
 //! shardc plan demo|gpt-1b|SHAPES.json --devices N [--topology FILE] [--memory-per-device B] [--top K] [--measure K]
@@ -67,10 +67,8 @@ enum Command {
         /// (`docs/topology.md`). Repeatable.
         #[arg(long, value_parser = parse_compress)]
         compress: Vec<(String, shardc::ir::compress::Compression)>,
-        /// Run every loop whole on every device (what it reads gathered first) instead of
-        /// on the pieces of its carried values.
-        #[arg(long)]
-        loops_whole: bool,
+        #[command(flatten)]
+        plan: PlanArgs,
         #[command(flatten)]
         cost: CostArgs,
     },
@@ -104,10 +102,8 @@ enum Command {
         /// (`docs/topology.md`). Repeatable.
         #[arg(long, value_parser = parse_compress)]
         compress: Vec<(String, shardc::ir::compress::Compression)>,
-        /// Run every loop whole on every device (what it reads gathered first) instead of
-        /// on the pieces of its carried values.
-        #[arg(long)]
-        loops_whole: bool,
+        #[command(flatten)]
+        plan: PlanArgs,
         #[command(flatten)]
         cost: CostArgs,
     },
@@ -198,6 +194,25 @@ enum Command {
         #[command(subcommand)]
         which: Bench,
     },
+}
+
+/// What the plan must do: how loops run, and the memory a device has.
+#[derive(clap::Args)]
+struct PlanArgs {
+    /// Run every loop whole on every device (what it reads gathered first) instead of
+    /// on the pieces of its carried values.
+    #[arg(long)]
+    loops_whole: bool,
+    /// Unroll loops whose bodies communicate and whose trip count is known and at most
+    /// this many (their collectives then bucketed and prefetched with the others); by
+    /// default every loop runs as a loop, its body's kernels prepared once.
+    #[arg(long, default_value_t = 0)]
+    unroll_loops: usize,
+    /// Bytes one device may hold at once: a plan over it is searched again with memory
+    /// weighed against time, and compilation fails naming what is live at the peak when
+    /// none fits (`Options::memory_per_device`).
+    #[arg(long)]
+    memory_per_device: Option<u64>,
 }
 
 /// Which machine the plan is optimised for.
@@ -511,7 +526,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             out,
             pad,
             compress,
-            loops_whole,
+            plan,
             cost,
         } => {
             let outcome = shardc_cli::run::run(&shardc_cli::run::Run {
@@ -526,7 +541,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     pad_uneven: pad,
                     cost: cost.model()?,
                     compress,
-                    partition_loops: !loops_whole,
+                    partition_loops: !plan.loops_whole,
+                    unroll_loops: plan.unroll_loops,
+                    memory_per_device: plan.memory_per_device,
                     ..Options::default()
                 },
                 pad,
@@ -549,7 +566,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             bucket_bytes,
             pad,
             compress,
-            loops_whole,
+            plan,
             cost,
         } => {
             let text = read_text(&file)?;
@@ -567,7 +584,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     pad_uneven: pad,
                     cost: cost.model()?,
                     compress,
-                    partition_loops: !loops_whole,
+                    partition_loops: !plan.loops_whole,
+                    unroll_loops: plan.unroll_loops,
+                    memory_per_device: plan.memory_per_device,
                     ..Options::default()
                 },
             )?;

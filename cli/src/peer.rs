@@ -212,6 +212,127 @@ pub fn step(
     step_with(m, c, engine, steps, false)
 }
 
+/// A compiled program prepared on the cpu backend and called once (its kernels then at
+/// their final tier), its state on the devices, ready to be stepped: [`step`] steps one
+/// program, `bench plans` several in turn, so that every plan sees the same machine.
+pub struct Stepper<'c> {
+    compiled: &'c shardc::Compiled,
+    compute: Box<dyn shardc_runtime::engine::Compute>,
+    program: CpuProgram,
+    args: Option<shardc::OnDevices>,
+    carry: Vec<(usize, usize)>,
+    fresh: Vec<(usize, Literal)>,
+    prepare: Duration,
+    first_call: Duration,
+    tier_up: Duration,
+    times: Vec<Duration>,
+    last: Option<shardc_runtime::backend::RunReport>,
+}
+
+impl<'c> Stepper<'c> {
+    /// Prepares `c` (the program `m` compiled), puts deterministic inputs on the devices
+    /// and makes the first call.
+    pub fn new(
+        m: &shardc::ir::Module,
+        c: &'c shardc::Compiled,
+        engine: Engine,
+    ) -> Result<Stepper<'c>, Error> {
+        let start = Instant::now();
+        let compute = engine.compute();
+        let program = CpuProgram::new(c, compute.as_ref())?;
+        let prepare = start.elapsed();
+        let f = m
+            .entry()
+            .ok_or_else(|| Error::Usage("the program has no entry function".into()))?;
+        let globals = inputs(&f.arg_types())?;
+        let (carry, fresh) = carried(f, &globals);
+        let args = program.put(c, &globals)?;
+        let mut s = Stepper {
+            compiled: c,
+            compute,
+            program,
+            args: Some(args),
+            carry,
+            fresh,
+            prepare,
+            first_call: Duration::ZERO,
+            tier_up: Duration::ZERO,
+            times: Vec::new(),
+            last: None,
+        };
+        s.first_call = s.call(&RunOptions::default())?.0;
+        // The timed steps run the kernels' final code (`compiler::lower::tier`).
+        let t = Instant::now();
+        s.compute.finish_tiering();
+        s.tier_up = t.elapsed();
+        Ok(s)
+    }
+
+    /// One call with `options`, the next call's arguments made from its results: its time.
+    fn call(
+        &mut self,
+        options: &RunOptions,
+    ) -> Result<(Duration, shardc_runtime::backend::RunReport), Error> {
+        let args = self
+            .args
+            .take()
+            .ok_or_else(|| Error::Usage("a step failed before this one".into()))?;
+        let t = Instant::now();
+        let (results, report) = self.program.call(args, options)?;
+        let elapsed = t.elapsed();
+        self.args =
+            Some(
+                self.program
+                    .next_args(self.compiled, results, &self.carry, &self.fresh)?,
+            );
+        Ok((elapsed, report))
+    }
+
+    /// One untimed call.
+    pub fn warm(&mut self) -> Result<(), Error> {
+        self.call(&RunOptions::default()).map(|_| ())
+    }
+
+    /// One timed call.
+    pub fn step(&mut self) -> Result<(), Error> {
+        let (t, report) = self.call(&RunOptions::default())?;
+        self.times.push(t);
+        self.last = Some(report);
+        Ok(())
+    }
+
+    /// What the calls so far measured; `ring_times`: calls with the ring collectives.
+    pub fn stepped(mut self, mut ring_times: Vec<Duration>) -> Stepped {
+        self.times.sort();
+        ring_times.sort();
+        let devs = self
+            .last
+            .as_ref()
+            .map(|r| r.stats.devices.clone())
+            .unwrap_or_default();
+        let mean = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
+            devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32
+        };
+        Stepped {
+            prepare: self.prepare,
+            first_call: self.first_call,
+            tier_up: self.tier_up,
+            median: self
+                .times
+                .get(self.times.len() / 2)
+                .copied()
+                .unwrap_or(self.first_call),
+            median_ring: ring_times.get(ring_times.len() / 2).copied(),
+            bytes_sent: devs.iter().map(|d| d.bytes_sent).max().unwrap_or(0),
+            peak_bytes: devs.iter().map(|d| d.peak_bytes).max().unwrap_or(0),
+            compute: mean(&|d| d.compute),
+            communication: mean(&|d| d.communication),
+            waiting: mean(&|d| d.waiting),
+            last: self.last,
+        }
+    }
+}
+
 /// [`step`], and with `compare_ring` as many more calls with the ring collectives
 /// ([`RunOptions::shared_memory_min_bytes`] `usize::MAX`), alternating with the others so that both see the
 /// same machine.
@@ -222,75 +343,19 @@ pub fn step_with(
     steps: usize,
     compare_ring: bool,
 ) -> Result<Stepped, Error> {
-    let start = Instant::now();
-    let compute = engine.compute();
-    let program = CpuProgram::new(c, compute.as_ref())?;
-    let prepare = start.elapsed();
-    let f = m
-        .entry()
-        .ok_or_else(|| Error::Usage("the program has no entry function".into()))?;
-    let globals = inputs(&f.arg_types())?;
-    let (carry, fresh) = carried(f, &globals);
-    let mut args = program.put(c, &globals)?;
-    let mut times = Vec::new();
-    let mut ring_times = Vec::new();
-    let mut last = None;
-    let mut tier_up = Duration::ZERO;
+    let mut s = Stepper::new(m, c, engine)?;
     let ring = RunOptions {
         shared_memory_min_bytes: usize::MAX,
         ..RunOptions::default()
     };
-    for k in 0..=steps.max(1) {
-        for compared in [false, true] {
-            if compared && (!compare_ring || k == 0) {
-                continue;
-            }
-            let options = if compared {
-                &ring
-            } else {
-                &RunOptions::default()
-            };
-            let t = Instant::now();
-            let (results, report) = program.call(args, options)?;
-            let elapsed = t.elapsed();
-            args = program.next_args(c, results, &carry, &fresh)?;
-            if compared {
-                ring_times.push(elapsed);
-            } else {
-                times.push(elapsed);
-                last = Some(report);
-            }
-        }
-        if k == 0 {
-            // The timed steps run the kernels' final code (`compiler::lower::tier`).
-            let t = Instant::now();
-            compute.finish_tiering();
-            tier_up = t.elapsed();
+    let mut ring_times = Vec::new();
+    for _ in 0..steps.max(1) {
+        s.step()?;
+        if compare_ring {
+            ring_times.push(s.call(&ring)?.0);
         }
     }
-    let first_call = times.remove(0);
-    times.sort();
-    ring_times.sort();
-    let devs = last
-        .as_ref()
-        .map(|r| r.stats.devices.clone())
-        .unwrap_or_default();
-    let mean = |f: &dyn Fn(&shardc_runtime::backend::DeviceStats) -> Duration| {
-        devs.iter().map(f).sum::<Duration>() / devs.len().max(1) as u32
-    };
-    Ok(Stepped {
-        prepare,
-        first_call,
-        tier_up,
-        median: times[times.len() / 2],
-        median_ring: ring_times.get(ring_times.len() / 2).copied(),
-        bytes_sent: devs.iter().map(|d| d.bytes_sent).max().unwrap_or(0),
-        peak_bytes: devs.iter().map(|d| d.peak_bytes).max().unwrap_or(0),
-        compute: mean(&|d| d.compute),
-        communication: mean(&|d| d.communication),
-        waiting: mean(&|d| d.waiting),
-        last,
-    })
+    Ok(s.stepped(ring_times))
 }
 
 /// Two more steps with the JIT timing every kernel of the second, by kernel, summed over

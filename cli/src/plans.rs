@@ -11,9 +11,10 @@
 //! devices). The model is right when it ranks the plans as measured; the figures say by
 //! how much each prediction is off.
 
-use crate::peer::{read, step};
+use crate::peer::{Stepper, read};
 use serde_json::{Value, json};
 use shardc::compiler::{CostModel, Options, compile};
+use shardc::ir::OpKind;
 use shardc::{Engine, Error};
 use std::path::PathBuf;
 
@@ -30,10 +31,14 @@ pub struct PlansBench {
     pub cost: CostModel,
 }
 
-/// The machines whose best plans are the alternatives, as changes of `cost`, and
-/// whether loops are partitioned (`loops_whole`: every loop run whole, the plan before
-/// loops were partitioned).
-fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel, bool)> {
+/// Loops that communicate with at most this many known trips are unrolled in the
+/// `unrolled` alternative.
+const UNROLLED_TRIPS: usize = 16;
+
+/// The alternatives: the best plans for other machines (changes of `cost`), every loop
+/// run whole (`loops_whole`: the plan before loops were partitioned) and short loops
+/// that communicate unrolled (`unrolled`), each as the options that compile it.
+fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
     let mut free_comm = cost.clone();
     free_comm.default_bandwidth *= 1e3;
     free_comm
@@ -47,13 +52,41 @@ fn machines(cost: &CostModel) -> Vec<(&'static str, CostModel, bool)> {
     free_comm.group_latency.iter_mut().for_each(|l| l.1 /= 1e3);
     let mut lean = cost.clone();
     lean.memory_weight = 1e-8;
+    let with = |cost: CostModel| Options {
+        cost,
+        ..base.clone()
+    };
     vec![
-        ("chosen", cost.clone(), true),
-        ("gpu_cluster", CostModel::gpu_cluster(), true),
-        ("communication_free", free_comm, true),
-        ("memory_lean", lean, true),
-        ("loops_whole", cost.clone(), false),
+        ("chosen", with(cost.clone())),
+        ("gpu_cluster", with(CostModel::gpu_cluster())),
+        ("communication_free", with(free_comm)),
+        ("memory_lean", with(lean)),
+        (
+            "loops_whole",
+            Options {
+                partition_loops: false,
+                ..with(cost.clone())
+            },
+        ),
+        (
+            "unrolled",
+            Options {
+                unroll_loops: UNROLLED_TRIPS.max(base.unroll_loops),
+                ..with(cost.clone())
+            },
+        ),
     ]
+}
+
+/// One distinct plan of a program.
+struct Plan {
+    /// The alternative that chose it first.
+    name: &'static str,
+    /// The other alternatives that chose it.
+    also: Vec<&'static str>,
+    explained: shardc::compiler::passes::explain::Explanation,
+    predicted: shardc::compiler::sharding::cost::ProgramTime,
+    compiled: shardc::Compiled,
 }
 
 /// A program to plan: a file, or one of the built-in training steps — `demo` (the demo's
@@ -80,19 +113,11 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
         let (m, base) = program(file)?;
         let devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
         let model = b.cost.for_devices(devices);
-        let mut seen: Vec<(String, usize)> = Vec::new();
-        let mut rows: Vec<Value> = Vec::new();
-        let mut figures: Vec<(f64, f64)> = Vec::new();
-        for (name, cost, partition_loops) in machines(&b.cost) {
-            let c = compile(
-                &m,
-                &Options {
-                    cost,
-                    partition_loops: partition_loops && base.partition_loops,
-                    ..base.clone()
-                },
-            )
-            .map_err(|e| Error::Compile(Box::new(e)))?;
+        // The distinct plans, each compiled once.
+        let mut seen: Vec<String> = Vec::new();
+        let mut plans: Vec<Plan> = Vec::new();
+        for (name, options) in machines(&b.cost, &base) {
+            let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;
             let e = c.explain();
             let f = c
                 .partitioned
@@ -100,30 +125,57 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                 .entry()
                 .ok_or_else(|| Error::Usage("a plan without an entry function".into()))?;
             let predicted = model.program_time(f);
-            // Plans are the same when they communicate the same and compute the same:
-            // per-device programs that differ only in order or names are one plan.
+            // Plans are the same when they communicate the same, compute the same and loop
+            // the same: per-device programs that differ only in order or names are one plan.
+            let loops = f
+                .body_ops()
+                .filter(|(_, o)| o.kind == OpKind::While)
+                .count();
             let text = format!(
-                "{:?} {:.6}",
+                "{:?} {:.6} {loops}",
                 e.collectives
                     .iter()
                     .map(|c| (&c.kind, &c.axes, &c.from, &c.to, c.bytes_per_device))
                     .collect::<Vec<_>>(),
                 predicted.compute
             );
-            if let Some((_, i)) = seen.iter().find(|(t, _)| *t == text) {
-                let row = &mut rows[*i];
-                if let Some(also) = row["also_chosen_by"].as_array_mut() {
-                    also.push(name.into());
-                }
+            if let Some(i) = seen.iter().position(|t| *t == text) {
+                plans[i].also.push(name);
                 continue;
             }
-            let measured = step(&m, &c, b.engine, b.steps)?;
+            seen.push(text);
+            plans.push(Plan {
+                name,
+                also: Vec::new(),
+                explained: e,
+                predicted,
+                compiled: c,
+            });
+        }
+        // Measured in turn, so that a machine that gets busier or quieter touches every
+        // plan alike: each plan's timed step right after an untimed one of its own, which
+        // brings its state back into the caches the other plans' steps took, as the
+        // steps of a training loop find it.
+        let mut steppers = plans
+            .iter()
+            .map(|p| Stepper::new(&m, &p.compiled, b.engine))
+            .collect::<Result<Vec<_>, _>>()?;
+        for _ in 0..b.steps.max(1) {
+            for s in &mut steppers {
+                s.warm()?;
+                s.step()?;
+            }
+        }
+        let mut rows: Vec<Value> = Vec::new();
+        let mut figures: Vec<(f64, f64)> = Vec::new();
+        for (p, s) in plans.iter().zip(steppers) {
+            let measured = s.stepped(Vec::new());
             let measured_s = measured.median.as_secs_f64();
+            let (e, predicted) = (&p.explained, &p.predicted);
             figures.push((predicted.total(), measured_s));
-            seen.push((text, rows.len()));
             rows.push(json!({
-                "plan": name,
-                "also_chosen_by": Vec::<String>::new(),
+                "plan": p.name,
+                "also_chosen_by": p.also,
                 "collectives": e.collectives.len(),
                 "bytes_per_device": e.bytes_per_device,
                 "peak_bytes_per_device": e.peak_bytes_per_device,

@@ -126,12 +126,17 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
             propagated.cost.memory_weight = weight;
             propagated.cost.source =
                 format!("{base}; memory weighed at {weight:e} s/B to fit {budget} B per device");
+            // The loop plans the faster program banned (`weigh_loops`: a scan run whole)
+            // may be the ones that fit.
+            let banned = std::mem::take(&mut propagated.banned_loops);
             let tried = plan(&global, &mut propagated, f, opts, &mut timings)?;
             let peak = memory_peak(&tried.1);
             if peak.bytes < smallest.bytes {
                 smallest = peak;
                 (extraction, partitioned, buckets, regathered, prefetched) = tried;
                 kept = propagated.cost.clone();
+            } else {
+                propagated.banned_loops = banned;
             }
         }
         propagated.cost = kept;
@@ -266,9 +271,10 @@ fn weigh_loops(
             bucket(&p.module, limit, scalars_apart).ok()
         });
         let module = bucketed.as_ref().map_or(&p.module, |(m, _)| m);
-        module
-            .entry()
-            .map_or(f64::INFINITY, |f| cost.program_time(f).total())
+        // Memory weighed as extraction weighs it (a budget to fit raises its weight).
+        module.entry().map_or(f64::INFINITY, |f| {
+            cost.program_time(f).total() + peak(f).bytes as f64 * cost.memory_weight
+        })
     };
     // The program extracted with `bans` added to `base`, and its predicted time.
     let mut attempt = |propagated: &mut Propagated,

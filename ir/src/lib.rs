@@ -17,6 +17,7 @@ pub mod mesh;
 pub mod module;
 pub mod op;
 pub mod record;
+pub mod rotate;
 pub mod rules;
 pub mod sharding;
 pub mod testing;

@@ -44,10 +44,32 @@ pub fn unroll_communicating_loops(f: &Function, up_to: usize) -> Result<Function
     if !has_communicating_loops(f) {
         return Ok(f.clone());
     }
+    unroll_where(f, up_to, &|_, op| communicates(f, &op.regions))
+}
+
+/// `f` with every loop whose trip count is known and at most `up_to` unrolled (nested
+/// ones too), but those of `keep`, which stay loops, as do loops of unknown trips: how
+/// shardc differentiates a loop (`lax.fori_loop`, `lax.scan`), its body's ops then
+/// differentiated one iteration after the other.
+pub fn unroll_loops_but(
+    f: &Function,
+    up_to: usize,
+    keep: &std::collections::HashSet<crate::module::OpId>,
+) -> Result<Function, IrError> {
+    unroll_where(f, up_to, &|id, _| !keep.contains(&id))
+}
+
+/// `f` with the loops `unrolls` picks unrolled, where their trip counts are known and at
+/// most `up_to`.
+fn unroll_where(
+    f: &Function,
+    up_to: usize,
+    unrolls: &dyn Fn(crate::module::OpId, &Op) -> bool,
+) -> Result<Function, IrError> {
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
-    copy_ops(f, &f.body().ops, &mut b, &mut map, up_to)?;
+    copy_ops(f, &f.body().ops, &mut b, &mut map, up_to, unrolls)?;
     let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
     let mut g = b.finish(&results);
     g.arg_attrs = f.arg_attrs.clone();
@@ -61,22 +83,15 @@ fn copy_ops(
     b: &mut FunctionBuilder,
     map: &mut HashMap<ValueId, ValueId>,
     up_to: usize,
+    unrolls: &dyn Fn(crate::module::OpId, &Op) -> bool,
 ) -> Result<(), IrError> {
     for &id in ops {
         let op = f.op(id);
         let short = || known_trip_count(f, op).is_some_and(|t| t <= up_to);
-        if !communicates(f, &op.regions) || (op.kind == OpKind::While && !short()) {
+        // A branch that communicates runs as steps (`engine::Control::Switch`).
+        if op.kind != OpKind::While || !unrolls(id, op) || !short() {
             b.copy_op(f, op, map)?;
             continue;
-        }
-        if op.kind != OpKind::While {
-            return Err(refused(
-                f,
-                op,
-                "its regions communicate, and only loops with a known trip count run so (unrolled)"
-                    .into(),
-                "move the collectives out of the branches",
-            ));
         }
         let trips = trip_count(f, op)?;
         let [_, body] = op.regions.as_slice() else {
@@ -93,7 +108,7 @@ fn copy_ops(
             for (&arg, &v) in block.args.iter().zip(&carried) {
                 map.insert(arg, v);
             }
-            copy_ops(f, &block.ops, b, map, up_to)?;
+            copy_ops(f, &block.ops, b, map, up_to, unrolls)?;
             carried = block.results.iter().map(|r| map[r]).collect();
         }
         for (&r, &v) in op.results.iter().zip(&carried) {

@@ -49,6 +49,18 @@ pub enum Step {
 ///        Jump(head)
 /// exit:  Bind(cond args -> loop results)
 /// ```
+///
+/// A branch whose regions hold per-device ops (a `lax.cond` in a shard_map body that
+/// averages with a `psum` every few steps) is laid out as
+///
+/// ```text
+///        Switch(index, [b0, b1, ...])
+/// b0:    branch 0's steps
+///        Bind(branch 0's results -> case results)
+///        Jump(end)
+/// b1:    branch 1's steps ...
+/// end:
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
     /// Each of `from` copied into the value of `to` at its position: moved where this
@@ -67,8 +79,17 @@ pub enum Control {
         /// The step after the loop.
         exit: usize,
     },
-    /// Go on at step `to` (a loop's head).
+    /// Go on at step `to` (a loop's head, or the step after a branch).
     Jump(usize),
+    /// Go on at `targets[index]`: `index` is an integer scalar, the same on every
+    /// device; one out of range goes to the last target, as `stablehlo.case` runs its
+    /// last branch.
+    Switch {
+        /// The branch to take.
+        index: ValueId,
+        /// The first step of each branch.
+        targets: Vec<usize>,
+    },
 }
 
 impl Control {
@@ -77,6 +98,7 @@ impl Control {
         match self {
             Control::Bind { from, .. } => from,
             Control::Branch { cond, .. } => std::slice::from_ref(cond),
+            Control::Switch { index, .. } => std::slice::from_ref(index),
             Control::Jump(_) => &[],
         }
     }
@@ -90,14 +112,23 @@ impl Control {
     }
 }
 
+/// The first step of the branch a [`Control::Switch`] to `targets` takes for `index`:
+/// the last branch for an index out of range, as `stablehlo.case` runs it.
+pub fn branch_target(targets: &[usize], index: i64) -> usize {
+    let last = targets.len().saturating_sub(1);
+    let k = usize::try_from(index).map_or(last, |k| k.min(last));
+    targets.get(k).copied().unwrap_or_default()
+}
+
 impl Step {
-    /// The steps that may run after step `at` (this one): the next, and a branch's exit
-    /// or a jump's target.
-    pub fn successors(&self, at: usize) -> [Option<usize>; 2] {
+    /// The steps that may run after step `at` (this one): the next, a loop's exit, a
+    /// jump's target or a switch's branches.
+    pub fn successors(&self, at: usize) -> Vec<usize> {
         match self {
-            Step::Control(Control::Jump(to)) => [Some(*to), None],
-            Step::Control(Control::Branch { exit, .. }) => [Some(at + 1), Some(*exit)],
-            _ => [Some(at + 1), None],
+            Step::Control(Control::Jump(to)) => vec![*to],
+            Step::Control(Control::Branch { exit, .. }) => vec![at + 1, *exit],
+            Step::Control(Control::Switch { targets, .. }) => targets.clone(),
+            _ => vec![at + 1],
         }
     }
 }
@@ -126,7 +157,8 @@ pub fn steps_streaming(f: &Function, streamed: &HashSet<ValueId>) -> Vec<Step> {
 /// Whether loop (or branch) `op` of `f` runs as steps of the device's program: its
 /// regions hold per-device ops.
 pub fn runs_as_steps(f: &Function, op: &shardc_ir::Op) -> bool {
-    op.kind == OpKind::While && shardc_ir::unroll::communicates(f, &op.regions)
+    matches!(op.kind, OpKind::While | OpKind::Case)
+        && shardc_ir::unroll::communicates(f, &op.regions)
 }
 
 /// Values computed from constants alone (constants, iotas, and broadcasts, reshapes and
@@ -183,6 +215,8 @@ struct Cutter<'f> {
     per_device: HashSet<ValueId>,
     /// Those of `per_device` the current segment already reads.
     read: HashSet<ValueId>,
+    /// The step that defines each value defined so far (not the function's arguments).
+    placed: HashMap<ValueId, usize>,
 }
 
 impl Cutter<'_> {
@@ -203,6 +237,11 @@ impl Cutter<'_> {
         self.pulled.clear();
         self.read.clear();
         if !self.current.is_empty() {
+            let at = self.steps.len();
+            for &o in &self.current {
+                self.placed
+                    .extend(self.f.op(o).results.iter().map(|&v| (v, at)));
+            }
             self.steps.push(Step::Compute(Segment {
                 ops: std::mem::take(&mut self.current),
                 inputs: Vec::new(),
@@ -213,17 +252,30 @@ impl Cutter<'_> {
 
     fn block(&mut self, ops: &[OpId]) {
         let f = self.f;
+        // Where the segments a scalar op may join begin: not before the block, nor in a
+        // loop or branch nested in it (which may run another number of times).
+        let mut start = self.steps.len();
         for &id in ops {
             let op = f.op(id);
             if runs_as_steps(f, op) {
                 self.flush();
-                self.while_loop(op);
+                if op.kind == OpKind::While {
+                    self.while_loop(op);
+                } else {
+                    self.case(op);
+                }
+                start = self.steps.len();
                 continue;
             }
             if op.kind.is_per_device() {
                 self.flush();
+                let at = self.steps.len();
+                self.placed.extend(op.results.iter().map(|&v| (v, at)));
                 self.steps.push(Step::PerDevice(id));
                 self.per_device.extend(op.results.iter().copied());
+                continue;
+            }
+            if self.current.is_empty() && self.hoisted(id, start) {
                 continue;
             }
             let waits = op
@@ -247,6 +299,88 @@ impl Cutter<'_> {
             }
             self.current.push(id);
         }
+    }
+
+    /// Whether scalar op `id` (a loop's counter stepped after the body's collectives, its
+    /// rotated test: `shardc_ir::rotate`) went into the last compute segment of the block
+    /// that began at step `start`, which already has what it reads: a segment of a few
+    /// scalar ops after a collective would cost a kernel launch of its own.
+    fn hoisted(&mut self, id: OpId, start: usize) -> bool {
+        let f = self.f;
+        let op = f.op(id);
+        let scalar = |v: &ValueId| f.ty(*v).num_elements() == 1;
+        if !op.regions.is_empty() || op.results.is_empty() || !op.results.iter().all(scalar) {
+            return false;
+        }
+        let Some(k) = (start..self.steps.len())
+            .rev()
+            .find(|&k| matches!(self.steps[k], Step::Compute(_)))
+        else {
+            return false;
+        };
+        let ready = |v: &ValueId| {
+            self.recomputed.contains_key(v) || self.placed.get(v).is_none_or(|&j| j <= k)
+        };
+        if !op.operands.iter().all(ready) {
+            return false;
+        }
+        // What it reads from constants alone, computed in that segment too.
+        let mut pulled: Vec<OpId> = Vec::new();
+        let mut todo: Vec<ValueId> = op.operands.clone();
+        while let Some(v) = todo.pop() {
+            if let Some(&o) = self.recomputed.get(&v)
+                && !pulled.contains(&o)
+            {
+                pulled.push(o);
+                todo.extend(f.op(o).operands.iter().copied());
+            }
+        }
+        let Step::Compute(seg) = &mut self.steps[k] else {
+            return false;
+        };
+        // Pulled in the order of the function (a constant before what broadcasts it).
+        pulled.sort();
+        for o in pulled {
+            if !seg.ops.contains(&o) {
+                seg.ops.push(o);
+            }
+        }
+        seg.ops.push(id);
+        self.placed.extend(op.results.iter().map(|&v| (v, k)));
+        true
+    }
+
+    /// A branch whose regions communicate, laid out as [`Control`] says.
+    fn case(&mut self, op: &shardc_ir::Op) {
+        let f = self.f;
+        let Some(&index) = op.operands.first() else {
+            return;
+        };
+        let switch = self.steps.len();
+        self.steps.push(Step::Control(Control::Switch {
+            index,
+            targets: Vec::new(),
+        }));
+        let mut targets = Vec::new();
+        let mut jumps = Vec::new();
+        for &r in &op.regions {
+            targets.push(self.steps.len());
+            let branch = f.block(r);
+            self.block(&branch.ops);
+            self.flush();
+            self.steps.push(Step::Control(Control::Bind {
+                from: branch.results.clone(),
+                to: op.results.clone(),
+            }));
+            jumps.push(self.steps.len());
+            self.steps.push(Step::Control(Control::Jump(0)));
+        }
+        let end = self.steps.len();
+        for j in jumps {
+            self.steps[j] = Step::Control(Control::Jump(end));
+        }
+        self.steps[switch] = Step::Control(Control::Switch { index, targets });
+        self.placed.extend(op.results.iter().map(|&v| (v, end)));
     }
 
     /// A loop whose body communicates, laid out as [`Control`] says.
@@ -281,6 +415,7 @@ impl Cutter<'_> {
         self.steps.push(Step::Control(Control::Jump(head)));
         let exit = self.steps.len();
         self.steps[branch] = Step::Control(Control::Branch { cond: test, exit });
+        self.placed.extend(op.results.iter().map(|&v| (v, exit)));
         self.steps.push(bind(&cond.args, &op.results));
     }
 }
@@ -295,6 +430,7 @@ fn cut(f: &Function, at_reads_of_per_device: bool, streamed: &HashSet<ValueId>) 
         pulled: HashSet::new(),
         per_device: streamed.clone(),
         read: HashSet::new(),
+        placed: HashMap::new(),
     };
     c.block(&f.body().ops);
     c.flush();
@@ -372,7 +508,7 @@ pub fn flow<'a>(
     // What is live on entry to each step some jump or branch goes to.
     let mut targets: HashMap<usize, HashSet<ValueId>> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
-        for t in s.successors(i).into_iter().flatten() {
+        for t in s.successors(i) {
             if t != i + 1 {
                 targets.insert(t, HashSet::new());
             }
@@ -384,16 +520,13 @@ pub fn flow<'a>(
         let mut live: HashSet<ValueId> = results.iter().copied().collect();
         for i in (0..n).rev() {
             // Live after step i: what its successors need.
-            let [next, other] = steps[i].successors(i);
-            let mut after = match next {
-                Some(t) if t == i + 1 => std::mem::take(&mut live),
-                Some(t) => targets.get(&t).cloned().unwrap_or_default(),
-                None => HashSet::new(),
-            };
-            if let Some(t) = other
-                && let Some(l) = targets.get(&t)
-            {
-                after.extend(l.iter().copied());
+            let mut after: HashSet<ValueId> = HashSet::new();
+            for t in steps[i].successors(i) {
+                if t == i + 1 {
+                    after.extend(live.drain());
+                } else if let Some(l) = targets.get(&t) {
+                    after.extend(l.iter().copied());
+                }
             }
             let (reads, defines) = uses(i);
             let mut dead = Vec::new();
@@ -950,6 +1083,7 @@ mod tests {
                 Step::Control(Control::Bind { .. }) => "bind",
                 Step::Control(Control::Branch { .. }) => "branch",
                 Step::Control(Control::Jump(_)) => "jump",
+                Step::Control(Control::Switch { .. }) => "switch",
             })
             .collect();
         // Before the loop; the entry bind; the condition; the branch; the body's args;
@@ -997,5 +1131,69 @@ mod tests {
         assert_eq!(named(&live[9].dead), named(&reads[9]));
         // The loop's first result is not read: the exit binds only the second.
         assert_eq!(live[9].kept, [f.op(f.body().ops[2]).results[1]]);
+    }
+
+    /// A loop's counter stepped after the body's collective (as JAX writes a `fori_loop`)
+    /// goes into the segment before the collective, which has what it reads: the body is
+    /// one kernel, not a second one of two scalar ops after the collective. A segment that
+    /// reads the collective's result stays after it.
+    #[test]
+    fn scalar_ops_after_a_collective_join_the_segment_before_it() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<4xf32>
+      cond {
+        %n = stablehlo.constant dense<3> : tensor<i32>
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %b = stablehlo.negate %acc : tensor<4xf32>
+        %s = "stablehlo.all_reduce"(%b) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+        ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+          %t = stablehlo.add %p, %q : tensor<f32>
+          stablehlo.return %t : tensor<f32>
+        }) : (tensor<4xf32>) -> tensor<4xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %i2 = stablehlo.add %i, %one : tensor<i32>
+        %sum = stablehlo.reduce(%s init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+        %big = stablehlo.broadcast_in_dim %sum, dims = [] : (tensor<f32>) -> tensor<4xf32>
+        stablehlo.return %i2, %big : tensor<i32>, tensor<4xf32>
+      }
+    return %r#1 : tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let names = f.value_names();
+        let segments: Vec<Vec<String>> = s
+            .iter()
+            .filter_map(|s| match s {
+                Step::Compute(seg) => Some(
+                    seg.ops
+                        .iter()
+                        .filter_map(|&o| f.op(o).results.first())
+                        .map(|v| names[v.index()].clone())
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        let body = f.block(f.op(f.body().ops[2]).regions[1]);
+        let body_name = |k: usize| names[f.op(body.ops[k]).results[0].index()].clone();
+        // The constants the loop reads; the condition's segment; the body's first
+        // segment, with the counter (`%one`, `%i2`); the reduction of the all-reduce's
+        // result after it.
+        assert_eq!(segments.len(), 4, "{segments:?}");
+        assert_eq!(
+            segments[2],
+            [body_name(0), body_name(2), body_name(3)],
+            "{segments:?}"
+        );
+        assert_eq!(segments[3], [body_name(4), body_name(5)], "{segments:?}");
     }
 }

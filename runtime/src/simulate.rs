@@ -54,16 +54,17 @@ pub enum SimError {
         /// What is wrong.
         problem: String,
     },
-    /// A loop whose condition came out differently on different devices (it must read
-    /// values that are the same on every device).
+    /// A loop's condition or a branch's index whose regions communicate came out
+    /// differently on different devices (it must read values that are the same on every
+    /// device).
     #[error(
-        "the condition {at} of a loop whose body communicates differs between devices ({on:?}): every device must run the loop as often as the others"
+        "the condition {at} of a loop or branch whose regions communicate differs between devices ({on:?}, by device; a loop's test as 1 or 0): every device must go the same way, since its collectives need every device of their groups; compute it from values the same on every device (a psum, a replicated input), not from axis_index or a device's own piece"
     )]
     Diverged {
         /// The condition's value.
         at: String,
         /// What each device computed.
-        on: Vec<bool>,
+        on: Vec<i64>,
     },
     /// Arguments given for another number of devices than the mesh has.
     #[error("expected arguments for {want} devices, got {got}")]
@@ -200,7 +201,7 @@ pub fn run_on(
                 if go.iter().any(|&g| g != go[0]) {
                     return Err(SimError::Diverged {
                         at: f.value_names()[cond.index()].clone(),
-                        on: go,
+                        on: go.iter().map(|&g| i64::from(g)).collect(),
                     });
                 }
                 if !go[0] {
@@ -208,6 +209,19 @@ pub fn run_on(
                 }
             }
             Step::Control(Control::Jump(to)) => at = *to,
+            Step::Control(Control::Switch { index, targets }) => {
+                let go: Vec<i64> = env
+                    .iter()
+                    .map(|e| take(e, *index).elements.get(0).as_i64())
+                    .collect();
+                if go.iter().any(|&g| g != go[0]) {
+                    return Err(SimError::Diverged {
+                        at: f.value_names()[index.index()].clone(),
+                        on: go,
+                    });
+                }
+                at = crate::engine::branch_target(targets, go[0]);
+            }
         }
     }
     Ok((0..n)

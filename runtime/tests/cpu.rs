@@ -898,3 +898,50 @@ fn a_loop_whose_body_communicates_runs_as_often_as_its_condition_says() {
         .to_string();
     assert!(e.contains("differs between devices"), "{e}");
 }
+
+/// A branch whose regions communicate (`lax.cond` with a `psum` in a shard_map body): the
+/// cpu backend runs the steps of the branch the devices take, like the simulator, the
+/// all-reduce only when its branch is taken; an index out of range takes the last branch.
+/// Devices that would take different branches are an error naming the index, on the
+/// simulator and on the cpu backend, not a hang.
+#[test]
+fn a_branch_whose_regions_communicate_runs_where_the_devices_go() {
+    let m = parse_module(&communicating_branch("dense<[[0, 1]]> : tensor<1x2xi64>")).unwrap();
+    let x = |d: f64| Literal::from_f64(DType::F32, &[4], &[d, 1.0 + d, -2.0, 0.5 * d]).unwrap();
+    let k = |k: i64| Literal::from_f64(DType::I32, &[], &[k as f64]).unwrap();
+    let devices: Vec<shardc_ir::DeviceId> = (0..2).map(shardc_ir::DeviceId).collect();
+    let exe = Executable::new(&m, "main", &Interpreted).unwrap();
+    assert!(exe.has_loops());
+    for index in [0, 1, 7, -1] {
+        let args = vec![vec![x(1.0), k(index)], vec![x(3.0), k(index)]];
+        let want = simulate::run(&m, "main", &devices, &args).unwrap();
+        let report = exe.run(&CpuMesh::new(2).unwrap(), args).unwrap();
+        for (d, (want, got)) in want.iter().zip(&report.outputs).enumerate() {
+            let mine = x(1.0 + 2.0 * d as f64).to_f64_vec();
+            let by_hand: Vec<f64> = if index == 0 {
+                let (a, b) = (x(1.0).to_f64_vec(), x(3.0).to_f64_vec());
+                (0..4).map(|j| a[j] + b[j]).collect()
+            } else {
+                mine.iter().map(|v| -2.0 * v).collect()
+            };
+            assert_eq!(want[0].to_f64_vec(), by_hand, "simulator, index {index}");
+            assert_eq!(got, want, "index {index}, device {d}");
+        }
+        let runs: Vec<usize> = report.stats.ops.iter().map(|o| o.runs).collect();
+        assert_eq!(runs, [usize::from(index == 0)], "index {index}");
+    }
+    let args = vec![vec![x(1.0), k(0)], vec![x(3.0), k(1)]];
+    let e = simulate::run(&m, "main", &devices, &args)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("differs between devices") && e.contains("[0, 1]"),
+        "{e}"
+    );
+    let e = exe
+        .run(&CpuMesh::new(2).unwrap(), args)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("went another way"), "{e}");
+}

@@ -797,8 +797,11 @@ fn jax_fixture_decisions() {
         // towards what cannot go badly wrong).
         ("lax_while_input_trips_tp_fwd", &["all_gather {model}"; 2]),
         // shard_map: 24 ppermutes of a fori_loop, one per iteration (run as a loop of the
-        // per-device program: more than 16 trips).
+        // per-device program).
         ("shard_map_ring_24_fwd", &["collective_permute {data}"; 24]),
+        // shard_map local SGD: a psum in a lax.cond taken every 4th of 8 steps, listed once
+        // (it runs when the branch is taken: twice, `jax_fixtures_partition_and_match_jax`).
+        ("shard_map_local_sgd_cond_fwd", &["all_reduce {data}"]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

@@ -1356,11 +1356,12 @@ fn accumulating_four_micro_batches_equals_the_large_batch_step_with_one_reductio
 }
 
 /// Accumulation under DP x TP: the body all-reduces activations over `model` for every
-/// micro-batch, so the loop is unrolled (2 copies of the body's plan) rather than run whole
-/// on every device; the gradients are still reduced over `data` once, after both
-/// micro-batches, and the step equals the one on the whole batch.
+/// micro-batch, so the loop runs on pieces as a loop every device goes round together
+/// (unrolled into 2 copies of the body's plan when asked, `Options::unroll_loops`)
+/// rather than whole on every device; the gradients are still reduced over `data` once,
+/// after both micro-batches, and the step equals the one on the whole batch, both ways.
 #[test]
-fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
+fn accumulating_under_tensor_parallelism_runs_the_micro_batches_on_pieces() {
     use shardc_train::step::train_step_accumulated;
     const ROWS: usize = 32;
     const WIDE: usize = 64;
@@ -1372,7 +1373,14 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
     let whole = train_step("mlp", loss, &types, &batch_types, &m, strategy.clone(), SGD).unwrap();
     let ts =
         train_step_accumulated("mlp", loss, &types, &batch_types, &m, strategy, SGD, 2).unwrap();
-    let c = ts.program.compile(&ts.options()).unwrap();
+    let looped = ts.program.compile(&ts.options()).unwrap();
+    let c = ts
+        .program
+        .compile(&Options {
+            unroll_loops: 16,
+            ..ts.options()
+        })
+        .unwrap();
     let big = whole.program.compile(&whole.options()).unwrap();
     let per_axis = |c: &shardc::Compiled, axes: &str| {
         collectives(c)
@@ -1412,8 +1420,28 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
         "{}",
         e.loops[0].how
     );
-    // 32 micro-batches are too many to unroll: a loop on pieces would then run as a loop
-    // of the per-device program, an all-reduce over model per micro-batch and layer,
+    // Not asked to unroll: the same plan, its body's collectives run in each iteration
+    // of a loop of the per-device program.
+    let how = &looped.explain().loops[0].how;
+    assert!(
+        how.starts_with("on pieces, a loop every device runs together"),
+        "{how}"
+    );
+    assert!(shardc::ir::unroll::has_communicating_loops(
+        looped.partitioned.module.entry().unwrap()
+    ));
+    assert_eq!(
+        collectives(&looped)
+            .iter()
+            .filter(|(k, _, _)| k == "all_reduce")
+            .count(),
+        collectives(&c)
+            .iter()
+            .filter(|(k, _, _)| k == "all_reduce")
+            .count()
+    );
+    // 32 micro-batches: a loop on pieces would run an all-reduce over model per
+    // micro-batch and layer,
     // which the built-in figures (150 µs per collective) predict slower than gathering
     // the tiny micro-batches and running the loop whole; explain says why.
     let rows = [f32(&[2 * 32, WIDE]), f32(&[2 * 32, WIDE])];
@@ -1446,10 +1474,12 @@ fn accumulating_under_tensor_parallelism_unrolls_the_micro_batches() {
     // and against the step on the whole batch.
     let args = ts.args(&params, &ts.init_state(), 1, &batch);
     let two = ts.program.run_reference(&args).unwrap();
-    let cpu = shardc::CpuProgram::new(&c, &shardc::runtime::engine::Interpreted).unwrap();
-    let run = cpu.run(&c, &args, 1e-5).unwrap();
-    assert_eq!(measured(&run.report), stated(&c), "explain against the run");
-    assert_close(&run.outputs, &two, 1e-5, "the cpu backend");
+    for c in [&c, &looped] {
+        let cpu = shardc::CpuProgram::new(c, &shardc::runtime::engine::Interpreted).unwrap();
+        let run = cpu.run(c, &args, 1e-5).unwrap();
+        assert_eq!(measured(&run.report), stated(c), "explain against the run");
+        assert_close(&run.outputs, &two, 1e-5, "the cpu backend");
+    }
     let one = whole
         .program
         .run_reference(&whole.args(&params, &whole.init_state(), 1, &batch))

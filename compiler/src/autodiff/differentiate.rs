@@ -43,13 +43,36 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
     // Whether shardings divide their dimensions is for `compile` to check, with or
     // without padding (`Options::pad_uneven`); the gradients keep the shardings as given.
     verify_module_with(m, Uneven::Pad)?;
-    let m = inline(m)?;
+    let mut m = inline(m)?;
     let f = m.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),
         why: "there is nothing to differentiate".into(),
     })?;
     let loss = check_loss(f)?;
     check_wrt(f, wrt)?;
+    // Loops on the gradient's path with trip counts known when compiling (`fori_loop`,
+    // `scan`) are unrolled, their bodies then differentiated one iteration after the
+    // other, as JAX's scan keeps each iteration's residuals.
+    let active = activity(f, wrt, loss);
+    let keep: std::collections::HashSet<shardc_ir::OpId> = f
+        .body_ops()
+        .filter(|(_, o)| !o.operands.iter().any(|v| active[v.index()]))
+        .map(|(id, _)| id)
+        .collect();
+    if f.body_ops()
+        .any(|(id, o)| o.kind == OpKind::While && !keep.contains(&id))
+    {
+        let unrolled =
+            shardc_ir::unroll::unroll_loops_but(f, shardc_ir::unroll::MAX_UNROLL, &keep)?;
+        if let Some(slot) = m.functions.iter_mut().find(|g| g.name == unrolled.name) {
+            *slot = unrolled;
+        }
+    }
+    let f = m.entry().ok_or_else(|| CompileError::Unsupported {
+        what: "a module without functions".into(),
+        why: "there is nothing to differentiate".into(),
+    })?;
+    let loss = check_loss(f)?;
     let names = f.value_names();
     let active = activity(f, wrt, loss);
 

@@ -8,9 +8,9 @@
 //! carried pieces and the captured values in, the next carried pieces out, in the same
 //! layouts — by the whole pipeline ([`crate::pipeline::compile`]): its plan is the body
 //! the per-device loop runs, and its cost times the trip count is the loop's cost in the
-//! e-graph. A body whose plan communicates runs unrolled when its trip count is known
-//! and at most [`MAX_UNROLLED_TRIPS`] (`shardc_ir::unroll`), else as a loop of the
-//! per-device program whose steps every device runs together. Every device decides
+//! e-graph. A body whose plan communicates runs as a loop of the per-device program whose
+//! steps every device runs together, or unrolled when asked (its trip count known and at
+//! most `Options::unroll_loops`, `shardc_ir::unroll`). Every device decides
 //! alone whether to go on, so the condition reads whole values, or is partitioned too
 //! (a convergence test on split values: its reduction all-reduced at every test).
 
@@ -28,11 +28,6 @@ use shardc_ir::{
     AxisRef, BlockId, Function, IrError, Mesh, Module, Op, OpId, OpKind, TensorType, ValueId,
 };
 use std::collections::{HashMap, HashSet};
-
-/// The most iterations a loop whose body communicates is unrolled into (its body's
-/// plan copied once per iteration); a loop with more, or with a trip count not known
-/// when compiling, runs as a loop of the per-device program.
-pub const MAX_UNROLLED_TRIPS: usize = 16;
 
 /// The trips a loop whose trip count is not known when compiling (a `while_loop` until
 /// convergence, or bounded by an input) is costed for: a plan that communicates in every
@@ -550,7 +545,7 @@ pub fn body_collectives(
         .map(|v| global_names[v.index()].as_str())
         .collect();
     let trips = shardc_ir::unroll::known_trip_count(f, op);
-    let unrolled = trips.is_some_and(|t| t <= MAX_UNROLLED_TRIPS);
+    let unrolled = trips.is_some_and(|t| t <= p.unroll_loops);
     let mut out = Vec::new();
     for c in body.explain().collectives {
         let (runs, when) = if varying.contains(c.value.as_str()) {
@@ -629,7 +624,7 @@ pub fn run_of(
                         .zip(variant_ops(b, op.results.len()))
                         .any(|((_, o), varies)| varies && o.kind.is_per_device())
                 });
-            if unrolled && trips.is_some_and(|t| t <= MAX_UNROLLED_TRIPS) {
+            if unrolled && trips.is_some_and(|t| t <= p.unroll_loops) {
                 format!(
                     "unrolled into {} copies of its body's plan on pieces (its body communicates in every iteration), carried as {}",
                     trips.unwrap_or(1),

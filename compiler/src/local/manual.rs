@@ -59,7 +59,9 @@ pub fn unsupported(op: &Op, mesh: &Mesh) -> Option<String> {
 
 /// The collectives a manual computation's body holds, as they run (calls inlined, loops
 /// that communicate unrolled: once per iteration), with the bytes each device sends (ring
-/// volumes, as the runtime counts them); none for other ops.
+/// volumes, as the runtime counts them); none for other ops. Those in branches (and,
+/// when a branch communicates, in every loop) run a number of times not known when
+/// compiling: each is listed once, marked `trips_unknown`.
 pub fn written_collectives(
     m: &shardc_ir::Module,
     f: &Function,
@@ -73,7 +75,16 @@ pub fn written_collectives(
     let body = shardc_ir::unroll::region_function(f, op.regions[0], "body", &[])
         .and_then(|g| shardc_ir::inline::inline_calls(m, &g))
         .and_then(|g| {
-            shardc_ir::unroll::unroll_communicating_loops(&g, shardc_ir::unroll::MAX_UNROLL)
+            let branches = g
+                .ops
+                .iter()
+                .any(|o| o.kind == OpKind::Case && shardc_ir::unroll::communicates(&g, &o.regions));
+            let up_to = if branches {
+                0
+            } else {
+                shardc_ir::unroll::MAX_UNROLL
+            };
+            shardc_ir::unroll::unroll_communicating_loops(&g, up_to)
         });
     let Ok(body) = body else {
         return Vec::new();
@@ -86,11 +97,11 @@ pub fn written_collectives(
     let devices = mesh.devices();
     let mut out = Vec::new();
     // Those in loops still loops (trips not known, or too many to unroll) run once per
-    // iteration.
+    // iteration, those in branches when taken.
     let mut looped: std::collections::HashSet<shardc_ir::OpId> = Default::default();
     let mut inside: Vec<shardc_ir::BlockId> = body
         .body_ops()
-        .filter(|(_, o)| o.kind == OpKind::While)
+        .filter(|(_, o)| matches!(o.kind, OpKind::While | OpKind::Case))
         .flat_map(|(_, o)| o.regions.clone())
         .collect();
     while let Some(b) = inside.pop() {

@@ -108,9 +108,10 @@ pub struct Collective {
     /// sends without compression; `bytes_per_device` is what it sends compressed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed: Option<Compressed>,
-    /// It runs once per iteration of a loop whose trip count is not known when compiling
-    /// (a `while_loop` bounded by an input), and is listed once; a loop of known trips
-    /// lists its collectives once per iteration.
+    /// It runs a number of times not known when compiling — once per iteration of a loop
+    /// whose trip count is not (a `while_loop` bounded by an input), or when a branch of
+    /// a shard_map body that holds it is taken — and is listed once; a loop of known
+    /// trips lists its collectives once per iteration.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub trips_unknown: bool,
 }
@@ -864,14 +865,19 @@ impl fmt::Display for Explanation {
         for c in &self.collectives {
             writeln!(
                 f,
-                "  {} {{{}}} on {}: {} -> {}, {} B/device, needed by {}",
+                "  {} {{{}}} on {}: {} -> {}, {} B/device, needed by {}{}",
                 c.kind,
                 c.axes.join(","),
                 c.value,
                 c.from,
                 c.to,
                 c.bytes_per_device,
-                c.needed_by.join(", ")
+                c.needed_by.join(", "),
+                if c.trips_unknown {
+                    "; runs a number of times not known when compiling"
+                } else {
+                    ""
+                }
             )?;
             writeln!(f, "    chosen: {}", cost_text(c.cost_us))?;
             if let Some(r) = &c.route {

@@ -143,12 +143,10 @@ pub fn partition(
         .map(|&r| p.graph.layout(eg[eg.find(r)].data.1).clone())
         .collect();
     // Loops whose bodies communicate (a shard_map's ring, a scan of layers gathered one
-    // at a time) run unrolled when they are short; longer ones run as loops of the
-    // per-device program.
-    let mut func = shardc_ir::unroll::unroll_communicating_loops(
-        &e.b.finish(&results),
-        crate::local::loops::MAX_UNROLLED_TRIPS,
-    )?;
+    // at a time) run as loops of the per-device program, unless asked to be unrolled
+    // (`Options::unroll_loops`).
+    let mut func =
+        shardc_ir::unroll::unroll_communicating_loops(&e.b.finish(&results), p.unroll_loops)?;
     // Pieces have local types; the global layout each argument and result has is recorded
     // as an attribute, as XLA records `sharding` on the parameters of a partitioned module,
     // and for a padded piece the global type too (the pieces alone cannot say it).

@@ -74,6 +74,13 @@ pub struct Options {
     /// carried layouts (`local/loops.rs`; on by default). Off, every loop runs whole on
     /// every device, what it reads gathered first (`shardc compile --loops-whole`).
     pub partition_loops: bool,
+    /// Unroll loops whose bodies communicate and whose trip count is known when compiling
+    /// and at most this many (`shardc compile --unroll-loops N`): each iteration's
+    /// collectives then stand in the per-device program, where bucketing and prefetching
+    /// see them, at the price of one copy of the body per iteration. 0 (the default):
+    /// every such loop runs as a loop of the per-device program, its body's kernels
+    /// prepared once.
+    pub unroll_loops: usize,
 }
 
 impl Options {
@@ -104,6 +111,7 @@ impl Default for Options {
             memory_per_device: None,
             compress: Vec::new(),
             partition_loops: true,
+            unroll_loops: 0,
         }
     }
 }
@@ -273,6 +281,9 @@ pub struct Propagated {
     /// Why plans on pieces of a loop were not made (a body that would communicate for
     /// too many trips, layouts that do not divide), by loop, each reason once.
     pub loop_refusals: HashMap<OpId, Vec<String>>,
+    /// Loops that communicate with at most this many known trips are unrolled
+    /// ([`Options::unroll_loops`]).
+    pub unroll_loops: usize,
 }
 
 /// Priorities of classes, in Shardy's meaning: `p0` is the strongest, a dimension without
@@ -586,6 +597,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         loops,
         banned_loops: HashSet::new(),
         loop_refusals: s.loop_refusals,
+        unroll_loops: opts.unroll_loops,
     })
 }
 

@@ -444,7 +444,14 @@ impl Mesh for CpuMesh {
                 }
             }
         }
-        if let Some((device, source)) = root.or(consequence) {
+        if let Some((device, source)) = root.or(consequence.map(|(device, source)| {
+            // Stranded with no device failing: only a divergent loop or branch does that.
+            if exe.has_loops() {
+                (device, DeviceError::WentAnotherWay(Box::new(source)))
+            } else {
+                (device, source)
+            }
+        })) {
             return Err(RuntimeError::Device { device, source });
         }
         Ok(assemble(exe, outputs, spans, per_step, &peaks, &runs, wall))

@@ -423,6 +423,11 @@ pub(crate) fn compute(
                 }
             }
             Planned::Control(Control::Jump(head)) => next = *head,
+            Planned::Control(Control::Switch { index, targets }) => {
+                d.wait(*index)?;
+                let k = d.get(*index)?.elements.get(0).as_i64();
+                next = crate::engine::branch_target(targets, k);
+            }
             Planned::PerDevice { exchange, .. } if planned.runs_on_compute() => {
                 // A slice of the device's own piece (or its index) moves nothing: it runs
                 // here rather than being handed to the communication thread and back, a
@@ -805,7 +810,23 @@ pub(crate) fn assemble(
             }),
             _ => None,
         })
-        .collect();
+        .fold(Vec::<OpStats>::new(), |mut ops, o| {
+            // One op in two places (a loop's rotated test, `shardc_ir::rotate`) is one op.
+            match ops
+                .iter_mut()
+                .find(|p| p.value == o.value && p.kind == o.kind)
+            {
+                Some(p) => {
+                    p.runs += o.runs;
+                    p.bytes_sent
+                        .iter_mut()
+                        .zip(&o.bytes_sent)
+                        .for_each(|(a, b)| *a += b);
+                }
+                None => ops.push(o),
+            }
+            ops
+        });
     RunReport {
         outputs,
         stats: Stats { ops, devices, wall },

@@ -206,6 +206,12 @@ pub enum DeviceError {
     /// The device's channels closed (another device stopped first).
     #[error("its communication stopped")]
     CommunicationStopped,
+    /// The device waited in a collective its peers never joined, none of them having
+    /// failed: in a program whose loops or branches communicate, they went another way.
+    #[error(
+        "{0}; no device failed, so the others went another way: in a program whose loops or branches communicate, every device must go the same way at each loop's condition and branch's index (compute them from values the same on every device, not from axis_index or a device's own piece; `shardc run --backend simulated` names the value that differed)"
+    )]
+    WentAnotherWay(Box<DeviceError>),
     /// An offloaded value could not be read from its file or written to it.
     #[error("{0}")]
     Offload(String),
@@ -369,7 +375,36 @@ impl Executable {
             .function(func)
             .ok_or_else(|| RuntimeError::UnknownFunction(func.to_string()))?;
         shardc_ir::verify_module(module).map_err(|e| RuntimeError::Invalid(Box::new(e)))?;
-        let names = f.value_names();
+        // Loops whose bodies communicate run rotated, their tests joining their bodies'
+        // last kernels (`shardc_ir::rotate`); values keep the names the program gives them.
+        let rotated = shardc_ir::rotate::rotate_communicating_loops(f)
+            .map_err(|e| RuntimeError::Invalid(Box::new(e)))?;
+        let mut names = f.value_names();
+        let owned;
+        let (module, f) = match rotated {
+            None => (module, f),
+            Some((g, moved)) => {
+                let mut renamed = vec![String::new(); g.values.len()];
+                for (new, old) in moved {
+                    renamed[new.index()] = names[old.index()].clone();
+                }
+                for (i, name) in renamed.iter_mut().enumerate() {
+                    if name.is_empty() {
+                        *name = format!("%rotated{i}");
+                    }
+                }
+                names = renamed;
+                let mut m = module.clone();
+                if let Some(slot) = m.functions.iter_mut().find(|h| h.name == func) {
+                    *slot = g;
+                }
+                owned = m;
+                let f = owned
+                    .function(func)
+                    .ok_or_else(|| RuntimeError::UnknownFunction(func.to_string()))?;
+                (&owned, f)
+            }
+        };
         let streamed: HashSet<ValueId> = streamed
             .iter()
             .filter_map(|&i| f.args().get(i).copied())

@@ -352,3 +352,30 @@ pub fn communicating_loop(groups: &str, pairs: &str) -> String {
 }}"#
     )
 }
+
+/// A per-device program whose branch communicates: `case %k` all-reduces `%x` over
+/// `groups` and halves it in branch 0, negates it in branch 1 (and for any other index,
+/// as `stablehlo.case` runs its last branch); the result is then doubled.
+pub fn communicating_branch(groups: &str) -> String {
+    format!(
+        r#"module {{
+  func.func @main(%x: tensor<4xf32>, %k: tensor<i32>) -> tensor<4xf32> {{
+    %r = "stablehlo.case"(%k) ({{
+      %s = "stablehlo.all_reduce"(%x) <{{replica_groups = {groups}}}> ({{
+      ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+        %t = stablehlo.add %p, %q : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+      }}) : (tensor<4xf32>) -> tensor<4xf32>
+      %h = stablehlo.constant dense<5.000000e-01> : tensor<4xf32>
+      %m = stablehlo.multiply %s, %h : tensor<4xf32>
+      stablehlo.return %m : tensor<4xf32>
+    }}, {{
+      %n = stablehlo.negate %x : tensor<4xf32>
+      stablehlo.return %n : tensor<4xf32>
+    }}) : (tensor<i32>) -> tensor<4xf32>
+    %y = stablehlo.add %r, %r : tensor<4xf32>
+    return %y : tensor<4xf32>
+  }}
+}}"#
+    )
+}

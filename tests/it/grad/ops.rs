@@ -718,3 +718,70 @@ fn cotangents_are_constrained_like_their_primals() {
     assert_eq!(constraints(&vg), [want.clone(), want.clone()]);
     assert_eq!(constraints(&grad(&c.module, &[0]).unwrap()), [want]);
 }
+
+/// Loops of known trips (`lax.fori_loop`, a `lax.scan` of stacked weights read with
+/// `dynamic_slice`) are differentiated unrolled: gradients through the carried value, the
+/// captured weight and the stacked weights match finite differences; a loop whose trip
+/// count an argument gives is refused, naming the loop and saying why.
+#[test]
+fn loops_of_known_trips_are_differentiated_unrolled() {
+    let text = r#"
+func.func @main(%x: tensor<3xf64>, %w: tensor<3xf64>, %ws: tensor<4x3xf64>) -> tensor<f64> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<3xf64>
+    cond {
+      %n = stablehlo.constant dense<4> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %row = stablehlo.dynamic_slice %ws, %i, %z, sizes = [1, 3] : (tensor<4x3xf64>, tensor<i32>, tensor<i32>) -> tensor<1x3xf64>
+      %v = stablehlo.reshape %row : (tensor<1x3xf64>) -> tensor<3xf64>
+      %a = stablehlo.multiply %h, %w : tensor<3xf64>
+      %b = stablehlo.add %a, %v : tensor<3xf64>
+      %t = stablehlo.tanh %b : tensor<3xf64>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %t : tensor<i32>, tensor<3xf64>
+    }
+  %sq = stablehlo.multiply %r#1, %r#1 : tensor<3xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %s = stablehlo.reduce(%sq init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+  return %s : tensor<f64>
+}
+"#;
+    let m = parse_module(text).unwrap();
+    let args = vec![
+        lit(&[3], &[0.3, -0.7, 1.1]),
+        lit(&[3], &[0.9, 1.2, -0.4]),
+        lit(
+            &[4, 3],
+            &[
+                0.1, -0.2, 0.3, 0.05, 0.4, -0.6, -0.3, 0.2, 0.1, 0.7, -0.1, 0.0,
+            ],
+        ),
+    ];
+    check_fd("fori_loop over stacked weights", &m, &args, &[0, 1, 2]);
+    let g = value_and_grad(&m, &[0, 1, 2]).unwrap();
+    assert!(
+        !op_names(&g).contains("stablehlo.while"),
+        "{}",
+        print_module(&g)
+    );
+    // Bounded by an argument: no trip count when compiling.
+    let bounded = text
+        .replace(
+            "%ws: tensor<4x3xf64>)",
+            "%ws: tensor<4x3xf64>, %k: tensor<i32>)",
+        )
+        .replace(
+            "%n = stablehlo.constant dense<4> : tensor<i32>",
+            "%n = stablehlo.add %k, %c0 : tensor<i32>",
+        );
+    let m = parse_module(&bounded).unwrap();
+    let e = value_and_grad(&m, &[0]).unwrap_err().to_string();
+    assert!(
+        e.contains("stablehlo.while") && e.contains("trip count") && e.contains("constant bounds"),
+        "{e}"
+    );
+}
