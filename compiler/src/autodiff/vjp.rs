@@ -13,7 +13,7 @@
 //! reduce divides it among tied positions. `docs/autodiff.md` lists every rule.
 
 use shardc_ir::{
-    BinaryOp, BlockId, ComparisonDirection, ComparisonType, DType, DotDims, Function,
+    BinaryOp, BlockId, ComparisonDirection, ComparisonType, ConvDims, DType, DotDims, Function,
     FunctionBuilder, GatherDims, IrError, Literal, Op, OpKind, Scalar, ScatterDims, TensorType,
     UnaryOp, ValueId, WindowDims,
 };
@@ -97,9 +97,10 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             .zip(&p.cotangents)
             .map(|(&need, g)| if need { *g } else { None })
             .collect()),
-        OpKind::Convolution(_) | OpKind::SelectAndScatter(_) => no_rule(
-            "convolutions are not differentiated by shardc yet",
-            "differentiate in JAX (export the training step jax.grad made: its backward convolutions run as they are)",
+        OpKind::Convolution(d) => convolution(e, p, d),
+        OpKind::SelectAndScatter(_) => no_rule(
+            "select_and_scatter (a max-pool's gradient) is not differentiated by shardc yet",
+            "differentiate in JAX (export the training step jax.grad made)",
         ),
         OpKind::ManualComputation { .. } => no_rule(
             "shard_map bodies are not differentiated by shardc",
@@ -579,6 +580,153 @@ fn pad(
 /// `[batch, lhs kept, rhs kept]`. The lhs cotangent contracts `g`'s rhs-kept dimensions
 /// with rhs's kept ones (batching with rhs's batch), giving `[batch, lhs kept, lhs
 /// contracting in rhs's order]`, transposed back into lhs's order; the rhs likewise.
+/// A spatial size `n` with `d - 1` holes between its elements (0 stays 0).
+fn dilated(n: usize, d: usize) -> i64 {
+    if n == 0 { 0 } else { (1 + d * (n - 1)) as i64 }
+}
+
+/// The VJP of a convolution: both cotangents are convolutions again.
+///
+/// - To the input: the output's cotangent convolved with the kernel reversed along its
+///   spatial dimensions, its input and output features swapped (with feature groups, each
+///   group's output features become the input features of that group), the forward's
+///   strides becoming the input's dilation and its input dilation the strides, padded so
+///   that every input element meets every window it was in.
+/// - To the kernel: the input convolved with the output's cotangent as the kernel, the
+///   input's batch and feature dimensions swapped (the batch is what is summed over),
+///   the forward's strides becoming the kernel's dilation and its kernel dilation the
+///   strides; feature groups become batch groups.
+///
+/// A convolution with batch groups (itself a kernel gradient) or a reversed window has
+/// no rule.
+fn convolution(e: &mut Emitter, p: &Primal, d: &ConvDims) -> Result<Cotangents, VjpError> {
+    if d.batch_group_count != 1 || d.window_reversal.iter().any(|&r| r) {
+        return no_rule(
+            "a convolution with batch groups or a reversed window is not differentiated by shardc",
+            "differentiate in JAX (export the training step jax.grad made)",
+        );
+    }
+    let (x, k, g) = (p.operands[0], p.operands[1], g(p)?);
+    let (xt, kt, gt) = (e.ty(x), e.ty(k), e.ty(g));
+    let n = d.input_spatial.len();
+    let in_size: Vec<usize> = d.input_spatial.iter().map(|&a| xt.shape[a]).collect();
+    let k_size: Vec<usize> = d.kernel_spatial.iter().map(|&a| kt.shape[a]).collect();
+    let out_size: Vec<usize> = d.output_spatial.iter().map(|&a| gt.shape[a]).collect();
+    let groups = d.feature_group_count;
+    let checked = |e: &mut Emitter, v: ValueId, want: &TensorType| -> Result<ValueId, VjpError> {
+        let got = e.ty(v);
+        if got.shape != want.shape {
+            return Err(VjpError::Misuse(format!(
+                "the cotangent convolution gave {got} where {want} was wanted"
+            )));
+        }
+        if got.dtype == want.dtype {
+            return Ok(v);
+        }
+        Ok(e.convert(v, want.dtype)?)
+    };
+    let gx = if p.needs[0] {
+        // The kernel with its spatial dimensions reversed and, per group, its output
+        // features as input features.
+        let mut rk = e.b.push1(
+            OpKind::Reverse {
+                dimensions: d.kernel_spatial.clone(),
+            },
+            &[k],
+        )?;
+        if groups > 1 {
+            let (o, i) = (d.kernel_output_feature, d.kernel_input_feature);
+            let rank = kt.rank();
+            // Transposed to [o, i, rest...], split o into (groups, o / groups), the groups
+            // moved next to i and merged into it, then transposed back.
+            let rest: Vec<usize> = (0..rank).filter(|&a| a != o && a != i).collect();
+            let perm: Vec<usize> = [vec![o, i], rest.clone()].concat();
+            let t = e.transpose(rk, &perm)?;
+            let (co, ci) = (kt.shape[o], kt.shape[i]);
+            let rest_shape: Vec<usize> = rest.iter().map(|&a| kt.shape[a]).collect();
+            let t = e.reshape(
+                t,
+                &[vec![groups, co / groups, ci], rest_shape.clone()].concat(),
+            )?;
+            let swap: Vec<usize> = [vec![1, 0, 2], (3..rank + 1).collect()].concat();
+            let t = e.transpose(t, &swap)?;
+            let t = e.reshape(t, &[vec![co / groups, groups * ci], rest_shape].concat())?;
+            let mut back = vec![0; rank];
+            for (pos, &a) in perm.iter().enumerate() {
+                back[a] = pos;
+            }
+            rk = e.transpose(t, &back)?;
+        }
+        let padding: Vec<(i64, i64)> = (0..n)
+            .map(|s| {
+                let xd = dilated(in_size[s], d.lhs_dilation[s]);
+                let kd = dilated(k_size[s], d.rhs_dilation[s]);
+                let od = dilated(out_size[s], d.window_strides[s]);
+                let before = kd - d.padding[s].0 - 1;
+                (before, xd + kd - 1 - od - before)
+            })
+            .collect();
+        let dims = ConvDims {
+            input_batch: d.output_batch,
+            input_feature: d.output_feature,
+            input_spatial: d.output_spatial.clone(),
+            kernel_input_feature: d.kernel_output_feature,
+            kernel_output_feature: d.kernel_input_feature,
+            kernel_spatial: d.kernel_spatial.clone(),
+            output_batch: d.input_batch,
+            output_feature: d.input_feature,
+            output_spatial: d.input_spatial.clone(),
+            window_strides: d.lhs_dilation.clone(),
+            padding,
+            lhs_dilation: d.window_strides.clone(),
+            rhs_dilation: d.rhs_dilation.clone(),
+            window_reversal: vec![false; n],
+            feature_group_count: groups,
+            batch_group_count: 1,
+            precision: d.precision.clone(),
+        };
+        let c = e.b.push1(OpKind::Convolution(dims), &[g, rk])?;
+        Some(checked(e, c, &xt)?)
+    } else {
+        None
+    };
+    let gk = if p.needs[1] {
+        let padding: Vec<(i64, i64)> = (0..n)
+            .map(|s| {
+                let xd = dilated(in_size[s], d.lhs_dilation[s]);
+                let kd = dilated(k_size[s], d.rhs_dilation[s]);
+                let od = dilated(out_size[s], d.window_strides[s]);
+                let lo = d.padding[s].0;
+                (lo, (od - xd) + (kd - lo - 1))
+            })
+            .collect();
+        let dims = ConvDims {
+            input_batch: d.input_feature,
+            input_feature: d.input_batch,
+            input_spatial: d.input_spatial.clone(),
+            kernel_input_feature: d.output_batch,
+            kernel_output_feature: d.output_feature,
+            kernel_spatial: d.output_spatial.clone(),
+            output_batch: d.kernel_input_feature,
+            output_feature: d.kernel_output_feature,
+            output_spatial: d.kernel_spatial.clone(),
+            window_strides: d.rhs_dilation.clone(),
+            padding,
+            lhs_dilation: d.lhs_dilation.clone(),
+            rhs_dilation: d.window_strides.clone(),
+            window_reversal: vec![false; n],
+            feature_group_count: 1,
+            batch_group_count: groups,
+            precision: d.precision.clone(),
+        };
+        let c = e.b.push1(OpKind::Convolution(dims), &[x, g])?;
+        Some(checked(e, c, &kt)?)
+    } else {
+        None
+    };
+    Ok(vec![gx, gk])
+}
+
 fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, VjpError> {
     let (x, y, g) = (p.operands[0], p.operands[1], g(p)?);
     let (xr, yr) = (e.ty(x).rank(), e.ty(y).rank());

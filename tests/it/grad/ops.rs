@@ -785,3 +785,108 @@ func.func @main(%x: tensor<3xf64>, %w: tensor<3xf64>, %ws: tensor<4x3xf64>) -> t
         "{e}"
     );
 }
+
+/// Convolutions' VJPs against finite differences, to the input and the kernel: Flax's
+/// NHWC x HWIO with strides and asymmetric padding whose windows do not tile the input,
+/// a transposed convolution (input dilation) with a dilated kernel, grouped and
+/// depthwise convolutions, and a 1-D NCW convolution with negative padding.
+#[test]
+fn convolution_vjps_match_finite_differences() {
+    let conv = |dims: &str, window: &str, groups: usize, x: &[usize], k: &[usize], y: &[usize]| {
+        let ty = |s: &[usize]| {
+            format!(
+                "tensor<{}xf64>",
+                s.iter()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join("x")
+            )
+        };
+        let text = format!(
+            r#"
+func.func @main(%x: {xt}, %k: {kt}) -> tensor<f64> {{
+  %y = stablehlo.convolution(%x, %k) dim_numbers = {dims}, window = {{{window}}} {{batch_group_count = 1 : i64, feature_group_count = {groups} : i64}} : ({xt}, {kt}) -> {yt}
+  %s = stablehlo.sine %y : {yt}
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %r = stablehlo.reduce(%s init: %zero) applies stablehlo.add across dimensions = [{all}] : ({yt}, tensor<f64>) -> tensor<f64>
+  return %r : tensor<f64>
+}}
+"#,
+            xt = ty(x),
+            kt = ty(k),
+            yt = ty(y),
+            all = (0..y.len())
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let cases = [
+        (
+            "nhwc stride 2, pad (0, 1)",
+            conv(
+                "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+                "stride = [2, 2], pad = [[0, 1], [1, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]",
+                1,
+                &[2, 5, 4, 3],
+                &[3, 2, 3, 2],
+                &[2, 2, 2, 2],
+            ),
+        ),
+        (
+            "transposed, dilated kernel",
+            conv(
+                "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+                "stride = [1, 1], pad = [[1, 1], [2, 1]], lhs_dilate = [2, 2], rhs_dilate = [2, 1]",
+                1,
+                &[1, 3, 3, 2],
+                &[2, 2, 2, 3],
+                &[1, 5, 7, 3],
+            ),
+        ),
+        (
+            "grouped",
+            conv(
+                "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+                "stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]",
+                2,
+                &[1, 3, 3, 4],
+                &[2, 2, 2, 6],
+                &[1, 4, 4, 6],
+            ),
+        ),
+        (
+            "depthwise, stride 2",
+            conv(
+                "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]",
+                "stride = [2, 1], pad = [[1, 1], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]",
+                3,
+                &[2, 4, 3, 3],
+                &[3, 2, 1, 3],
+                &[2, 2, 2, 3],
+            ),
+        ),
+        (
+            "ncw, stride 3, negative padding",
+            conv(
+                "[b, f, 0]x[o, i, 0]->[b, f, 0]",
+                "stride = [3], pad = [[-1, 2]], lhs_dilate = [1], rhs_dilate = [1]",
+                1,
+                &[2, 2, 9],
+                &[3, 2, 3],
+                &[2, 3, 3],
+            ),
+        ),
+    ];
+    let mut rng = Rng(0xc0a7);
+    for (name, m) in &cases {
+        let f = m.entry().unwrap();
+        let args: Vec<Literal> = f
+            .arg_types()
+            .iter()
+            .map(|t| random_lit(&mut rng, &t.shape, -1.0, 1.0))
+            .collect();
+        check_fd(name, m, &args, &[0, 1]);
+    }
+}

@@ -177,3 +177,57 @@ fn megatron_block_gradients_partition_and_match_the_reference() {
         );
     }
 }
+
+/// A convolutional layer differentiated by shardc, then partitioned: the batch split over
+/// `data`, the kernel replicated. The kernel's cotangent convolution contracts the batch
+/// (a partial sum over `data`, all-reduced); the input's stays split. Plain and depthwise
+/// (whose kernel cotangent is a convolution with batch groups), on the simulated mesh and
+/// the cpu backend against the reference.
+#[test]
+fn convolution_gradients_of_a_split_batch_partition() {
+    for (groups, k_in, k_out) in [(1, 3, 4), (3, 1, 3)] {
+        let text = format!(
+            r#"
+sdy.mesh @mesh = <["data"=4]>
+func.func @main(%x: tensor<8x6x6x3xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}, {{}}, {{}}]>}}, %k: tensor<3x3x{k_in}x{k_out}xf32>) -> tensor<f32> {{
+  %y = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{stride = [2, 2], pad = [[1, 1], [1, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}} {{batch_group_count = 1 : i64, feature_group_count = {groups} : i64}} : (tensor<8x6x6x3xf32>, tensor<3x3x{k_in}x{k_out}xf32>) -> tensor<8x3x3x{k_out}xf32>
+  %t = stablehlo.tanh %y : tensor<8x3x3x{k_out}xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [0, 1, 2, 3] : (tensor<8x3x3x{k_out}xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}}
+"#
+        );
+        let m = parse_module(&text).unwrap();
+        let vg = value_and_grad(&m, &[0, 1]).unwrap();
+        let c = shardc::compiler::compile(&vg, &Options::default()).unwrap();
+        let types = vg.entry().unwrap().arg_types();
+        let mut rng = Rng(7 + groups as u64);
+        let args: Vec<Literal> = types
+            .iter()
+            .map(|t| {
+                let v = rng.values(t.num_elements(), -1.0, 1.0);
+                Literal::from_f64(t.dtype, &t.shape, &v).unwrap()
+            })
+            .collect();
+        let want = reference::run(&vg, "main", &args).unwrap();
+        let simulated = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+        let cpu = shardc::run_cpu(&c, &args, &shardc::runtime::engine::Interpreted, 1e-5)
+            .unwrap()
+            .outputs;
+        for got in [&simulated, &cpu] {
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                let excess = excess_error(g, w, 1e-5, 1e-4).unwrap();
+                assert!(
+                    excess <= 0.0,
+                    "groups {groups}: result {k} is off by {excess:e}"
+                );
+            }
+        }
+        let e = c.explain();
+        assert!(
+            e.collectives.iter().any(|c| c.kind == "all_reduce"),
+            "groups {groups}: the kernel's cotangent is summed over data\n{e}"
+        );
+    }
+}
