@@ -798,6 +798,86 @@ fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, V
 
 /// The binary op a reducer body applies, if it is one binary op of its two arguments
 /// (in either order) and returns it.
+/// Max (min) pooling's VJP: each window's cotangent goes to the element the window
+/// chose, the first of equal ones (`select_and_scatter` selecting by `>=` (`<=`),
+/// scattering by `add` from 0; windows over padding choose among the operand's elements
+/// only, as `reduce_window` from an init of -inf (+inf) does). Another init (a window
+/// whose result may be the init, not an element) or dilations have no rule.
+fn pooled(
+    e: &mut Emitter,
+    p: &Primal,
+    w: &WindowDims,
+    chooser: BinaryOp,
+) -> Result<Cotangents, VjpError> {
+    let dilated = w
+        .base_dilations
+        .iter()
+        .chain(&w.window_dilations)
+        .any(|&d| d != 1);
+    let identity = if chooser == BinaryOp::Maximum {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    let init_is_identity = p
+        .src
+        .defining_op(p.op.operands[1])
+        .map(|id| &p.src.op(id).kind)
+        .is_some_and(|k| {
+            matches!(k, OpKind::Constant(l) if l.ty.num_elements() == 1 && l.get(0).as_f64() == identity)
+        });
+    if dilated || !init_is_identity || p.needs[1] {
+        return no_rule(
+            "max or min pooling has a VJP here from an init of -inf (+inf for min), without dilations, the init not differentiated",
+            "pool from -inf (as jax.lax.reduce_window with -jnp.inf, flax.linen.max_pool do), or keep this value out of the loss",
+        );
+    }
+    let (x, g) = (p.operands[0], g(p)?);
+    if !p.needs[0] {
+        return Ok(vec![None, None]);
+    }
+    let scalar = TensorType::scalar(e.ty(x).dtype);
+    let direction = if chooser == BinaryOp::Maximum {
+        ComparisonDirection::Ge
+    } else {
+        ComparisonDirection::Le
+    };
+    let zero = e.splat(&scalar, 0.0);
+    // A region of one op on two scalars.
+    let region = |e: &mut Emitter, kind: OpKind| -> Result<BlockId, IrError> {
+        let a = e.b.begin_block(&[scalar.clone(), scalar.clone()]);
+        match e.b.push1(kind, &a) {
+            Ok(r) => Ok(e.b.end_block(&[r])),
+            Err(err) => {
+                e.b.end_block(&[]);
+                Err(err)
+            }
+        }
+    };
+    let select = region(
+        e,
+        OpKind::Compare {
+            direction,
+            compare_type: None,
+        },
+    )?;
+    let scatter = region(e, OpKind::Binary(BinaryOp::Add))?;
+    let window = WindowDims {
+        window: w.window.clone(),
+        strides: w.strides.clone(),
+        base_dilations: vec![1; w.window.len()],
+        window_dilations: vec![1; w.window.len()],
+        padding: w.padding.clone(),
+    };
+    let id = e.b.push(
+        OpKind::SelectAndScatter(window),
+        &[x, g, zero],
+        None,
+        vec![select, scatter],
+    )?;
+    Ok(vec![Some(e.b.func().op(id).results[0]), None])
+}
+
 fn single_op_reducer(f: &Function, body: BlockId) -> Option<BinaryOp> {
     let block = f.blocks.get(body.index())?;
     let ([acc, x], [id], [out]) = (
@@ -925,10 +1005,13 @@ fn dynamic_update_slice(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpEr
 fn reduce_window(e: &mut Emitter, p: &Primal, w: &WindowDims) -> Result<Cotangents, VjpError> {
     let body = p.op.regions.first().copied();
     let reducer = body.and_then(|b| single_op_reducer(p.src, b));
+    if let Some(chooser @ (BinaryOp::Maximum | BinaryOp::Minimum)) = reducer {
+        return pooled(e, p, w, chooser);
+    }
     if reducer != Some(BinaryOp::Add) {
         return no_rule(
-            "only a reduce_window that sums (add reducer) has a VJP here; max/min pooling's gradient is a select_and_scatter",
-            "write the window reduction as a sum, or keep this value out of the loss",
+            "only a reduce_window that sums, takes the maximum or the minimum has a VJP here",
+            "write the window reduction as one of those, or keep this value out of the loss",
         );
     }
     if w.base_dilations.iter().any(|&b| b != 1) {

@@ -890,3 +890,45 @@ func.func @main(%x: {xt}, %k: {kt}) -> tensor<f64> {{
         check_fd(name, m, &args, &[0, 1]);
     }
 }
+
+/// Max and min pooling (`reduce_window` from -inf / +inf) differentiate to a
+/// `select_and_scatter`: overlapping windows with padding and strides, against finite
+/// differences; pooling from another init has no rule, and says what would.
+#[test]
+fn max_and_min_pooling_vjps_match_finite_differences() {
+    let pool = |reducer: &str, init: &str, window: &str| {
+        parse_module(&format!(
+            r#"
+func.func @main(%x: tensor<2x5x6xf64>) -> tensor<f64> {{
+  %init = stablehlo.constant dense<{init}> : tensor<f64>
+  %p = "stablehlo.reduce_window"(%x, %init) <{{{window}}}> ({{
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %m = stablehlo.{reducer} %a, %b : tensor<f64>
+    stablehlo.return %m : tensor<f64>
+  }}) : (tensor<2x5x6xf64>, tensor<f64>) -> tensor<2x3x3xf64>
+  %s = stablehlo.sine %p : tensor<2x3x3xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %r = stablehlo.reduce(%s init: %zero) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<2x3x3xf64>, tensor<f64>) -> tensor<f64>
+  return %r : tensor<f64>
+}}
+"#
+        ))
+        .unwrap()
+    };
+    let window = "padding = dense<[[0, 0], [1, 1], [1, 0]]> : tensor<3x2xi64>, window_dimensions = array<i64: 1, 3, 3>, window_strides = array<i64: 1, 2, 2>";
+    let mut rng = Rng(0x9001);
+    let args = vec![random_lit(&mut rng, &[2, 5, 6], -1.0, 1.0)];
+    for (reducer, init) in [
+        ("maximum", "0xFFF0000000000000"),
+        ("minimum", "0x7FF0000000000000"),
+    ] {
+        let m = pool(reducer, init, window);
+        check_fd(reducer, &m, &args, &[0]);
+        let g = value_and_grad(&m, &[0]).unwrap();
+        assert!(op_names(&g).contains("stablehlo.select_and_scatter"));
+    }
+    let e = value_and_grad(&pool("maximum", "0.0", window), &[0])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("from an init of -inf"), "{e}");
+}

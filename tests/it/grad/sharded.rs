@@ -231,3 +231,49 @@ func.func @main(%x: tensor<8x6x6x3xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{
         );
     }
 }
+
+/// Max pooling differentiated by shardc, then partitioned with the batch split over
+/// `data`: the `select_and_scatter` of its gradient runs on each device's rows, no
+/// collective needed; on the simulated mesh and the cpu backend against the reference.
+#[test]
+fn max_pooling_gradients_of_a_split_batch_partition() {
+    let text = r#"
+sdy.mesh @mesh = <["data"=4]>
+func.func @main(%x: tensor<8x6x6x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}, {}, {}]>}) -> tensor<f32> {
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %p = "stablehlo.reduce_window"(%x, %init) <{padding = dense<[[0, 0], [1, 0], [1, 0], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<8x6x6x2xf32>, tensor<f32>) -> tensor<8x3x3x2xf32>
+  %t = stablehlo.tanh %p : tensor<8x3x3x2xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [0, 1, 2, 3] : (tensor<8x3x3x2xf32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+"#;
+    let m = parse_module(text).unwrap();
+    let vg = value_and_grad(&m, &[0]).unwrap();
+    let c = shardc::compiler::compile(&vg, &Options::default()).unwrap();
+    let t = &vg.entry().unwrap().arg_types()[0];
+    let v = Rng(5).values(t.num_elements(), -1.0, 1.0);
+    let args = vec![Literal::from_f64(t.dtype, &t.shape, &v).unwrap()];
+    let want = reference::run(&vg, "main", &args).unwrap();
+    let simulated = shardc::run_simulated(&c, &args, 1e-5).unwrap();
+    let cpu = shardc::run_cpu(&c, &args, &shardc::runtime::engine::Interpreted, 1e-5)
+        .unwrap()
+        .outputs;
+    for got in [&simulated, &cpu] {
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let excess = excess_error(g, w, 1e-5, 1e-4).unwrap();
+            assert!(excess <= 0.0, "result {k} is off by {excess:e}");
+        }
+    }
+    let e = c.explain();
+    let gathers = e
+        .collectives
+        .iter()
+        .filter(|c| c.kind == "all_gather")
+        .count();
+    assert_eq!(gathers, 0, "{e}");
+}
