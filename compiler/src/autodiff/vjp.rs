@@ -120,10 +120,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             "a loop is differentiated unrolled, which needs its trip count when compiling (a counter from a constant, `counter < constant`, stepped by 1: lax.fori_loop with constant bounds, lax.scan), and this one's is not known",
             "give the loop constant bounds, or differentiate in JAX (export the training step jax.grad made)",
         ),
-        OpKind::Case => no_rule(
-            "branches are not differentiated by shardc yet",
-            "differentiate in JAX (export the training step jax.grad made), or select between both results (jnp.where)",
-        ),
+        OpKind::Case => case(e, p),
         OpKind::Call { callee } => no_rule(
             format!("it calls @{callee}, and calls are not differentiated through"),
             "inline the call first (value_and_grad inlines every call of the entry function)",
@@ -580,6 +577,116 @@ fn pad(
 /// `[batch, lhs kept, rhs kept]`. The lhs cotangent contracts `g`'s rhs-kept dimensions
 /// with rhs's kept ones (batching with rhs's batch), giving `[batch, lhs kept, lhs
 /// contracting in rhs's order]`, transposed back into lhs's order; the rhs likewise.
+/// The VJP of a branch (`lax.cond`, `lax.switch`): a branch on the same index whose
+/// regions are the branches' VJPs. Branch `k`'s is the gradient, with respect to the
+/// values the branches read from outside, of `sum_j <result_j, cotangent_j>` computed by
+/// branch `k`, made by differentiating that as a function of its own
+/// ([`crate::autodiff::differentiate::grad`]) and copied into the region; the cotangents
+/// and the values read are read from outside the new branch as the old one read them.
+fn case(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
+    let n = p.op.operands.len();
+    let captured: Vec<ValueId> = p.op.operands[1..].to_vec();
+    let wanted: Vec<usize> = (1..n).filter(|&i| p.needs[i]).collect();
+    let cts: Vec<(usize, ValueId)> = p
+        .cotangents
+        .iter()
+        .enumerate()
+        .filter_map(|(j, c)| c.map(|c| (j, c)))
+        .collect();
+    if wanted.is_empty() || cts.is_empty() {
+        return Ok(vec![None; n]);
+    }
+    let ct_types: Vec<TensorType> = cts
+        .iter()
+        .map(|(j, _)| p.src.ty(p.op.results[*j]).clone())
+        .collect();
+    let loss_type = TensorType::scalar(ct_types[0].dtype);
+    let mut regions = Vec::with_capacity(p.op.regions.len());
+    for (k, &r) in p.op.regions.iter().enumerate() {
+        let branch = shardc_ir::unroll::region_function(p.src, r, "main", &captured)?;
+        let mut b = FunctionBuilder::new("main", &[branch.arg_types(), ct_types.clone()].concat());
+        let args = b.args();
+        let mut map: HashMap<ValueId, ValueId> = branch
+            .args()
+            .iter()
+            .copied()
+            .zip(args.iter().copied())
+            .collect();
+        for (_, o) in branch.body_ops() {
+            b.copy_op(&branch, o, &mut map)?;
+        }
+        let mut loss: Option<ValueId> = None;
+        for (c, (j, _)) in cts.iter().enumerate() {
+            let y = map[&branch.results()[*j]];
+            let t = b.ty(y).clone();
+            let prod = b.binary(BinaryOp::Multiply, y, args[captured.len() + c])?;
+            let zero = b.constant(Literal::scalar(t.dtype, Scalar::Float(0.0)));
+            let dims: Vec<usize> = (0..t.rank()).collect();
+            let mut sum = b.reduce(prod, zero, &dims, BinaryOp::Add)?;
+            if t.dtype != loss_type.dtype {
+                sum = b.push1_typed(OpKind::Convert, &[sum], loss_type.clone())?;
+            }
+            loss = Some(match loss {
+                None => sum,
+                Some(l) => b.binary(BinaryOp::Add, l, sum)?,
+            });
+        }
+        let Some(loss) = loss else {
+            return Ok(vec![None; n]);
+        };
+        let h = shardc_ir::Module {
+            functions: vec![b.finish(&[loss])],
+            ..Default::default()
+        };
+        let wrt: Vec<usize> = wanted.iter().map(|&i| i - 1).collect();
+        let gm = crate::autodiff::differentiate::grad(&h, &wrt).map_err(|err| VjpError::NoRule {
+            why: format!("branch {k} of it does not differentiate: {err}"),
+            fix: "differentiate in JAX (export the training step jax.grad made), or select between both results (jnp.where)".into(),
+        })?;
+        let Some(g) = gm.entry() else {
+            return Err(VjpError::Misuse(
+                "a branch's gradient has no function".into(),
+            ));
+        };
+        // The gradient's arguments are what the branch read and the cotangents, from
+        // outside the region.
+        let outside: Vec<ValueId> = p.operands[1..]
+            .iter()
+            .copied()
+            .chain(cts.iter().map(|&(_, c)| c))
+            .collect();
+        e.b.begin_block(&[]);
+        let mut inner: HashMap<ValueId, ValueId> = g
+            .args()
+            .iter()
+            .copied()
+            .zip(outside.iter().copied())
+            .collect();
+        let copied = g
+            .body_ops()
+            .try_for_each(|(_, o)| e.b.copy_op(g, o, &mut inner).map(|_| ()));
+        match copied {
+            Ok(()) => {
+                let results: Vec<ValueId> = g.results().iter().map(|v| inner[v]).collect();
+                regions.push(e.b.end_block(&results));
+            }
+            Err(err) => {
+                e.b.end_block(&[]);
+                return Err(err.into());
+            }
+        }
+    }
+    let types: Vec<TensorType> = wanted.iter().map(|&i| e.ty(p.operands[i])).collect();
+    let id =
+        e.b.push_region_op(OpKind::Case, &[p.operands[0]], Some(&types), regions)?;
+    let results = e.b.func().op(id).results.clone();
+    let mut out = vec![None; n];
+    for (&i, r) in wanted.iter().zip(results) {
+        out[i] = Some(r);
+    }
+    Ok(out)
+}
+
 /// A spatial size `n` with `d - 1` holes between its elements (0 stays 0).
 fn dilated(n: usize, d: usize) -> i64 {
     if n == 0 { 0 } else { (1 + d * (n - 1)) as i64 }

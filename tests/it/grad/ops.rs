@@ -932,3 +932,74 @@ func.func @main(%x: tensor<2x5x6xf64>) -> tensor<f64> {{
         .to_string();
     assert!(e.contains("from an init of -inf"), "{e}");
 }
+
+/// A branch (`lax.switch` of three branches, one reading a value the others do not,
+/// one an integer index out of range taking the last) differentiates to a branch of the
+/// branches' VJPs: gradients to the values the branches read match finite differences
+/// for every index; a branch inside a loop of known trips differentiates too.
+#[test]
+fn branches_differentiate_to_a_branch_of_their_vjps() {
+    let text = r#"
+func.func @main(%x: tensor<3xf64>, %w: tensor<3xf64>, %k: tensor<i32>) -> tensor<f64> {
+  %r = "stablehlo.case"(%k) ({
+    %a = stablehlo.multiply %x, %w : tensor<3xf64>
+    %t = stablehlo.tanh %a : tensor<3xf64>
+    stablehlo.return %t : tensor<3xf64>
+  }, {
+    %s = stablehlo.multiply %x, %x : tensor<3xf64>
+    stablehlo.return %s : tensor<3xf64>
+  }, {
+    %c = stablehlo.sine %w : tensor<3xf64>
+    %d = stablehlo.add %c, %x : tensor<3xf64>
+    stablehlo.return %d : tensor<3xf64>
+  }) : (tensor<i32>) -> tensor<3xf64>
+  %e = stablehlo.exponential %r : tensor<3xf64>
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %l = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+"#;
+    let m = parse_module(text).unwrap();
+    for k in [0, 1, 2, 7] {
+        let args = vec![
+            lit(&[3], &[0.3, -0.7, 1.1]),
+            lit(&[3], &[0.9, 1.2, -0.4]),
+            Literal::from_f64(DType::I32, &[], &[k as f64]).unwrap(),
+        ];
+        check_fd(&format!("case, index {k}"), &m, &args, &[0, 1]);
+    }
+    let g = value_and_grad(&m, &[0, 1]).unwrap();
+    assert!(op_names(&g).contains("stablehlo.case"));
+    // In a loop of 4 trips: every other iteration takes the first branch.
+    let looped = r#"
+func.func @main(%x: tensor<3xf64>, %w: tensor<3xf64>) -> tensor<f64> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<3xf64>
+    cond {
+      %n = stablehlo.constant dense<4> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %two = stablehlo.constant dense<2> : tensor<i32>
+      %odd = stablehlo.remainder %i, %two : tensor<i32>
+      %b = "stablehlo.case"(%odd) ({
+        %a = stablehlo.multiply %h, %w : tensor<3xf64>
+        %t = stablehlo.tanh %a : tensor<3xf64>
+        stablehlo.return %t : tensor<3xf64>
+      }, {
+        %s = stablehlo.sine %h : tensor<3xf64>
+        stablehlo.return %s : tensor<3xf64>
+      }) : (tensor<i32>) -> tensor<3xf64>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %b : tensor<i32>, tensor<3xf64>
+    }
+  %zero = stablehlo.constant dense<0.0> : tensor<f64>
+  %l = stablehlo.reduce(%r#1 init: %zero) applies stablehlo.add across dimensions = [0] : (tensor<3xf64>, tensor<f64>) -> tensor<f64>
+  return %l : tensor<f64>
+}
+"#;
+    let m = parse_module(looped).unwrap();
+    let args = vec![lit(&[3], &[0.3, -0.7, 1.1]), lit(&[3], &[0.9, 1.2, -0.4])];
+    check_fd("case in a loop", &m, &args, &[0, 1]);
+}
