@@ -318,8 +318,11 @@ impl Cutter<'_> {
         else {
             return false;
         };
+        // Made by then, and not a value a backend hands over when a step asks for it (a
+        // streamed argument, [`steps_streaming`]).
         let ready = |v: &ValueId| {
-            self.recomputed.contains_key(v) || self.placed.get(v).is_none_or(|&j| j <= k)
+            !self.per_device.contains(v)
+                && (self.recomputed.contains_key(v) || self.placed.get(v).is_none_or(|&j| j <= k))
         };
         if !op.operands.iter().all(ready) {
             return false;
