@@ -237,6 +237,20 @@ impl<'c> Stepper<'c> {
         c: &'c shardc::Compiled,
         engine: Engine,
     ) -> Result<Stepper<'c>, Error> {
+        let f = m
+            .entry()
+            .ok_or_else(|| Error::Usage("the program has no entry function".into()))?;
+        Stepper::with_inputs(m, c, engine, inputs(&f.arg_types())?)
+    }
+
+    /// [`Stepper::new`] on the given inputs (a recorded run's: a loop whose trip count
+    /// is an input runs as often as it did when recorded).
+    pub fn with_inputs(
+        m: &shardc::ir::Module,
+        c: &'c shardc::Compiled,
+        engine: Engine,
+        globals: Vec<Literal>,
+    ) -> Result<Stepper<'c>, Error> {
         let start = Instant::now();
         let compute = engine.compute();
         let program = CpuProgram::new(c, compute.as_ref())?;
@@ -244,7 +258,6 @@ impl<'c> Stepper<'c> {
         let f = m
             .entry()
             .ok_or_else(|| Error::Usage("the program has no entry function".into()))?;
-        let globals = inputs(&f.arg_types())?;
         let (carry, fresh) = carried(f, &globals);
         let args = program.put(c, &globals)?;
         let mut s = Stepper {

@@ -78,6 +78,17 @@ fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
     ]
 }
 
+/// The inputs recorded beside `file` (`NAME.json`, as `tests/fixtures/jax/corpus.py`
+/// writes beside a JAX export) when they fit `m`'s arguments: a loop whose trip count is
+/// an input then runs as often as JAX ran it, which deterministic inputs would not.
+fn recorded_inputs(file: &std::path::Path, m: &shardc::ir::Module) -> Option<Vec<shardc::Literal>> {
+    let record = shardc::ir::record::Record::read(&file.with_extension("json")).ok()?;
+    let types = m.entry()?.arg_types();
+    let fits = record.inputs.len() == types.len()
+        && record.inputs.iter().zip(&types).all(|(l, t)| &l.ty == t);
+    fits.then_some(record.inputs)
+}
+
 /// One distinct plan of a program.
 struct Plan {
     /// The alternative that chose it first.
@@ -156,9 +167,13 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
         // plan alike: each plan's timed step right after an untimed one of its own, which
         // brings its state back into the caches the other plans' steps took, as the
         // steps of a training loop find it.
+        let recorded = recorded_inputs(file, &m);
         let mut steppers = plans
             .iter()
-            .map(|p| Stepper::new(&m, &p.compiled, b.engine))
+            .map(|p| match &recorded {
+                Some(inputs) => Stepper::with_inputs(&m, &p.compiled, b.engine, inputs.clone()),
+                None => Stepper::new(&m, &p.compiled, b.engine),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         for _ in 0..b.steps.max(1) {
             for s in &mut steppers {
@@ -198,6 +213,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
         programs.push(json!({
             "program": file.display().to_string(),
             "devices": devices,
+            "inputs": if recorded.is_some() { "recorded beside it" } else { "deterministic" },
             "plans": rows,
             "chosen_within_5pct_of_fastest": figures[0].1 <= fastest * 1.05,
             "ranking_agrees": kendall_tau(&figures),
@@ -208,7 +224,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
         }));
     }
     Ok(json!({
-        "what": "per program: its distinct plans (the chosen one first), predicted by the cost model and measured on the cpu backend (median step)",
+        "what": "per program: its distinct plans (the chosen one first), predicted by the cost model and measured on the cpu backend (median step; plans stepped in turn, each timed step after an untimed one of its own; on the inputs recorded beside the program when there are, else deterministic ones)",
         "cost_model": b.cost.source,
         "programs": programs,
     }))

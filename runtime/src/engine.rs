@@ -252,19 +252,21 @@ impl Cutter<'_> {
 
     fn block(&mut self, ops: &[OpId]) {
         let f = self.f;
-        // Where the segments a scalar op may join begin: not before the block, nor in a
-        // loop or branch nested in it (which may run another number of times).
-        let mut start = self.steps.len();
+        // The segments a scalar op may join: this block's own, not those of a loop or
+        // branch nested in it (which may run another number of times).
+        let start = self.steps.len();
+        let mut nested: Vec<std::ops::Range<usize>> = Vec::new();
         for &id in ops {
             let op = f.op(id);
             if runs_as_steps(f, op) {
                 self.flush();
+                let from = self.steps.len();
                 if op.kind == OpKind::While {
                     self.while_loop(op);
                 } else {
                     self.case(op);
                 }
-                start = self.steps.len();
+                nested.push(from..self.steps.len());
                 continue;
             }
             if op.kind.is_per_device() {
@@ -275,7 +277,7 @@ impl Cutter<'_> {
                 self.per_device.extend(op.results.iter().copied());
                 continue;
             }
-            if self.current.is_empty() && self.hoisted(id, start) {
+            if self.current.is_empty() && self.hoisted(id, start, &nested) {
                 continue;
             }
             let waits = op
@@ -301,21 +303,21 @@ impl Cutter<'_> {
         }
     }
 
-    /// Whether scalar op `id` (a loop's counter stepped after the body's collectives, its
-    /// rotated test: `shardc_ir::rotate`) went into the last compute segment of the block
-    /// that began at step `start`, which already has what it reads: a segment of a few
-    /// scalar ops after a collective would cost a kernel launch of its own.
-    fn hoisted(&mut self, id: OpId, start: usize) -> bool {
+    /// Whether scalar op `id` (a loop's counter stepped after the body's collectives or
+    /// branches, its rotated test: `shardc_ir::rotate`) went into the last compute segment
+    /// of the block that began at step `start` (not one of the loops or branches `nested`
+    /// in it), which already has what it reads: a segment of a few scalar ops after a
+    /// collective would cost a kernel launch of its own.
+    fn hoisted(&mut self, id: OpId, start: usize, nested: &[std::ops::Range<usize>]) -> bool {
         let f = self.f;
         let op = f.op(id);
         let scalar = |v: &ValueId| f.ty(*v).num_elements() == 1;
         if !op.regions.is_empty() || op.results.is_empty() || !op.results.iter().all(scalar) {
             return false;
         }
-        let Some(k) = (start..self.steps.len())
-            .rev()
-            .find(|&k| matches!(self.steps[k], Step::Compute(_)))
-        else {
+        let Some(k) = (start..self.steps.len()).rev().find(|&k| {
+            matches!(self.steps[k], Step::Compute(_)) && !nested.iter().any(|r| r.contains(&k))
+        }) else {
             return false;
         };
         // Made by then, and not a value a backend hands over when a step asks for it (a
@@ -1198,5 +1200,69 @@ mod tests {
             "{segments:?}"
         );
         assert_eq!(segments[3], [body_name(4), body_name(5)], "{segments:?}");
+    }
+
+    /// A counter stepped after a branch that communicates joins the segment before the
+    /// branch (a loop of local SGD steps averaging every few steps), never one of the
+    /// branch's own segments, which run only when it is taken.
+    #[test]
+    fn scalar_ops_after_a_branch_join_the_segment_before_it() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<4xf32>, %k: tensor<i32>) -> tensor<4xf32> {
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %c0, %acc = %x) : tensor<i32>, tensor<4xf32>
+      cond {
+        %n = stablehlo.constant dense<3> : tensor<i32>
+        %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %lt : tensor<i1>
+      } do {
+        %b = stablehlo.negate %acc : tensor<4xf32>
+        %c = "stablehlo.case"(%k) ({
+          %s = "stablehlo.all_reduce"(%b) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+          ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+            %t = stablehlo.add %p, %q : tensor<f32>
+            stablehlo.return %t : tensor<f32>
+          }) : (tensor<4xf32>) -> tensor<4xf32>
+          %e = stablehlo.exponential %s : tensor<4xf32>
+          stablehlo.return %e : tensor<4xf32>
+        }, {
+          stablehlo.return %b : tensor<4xf32>
+        }) : (tensor<i32>) -> tensor<4xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %i2 = stablehlo.add %i, %one : tensor<i32>
+        stablehlo.return %i2, %c : tensor<i32>, tensor<4xf32>
+      }
+    return %r#1 : tensor<4xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let names = f.value_names();
+        let body = f.block(f.op(f.body().ops[1]).regions[1]);
+        let name = |k: usize| names[f.op(body.ops[k]).results[0].index()].clone();
+        let segments: Vec<Vec<String>> = s
+            .iter()
+            .filter_map(|s| match s {
+                Step::Compute(seg) => Some(
+                    seg.ops
+                        .iter()
+                        .filter_map(|&o| f.op(o).results.first())
+                        .map(|v| names[v.index()].clone())
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
+        // The loop's initial counter; the condition's; the body's, with the counter; the
+        // first branch's exponential.
+        assert_eq!(segments.len(), 4, "{segments:?}");
+        assert_eq!(segments[2], [name(0), name(2), name(3)], "{segments:?}");
+        assert!(
+            s.iter()
+                .any(|x| matches!(x, Step::Control(Control::Switch { .. })))
+        );
     }
 }

@@ -490,7 +490,8 @@ impl CostModel {
     }
 
     /// Adds the time of the ops of `block`, run `times` times, to `t`: a loop's regions
-    /// once per iteration (its trip count when compiling, else `loops::ASSUMED_TRIPS`).
+    /// once per iteration (its trip count when compiling, else `loops::ASSUMED_TRIPS`), a
+    /// branch's dearest region once.
     fn block_time(
         &self,
         f: &shardc_ir::Function,
@@ -510,6 +511,18 @@ impl CostModel {
                 let trips = crate::local::loops::costed_trips(f, op) as f64;
                 for &r in &op.regions {
                     self.block_time(f, r, names, times * trips, t);
+                }
+            } else if op.kind == OpKind::Case {
+                // The branch taken is known only when it runs: the dearest one.
+                let branches = op.regions.iter().map(|&r| {
+                    let mut b = ProgramTime::default();
+                    self.block_time(f, r, names, times, &mut b);
+                    b
+                });
+                if let Some(b) = branches.max_by(|a, b| a.total().total_cmp(&b.total())) {
+                    t.compute += b.compute;
+                    t.communication += b.communication;
+                    t.collectives += b.collectives;
                 }
             } else if op.kind.is_collective() {
                 let exchange = shardc_runtime::backend::collective::Exchange::new(f, op, names);
