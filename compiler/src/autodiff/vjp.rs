@@ -98,10 +98,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             .map(|(&need, g)| if need { *g } else { None })
             .collect()),
         OpKind::Convolution(d) => convolution(e, p, d),
-        OpKind::SelectAndScatter(_) => no_rule(
-            "select_and_scatter (a max-pool's gradient) is not differentiated by shardc yet",
-            "differentiate in JAX (export the training step jax.grad made)",
-        ),
+        OpKind::SelectAndScatter(w) => select_and_scatter(e, p, w),
         OpKind::ManualComputation { .. } => no_rule(
             "shard_map bodies are not differentiated by shardc",
             "differentiate in JAX (jax.grad of a shard_map exports the transposed body)",
@@ -905,6 +902,118 @@ fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, V
 
 /// The binary op a reducer body applies, if it is one binary op of its two arguments
 /// (in either order) and returns it.
+/// The comparison of a region `(a, b) -> compare(a, b)` (a `select_and_scatter`'s select).
+fn single_compare(f: &Function, body: BlockId) -> Option<ComparisonDirection> {
+    let block = f.blocks.get(body.index())?;
+    let ([a, b], [id], [out]) = (
+        block.args.as_slice(),
+        block.ops.as_slice(),
+        block.results.as_slice(),
+    ) else {
+        return None;
+    };
+    let op = f.ops.get(id.index())?;
+    match op.kind {
+        OpKind::Compare { direction, .. } if op.results == [*out] && op.operands == [*a, *b] => {
+            Some(direction)
+        }
+        _ => None,
+    }
+}
+
+/// The VJP of a `select_and_scatter` that adds (a max or min pool's gradient), linear in
+/// its source and init: each window's source element gets the cotangent at the element
+/// the window selected, the init the sum of the cotangent, the operand none (the
+/// selection is piecewise constant). The selected element's cotangent is found as JAX's
+/// `_select_and_gather_add` finds it: each element's order-preserving bits and its
+/// cotangent's bits packed into one integer of twice the width, whose `reduce_window`
+/// maximum (minimum: the bits inverted) carries the winner's cotangent in its low half.
+/// Of equal elements the one with the larger cotangent bits wins, where the forward took
+/// the first (they differ only on exact ties). f32, f16 and bf16 operands.
+fn select_and_scatter(e: &mut Emitter, p: &Primal, w: &WindowDims) -> Result<Cotangents, VjpError> {
+    let (x, g) = (p.operands[0], g(p)?);
+    let xt = e.ty(x);
+    let adds =
+        p.op.regions
+            .get(1)
+            .and_then(|&b| single_op_reducer(p.src, b))
+            == Some(BinaryOp::Add);
+    let direction = p.op.regions.first().and_then(|&b| single_compare(p.src, b));
+    let largest = match direction {
+        Some(ComparisonDirection::Ge | ComparisonDirection::Gt) => true,
+        Some(ComparisonDirection::Le | ComparisonDirection::Lt) => false,
+        _ => {
+            return no_rule(
+                "only a select_and_scatter that selects by a comparison and adds has a VJP here",
+                "differentiate in JAX (export the training step jax.grad made)",
+            );
+        }
+    };
+    let (narrow, wide) = match xt.dtype {
+        DType::F32 => (DType::U32, DType::U64),
+        DType::F16 | DType::BF16 => (DType::U16, DType::U32),
+        _ => {
+            return no_rule(
+                format!(
+                    "a select_and_scatter of {} has no VJP here (f32, f16 and bf16 do)",
+                    xt.dtype
+                ),
+                "differentiate in JAX (export the training step jax.grad made)",
+            );
+        }
+    };
+    if !adds || e.ty(g).dtype != xt.dtype {
+        return no_rule(
+            "only a select_and_scatter that adds, its source of its operand's type, has a VJP here",
+            "differentiate in JAX (export the training step jax.grad made)",
+        );
+    }
+    let gs = if p.needs[1] {
+        let bits = (narrow.size_bytes() * 8) as i64;
+        let nt = xt.with_dtype(narrow);
+        let wt = xt.with_dtype(wide);
+        let int = |e: &mut Emitter, ty: &TensorType, v: i64| {
+            e.b.constant(Literal::splat(ty.clone(), Scalar::Int(v)))
+        };
+        // Order-preserving bits: negative floats inverted, the others' sign bit set.
+        let xb = e.b.push1_typed(OpKind::BitcastConvert, &[x], nt.clone())?;
+        let sign = int(e, &nt, 1 << (bits - 1));
+        let zero = int(e, &nt, 0);
+        let negative_bit = e.binary(BinaryOp::And, xb, sign)?;
+        let negative = e.compare(ComparisonDirection::Ne, negative_bit, zero)?;
+        let inverted = e.unary(UnaryOp::Not, xb)?;
+        let signed = e.binary(BinaryOp::Or, xb, sign)?;
+        let mut key = e.select(negative, inverted, signed)?;
+        if !largest {
+            key = e.unary(UnaryOp::Not, key)?;
+        }
+        let gb = e.b.push1_typed(OpKind::BitcastConvert, &[g], nt.clone())?;
+        let high = e.b.push1_typed(OpKind::Convert, &[key], wt.clone())?;
+        let shift = int(e, &wt, bits);
+        let high = e.binary(BinaryOp::ShiftLeft, high, shift)?;
+        let low = e.b.push1_typed(OpKind::Convert, &[gb], wt.clone())?;
+        let packed = e.binary(BinaryOp::Or, high, low)?;
+        let none =
+            e.b.constant(Literal::splat(TensorType::scalar(wide), Scalar::Int(0)));
+        let won =
+            e.b.reduce_window(packed, none, w.clone(), BinaryOp::Maximum)?;
+        let st = e.ty(won);
+        let mask = int(e, &st, (1i64 << bits) - 1);
+        let low = e.binary(BinaryOp::And, won, mask)?;
+        let low =
+            e.b.push1_typed(OpKind::Convert, &[low], st.with_dtype(narrow))?;
+        Some(e.b.push1_typed(OpKind::BitcastConvert, &[low], st.with_dtype(xt.dtype))?)
+    } else {
+        None
+    };
+    let gi = if p.needs[2] {
+        Some(e.sum_all(g)?)
+    } else {
+        None
+    };
+    Ok(vec![None, gs, gi])
+}
+
 /// Max (min) pooling's VJP: each window's cotangent goes to the element the window
 /// chose, the first of equal ones (`select_and_scatter` selecting by `>=` (`<=`),
 /// scattering by `add` from 0; windows over padding choose among the operand's elements

@@ -1003,3 +1003,64 @@ func.func @main(%x: tensor<3xf64>, %w: tensor<3xf64>) -> tensor<f64> {
     let args = vec![lit(&[3], &[0.3, -0.7, 1.1]), lit(&[3], &[0.9, 1.2, -0.4])];
     check_fd("case in a loop", &m, &args, &[0, 1]);
 }
+
+/// A max pool's gradient (`select_and_scatter` by `>=`, adding) differentiated again, to
+/// its source and its init, in f32 (the selected element's cotangent is found by packing
+/// each element's order-preserving bits with its cotangent's into a u64): against central
+/// differences of step 1e-2 (the map is linear in both), and a min pool's (`<=`) too.
+#[test]
+fn select_and_scatter_vjps_match_finite_differences() {
+    for direction in ["GE", "LE"] {
+        let text = format!(
+            r#"
+func.func @main(%x: tensor<2x5x6xf32>, %s: tensor<2x3x3xf32>, %i: tensor<f32>) -> tensor<f32> {{
+  %r = "stablehlo.select_and_scatter"(%x, %s, %i) <{{padding = dense<[[0, 0], [1, 1], [1, 0]]> : tensor<3x2xi64>, window_dimensions = array<i64: 1, 3, 3>, window_strides = array<i64: 1, 2, 2>}}> ({{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare {direction}, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }}, {{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %d = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %d : tensor<f32>
+  }}) : (tensor<2x5x6xf32>, tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x5x6xf32>
+  %t = stablehlo.sine %r : tensor<2x5x6xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %l = stablehlo.reduce(%t init: %zero) applies stablehlo.add across dimensions = [0, 1, 2] : (tensor<2x5x6xf32>, tensor<f32>) -> tensor<f32>
+  return %l : tensor<f32>
+}}
+"#
+        );
+        let m = parse_module(&text).unwrap();
+        let mut rng = Rng(0x5e1ec7);
+        let f32s = |rng: &mut Rng, shape: &[usize]| {
+            let n = shape.iter().product();
+            Literal::from_f64(DType::F32, shape, &rng.values(n, -1.0, 1.0)).unwrap()
+        };
+        let args = vec![
+            f32s(&mut rng, &[2, 5, 6]),
+            f32s(&mut rng, &[2, 3, 3]),
+            Literal::from_f64(DType::F32, &[], &[0.25]).unwrap(),
+        ];
+        let vg = value_and_grad(&m, &[1, 2]).unwrap();
+        let out = reference::run(&vg, "main", &args).unwrap();
+        let loss = |a: &[Literal]| reference::run(&m, "main", a).unwrap()[0].get(0).as_f64();
+        for (k, i) in [1usize, 2].into_iter().enumerate() {
+            let base = args[i].to_f64_vec();
+            for j in 0..base.len() {
+                let at = |d: f64| {
+                    let mut v = base.clone();
+                    v[j] += d;
+                    let mut a = args.clone();
+                    a[i] = Literal::from_f64(DType::F32, &args[i].ty.shape, &v).unwrap();
+                    loss(&a)
+                };
+                let fd = (at(1e-2) - at(-1e-2)) / 2e-2;
+                let got = out[1 + k].get(j).as_f64();
+                assert!(
+                    (got - fd).abs() <= 2e-3 * (1.0 + fd.abs()),
+                    "{direction}: d loss / d arg{i}[{j}] = {got}, finite differences give {fd}"
+                );
+            }
+        }
+    }
+}
