@@ -900,8 +900,6 @@ fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, V
     Ok(vec![gx, gy])
 }
 
-/// The binary op a reducer body applies, if it is one binary op of its two arguments
-/// (in either order) and returns it.
 /// The comparison of a region `(a, b) -> compare(a, b)` (a `select_and_scatter`'s select).
 fn single_compare(f: &Function, body: BlockId) -> Option<ComparisonDirection> {
     let block = f.blocks.get(body.index())?;
@@ -1094,6 +1092,8 @@ fn pooled(
     Ok(vec![Some(e.b.func().op(id).results[0]), None])
 }
 
+/// The binary op a reducer body applies, if it is one binary op of its two arguments
+/// (in either order) and returns it.
 fn single_op_reducer(f: &Function, body: BlockId) -> Option<BinaryOp> {
     let block = f.blocks.get(body.index())?;
     let ([acc, x], [id], [out]) = (
