@@ -365,6 +365,7 @@ fn read_inputs(path: &Path, types: &[TensorType]) -> Result<Record, String> {
             Record {
                 inputs,
                 outputs: Vec::new(),
+                gradients: Vec::new(),
                 abs: 1e-4,
                 rel: 1e-4,
             }

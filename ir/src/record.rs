@@ -20,6 +20,9 @@ pub struct Record {
     pub inputs: Vec<Literal>,
     /// Empty when the record has none.
     pub outputs: Vec<Literal>,
+    /// The gradient of output 0 (a scalar loss) with respect to each float input, as
+    /// `jax.grad` computed it, in input order; empty when the record has none.
+    pub gradients: Vec<Literal>,
     /// Absolute and relative tolerance: `|got - want| <= abs + rel * |want|`.
     pub abs: f64,
     /// The relative part of the tolerance.
@@ -31,6 +34,8 @@ struct Json {
     inputs: Vec<JsonTensor>,
     #[serde(default)]
     outputs: Vec<JsonTensor>,
+    #[serde(default)]
+    gradients: Vec<JsonTensor>,
     #[serde(default)]
     tolerance: Option<Tolerance>,
 }
@@ -171,6 +176,7 @@ impl Record {
         Ok(Record {
             inputs: read(&json.inputs, "input")?,
             outputs: read(&json.outputs, "output")?,
+            gradients: read(&json.gradients, "gradient")?,
             abs: tolerance.abs,
             rel: tolerance.rel,
         })

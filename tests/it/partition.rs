@@ -802,6 +802,56 @@ fn jax_fixture_decisions() {
         // shard_map local SGD: a psum in a lax.cond taken every 4th of 8 steps, listed once
         // (it runs when the branch is taken: twice, `jax_fixtures_partition_and_match_jax`).
         ("shard_map_local_sgd_cond_fwd", &["all_reduce {data}"]),
+        // Losses through shard_map bodies (their gradients are checked against jax.grad in
+        // `grad::shard_map`): the body's collectives as written, then the loss's sum over
+        // the rows the devices hold.
+        (
+            "shard_map_collectives_loss",
+            &[
+                "all_reduce {data}",
+                "reduce_scatter {data}",
+                "all_gather {data}",
+                "collective_permute {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        (
+            "shard_map_moe_dispatch_loss",
+            &[
+                "all_reduce {data}",
+                "all_to_all {data}",
+                "all_to_all {data}",
+            ],
+        ),
+        // Ring attention's 16 ppermutes, then the weighted sum of the rows each device holds.
+        (
+            "shard_map_ring_attention_loss",
+            &[
+                "all_reduce {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+                "collective_permute {data}",
+            ],
+        ),
+        // Manual over model only: the rows gathered over data first, as the forward fixture.
+        (
+            "shard_map_partial_manual_loss",
+            &["all_gather {data}", "all_reduce {model}"],
+        ),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

@@ -74,6 +74,7 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
     })?;
     let loss = check_loss(f)?;
     let names = f.value_names();
+    let meshes = m.meshes.clone();
     let active = activity(f, wrt, loss);
 
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
@@ -125,6 +126,7 @@ fn differentiate(m: &Module, wrt: &[usize], with_values: bool) -> Result<Module,
             results: op.results.iter().map(|v| values[v]).collect(),
             cotangents,
             needs: needs.clone(),
+            meshes: &meshes,
         };
         let contributions = vjp(&mut e, &p).map_err(|err| match err {
             VjpError::NoRule { why, fix } => CompileError::NotDifferentiable {

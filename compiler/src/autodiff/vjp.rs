@@ -13,9 +13,9 @@
 //! reduce divides it among tied positions. `docs/autodiff.md` lists every rule.
 
 use shardc_ir::{
-    BinaryOp, BlockId, ComparisonDirection, ComparisonType, ConvDims, DType, DotDims, Function,
-    FunctionBuilder, GatherDims, IrError, Literal, Op, OpKind, Scalar, ScatterDims, TensorType,
-    UnaryOp, ValueId, WindowDims,
+    AxisRef, BinaryOp, BlockId, ComparisonDirection, ComparisonType, ConvDims, DType, DotDims,
+    Function, FunctionBuilder, GatherDims, IrError, Literal, Mesh, Op, OpKind, Scalar, ScatterDims,
+    Sharding, TensorType, UnaryOp, ValueId, WindowDims,
 };
 use std::collections::HashMap;
 
@@ -34,6 +34,8 @@ pub struct Primal<'a> {
     /// Whether each operand wants a cotangent (it is float and lies between a
     /// differentiated argument and the loss).
     pub needs: Vec<bool>,
+    /// The module's meshes (a `shard_map`'s VJP reads its axes' sizes).
+    pub meshes: &'a [Mesh],
 }
 
 /// Why a rule emitted nothing.
@@ -50,6 +52,20 @@ pub enum VjpError {
     Build(IrError),
     /// The rule was called without what it needs (a bug in the caller).
     Misuse(String),
+}
+
+impl VjpError {
+    /// A region's failure, as its op's: `what` (a region of the op) does not
+    /// differentiate, why, and the region's fix (`fix` when it has none).
+    fn within(self, what: &str, fix: &str) -> VjpError {
+        match self {
+            VjpError::NoRule { why, fix: inner } => VjpError::NoRule {
+                why: format!("{what} does not differentiate: {why}"),
+                fix: if inner.is_empty() { fix.into() } else { inner },
+            },
+            other => other,
+        }
+    }
 }
 
 impl From<IrError> for VjpError {
@@ -99,10 +115,11 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             .collect()),
         OpKind::Convolution(d) => convolution(e, p, d),
         OpKind::SelectAndScatter(w) => select_and_scatter(e, p, w),
-        OpKind::ManualComputation { .. } => no_rule(
-            "shard_map bodies are not differentiated by shardc",
-            "differentiate in JAX (jax.grad of a shard_map exports the transposed body)",
-        ),
+        OpKind::ManualComputation {
+            in_shardings,
+            out_shardings,
+            manual_axes,
+        } => manual_computation(e, p, in_shardings, out_shardings, manual_axes),
         OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
@@ -197,14 +214,15 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             }
             Ok(vec![Some(e.transpose(g(p)?, &inverse)?)])
         }
+        // In a `shard_map` body: each collective's transpose over its groups.
         OpKind::AllGather { .. }
         | OpKind::AllReduce { .. }
         | OpKind::ReduceScatter { .. }
         | OpKind::AllToAll { .. }
-        | OpKind::ShardSlice { .. }
-        | OpKind::AxisIndex { .. }
-        | OpKind::PartitionId
-        | OpKind::CollectivePermute { .. } => no_rule(
+        | OpKind::CollectivePermute { .. } => collective(e, p),
+        // A device's index: an integer.
+        OpKind::AxisIndex { .. } | OpKind::PartitionId => Ok(vec![None; n]),
+        OpKind::ShardSlice { .. } => no_rule(
             "it is an op of partitioned (per-device) programs",
             "differentiate the global program, before partitioning",
         ),
@@ -570,81 +588,30 @@ fn pad(
     Ok(vec![p.needs[0].then_some(gx), gv])
 }
 
-/// `dot_general` (JAX's `_dot_general_transpose_lhs/rhs`). The result is laid out
-/// `[batch, lhs kept, rhs kept]`. The lhs cotangent contracts `g`'s rhs-kept dimensions
-/// with rhs's kept ones (batching with rhs's batch), giving `[batch, lhs kept, lhs
-/// contracting in rhs's order]`, transposed back into lhs's order; the rhs likewise.
 /// The VJP of a branch (`lax.cond`, `lax.switch`): a branch on the same index whose
 /// regions are the branches' VJPs. Branch `k`'s is the gradient, with respect to the
 /// values the branches read from outside, of `sum_j <result_j, cotangent_j>` computed by
-/// branch `k`, made by differentiating that as a function of its own
-/// ([`crate::autodiff::differentiate::grad`]) and copied into the region; the cotangents
-/// and the values read are read from outside the new branch as the old one read them.
+/// branch `k` ([`inner_product_grad`]), copied into the region; the cotangents and the
+/// values read are read from outside the new branch as the old one read them.
 fn case(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
     let n = p.op.operands.len();
     let captured: Vec<ValueId> = p.op.operands[1..].to_vec();
     let wanted: Vec<usize> = (1..n).filter(|&i| p.needs[i]).collect();
-    let cts: Vec<(usize, ValueId)> = p
-        .cotangents
-        .iter()
-        .enumerate()
-        .filter_map(|(j, c)| c.map(|c| (j, c)))
-        .collect();
+    let cts = reached(p);
     if wanted.is_empty() || cts.is_empty() {
         return Ok(vec![None; n]);
     }
-    let ct_types: Vec<TensorType> = cts
-        .iter()
-        .map(|(j, _)| p.src.ty(p.op.results[*j]).clone())
-        .collect();
-    let loss_type = TensorType::scalar(ct_types[0].dtype);
     let mut regions = Vec::with_capacity(p.op.regions.len());
     for (k, &r) in p.op.regions.iter().enumerate() {
         let branch = shardc_ir::unroll::region_function(p.src, r, "main", &captured)?;
-        let mut b = FunctionBuilder::new("main", &[branch.arg_types(), ct_types.clone()].concat());
-        let args = b.args();
-        let mut map: HashMap<ValueId, ValueId> = branch
-            .args()
-            .iter()
-            .copied()
-            .zip(args.iter().copied())
-            .collect();
-        for (_, o) in branch.body_ops() {
-            b.copy_op(&branch, o, &mut map)?;
-        }
-        let mut loss: Option<ValueId> = None;
-        for (c, (j, _)) in cts.iter().enumerate() {
-            let y = map[&branch.results()[*j]];
-            let t = b.ty(y).clone();
-            let prod = b.binary(BinaryOp::Multiply, y, args[captured.len() + c])?;
-            let zero = b.constant(Literal::scalar(t.dtype, Scalar::Float(0.0)));
-            let dims: Vec<usize> = (0..t.rank()).collect();
-            let mut sum = b.reduce(prod, zero, &dims, BinaryOp::Add)?;
-            if t.dtype != loss_type.dtype {
-                sum = b.push1_typed(OpKind::Convert, &[sum], loss_type.clone())?;
-            }
-            loss = Some(match loss {
-                None => sum,
-                Some(l) => b.binary(BinaryOp::Add, l, sum)?,
-            });
-        }
-        let Some(loss) = loss else {
-            return Ok(vec![None; n]);
-        };
-        let h = shardc_ir::Module {
-            functions: vec![b.finish(&[loss])],
-            ..Default::default()
-        };
+        let weighted: Vec<(usize, f64)> = cts.iter().map(|&(j, _)| (j, 1.0)).collect();
         let wrt: Vec<usize> = wanted.iter().map(|&i| i - 1).collect();
-        let gm = crate::autodiff::differentiate::grad(&h, &wrt).map_err(|err| VjpError::NoRule {
-            why: format!("branch {k} of it does not differentiate: {err}"),
-            fix: "differentiate in JAX (export the training step jax.grad made), or select between both results (jnp.where)".into(),
+        let g = inner_product_grad(&branch, &weighted, &wrt, p.meshes).map_err(|err| {
+            err.within(
+                &format!("branch {k} of it"),
+                "differentiate in JAX (export the training step jax.grad made), or select between both results (jnp.where)",
+            )
         })?;
-        let Some(g) = gm.entry() else {
-            return Err(VjpError::Misuse(
-                "a branch's gradient has no function".into(),
-            ));
-        };
         // The gradient's arguments are what the branch read and the cotangents, from
         // outside the region.
         let outside: Vec<ValueId> = p.operands[1..]
@@ -653,23 +620,11 @@ fn case(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             .chain(cts.iter().map(|&(_, c)| c))
             .collect();
         e.b.begin_block(&[]);
-        let mut inner: HashMap<ValueId, ValueId> = g
-            .args()
-            .iter()
-            .copied()
-            .zip(outside.iter().copied())
-            .collect();
-        let copied = g
-            .body_ops()
-            .try_for_each(|(_, o)| e.b.copy_op(g, o, &mut inner).map(|_| ()));
-        match copied {
-            Ok(()) => {
-                let results: Vec<ValueId> = g.results().iter().map(|v| inner[v]).collect();
-                regions.push(e.b.end_block(&results));
-            }
+        match inline_into(e.b, &g, &outside) {
+            Ok(results) => regions.push(e.b.end_block(&results)),
             Err(err) => {
                 e.b.end_block(&[]);
-                return Err(err.into());
+                return Err(err);
             }
         }
     }
@@ -682,6 +637,321 @@ fn case(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         out[i] = Some(r);
     }
     Ok(out)
+}
+
+/// The VJP of a `shard_map` body (`sdy.manual_computation`): a manual computation over
+/// the same axes whose body is the body's gradient, per device. Every device holds its
+/// pieces of the operands and of the results' cotangents (laid out as the results are)
+/// and computes the gradient of `sum_j <y_j, ct_j> / copies_j` with respect to its
+/// pieces ([`inner_product_grad`]; the body's collectives transpose per device:
+/// `psum` to `psum`, `all_gather` to `psum_scatter` and back, `all_to_all` to the
+/// reverse `all_to_all`, `ppermute` to the reverse permutation). `copies_j` is the
+/// number of devices holding the same piece of result `j` (the manual axes its
+/// `out_sharding` does not split): the global result is each copy, so each copy's
+/// cotangent is its share. The cotangent of an operand replicated over manual axes (its
+/// `in_sharding` does not split them) is then summed over those axes, since every
+/// device's piece was a copy of it. The body's forward pass is computed again inside
+/// the new body (as `jax.checkpoint` of the `shard_map` would), collectives included.
+fn manual_computation(
+    e: &mut Emitter,
+    p: &Primal,
+    ins: &[Sharding],
+    outs: &[Sharding],
+    manual: &[String],
+) -> Result<Cotangents, VjpError> {
+    let n = p.operands.len();
+    let wanted: Vec<usize> = (0..n)
+        .filter(|&i| p.needs[i] && e.ty(p.operands[i]).dtype.is_float())
+        .collect();
+    let cts = reached(p);
+    if wanted.is_empty() || cts.is_empty() {
+        return Ok(vec![None; n]);
+    }
+    let mesh_name = ins.iter().chain(outs).map(|s| s.mesh.as_str()).next();
+    let Some(mesh) = p.meshes.iter().find(|m| Some(m.name.as_str()) == mesh_name) else {
+        return no_rule(
+            format!(
+                "its shardings name mesh @{}, which the module does not declare",
+                mesh_name.unwrap_or("?")
+            ),
+            "declare the mesh with sdy.mesh in the differentiated module",
+        );
+    };
+    // The manual axes a sharding does not split: the devices holding copies of a piece.
+    let unsplit = |s: &Sharding| -> Vec<AxisRef> {
+        manual
+            .iter()
+            .filter(|a| !s.dims.iter().any(|d| d.axes.iter().any(|x| &x.name == *a)))
+            .map(|a| AxisRef::new(a))
+            .collect()
+    };
+    let copies = |s: &Sharding| -> usize {
+        unsplit(s)
+            .iter()
+            .map(|a| mesh.axis_size(&a.name).unwrap_or(1))
+            .product()
+    };
+    let [region] = p.op.regions.as_slice() else {
+        return Err(VjpError::Misuse(
+            "a manual computation has one region".into(),
+        ));
+    };
+    let body = shardc_ir::unroll::region_function(p.src, *region, "main", &[])?;
+    let weighted: Vec<(usize, f64)> = cts
+        .iter()
+        .map(|&(j, _)| (j, 1.0 / copies(&outs[j]) as f64))
+        .collect();
+    let g = inner_product_grad(&body, &weighted, &wanted, p.meshes).map_err(|err| {
+        err.within(
+            "its body",
+            "differentiate in JAX (jax.grad of a shard_map exports the transposed body)",
+        )
+    })?;
+    let operands: Vec<ValueId> = p
+        .operands
+        .iter()
+        .copied()
+        .chain(cts.iter().map(|&(_, c)| c))
+        .collect();
+    let in_shardings: Vec<Sharding> = ins
+        .iter()
+        .cloned()
+        .chain(cts.iter().map(|&(j, _)| outs[j].clone()))
+        .collect();
+    let out_shardings: Vec<Sharding> = wanted.iter().map(|&i| ins[i].clone()).collect();
+    let types: Vec<TensorType> = wanted.iter().map(|&i| e.ty(p.operands[i])).collect();
+    let args = e.b.begin_block(&g.arg_types());
+    let summed = inline_into(e.b, &g, &args).and_then(|pieces| {
+        wanted
+            .iter()
+            .zip(pieces)
+            .map(|(&i, piece)| {
+                let axes = unsplit(&ins[i]);
+                if axes.is_empty() {
+                    return Ok(piece);
+                }
+                let groups = mesh.replica_groups(&axes).ok_or_else(|| {
+                    VjpError::Misuse(format!("manual axes {axes:?} are not all in the mesh"))
+                })?;
+                let ty = e.b.ty(piece).clone();
+                Ok(summed_collective(
+                    e.b,
+                    OpKind::AllReduce { groups },
+                    piece,
+                    ty,
+                )?)
+            })
+            .collect::<Result<Vec<_>, VjpError>>()
+    });
+    let results = match summed {
+        Ok(r) => r,
+        Err(err) => {
+            e.b.end_block(&[]);
+            return Err(err);
+        }
+    };
+    let block = e.b.end_block(&results);
+    let kind = OpKind::ManualComputation {
+        in_shardings,
+        out_shardings,
+        manual_axes: manual.to_vec(),
+    };
+    let id = e.b.push(kind, &operands, Some(&types), vec![block])?;
+    let results = e.b.func().op(id).results.clone();
+    let mut out = vec![None; n];
+    for (&i, r) in wanted.iter().zip(results) {
+        out[i] = Some(r);
+    }
+    Ok(out)
+}
+
+/// The results a cotangent reached, with it.
+fn reached(p: &Primal) -> Vec<(usize, ValueId)> {
+    p.cotangents
+        .iter()
+        .enumerate()
+        .filter_map(|(j, c)| c.map(|c| (j, c)))
+        .collect()
+}
+
+/// The gradient of `sum_j scale_j <f.result_j, ct_j>` with respect to `f`'s arguments
+/// `wrt`, as a function of `f`'s arguments followed by the cotangents (one per entry of
+/// `weighted`: a result of `f` and its scale, the cotangent typed as that result).
+fn inner_product_grad(
+    f: &Function,
+    weighted: &[(usize, f64)],
+    wrt: &[usize],
+    meshes: &[Mesh],
+) -> Result<Function, VjpError> {
+    let ct_types: Vec<TensorType> = weighted
+        .iter()
+        .map(|&(j, _)| f.ty(f.results()[j]).clone())
+        .collect();
+    let loss_type = TensorType::scalar(ct_types[0].dtype);
+    let mut b = FunctionBuilder::new("main", &[f.arg_types(), ct_types.clone()].concat());
+    let args = b.args();
+    let mut map: HashMap<ValueId, ValueId> =
+        f.args().iter().copied().zip(args.iter().copied()).collect();
+    for (_, o) in f.body_ops() {
+        b.copy_op(f, o, &mut map)?;
+    }
+    let mut loss: Option<ValueId> = None;
+    for (c, &(j, scale)) in weighted.iter().enumerate() {
+        let y = map[&f.results()[j]];
+        let t = b.ty(y).clone();
+        let prod = b.binary(BinaryOp::Multiply, y, args[f.args().len() + c])?;
+        let zero = b.constant(Literal::scalar(t.dtype, Scalar::Float(0.0)));
+        let dims: Vec<usize> = (0..t.rank()).collect();
+        let mut sum = b.reduce(prod, zero, &dims, BinaryOp::Add)?;
+        if t.dtype != loss_type.dtype {
+            sum = b.push1_typed(OpKind::Convert, &[sum], loss_type.clone())?;
+        }
+        if scale != 1.0 {
+            let k = b.constant(Literal::scalar(loss_type.dtype, Scalar::Float(scale)));
+            sum = b.binary(BinaryOp::Multiply, sum, k)?;
+        }
+        loss = Some(match loss {
+            None => sum,
+            Some(l) => b.binary(BinaryOp::Add, l, sum)?,
+        });
+    }
+    let loss = loss.ok_or_else(|| VjpError::Misuse("no cotangent to weigh".into()))?;
+    let h = shardc_ir::Module {
+        functions: vec![b.finish(&[loss])],
+        meshes: meshes.to_vec(),
+        ..Default::default()
+    };
+    let gm = crate::autodiff::differentiate::grad(&h, wrt).map_err(|err| match err {
+        crate::error::CompileError::NotDifferentiable { what, why, fix } => VjpError::NoRule {
+            why: format!("{what} (the region's op) has no VJP: {why}"),
+            fix,
+        },
+        other => VjpError::NoRule {
+            why: other.to_string(),
+            fix: String::new(),
+        },
+    })?;
+    gm.functions
+        .into_iter()
+        .next()
+        .ok_or_else(|| VjpError::Misuse("a gradient without a function".into()))
+}
+
+/// Copies `g`'s body into the open block of `b`, its arguments read as `inputs`; its
+/// results there.
+fn inline_into(
+    b: &mut FunctionBuilder,
+    g: &Function,
+    inputs: &[ValueId],
+) -> Result<Vec<ValueId>, VjpError> {
+    let mut map: HashMap<ValueId, ValueId> = g
+        .args()
+        .iter()
+        .copied()
+        .zip(inputs.iter().copied())
+        .collect();
+    for (_, o) in g.body_ops() {
+        b.copy_op(g, o, &mut map)?;
+    }
+    Ok(g.results().iter().map(|v| map[v]).collect())
+}
+
+/// A collective that sums (`all_reduce`, `reduce_scatter`) of `x`, typed `ty`.
+fn summed_collective(
+    b: &mut FunctionBuilder,
+    kind: OpKind,
+    x: ValueId,
+    ty: TensorType,
+) -> Result<ValueId, IrError> {
+    let scalar = TensorType::scalar(ty.dtype);
+    let acc = b.begin_block(&[scalar.clone(), scalar]);
+    let sum = match b.binary(BinaryOp::Add, acc[0], acc[1]) {
+        Ok(s) => s,
+        Err(err) => {
+            b.end_block(&[]);
+            return Err(err);
+        }
+    };
+    let reducer = b.end_block(&[sum]);
+    let id = b.push(kind, &[x], Some(&[ty]), vec![reducer])?;
+    Ok(b.func().op(id).results[0])
+}
+
+/// The VJP of a collective of a per-device program (a `shard_map` body), as its
+/// transpose over the same groups: a sum's all-reduce is its own transpose, an
+/// all-gather and a summing reduce-scatter transpose to each other, an all-to-all to the
+/// one that sends the blocks back, a permutation to its inverse (a device no pair sends
+/// to got zeros, and its cotangent goes nowhere).
+fn collective(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
+    if !p.needs[0] {
+        return Ok(vec![None]);
+    }
+    let (x, g) = (p.operands[0], g(p)?);
+    let ty = e.ty(x);
+    let sums = |p: &Primal| -> Result<(), VjpError> {
+        let region = p.op.regions.first().copied();
+        let op = region.map(|r| p.src.reducer_op(r));
+        match op {
+            Some(Ok(o)) if o.kind == OpKind::Binary(BinaryOp::Add) => Ok(()),
+            _ => no_rule(
+                "only a sum (psum, psum_scatter) is differentiated among reducing collectives",
+                "differentiate in JAX (jax.grad of the shard_map), or reduce with a sum",
+            ),
+        }
+    };
+    let gx = match &p.op.kind {
+        OpKind::AllReduce { groups } => {
+            sums(p)?;
+            summed_collective(
+                e.b,
+                OpKind::AllReduce {
+                    groups: groups.clone(),
+                },
+                g,
+                ty,
+            )?
+        }
+        OpKind::ReduceScatter { dim, groups } => {
+            sums(p)?;
+            let kind = OpKind::AllGather {
+                dim: *dim,
+                groups: groups.clone(),
+            };
+            e.b.push1_typed(kind, &[g], ty)?
+        }
+        OpKind::AllGather { dim, groups } => {
+            let kind = OpKind::ReduceScatter {
+                dim: *dim,
+                groups: groups.clone(),
+            };
+            summed_collective(e.b, kind, g, ty)?
+        }
+        OpKind::AllToAll {
+            split_dim,
+            concat_dim,
+            groups,
+        } => {
+            let kind = OpKind::AllToAll {
+                split_dim: *concat_dim,
+                concat_dim: *split_dim,
+                groups: groups.clone(),
+            };
+            e.b.push1_typed(kind, &[g], ty)?
+        }
+        OpKind::CollectivePermute { pairs } => {
+            let kind = OpKind::CollectivePermute {
+                pairs: pairs.iter().map(|&(s, t)| (t, s)).collect(),
+            };
+            e.b.push1_typed(kind, &[g], ty)?
+        }
+        other => {
+            return Err(VjpError::Misuse(format!(
+                "{} is not a collective with a transpose",
+                other.name()
+            )));
+        }
+    };
+    Ok(vec![Some(gx)])
 }
 
 /// A spatial size `n` with `d - 1` holes between its elements (0 stays 0).
@@ -831,6 +1101,10 @@ fn convolution(e: &mut Emitter, p: &Primal, d: &ConvDims) -> Result<Cotangents, 
     Ok(vec![gx, gk])
 }
 
+/// `dot_general` (JAX's `_dot_general_transpose_lhs/rhs`). The result is laid out
+/// `[batch, lhs kept, rhs kept]`. The lhs cotangent contracts `g`'s rhs-kept dimensions
+/// with rhs's kept ones (batching with rhs's batch), giving `[batch, lhs kept, lhs
+/// contracting in rhs's order]`, transposed back into lhs's order; the rhs likewise.
 fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, VjpError> {
     let (x, y, g) = (p.operands[0], p.operands[1], g(p)?);
     let (xr, yr) = (e.ty(x).rank(), e.ty(y).rank());

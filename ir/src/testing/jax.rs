@@ -20,6 +20,9 @@ pub struct JaxFixture {
     pub inputs: Vec<Literal>,
     /// The outputs JAX computed, in `main`'s result order.
     pub outputs: Vec<Literal>,
+    /// `jax.grad` of output 0 (a scalar loss) with respect to each float input, in input
+    /// order; empty unless the fixture recorded them (`export(..., grads=True)`).
+    pub gradients: Vec<Literal>,
     /// Absolute and relative tolerance: `|got - want| <= abs + rel * |want|`.
     pub abs: f64,
     /// The relative part of the tolerance.
@@ -62,6 +65,7 @@ pub fn jax_fixtures() -> Result<Vec<JaxFixture>, String> {
                 module,
                 inputs: record.inputs,
                 outputs: record.outputs,
+                gradients: record.gradients,
                 abs: record.abs,
                 rel: record.rel,
             })

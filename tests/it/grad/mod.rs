@@ -13,6 +13,7 @@ mod errors;
 mod models;
 mod ops;
 mod remat;
+mod shard_map;
 mod sharded;
 
 use shardc::compiler::Options;
