@@ -539,6 +539,7 @@ impl Tensor {
             lhs_contracting: contracting.0.to_vec(),
             rhs_contracting: contracting.1.to_vec(),
             precision: Vec::new(),
+            algorithm: None,
         };
         self.push(
             "dot_general",
@@ -597,6 +598,7 @@ impl Tensor {
                 lhs_contracting: vec![l - 1],
                 rhs_contracting: vec![r - 2],
                 precision: Vec::new(),
+                algorithm: None,
             }),
             &[self, rhs],
             None,

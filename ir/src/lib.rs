@@ -36,9 +36,9 @@ pub use module::{
     ValueDef, ValueId, Visibility, quoted,
 };
 pub use op::{
-    BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
-    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose, UnaryOp,
-    WindowDims,
+    BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotAlgorithm, DotDims,
+    GatherDims, Op, OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose,
+    UnaryOp, WindowDims,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
 pub use topology::{Algorithm, LinkClass, Topology};

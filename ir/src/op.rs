@@ -159,6 +159,65 @@ pub struct DotDims {
     pub rhs_contracting: Vec<usize>,
     /// The precision config as written (empty when absent).
     pub precision: Vec<Precision>,
+    /// The algorithm, when the program names one.
+    pub algorithm: Option<DotAlgorithm>,
+}
+
+/// A dot's `algorithm` (StableHLO's `#stablehlo.dot_algorithm`, what JAX writes for a
+/// `jax.lax.DotAlgorithmPreset`): the precisions the operands may be rounded to and the
+/// type products accumulate in. Like the precision config it is a request that the
+/// backend may exceed: shardc computes a dot in its operand and result types, as XLA's
+/// CPU backend does with the algorithms it accepts (`BF16_BF16_F32` on f32 operands gives
+/// f32 products there), and keeps the algorithm so that the program prints as written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct DotAlgorithm {
+    /// `lhs_precision_type` (`bf16`, `tf32`, ...).
+    pub lhs_precision: String,
+    /// `rhs_precision_type`.
+    pub rhs_precision: String,
+    /// `accumulation_type`.
+    pub accumulation: String,
+    /// `num_primitive_operations` (3, 6 or 9: f32 emulated by bf16 passes).
+    pub primitive_operations: i64,
+    /// `allow_imprecise_accumulation`.
+    pub allow_imprecise_accumulation: bool,
+}
+
+impl DotAlgorithm {
+    /// The fields, in the order StableHLO prints them.
+    pub const FIELDS: [&'static str; 7] = [
+        "lhs_precision_type",
+        "rhs_precision_type",
+        "accumulation_type",
+        "lhs_component_count",
+        "rhs_component_count",
+        "num_primitive_operations",
+        "allow_imprecise_accumulation",
+    ];
+
+    /// The precision and accumulation types read.
+    pub const TYPES: [&'static str; 5] = ["tf32", "bf16", "f16", "f32", "f64"];
+
+    /// The fields as StableHLO prints them, between the angle brackets.
+    pub fn fields(&self) -> String {
+        format!(
+            "lhs_precision_type = {}, rhs_precision_type = {}, accumulation_type = {}, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = {}, allow_imprecise_accumulation = {}",
+            self.lhs_precision,
+            self.rhs_precision,
+            self.accumulation,
+            self.primitive_operations,
+            self.allow_imprecise_accumulation
+        )
+    }
+
+    /// The algorithm of the dot with its operands exchanged.
+    pub fn swapped(&self) -> DotAlgorithm {
+        DotAlgorithm {
+            lhs_precision: self.rhs_precision.clone(),
+            rhs_precision: self.lhs_precision.clone(),
+            ..self.clone()
+        }
+    }
 }
 
 impl DotDims {

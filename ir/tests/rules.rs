@@ -77,6 +77,7 @@ fn dot(
         lhs_contracting: lhs_contracting.to_vec(),
         rhs_contracting: rhs_contracting.to_vec(),
         precision: Vec::new(),
+        algorithm: None,
     }
 }
 

@@ -875,6 +875,7 @@ fn dims(lb: &[usize], rb: &[usize], lc: &[usize], rc: &[usize]) -> DotDims {
         lhs_contracting: lc.to_vec(),
         rhs_contracting: rc.to_vec(),
         precision: vec![],
+        algorithm: None,
     }
 }
 

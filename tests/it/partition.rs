@@ -824,6 +824,9 @@ fn jax_fixture_decisions() {
                 "all_to_all {data}",
             ],
         ),
+        // Dots naming algorithms partition as dots: the gradient with respect to the
+        // replicated weight sums the rows' contributions over data.
+        ("jax_dot_algorithm_presets_fwd", &["all_reduce {data}"]),
         // Ring attention's 16 ppermutes, then the weighted sum of the rows each device holds.
         (
             "shard_map_ring_attention_loss",

@@ -1138,6 +1138,7 @@ fn dot_general(e: &mut Emitter, p: &Primal, d: &DotDims) -> Result<Cotangents, V
             lhs_contracting: g_contract,
             rhs_contracting: other_kept.to_vec(),
             precision: d.precision.clone(),
+            algorithm: d.algorithm.clone(),
         };
         let t = e.dot_general(g, other, dims)?;
         // `labels[i]` is the dimension of this side that `t`'s dimension `i` is.

@@ -952,6 +952,7 @@ fn dot_general(
             lhs_contracting: d.rhs_contracting.clone(),
             rhs_contracting: d.lhs_contracting.clone(),
             precision: d.precision.iter().rev().cloned().collect(),
+            algorithm: d.algorithm.as_ref().map(shardc_ir::DotAlgorithm::swapped),
         };
         let copied = copied_elements(lty, rty, d);
         if copied_elements(rty, lty, &swapped) + out.num_elements() < copied {

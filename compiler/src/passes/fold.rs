@@ -21,7 +21,9 @@
 //! ```
 
 use crate::error::CompileError;
-use shardc_ir::{DotDims, Function, FunctionBuilder, Module, Op, OpId, OpKind, ValueId};
+use shardc_ir::{
+    DotAlgorithm, DotDims, Function, FunctionBuilder, Module, Op, OpId, OpKind, ValueId,
+};
 use std::collections::{HashMap, HashSet};
 
 /// The module with every foldable transpose of its entry function folded into the dot it
@@ -119,6 +121,7 @@ fn swapped(f: &Function, dot: &Op, transpose: &Op) -> Option<DotDims> {
         lhs_contracting: d.rhs_contracting.clone(),
         rhs_contracting: d.lhs_contracting.clone(),
         precision: d.precision.iter().rev().cloned().collect(),
+        algorithm: d.algorithm.as_ref().map(DotAlgorithm::swapped),
     })
 }
 

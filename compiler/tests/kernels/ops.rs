@@ -512,6 +512,7 @@ fn dims(lb: &[usize], rb: &[usize], lc: &[usize], rc: &[usize]) -> DotDims {
         lhs_contracting: lc.to_vec(),
         rhs_contracting: rc.to_vec(),
         precision: Vec::new(),
+        algorithm: None,
     }
 }
 

@@ -785,6 +785,15 @@ fn gen_dot(g: &mut Gen<'_>) -> Option<Vec<ValueId>> {
     if g.c.one_in(2) {
         d.precision = vec![g.c.pick(Precision::ALL), g.c.pick(Precision::ALL)];
     }
+    if g.c.one_in(4) {
+        d.algorithm = Some(crate::DotAlgorithm {
+            lhs_precision: g.c.pick(&crate::DotAlgorithm::TYPES).to_string(),
+            rhs_precision: g.c.pick(&crate::DotAlgorithm::TYPES).to_string(),
+            accumulation: g.c.pick(&crate::DotAlgorithm::TYPES).to_string(),
+            primitive_operations: g.c.pick(&[1, 3, 6]),
+            allow_imprecise_accumulation: g.c.one_in(2),
+        });
+    }
     let shape: Vec<usize> = order.iter().map(|&o| rhs[o].1).collect();
     let y = g.value_of(&TensorType::new(t.dtype, shape));
     g.one(OpKind::DotGeneral(d), &[x, y], None)

@@ -8,7 +8,7 @@ use super::parse::{PResult, Parser};
 use crate::dtype::{DType, TensorType};
 use crate::literal::{Elements, Literal};
 use crate::mesh::{Mesh, MeshAxis};
-use crate::op::{ConvDims, DotDims, GatherDims, Precision, ScatterDims};
+use crate::op::{ConvDims, DotAlgorithm, DotDims, GatherDims, Precision, ScatterDims};
 use crate::sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis};
 
 /// Largest size of one tensor dimension.
@@ -715,25 +715,37 @@ impl<'a> Parser<'a> {
         &mut self,
         name: &str,
         fields: &[&str],
-        mut field: impl FnMut(&mut Self, usize) -> PResult<()>,
+        field: impl FnMut(&mut Self, usize) -> PResult<()>,
     ) -> PResult<()> {
         let tag = format!("stablehlo.{name}");
         match self.tok.tok {
             Tok::Hash(d) if d == tag => self.bump()?,
             _ => return self.err(format!("expected `#{tag}<...>`, found {}", self.tok.tok)),
         };
-        self.expect(Tok::Less, &format!("after #{tag}"))?;
+        self.struct_fields(&format!("#{tag}"), fields, field)
+    }
+
+    /// `<key = value, ...>`, each key one of `fields` at most once, its value read by
+    /// `field` (given the key's index); `what` names the whole in messages.
+    fn struct_fields(
+        &mut self,
+        what: &str,
+        fields: &[&str],
+        mut field: impl FnMut(&mut Self, usize) -> PResult<()>,
+    ) -> PResult<()> {
+        let tag = what;
+        self.expect(Tok::Less, &format!("to open {tag}"))?;
         let mut seen = vec![false; fields.len()];
         if self.eat(Tok::Greater)? {
             return Ok(());
         }
         loop {
-            let key = self.ident(&format!("(a field of #{tag}: {})", fields.join(", ")))?;
+            let key = self.ident(&format!("(a field of {tag}: {})", fields.join(", ")))?;
             let Some(i) = fields.iter().position(|f| *f == key) else {
                 return self.err_at(
                     self.prev_end - key.len(),
                     format!(
-                        "unknown field `{key}` of #{tag}; expected one of {}",
+                        "unknown field `{key}` of {tag}; expected one of {}",
                         fields.join(", ")
                     ),
                 );
@@ -741,7 +753,7 @@ impl<'a> Parser<'a> {
             if std::mem::replace(&mut seen[i], true) {
                 return self.err_at(
                     self.prev_end - key.len(),
-                    format!("field `{key}` of #{tag} is given twice"),
+                    format!("field `{key}` of {tag} is given twice"),
                 );
             }
             self.expect(Tok::Equal, &format!("after `{key}`"))?;
@@ -749,9 +761,86 @@ impl<'a> Parser<'a> {
             if self.eat(Tok::Comma)? {
                 continue;
             }
-            self.expect(Tok::Greater, &format!("to close #{tag}"))?;
+            self.expect(Tok::Greater, &format!("to close {tag}"))?;
             return Ok(());
         }
+    }
+
+    /// `#stablehlo.dot_algorithm<lhs_precision_type = bf16, ...>` (the generic form).
+    pub(super) fn dot_algorithm_attr(&mut self) -> PResult<DotAlgorithm> {
+        match self.tok.tok {
+            Tok::Hash("stablehlo.dot_algorithm") => self.bump()?,
+            _ => {
+                return self.err(format!(
+                    "expected `#stablehlo.dot_algorithm<...>`, found {}",
+                    self.tok.tok
+                ));
+            }
+        };
+        self.dot_algorithm_fields()
+    }
+
+    /// A dot algorithm in the pretty form: its fields, with or without the
+    /// `#stablehlo.dot_algorithm` before them.
+    pub(super) fn dot_algorithm(&mut self) -> PResult<DotAlgorithm> {
+        if matches!(self.tok.tok, Tok::Hash("stablehlo.dot_algorithm")) {
+            return self.dot_algorithm_attr();
+        }
+        self.dot_algorithm_fields()
+    }
+
+    /// A dot algorithm's `<lhs_precision_type = bf16, rhs_precision_type = bf16,
+    /// accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1,
+    /// num_primitive_operations = 1, allow_imprecise_accumulation = false>`; the three
+    /// types are required, each a float type shardc names (`tf32` included), and the
+    /// component counts 1 (complex components are not read).
+    pub(super) fn dot_algorithm_fields(&mut self) -> PResult<DotAlgorithm> {
+        let mut a = DotAlgorithm::default();
+        let mut types: [Option<String>; 3] = [None, None, None];
+        let start = self.tok.start;
+        self.struct_fields("the dot algorithm", &DotAlgorithm::FIELDS, |p, i| {
+            match i {
+                0..=2 => {
+                    let at = p.tok.start;
+                    let t = p.ident("(a float type, as bf16)")?;
+                    if !DotAlgorithm::TYPES.contains(&t) {
+                        return p.err_at(
+                            at,
+                            format!(
+                                "a dot algorithm's {} is one of {}, not `{t}`",
+                                DotAlgorithm::FIELDS[i],
+                                DotAlgorithm::TYPES.join(", ")
+                            ),
+                        );
+                    }
+                    types[i] = Some(t.to_string());
+                }
+                3 | 4 => {
+                    let at = p.tok.start;
+                    let n = p.int_attr(DotAlgorithm::FIELDS[i])?;
+                    if n != 1 {
+                        return p.err_at(
+                            at,
+                            format!(
+                                "{} = {n}: dot algorithms of complex components are not read; shardc reads 1",
+                                DotAlgorithm::FIELDS[i]
+                            ),
+                        );
+                    }
+                }
+                5 => a.primitive_operations = p.int_attr(DotAlgorithm::FIELDS[i])?,
+                _ => a.allow_imprecise_accumulation = p.bool_attr()?,
+            }
+            Ok(())
+        })?;
+        let [Some(lhs), Some(rhs), Some(acc)] = types else {
+            return self.err_at(
+                start,
+                "a dot algorithm names its lhs_precision_type, rhs_precision_type and accumulation_type",
+            );
+        };
+        (a.lhs_precision, a.rhs_precision, a.accumulation) = (lhs, rhs, acc);
+        Ok(a)
     }
 
     /// `#stablehlo.dot<lhs_batching_dimensions = [0], ...>` (precision is not part of it).

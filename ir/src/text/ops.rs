@@ -1308,31 +1308,42 @@ fn parse_dot(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parse
     (d.lhs_contracting, d.rhs_contracting) = dims_pair(p, "contracting")?;
     if p.eat(Tok::Comma)? {
         if p.is_ident("algorithm") {
-            return p.err("dot algorithms are not supported; remove `algorithm = ...`");
-        }
-        key(p, "precision", "(precision = [DEFAULT, DEFAULT])")?;
-        p.expect(Tok::LSquare, "to open the precision config")?;
-        if !p.eat(Tok::RSquare)? {
-            loop {
-                let at = p.tok.start;
-                let name = p.ident("(a precision: DEFAULT, HIGH or HIGHEST)")?;
-                d.precision.push(enum_value(
-                    p,
-                    at,
-                    "precision",
-                    name,
-                    Precision::from_name,
-                    &names(Precision::ALL, Precision::name),
-                )?);
-                if p.eat(Tok::Comma)? {
-                    continue;
+            key(
+                p,
+                "algorithm",
+                "(algorithm = <lhs_precision_type = ..., ...>)",
+            )?;
+            d.algorithm = Some(p.dot_algorithm()?);
+        } else {
+            key(p, "precision", "(precision = [DEFAULT, DEFAULT])")?;
+            p.expect(Tok::LSquare, "to open the precision config")?;
+            if !p.eat(Tok::RSquare)? {
+                loop {
+                    let at = p.tok.start;
+                    let name = p.ident("(a precision: DEFAULT, HIGH or HIGHEST)")?;
+                    d.precision.push(enum_value(
+                        p,
+                        at,
+                        "precision",
+                        name,
+                        Precision::from_name,
+                        &names(Precision::ALL, Precision::name),
+                    )?);
+                    if p.eat(Tok::Comma)? {
+                        continue;
+                    }
+                    p.expect(Tok::RSquare, "to close the precision config")?;
+                    break;
                 }
-                p.expect(Tok::RSquare, "to close the precision config")?;
-                break;
             }
-        }
-        if p.is(&Tok::Comma) {
-            return p.err("dot algorithms are not supported; remove `algorithm = ...`");
+            if p.eat(Tok::Comma)? {
+                key(
+                    p,
+                    "algorithm",
+                    "(algorithm = <lhs_precision_type = ..., ...>)",
+                )?;
+                d.algorithm = Some(p.dot_algorithm()?);
+            }
         }
     }
     let attrs = p.op_attrs()?;
@@ -1362,6 +1373,9 @@ fn print_dot(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
             join(d.precision.iter().map(|p| p.name()))
         ));
     }
+    if let Some(a) = &d.algorithm {
+        s.push_str(&format!(", algorithm = <{}>", a.fields()));
+    }
     format!("{s}{} : {}", pp.attrs(op), pp.functional(op))
 }
 
@@ -1390,6 +1404,12 @@ fn props_dot(kind: &OpKind) -> Vec<(&'static str, String)> {
         );
         out.push(("precision_config", format!("[{ps}]")));
     }
+    if let Some(a) = &d.algorithm {
+        out.push((
+            "algorithm",
+            format!("#stablehlo.dot_algorithm<{}>", a.fields()),
+        ));
+    }
     out
 }
 
@@ -1400,6 +1420,7 @@ fn from_dot(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     d.precision = p
         .prop(g, "precision_config", |p| p.precision_config())?
         .unwrap_or_default();
+    d.algorithm = p.prop(g, "algorithm", |p| p.dot_algorithm_attr())?;
     Ok(OpKind::DotGeneral(d))
 }
 

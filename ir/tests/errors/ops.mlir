@@ -167,7 +167,7 @@ func.func @main(%a: tensor<4xf32>) -> tensor<4xi1> {
 
 // -----
 
-// unsupported dot algorithm
+// an empty dot algorithm
 func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = #stablehlo.dot_algorithm<> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
@@ -281,4 +281,28 @@ func.func @main(%x: tensor<16xf32>, %i: tensor<i32>) -> tensor<20xf32> {
 func.func @main(%x: tensor<4xf32>, %u: tensor<8xf32>, %i: tensor<i32>) -> tensor<4xf32> {
   %0 = stablehlo.dynamic_update_slice %x, %u, %i : (tensor<4xf32>, tensor<8xf32>, tensor<i32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// a dot algorithm naming an f8 precision
+func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = f8E4M3FN, rhs_precision_type = f8E4M3FN, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// a dot algorithm of complex components
+func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 2, rhs_component_count = 2, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// a dot algorithm without its accumulation type
+func.func @main(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16> : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
 }

@@ -103,6 +103,7 @@ fn dot(lb: &[usize], rb: &[usize], lc: &[usize], rc: &[usize]) -> OpKind {
         lhs_contracting: lc.to_vec(),
         rhs_contracting: rc.to_vec(),
         precision: Vec::new(),
+        algorithm: None,
     })
 }
 

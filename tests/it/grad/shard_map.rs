@@ -150,7 +150,8 @@ fn shard_map_gradients_partition_and_run() {
 /// ppermute in a fori_loop, MoE dispatch's all_to_all, psum_scatter/all_gather/pmean/
 /// ppermute and a replicated psum, a shard_map manual over one axis of two):
 /// `value_and_grad` of JAX's exported forward program gives JAX's loss and gradients,
-/// on the reference interpreter and, partitioned, on the simulated mesh.
+/// on the reference interpreter and, partitioned, on the simulated mesh and the cpu
+/// backend with the MLIR JIT.
 #[test]
 fn shard_map_gradients_match_jax() {
     let fixtures: Vec<_> = jax_fixtures()
@@ -167,6 +168,9 @@ fn shard_map_gradients_match_jax() {
     ] {
         assert!(names.contains(&want), "{want} has no recorded gradients");
     }
+    let jit = shardc::compiler::lower::cpu::NativeCompute::new(
+        shardc::compiler::lower::cpu::CpuOptions::default(),
+    );
     for fx in &fixtures {
         let wrt: Vec<usize> = (0..fx.inputs.len())
             .filter(|&i| fx.inputs[i].ty.dtype.is_float())
@@ -182,8 +186,15 @@ fn shard_map_gradients_match_jax() {
             .unwrap_or_else(|e| panic!("{}: {e}", fx.name));
         let reference = reference::run(&vg, "main", &fx.inputs).unwrap();
         let simulated = shardc::run_simulated(&c, &fx.inputs, 1e-4).unwrap();
+        let jitted = shardc::run_cpu(&c, &fx.inputs, &jit, 1e-4)
+            .unwrap_or_else(|e| panic!("{}: {e}", fx.name))
+            .outputs;
         let n = fx.outputs.len();
-        for (run, got) in [("reference", &reference), ("simulated", &simulated)] {
+        for (run, got) in [
+            ("reference", &reference),
+            ("simulated", &simulated),
+            ("cpu backend, MLIR JIT", &jitted),
+        ] {
             let want = fx.outputs.iter().chain(&fx.gradients);
             for (k, (g, w)) in got.iter().zip(want).enumerate() {
                 let what = if k < n { "output" } else { "gradient" };

@@ -263,7 +263,12 @@ func.func @main(%x: tensor<8x6x6x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"
     let cpu = shardc::run_cpu(&c, &args, &shardc::runtime::engine::Interpreted, 1e-5)
         .unwrap()
         .outputs;
-    for got in [&simulated, &cpu] {
+    // The MLIR JIT's kernels too: select_and_scatter and the packed reduce_window.
+    let jit = shardc::compiler::lower::cpu::NativeCompute::new(
+        shardc::compiler::lower::cpu::CpuOptions::default(),
+    );
+    let jitted = shardc::run_cpu(&c, &args, &jit, 1e-5).unwrap().outputs;
+    for got in [&simulated, &cpu, &jitted] {
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             let excess = excess_error(g, w, 1e-5, 1e-4).unwrap();
             assert!(excess <= 0.0, "result {k} is off by {excess:e}");
