@@ -8,7 +8,8 @@
 //! once, at seven sizes (the contraction FLOP rate each device gets while all of them
 //! compute, by size), a fused elementwise chain (the rate of every other op), and, per
 //! mesh axis, layers of matmuls with and without an all-reduce between them (a
-//! collective's latency among kernels, as in a training step) and all-reduces of two sizes
+//! collective's latency among kernels, as in a training step), with a permute between them
+//! (a `collective_permute`'s, which waits on one peer, not the group), and all-reduces of two sizes
 //! under the size from which collectives go through shared memory (the rings' bandwidth)
 //! and two above it (shared memory's), each bandwidth fitted to the bytes the cost model
 //! charges.
@@ -86,6 +87,7 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     let mut axis_bandwidth = std::collections::BTreeMap::new();
     let mut shared_bandwidth: Vec<f64> = Vec::new();
     let mut latencies = Vec::new();
+    let mut permutes: Vec<f64> = Vec::new();
     let mut group_latency: Vec<(usize, f64)> = Vec::new();
     let mut per_axis = serde_json::Map::new();
     // Each run's time less its compute (the local sums and updates, at the elementwise
@@ -113,9 +115,12 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
         let ring = |elements: usize| (2 * (size - 1) * elements * 4) as f64 / *size as f64;
         // Latency: small all-reduces between small kernels, less the time of the
         // layers without them (and of the ops that make the sums).
-        let t_plain = communication(&layer_chain(&mesh, axis, *size, false))?;
-        let t_reduced = communication(&layer_chain(&mesh, axis, *size, true))?;
+        let t_plain = communication(&layer_chain(&mesh, axis, *size, Between::Nothing))?;
+        let t_reduced = communication(&layer_chain(&mesh, axis, *size, Between::AllReduce))?;
         let latency = ((t_reduced - t_plain) / LAYERS as f64).max(1e-7);
+        let t_permuted = communication(&layer_chain(&mesh, axis, *size, Between::Permute))?;
+        let permute = ((t_permuted - t_plain) / LAYERS as f64).max(1e-7);
+        permutes.push(permute);
         group_latency.push((*size, latency));
         let bandwidth = (ring(ring_large) - ring(small)) / (t_ring - t_one).max(1e-9);
         axis_bandwidth.insert(axis.clone(), bandwidth);
@@ -131,6 +136,8 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
                 "one_all_reduce_512KiB_us": t_board * 1e6,
                 "layers_without_all_reduces_us": t_plain * 1e6,
                 "layers_with_all_reduces_us": t_reduced * 1e6,
+                "layers_with_permutes_us": t_permuted * 1e6,
+                "permute_latency_us": permute * 1e6,
                 "one_all_reduce_4MiB_us": t_large * 1e6,
                 "bandwidth_GBps": bandwidth / 1e9,
                 "shared_memory_GBps": shared / 1e9,
@@ -171,6 +178,8 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
             ..sm
         }),
         group_latency: by_size(group_latency),
+        permute_latency: (!permutes.is_empty())
+            .then(|| permutes.iter().sum::<f64>() / permutes.len() as f64),
         flops,
         dot_rates: dot_rates.clone(),
         vector_flops,
@@ -243,14 +252,27 @@ fn mesh_text(axes: &[(String, usize)]) -> String {
 /// Layers in [`layer_chain`].
 const LAYERS: usize = 16;
 
+/// What [`layer_chain`] puts between its layers.
+#[derive(Copy, Clone, PartialEq)]
+enum Between {
+    /// Nothing: the layers alone.
+    Nothing,
+    /// Each layer's column sums added to its output: an all-reduce of 256 B.
+    AllReduce,
+    /// Each layer's output moved one device along the axis (`shardc.rotate` by a
+    /// device's rows): a `collective_permute` of 4 KiB, as a ring's step.
+    Permute,
+}
+
 /// [`LAYERS`] layers of `h = tanh(h w)` on rows split over `axis` (16 rows per device,
 /// 64 features: kernels of microseconds, so that collectives follow each other as in the
-/// layers of a tensor-parallel stack); `reduced`: each layer also adds the column sums
-/// of its output, an all-reduce of 256 B over `axis` between two matmuls. (Among
+/// layers of a tensor-parallel stack), with `between` after each: for
+/// [`Between::AllReduce`], the column sums of its output added to it, an all-reduce of
+/// 256 B over `axis` between two matmuls. (Among
 /// matmuls of 128 x 256 x 256 per device, 8 devices on 2 cores, the same all-reduce
 /// measured 210-500 µs, noisier than the 250-320 µs here, where the peer programs' 257
 /// all-reduces of `transformer_stack_16` take ~210 µs each.)
-fn layer_chain(mesh: &str, axis: &str, size: usize, reduced: bool) -> String {
+fn layer_chain(mesh: &str, axis: &str, size: usize, between: Between) -> String {
     let (rows, k) = (16 * size, 64);
     let h = format!("tensor<{rows}x{k}xf32>");
     let w = format!("tensor<{k}x{k}xf32>");
@@ -262,11 +284,20 @@ fn layer_chain(mesh: &str, axis: &str, size: usize, reduced: bool) -> String {
             "  %d{i} = stablehlo.dot_general {last}, %w, contracting_dims = [1] x [0] : ({h}, {w}) -> {h}\n  %t{i} = stablehlo.tanh %d{i} : {h}\n"
         ));
         last = format!("%t{i}");
-        if reduced {
-            body.push_str(&format!(
-                "  %s{i} = stablehlo.reduce(%t{i} init: %z) applies stablehlo.add across dimensions = [0] : ({h}, tensor<f32>) -> {v}\n  %b{i} = stablehlo.broadcast_in_dim %s{i}, dims = [1] : ({v}) -> {h}\n  %a{i} = stablehlo.add %t{i}, %b{i} : {h}\n"
-            ));
-            last = format!("%a{i}");
+        match between {
+            Between::Nothing => {}
+            Between::AllReduce => {
+                body.push_str(&format!(
+                    "  %s{i} = stablehlo.reduce(%t{i} init: %z) applies stablehlo.add across dimensions = [0] : ({h}, tensor<f32>) -> {v}\n  %b{i} = stablehlo.broadcast_in_dim %s{i}, dims = [1] : ({v}) -> {h}\n  %a{i} = stablehlo.add %t{i}, %b{i} : {h}\n"
+                ));
+                last = format!("%a{i}");
+            }
+            Between::Permute => {
+                body.push_str(&format!(
+                    "  %r{i} = shardc.rotate %t{i}, dim = 0, shift = 16 : {h}\n"
+                ));
+                last = format!("%r{i}");
+            }
         }
     }
     format!(

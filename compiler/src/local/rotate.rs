@@ -16,6 +16,7 @@
 
 use crate::sharding::cost::CostModel;
 use crate::sharding::layout::{Layout, project_with};
+use crate::sharding::reshard::CollectiveKind;
 use shardc_ir::rules::{FactorId, OpRule, TensorRef};
 use shardc_ir::{AxisRef, Mesh, TensorType, Uneven};
 
@@ -105,8 +106,8 @@ pub fn time(cost: &CostModel, rotations: &[BlockRotation], local: &TensorType) -
                 .iter()
                 .map(|a| cost.bandwidth(&a.name))
                 .fold(f64::INFINITY, f64::min);
-            // One message each way: the latency of a collective between two devices.
-            cost.latency_of(2) + bytes(local) as f64 / bw
+            // One message each way: a permute's latency.
+            cost.latency_of_kind(CollectiveKind::CollectivePermute, 2) + bytes(local) as f64 / bw
         })
         .sum()
 }

@@ -46,6 +46,12 @@ pub struct CostModel {
     /// cores waits three times as long as one of 2 or 4.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub group_latency: Vec<(usize, f64)>,
+    /// Seconds per `collective_permute`, when measured apart (`shardc calibrate`): each
+    /// device sends to one peer and waits on one, not on its whole group as the other
+    /// collectives do (8 threads on 2 cores: ~60-90 µs a permute among matmuls where an
+    /// all-reduce takes ~250 µs). `None`: as any collective over its groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permute_latency: Option<f64>,
     /// FLOP/s per device in contractions (`dot_general`) of the size `shardc calibrate`
     /// measures first (256x512x1024), and of every size when [`CostModel::dot_rates`]
     /// is empty.
@@ -128,7 +134,9 @@ impl CostModel {
     /// elementwise chains at 4.5 GFLOP/s (memory-bound), links at 4.5 GB/s (rings and
     /// shared memory alike until measured apart: [`CostModel::shared_memory`]), and 110, 150
     /// and 320 µs per collective over groups of 2, 4 and 8 devices (measured between
-    /// matmuls, as in a training step). More devices than cores share them
+    /// matmuls, as in a training step), 50 µs per `collective_permute` (a device waits on
+    /// one peer: 49 µs among matmul layers and 55 µs in a loop, 8 devices, 2026-12-06,
+    /// where an all-reduce took 241 µs). More devices than cores share them
     /// ([`CostModel::for_devices`]): at 8 devices on 2 cores, a quarter of each rate, as
     /// measured. With these, `shardc bench plans` predicts the peer programs' and the
     /// demo's steps within 5-30% (`docs/bench/plans-*.json`).
@@ -146,6 +154,7 @@ impl CostModel {
             }),
             latency: 150e-6,
             group_latency: Vec::new(),
+            permute_latency: Some(50e-6),
             flops: 215e9,
             dot_rates: vec![
                 (8192.0, 13e9),
@@ -179,6 +188,7 @@ impl CostModel {
             shared_memory: None,
             latency: 5e-6,
             group_latency: Vec::new(),
+            permute_latency: None,
             flops: 100e12,
             dot_rates: Vec::new(),
             vector_flops: 10e12,
@@ -219,6 +229,16 @@ impl CostModel {
         interpolate(&self.group_latency, devices as f64, |n| n as f64).unwrap_or(self.latency)
     }
 
+    /// Seconds of latency of a collective of `kind` over groups of `devices` devices: a
+    /// permute's [`CostModel::permute_latency`] when measured, else
+    /// [`CostModel::latency_of`].
+    pub fn latency_of_kind(&self, kind: CollectiveKind, devices: usize) -> f64 {
+        match (kind, self.permute_latency) {
+            (CollectiveKind::CollectivePermute, Some(l)) => l,
+            _ => self.latency_of(devices),
+        }
+    }
+
     /// Reads a profile `shardc calibrate` wrote.
     pub fn load(path: &Path) -> Result<CostModel, String> {
         let text = std::fs::read_to_string(path)
@@ -245,6 +265,7 @@ impl CostModel {
             .chain(m.axis_bandwidth.values())
             .chain(m.dot_rates.iter().flat_map(|(size, rate)| [size, rate]))
             .chain(m.group_latency.iter().map(|(_, latency)| latency))
+            .chain(m.permute_latency.iter())
             .chain(m.shared_memory.iter().map(|sm| &sm.bandwidth))
             .any(|r| !(r.is_finite() && *r > 0.0))
         {
@@ -313,7 +334,7 @@ impl CostModel {
             .iter()
             .map(|a| mesh.axis_size(&a.name).unwrap_or(1))
             .product();
-        let latency = self.latency_of(group);
+        let latency = self.latency_of_kind(step.kind(), group);
         if let Some(t) = &self.topology
             && let Some(groups) = mesh.replica_groups(step.axes())
         {
@@ -530,8 +551,14 @@ impl CostModel {
                 let group = exchange
                     .as_ref()
                     .map_or(0, |x| x.groups().first().map_or(0, |g| g.len()));
+                let latency = match op.kind {
+                    OpKind::CollectivePermute { .. } => {
+                        self.latency_of_kind(CollectiveKind::CollectivePermute, group)
+                    }
+                    _ => self.latency_of(group),
+                };
                 t.communication += times
-                    * (self.latency_of(group)
+                    * (latency
                         + match (&self.topology, &exchange) {
                             (Some(topology), Ok(x)) => routed_time(topology, x),
                             (None, Ok(x)) => {
@@ -656,6 +683,21 @@ mod tests {
         // Devices of their own (a GPU cluster) do not share.
         let g = CostModel::gpu_cluster();
         assert_eq!(g.for_devices(1024), g);
+    }
+
+    /// A permute waits on one peer: its latency is its own when measured, a group's
+    /// otherwise; the other kinds keep their group's.
+    #[test]
+    fn permutes_are_charged_their_own_latency() {
+        let mut m = CostModel::cpu(2);
+        m.group_latency = vec![(2, 100e-6), (8, 400e-6)];
+        m.permute_latency = Some(40e-6);
+        use CollectiveKind::*;
+        assert_eq!(m.latency_of_kind(CollectivePermute, 8), 40e-6);
+        assert_eq!(m.latency_of_kind(AllReduce, 8), 400e-6);
+        assert_eq!(m.latency_of_kind(AllGather, 2), 100e-6);
+        m.permute_latency = None;
+        assert_eq!(m.latency_of_kind(CollectivePermute, 8), 400e-6);
     }
 
     /// Measured rates by size: interpolated in log FLOPs between two sizes, the nearest
