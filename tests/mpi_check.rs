@@ -555,7 +555,15 @@ fn measured(run: &Run, c: &Compiled) -> Vec<String> {
                 o.mean_bytes()
             };
             let runs = o.runs.max(1);
-            let entry = format!("{} {}", o.kind, bytes / runs as u64);
+            let mut entry = format!("{} {}", o.kind, bytes / runs as u64);
+            // A branch not taken sent nothing: it stands for what explain lists of its
+            // kind once (as `tests/it/util.rs` reads it).
+            if o.runs == 0 {
+                let prefix = format!("{} ", o.kind);
+                if let Some(stated) = once.iter().filter(|e| e.starts_with(&prefix)).min() {
+                    entry = stated.clone();
+                }
+            }
             let listed = if once.contains(&entry) { 1 } else { runs };
             std::iter::repeat_n(entry, listed)
         })

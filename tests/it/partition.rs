@@ -824,6 +824,40 @@ fn jax_fixture_decisions() {
                 "all_to_all {data}",
             ],
         ),
+        // shard_maps inside a scan: the psum in every iteration of the loop of the
+        // per-device program (the loop's body compiled per device though every value
+        // it carries is whole, so that the shard_map runs per device).
+        ("lax_scan_shard_map_fwd", &["all_reduce {data}"; 3]),
+        // Its gradient (JAX's): the forward loop twice (JAX's residuals and the value),
+        // then two backward loops whose cotangent sums are all-reduced in each iteration.
+        ("lax_scan_shard_map_grad", &["all_reduce {data}"; 12]),
+        // Two lax.conds with a shard_map psum in one branch: the rows gathered once for
+        // both (the branches read the whole value), each psum listed once, run when its
+        // branch is taken.
+        (
+            "lax_cond_shard_map_fwd",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        // GPipe with shard_map: 4 ppermutes a tick forward and back as written; the last
+        // stage's outputs gathered over the stages for the loss.
+        (
+            "shard_map_gpipe_grad",
+            &[
+                "all_gather {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+                "collective_permute {stages}",
+            ],
+        ),
         // Dots naming algorithms partition as dots: the gradient with respect to the
         // replicated weight sums the rows' contributions over data.
         ("jax_dot_algorithm_presets_fwd", &["all_reduce {data}"]),

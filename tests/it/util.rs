@@ -146,7 +146,15 @@ fn measured_listing_once(
             };
             // A loop's collective once per iteration, as `explain` lists it.
             let runs = o.runs.max(1);
-            let entry = format!("{} {}", o.kind, bytes / runs as u64);
+            let mut entry = format!("{} {}", o.kind, bytes / runs as u64);
+            // A branch not taken sent nothing, and there is nothing to measure: it
+            // stands for what explain lists of its kind once (when it lists one).
+            if o.runs == 0 {
+                let prefix = format!("{} ", o.kind);
+                if let Some(stated) = once.iter().filter(|e| e.starts_with(&prefix)).min() {
+                    entry = stated.clone();
+                }
+            }
             let listed = if once.contains(&entry) { 1 } else { runs };
             std::iter::repeat_n(entry, listed)
         })

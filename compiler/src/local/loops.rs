@@ -100,7 +100,8 @@ pub fn whole(layouts: &[Layout]) -> bool {
 }
 
 /// The loop `op` of `f` with its operands in `layouts` (carried ones, then captured
-/// ones): run whole when nothing is split, else its body compiled for them. An error
+/// ones): run whole when nothing is split (and no `shard_map` is inside it: its body
+/// is partitioned then too), else its body compiled for them. An error
 /// when the body cannot run so: its layouts do not divide the carried values, or it
 /// would communicate.
 pub fn plan(
@@ -110,7 +111,7 @@ pub fn plan(
     layouts: &[Layout],
     opts: &Options,
 ) -> Result<LoopPlan, CompileError> {
-    if whole(layouts) {
+    if whole(layouts) && !crate::local::manual::holds_manual(f, op) {
         return Ok(LoopPlan {
             body: None,
             cond: None,
@@ -320,7 +321,7 @@ fn cond_module(
 /// of its time: a loop is planned for a few layouts, each settling in a few rounds, all
 /// within one visit of the caller's propagation), none of the passes that act on a whole
 /// program (bucketing, regathering, prefetching, padding, a memory budget, compression).
-fn nested(opts: &Options) -> Options {
+pub(crate) fn nested(opts: &Options) -> Options {
     Options {
         time_limit: opts.time_limit / 10,
         bucket_bytes: None,
@@ -548,7 +549,11 @@ pub fn body_collectives(
     let unrolled = trips.is_some_and(|t| t <= p.unroll_loops);
     let mut out = Vec::new();
     for c in body.explain().collectives {
-        let (runs, when) = if varying.contains(c.value.as_str()) {
+        // A shard_map body's collectives are named after the shard_map's result
+        // (`%5 (shard_map body)`).
+        let value = c.value.split(' ').next().unwrap_or_default();
+        let varies = varying.contains(value);
+        let (runs, when) = if varies {
             let when = match (unrolled, trips) {
                 (true, _) => "in every iteration, unrolled",
                 (false, Some(_)) => "in every iteration of the loop",
@@ -561,7 +566,7 @@ pub fn body_collectives(
             (1, "run once, before it")
         };
         let mut c = c;
-        c.trips_unknown = runs == 1 && trips.is_none() && varying.contains(c.value.as_str());
+        c.trips_unknown = runs == 1 && trips.is_none() && varies;
         c.value = format!("{} in the body of loop {at} ({when})", c.value);
         c.needed_by = vec![format!("the body of loop {at}")];
         out.extend(std::iter::repeat_n(c, runs));

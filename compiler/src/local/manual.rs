@@ -10,6 +10,119 @@ use shardc_ir::{Function, FunctionBuilder, IrError, Mesh, Op, OpKind, ReplicaGro
 use shardc_runtime::backend::collective::Exchange;
 use std::collections::HashMap;
 
+/// Whether a region of `op` (at any depth) holds a `shard_map` body
+/// (`sdy.manual_computation`), which runs only as the partitioner lays it out per device.
+pub fn holds_manual(f: &Function, op: &Op) -> bool {
+    op.regions.iter().any(|&r| {
+        f.block(r).ops.iter().any(|&id| {
+            let o = f.op(id);
+            matches!(o.kind, OpKind::ManualComputation { .. }) || holds_manual(f, o)
+        })
+    })
+}
+
+/// A branch (`lax.cond`, `lax.switch`) whose regions hold `shard_map` bodies, run on
+/// every device with its operands whole (the rule of `case`): each region compiled as a
+/// program of its own, the values it reads and its results replicated, so that its
+/// `shard_map`s run per device; then the branch over those per-device regions, which
+/// the runtime runs as a switch every device takes together (`engine::Control::Switch`).
+/// `ins` are the operands' pieces (whole values); its results, whole.
+pub fn emit_case(
+    b: &mut FunctionBuilder,
+    f: &Function,
+    op: &Op,
+    ins: &[ValueId],
+    mesh: &Mesh,
+    cost: &crate::sharding::cost::CostModel,
+) -> Result<Vec<ValueId>, crate::error::CompileError> {
+    use crate::passes::propagate::Options;
+    let opts = Options {
+        cost: cost.clone(),
+        ..crate::local::loops::nested(&Options::default())
+    };
+    let captured = op.captured_operands();
+    let mut regions = Vec::with_capacity(op.regions.len());
+    for &r in &op.regions {
+        let mut g = shardc_ir::unroll::region_function(f, r, "branch", captured)?;
+        for (k, ty) in g.arg_types().iter().enumerate() {
+            g.arg_attrs[k].sharding = Layout::replicated(ty.rank()).to_sharding(&mesh.name);
+        }
+        let results: Vec<usize> = g.results().iter().map(|&v| g.ty(v).rank()).collect();
+        for (k, rank) in results.into_iter().enumerate() {
+            g.result_attrs[k].sharding = Layout::replicated(rank).to_sharding(&mesh.name);
+        }
+        let module = shardc_ir::Module {
+            meshes: vec![mesh.clone()],
+            functions: vec![g],
+            ..Default::default()
+        };
+        let compiled = crate::pipeline::compile(&module, &opts)?;
+        let Some(pg) = compiled.partitioned.module.entry() else {
+            return Err(crate::error::CompileError::internal(
+                "manual",
+                "a branch compiled to no function",
+            ));
+        };
+        b.begin_block(&[]);
+        let mut map: HashMap<ValueId, ValueId> = pg
+            .args()
+            .iter()
+            .copied()
+            .zip(ins[1..].iter().copied())
+            .collect();
+        let copied = pg
+            .body_ops()
+            .try_for_each(|(_, o)| b.copy_op(pg, o, &mut map).map(|_| ()));
+        if let Err(e) = copied {
+            b.end_block(&[]);
+            return Err(e.into());
+        }
+        let results: Vec<ValueId> = pg.results().iter().map(|v| map[v]).collect();
+        regions.push(b.end_block(&results));
+    }
+    let types: Vec<shardc_ir::TensorType> = op.results.iter().map(|&r| f.ty(r).clone()).collect();
+    let id = b.push_region_op(OpKind::Case, &ins[..1], Some(&types), regions)?;
+    Ok(b.func().op(id).results.clone())
+}
+
+/// The collectives written in the `shard_map` bodies a branch's regions hold (at any
+/// depth; [`emit_case`]): each branch's run when it is taken, so they are listed once,
+/// marked as running a number of times not known when compiling.
+pub fn branch_collectives(
+    m: &shardc_ir::Module,
+    f: &Function,
+    op: &Op,
+    mesh: &Mesh,
+    names: &[String],
+) -> Vec<Collective> {
+    if op.kind != OpKind::Case || !holds_manual(f, op) {
+        return Vec::new();
+    }
+    let at = op
+        .results
+        .first()
+        .map_or_else(String::new, |r| names[r.index()].clone());
+    let mut out = Vec::new();
+    for (k, &r) in op.regions.iter().enumerate() {
+        let mut blocks = vec![r];
+        while let Some(b) = blocks.pop() {
+            for &id in &f.block(b).ops {
+                let o = f.op(id);
+                if matches!(o.kind, OpKind::ManualComputation { .. }) {
+                    for mut c in written_collectives(m, f, o, mesh, names) {
+                        c.value = format!("{} in branch {k} of {at}", c.value);
+                        c.trips_unknown = true;
+                        out.push(c);
+                    }
+                } else {
+                    blocks.extend(o.regions.iter().copied());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The layouts a manual computation's operands must arrive in and its results leave in;
 /// `None` for every other op.
 pub fn fixed_layouts(op: &Op) -> Option<(Vec<Layout>, Vec<Layout>)> {

@@ -603,6 +603,13 @@ impl Compiled {
                 mesh,
                 &names,
             ));
+            collectives.extend(crate::local::manual::branch_collectives(
+                &self.global,
+                f,
+                op,
+                mesh,
+                &names,
+            ));
         }
         let loops = f
             .body_ops()

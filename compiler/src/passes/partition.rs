@@ -710,6 +710,14 @@ const PATTERNS: &[Pattern] = &[
         },
     },
     Pattern {
+        // A branch holding shard_maps: its regions compiled per device (`manual.rs`).
+        name: "branch holding shard_maps",
+        applies: |e, s| s.o.kind == OpKind::Case && crate::local::manual::holds_manual(e.f, s.o),
+        apply: |e, s| {
+            crate::local::manual::emit_case(&mut e.b, e.f, s.o, s.ins, &e.p.mesh, &e.p.cost)
+        },
+    },
+    Pattern {
         name: "identity",
         applies: |_, s| is_identity_locally(&s.o.kind),
         apply: |_, s| Ok(s.ins.to_vec()),
