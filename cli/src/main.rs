@@ -55,9 +55,6 @@ enum Command {
         /// `03-partitioned.mlir`, `04-explain.txt`).
         #[arg(long)]
         dump_dir: Option<PathBuf>,
-        /// Fuse all-reduces into buckets of at most this many bytes (DDP; 26214400 = 25 MiB).
-        #[arg(long)]
-        bucket_bytes: Option<usize>,
         /// Let shardings split dimensions their axes do not divide: each shard holds
         /// ceil(n / shards) elements, the last ones padded (GSPMD's uneven shardings).
         #[arg(long)]
@@ -213,6 +210,11 @@ struct PlanArgs {
     /// none fits (`Options::memory_per_device`).
     #[arg(long)]
     memory_per_device: Option<u64>,
+    /// Fuse all-reduces into buckets of at most this many bytes (default 26214400 =
+    /// 25 MiB, as DDP buckets and XLA combines a step's all-reduces; 0: each all-reduce
+    /// on its own).
+    #[arg(long)]
+    bucket_bytes: Option<usize>,
 }
 
 /// Which machine the plan is optimised for.
@@ -280,7 +282,8 @@ enum Bench {
         /// Also time every kernel of one more step, by kernel.
         #[arg(long)]
         profile: bool,
-        /// Fuse all-reduces into buckets of at most this many bytes (as `compile`).
+        /// Fuse all-reduces into buckets of at most this many bytes (as `compile`: 25 MiB
+        /// by default, 0: none).
         #[arg(long)]
         bucket_bytes: Option<usize>,
         /// Also time every step with the ring collectives over channels, alternating with
@@ -538,6 +541,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 check_reference,
                 out,
                 options: Options {
+                    bucket_bytes: shardc_cli::peer::buckets(plan.bucket_bytes),
                     pad_uneven: pad,
                     cost: cost.model()?,
                     compress,
@@ -563,7 +567,6 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             decisions,
             json,
             dump_dir,
-            bucket_bytes,
             pad,
             compress,
             plan,
@@ -580,7 +583,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let c = compile(
                 &m,
                 &Options {
-                    bucket_bytes,
+                    bucket_bytes: shardc_cli::peer::buckets(plan.bucket_bytes),
                     pad_uneven: pad,
                     cost: cost.model()?,
                     compress,

@@ -31,7 +31,7 @@ pub struct PeerBench {
     pub cost: Option<CostModel>,
     /// Also time every kernel of two more steps (the JIT, compiled again), by kernel.
     pub profile: bool,
-    /// [`Options::bucket_bytes`]: all-reduces fused into buckets of at most this size.
+    /// `--bucket-bytes` as given ([`buckets`] reads it: absent, the default; 0, none).
     pub bucket_bytes: Option<usize>,
     /// Also time the steps with the cpu backend's ring collectives (over channels),
     /// alternating step by step with the default ([`RunOptions::shared_memory_min_bytes`]).
@@ -83,6 +83,16 @@ pub fn inputs(types: &[shardc::TensorType]) -> Result<Vec<Literal>, Error> {
         .collect()
 }
 
+/// [`Options::bucket_bytes`] from a `--bucket-bytes` flag: absent, the CLI's default
+/// ([`shardc::compiler::passes::propagate::DEFAULT_BUCKET_BYTES`]); 0, none.
+pub fn buckets(flag: Option<usize>) -> Option<usize> {
+    match flag {
+        None => Some(shardc::compiler::passes::propagate::DEFAULT_BUCKET_BYTES),
+        Some(0) => None,
+        Some(n) => Some(n),
+    }
+}
+
 fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
     let path = b.dir.join(format!("{name}.mlir"));
     let start = Instant::now();
@@ -91,7 +101,7 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
     let mesh_devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
     let options = Options {
         cost: b.cost.clone().unwrap_or_else(CostModel::host),
-        bucket_bytes: b.bucket_bytes,
+        bucket_bytes: buckets(b.bucket_bytes),
         prefetch: b.prefetch,
         ..Options::default()
     };

@@ -110,7 +110,14 @@ fn program(file: &std::path::Path) -> Result<(shardc::ir::Module, Options), Erro
     let strategy = match file.to_str() {
         Some("demo") => Strategy::dp_tp(demo_config().param_specs()),
         Some("demo-fsdp-tp") => Strategy::fsdp_tp(demo_config().param_specs()),
-        _ => return Ok((read(file)?, Options::default())),
+        // A file compiles as `shardc compile` compiles it: all-reduces bucketed.
+        _ => {
+            let options = Options {
+                bucket_bytes: crate::peer::buckets(None),
+                ..Options::default()
+            };
+            return Ok((read(file)?, options));
+        }
     };
     let mesh = shardc::Mesh::new("mesh", &[(DATA, 2), (MODEL, 4)])?;
     let ts = shardc_train::presets::gpt_step(demo_config(), &mesh, strategy, demo_optimizer(), 1)?;

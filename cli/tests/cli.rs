@@ -141,7 +141,16 @@ fn compile_prints_decisions_by_the_programs_names() {
         );
         String::from_utf8(out.stdout).unwrap()
     };
-    let text = run(&[]);
+    // By default the step's five all-reduces go as one bucket, as XLA combines them.
+    let bucketed = run(&[]);
+    let all: Vec<&str> = bucketed.lines().filter(|l| l.starts_with("all_")).collect();
+    assert_eq!(all.len(), 1, "{bucketed}");
+    assert!(
+        all[0].contains("5 values flattened into one bucket")
+            && all[0].contains("transpose(jvp(Mlp))/Dense_0/dot_general"),
+        "{bucketed}"
+    );
+    let text = run(&["--bucket-bytes", "0"]);
     assert!(
         text.lines()
             .any(|l| l == "argument params['params']['Dense_0']['kernel']: f32[16,64]"),
@@ -154,7 +163,8 @@ fn compile_prints_decisions_by_the_programs_names() {
         "{text}"
     );
     assert!(!text.contains('%'), "{text}");
-    let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["--json", "--bucket-bytes", "0"])).unwrap();
     assert_eq!(json["arguments"][4]["name"], "x");
     assert_eq!(
         json["collectives"].as_array().unwrap().len(),
