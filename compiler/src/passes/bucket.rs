@@ -270,7 +270,12 @@ mod tests {
                 groups: groups.clone(),
             };
             let id = b
-                .push(kind, &[b.arg(i)], Some(&[t.clone()]), vec![reducer])
+                .push(
+                    kind,
+                    &[b.arg(i)],
+                    Some(std::slice::from_ref(&t)),
+                    vec![reducer],
+                )
                 .unwrap();
             outs.push(b.func().op(id).results[0]);
         }
