@@ -10,7 +10,7 @@
 //! assert_eq!(f.result_types()[0].shape, vec![4, 8]);
 //! ```
 
-use crate::dtype::TensorType;
+use crate::dtype::{DType, TensorType};
 use crate::error::IrError;
 use crate::infer;
 use crate::literal::Literal;
@@ -284,8 +284,20 @@ impl FunctionBuilder {
         self.push1(OpKind::DotGeneral(dims), &[lhs, rhs])
     }
 
-    /// `reduce` of one input with a reducer that applies one binary op, as
-    /// `stablehlo.reduce(%x init: %init) applies stablehlo.add across dimensions = [...]`.
+    /// A reducer region `(a, b) -> op(a, b)` on scalars of `dtype` (of a `reduce`, a
+    /// `reduce_window`, a `scatter` or a reducing collective), closed.
+    pub fn binary_reducer(&mut self, dtype: DType, op: BinaryOp) -> Result<BlockId, IrError> {
+        let scalar = TensorType::scalar(dtype);
+        let acc = self.begin_block(&[scalar.clone(), scalar]);
+        match self.binary(op, acc[0], acc[1]) {
+            Ok(r) => Ok(self.end_block(&[r])),
+            Err(e) => {
+                self.end_block(&[]);
+                Err(e)
+            }
+        }
+    }
+
     /// `stablehlo.reduce_window` of `x` from `init` with one binary reducer.
     pub fn reduce_window(
         &mut self,
@@ -294,16 +306,7 @@ impl FunctionBuilder {
         window: crate::op::WindowDims,
         reducer: BinaryOp,
     ) -> Result<ValueId, IrError> {
-        let scalar = TensorType::scalar(self.ty(x).dtype);
-        let acc = self.begin_block(&[scalar.clone(), scalar]);
-        let r = match self.binary(reducer, acc[0], acc[1]) {
-            Ok(r) => r,
-            Err(e) => {
-                self.end_block(&[]);
-                return Err(e);
-            }
-        };
-        let body = self.end_block(&[r]);
+        let body = self.binary_reducer(self.ty(x).dtype, reducer)?;
         let op = self.push(OpKind::ReduceWindow(window), &[x, init], None, vec![body])?;
         Ok(self.func.ops[op.index()].results[0])
     }
@@ -316,17 +319,7 @@ impl FunctionBuilder {
         dims: &[usize],
         reducer: BinaryOp,
     ) -> Result<ValueId, IrError> {
-        let scalar = TensorType::scalar(self.ty(x).dtype);
-        let acc = self.begin_block(&[scalar.clone(), scalar]);
-        let r = self.binary(reducer, acc[0], acc[1]);
-        let r = match r {
-            Ok(r) => r,
-            Err(e) => {
-                self.end_block(&[]);
-                return Err(e);
-            }
-        };
-        let body = self.end_block(&[r]);
+        let body = self.binary_reducer(self.ty(x).dtype, reducer)?;
         let op = self.push(
             OpKind::Reduce {
                 dimensions: dims.to_vec(),

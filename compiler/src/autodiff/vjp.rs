@@ -863,16 +863,7 @@ fn summed_collective(
     x: ValueId,
     ty: TensorType,
 ) -> Result<ValueId, IrError> {
-    let scalar = TensorType::scalar(ty.dtype);
-    let acc = b.begin_block(&[scalar.clone(), scalar]);
-    let sum = match b.binary(BinaryOp::Add, acc[0], acc[1]) {
-        Ok(s) => s,
-        Err(err) => {
-            b.end_block(&[]);
-            return Err(err);
-        }
-    };
-    let reducer = b.end_block(&[sum]);
+    let reducer = b.binary_reducer(ty.dtype, BinaryOp::Add)?;
     let id = b.push(kind, &[x], Some(&[ty]), vec![reducer])?;
     Ok(b.func().op(id).results[0])
 }
@@ -1669,16 +1660,7 @@ fn scatter_add(
     updates: ValueId,
     dims: ScatterDims,
 ) -> Result<ValueId, VjpError> {
-    let s = TensorType::scalar(e.ty(base).dtype);
-    let args = e.b.begin_block(&[s.clone(), s]);
-    let sum = match e.add(args[0], args[1]) {
-        Ok(v) => v,
-        Err(err) => {
-            e.b.end_block(&[]);
-            return Err(err.into());
-        }
-    };
-    let body = e.b.end_block(&[sum]);
+    let body = e.b.binary_reducer(e.ty(base).dtype, BinaryOp::Add)?;
     let t = e.ty(base);
     let op = e.b.push(
         OpKind::Scatter(dims),

@@ -556,17 +556,7 @@ impl<'a> Emitter<'a> {
                     let op = combining_op(combiner.combiner()).ok_or_else(|| {
                         internal(format!("combiner {combiner:?} has no one-op reducer"))
                     })?;
-                    let scalar = TensorType::scalar(global.dtype);
-                    let acc = self.b.begin_block(&[scalar.clone(), scalar]);
-                    let r = self.b.binary(op, acc[0], acc[1]);
-                    let r = match r {
-                        Ok(r) => r,
-                        Err(e) => {
-                            self.b.end_block(&[]);
-                            return Err(e.into());
-                        }
-                    };
-                    let body = self.b.end_block(&[r]);
+                    let body = self.b.binary_reducer(global.dtype, op)?;
                     let kind = match step {
                         Step::ReduceScatter { dim, .. } => {
                             OpKind::ReduceScatter { dim: *dim, groups }
