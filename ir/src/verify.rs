@@ -148,6 +148,21 @@ pub fn verify_function_with(m: &Module, f: &Function, uneven: Uneven) -> Result<
         };
         infer::result_types(&op.kind, &operand_types, Some(&result_types))
             .map_err(|v| invalid(v.rule, &v.fix))?;
+        // Only a loop's and a branch's regions may read values from outside (they list
+        // them as captured operands); a reducer, comparator or shard_map body computes
+        // from its arguments alone.
+        if !op.regions.is_empty() && !matches!(op.kind, OpKind::While | OpKind::Case) {
+            let outside = f.captures(&op.regions);
+            if let Some(&v) = outside.first() {
+                return Err(invalid(
+                    format!(
+                        "its region reads {} from outside it; its regions compute from their own arguments only",
+                        names[v.index()]
+                    ),
+                    "compute the value inside the region (a constant), or pass it as an operand",
+                ));
+            }
+        }
         match &op.kind {
             OpKind::Reduce { .. } | OpKind::ReduceWindow(_) => {
                 let [body] = op.regions.as_slice() else {

@@ -253,6 +253,19 @@ func.func @main(%x: tensor<4x8xf32>) -> tensor<4x7xf32> {
 
 // -----
 
+// reduce_window whose reducer reads a value from outside its region
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x7xf32> {
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %c) <{window_dimensions = array<i64: 1, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %c : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x7xf32>
+  return %0 : tensor<4x7xf32>
+}
+
+// -----
+
 // dynamic_slice with one start index for a rank-2 operand
 func.func @main(%x: tensor<16x16xf32>, %i: tensor<i32>) -> tensor<2x16xf32> {
   %0 = stablehlo.dynamic_slice %x, %i, sizes = [2, 16] : (tensor<16x16xf32>, tensor<i32>) -> tensor<2x16xf32>

@@ -14,9 +14,12 @@ func.func @main(%a: tensor<4xf32> {sdy.sharding = #sdy.sharding<@"mesh-1", [{"i"
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %r:2 = stablehlo.reduce(%a init: %z), (%a init: %z) across dimensions = [] : (tensor<4xf32>, tensor<4xf32>, tensor<f32>, tensor<f32>) -> (tensor<4xf32>, tensor<4xf32>)
    reducer(%acc0: tensor<f32>, %x0: tensor<f32>) (%acc1: tensor<f32>, %x1: tensor<f32>) {
-    // A region sees the values defined before it (%z).
+    // A reducer computes from its arguments and what it defines itself; only a loop's
+    // and a branch's regions read values from outside.
     %s0 = stablehlo.add %acc0, %x0 : tensor<f32>
-    %s1 = stablehlo.maximum %acc1, %z : tensor<f32>
+    %floor = stablehlo.constant dense<0.0> : tensor<f32>
+    %m = stablehlo.maximum %acc1, %x1 : tensor<f32>
+    %s1 = stablehlo.maximum %m, %floor : tensor<f32>
     stablehlo.return %s0, %s1 : tensor<f32>, tensor<f32>
   }
   %h = call @"helper.v2"(%r#1) : (tensor<4xf32>) -> tensor<4xf32>
