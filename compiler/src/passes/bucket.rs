@@ -12,8 +12,8 @@
 //! ```
 //!
 //! Ops that read a member's result before the bucket is placed are scheduled after it
-//! (with everything that depends on them); a value that depends on an earlier member of a
-//! bucket starts a new bucket instead (the fused all-reduce could not wait for it).
+//! (with everything that depends on them); a value that depends on an earlier member of an
+//! open bucket, of any key, closes that bucket (the fused all-reduce could not wait for it).
 
 use crate::error::CompileError;
 use crate::passes::partition::OF;
@@ -109,13 +109,20 @@ pub fn bucket(
         let Some(k) = key(f, op, scalars_apart) else {
             continue;
         };
+        // A value that depends on a member of an open bucket, of its own key or another's,
+        // closes that bucket: placed at its last member, after this one, the bucket would
+        // wait for a value that waits for it.
+        if let Some(d) = depends.get(&op.operands[0]) {
+            for members in open.values_mut() {
+                if members.iter().any(|m| d.contains(m)) {
+                    closed.push(std::mem::take(members));
+                }
+            }
+        }
         let members = open.entry(k).or_default();
         let size: usize = members.iter().map(|&m| bytes_of(m)).sum();
-        let needs_member = depends
-            .get(&op.operands[0])
-            .is_some_and(|d| members.iter().any(|m| d.contains(m)));
         let full = size + bytes_of(*id) > bucket_bytes || members.len() >= MAX_MEMBERS;
-        if !members.is_empty() && (full || needs_member) {
+        if !members.is_empty() && full {
             closed.push(std::mem::take(members));
         }
         members.push(*id);
@@ -286,5 +293,40 @@ mod tests {
         let (_, buckets) = bucket(&m, 25 << 20, false).unwrap();
         let sizes: Vec<usize> = buckets.iter().map(|b| b.members.len()).collect();
         assert_eq!(sizes, vec![MAX_MEMBERS, 40 - MAX_MEMBERS]);
+    }
+
+    /// Sums `a1`, `a2` and maxima `b1`, `b2` (two keys), where `a2` reads `b1`: the maxima's
+    /// bucket closes at `b1`, since placed at `b2` it would come after the sums' bucket
+    /// that waits for it (Flax BART's training step under tensor parallelism made this,
+    /// and bucketing panicked on the value it could not find).
+    #[test]
+    fn a_member_reading_another_keys_open_bucket_closes_it() {
+        let t = TensorType::new(DType::F32, [4]);
+        let mut b = FunctionBuilder::new("main", &vec![t.clone(); 3]);
+        let groups = ReplicaGroups(vec![(0..4).collect()]);
+        let all_reduce = |b: &mut FunctionBuilder, x: ValueId, op: BinaryOp| {
+            let reducer = b.binary_reducer(DType::F32, op).unwrap();
+            let kind = OpKind::AllReduce {
+                groups: groups.clone(),
+            };
+            let id = b
+                .push(kind, &[x], Some(std::slice::from_ref(&t)), vec![reducer])
+                .unwrap();
+            b.func().op(id).results[0]
+        };
+        let (x, y, z) = (b.arg(0), b.arg(1), b.arg(2));
+        let a1 = all_reduce(&mut b, x, BinaryOp::Add);
+        let b1 = all_reduce(&mut b, y, BinaryOp::Maximum);
+        let scaled = b.binary(BinaryOp::Multiply, b1, x).unwrap();
+        let a2 = all_reduce(&mut b, scaled, BinaryOp::Add);
+        let b2 = all_reduce(&mut b, z, BinaryOp::Maximum);
+        let m = Module {
+            functions: vec![b.finish(&[a1, a2, b2])],
+            ..Default::default()
+        };
+        let (out, buckets) = bucket(&m, 25 << 20, false).unwrap();
+        let members: Vec<Vec<String>> = buckets.iter().map(|b| b.members.clone()).collect();
+        assert_eq!(members, vec![vec!["%arg0", "%4"]], "{members:?}");
+        shardc_ir::verify::verify_module(&out).unwrap();
     }
 }
