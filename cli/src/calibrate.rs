@@ -12,7 +12,8 @@
 //! (a `collective_permute`'s, which waits on one peer, not the group), and all-reduces of two sizes
 //! under the size from which collectives go through shared memory (the rings' bandwidth)
 //! and two above it (shared memory's), each bandwidth fitted to the bytes the cost model
-//! charges.
+//! charges; on a mesh of several axes, also the layers with an all-reduce over all of them
+//! (the latency of the largest groups, as a gradient's all-reduce over data x model has).
 
 use serde_json::{Value, json};
 use shardc::Resident;
@@ -96,16 +97,16 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
         vector_flops,
         ..CostModel::cpu(1)
     };
+    let communication = |text: &str| -> Result<f64, Error> {
+        let (t, compiled) = run(text, c)?;
+        let compute = compiled
+            .partitioned
+            .module
+            .entry()
+            .map_or(0.0, |f| compute_model.program_time(f).compute);
+        Ok((t - compute).max(1e-7))
+    };
     for (axis, size) in c.axes.iter().filter(|a| a.1 > 1) {
-        let communication = |text: &str| -> Result<f64, Error> {
-            let (t, compiled) = run(text, c)?;
-            let compute = compiled
-                .partitioned
-                .module
-                .entry()
-                .map_or(0.0, |f| compute_model.program_time(f).compute);
-            Ok((t - compute).max(1e-7))
-        };
         let all_reduce = |elements: usize| communication(&all_reduce(&mesh, axis, *size, elements));
         let t_one = all_reduce(small)?;
         let t_ring = all_reduce(ring_large)?;
@@ -115,10 +116,11 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
         let ring = |elements: usize| (2 * (size - 1) * elements * 4) as f64 / *size as f64;
         // Latency: small all-reduces between small kernels, less the time of the
         // layers without them (and of the ops that make the sums).
-        let t_plain = communication(&layer_chain(&mesh, axis, *size, Between::Nothing))?;
-        let t_reduced = communication(&layer_chain(&mesh, axis, *size, Between::AllReduce))?;
+        let one = std::slice::from_ref(axis);
+        let t_plain = communication(&layer_chain(&mesh, one, *size, Between::Nothing))?;
+        let t_reduced = communication(&layer_chain(&mesh, one, *size, Between::AllReduce))?;
         let latency = ((t_reduced - t_plain) / LAYERS as f64).max(1e-7);
-        let t_permuted = communication(&layer_chain(&mesh, axis, *size, Between::Permute))?;
+        let t_permuted = communication(&layer_chain(&mesh, one, *size, Between::Permute))?;
         let permute = ((t_permuted - t_plain) / LAYERS as f64).max(1e-7);
         permutes.push(permute);
         group_latency.push((*size, latency));
@@ -141,6 +143,29 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
                 "one_all_reduce_4MiB_us": t_large * 1e6,
                 "bandwidth_GBps": bandwidth / 1e9,
                 "shared_memory_GBps": shared / 1e9,
+                "latency_us": latency * 1e6,
+            }),
+        );
+    }
+    // A mesh of several axes: the latency of a collective over all of them (a gradient's
+    // all-reduce over data x model), whose groups are larger than any one axis's.
+    let split: Vec<String> = c
+        .axes
+        .iter()
+        .filter(|a| a.1 > 1)
+        .map(|a| a.0.clone())
+        .collect();
+    if split.len() > 1 {
+        let t_plain = communication(&layer_chain(&mesh, &split, devices, Between::Nothing))?;
+        let t_reduced = communication(&layer_chain(&mesh, &split, devices, Between::AllReduce))?;
+        let latency = ((t_reduced - t_plain) / LAYERS as f64).max(1e-7);
+        group_latency.push((devices, latency));
+        per_axis.insert(
+            split.join(","),
+            json!({
+                "size": devices,
+                "layers_without_all_reduces_us": t_plain * 1e6,
+                "layers_with_all_reduces_us": t_reduced * 1e6,
                 "latency_us": latency * 1e6,
             }),
         );
@@ -264,15 +289,20 @@ enum Between {
     Permute,
 }
 
-/// [`LAYERS`] layers of `h = tanh(h w)` on rows split over `axis` (16 rows per device,
+/// [`LAYERS`] layers of `h = tanh(h w)` on rows split over `axes` (16 rows per device,
 /// 64 features: kernels of microseconds, so that collectives follow each other as in the
 /// layers of a tensor-parallel stack), with `between` after each: for
 /// [`Between::AllReduce`], the column sums of its output added to it, an all-reduce of
-/// 256 B over `axis` between two matmuls. (Among
+/// 256 B over `axes` between two matmuls. (Among
 /// matmuls of 128 x 256 x 256 per device, 8 devices on 2 cores, the same all-reduce
 /// measured 210-500 µs, noisier than the 250-320 µs here, where the peer programs' 257
 /// all-reduces of `transformer_stack_16` take ~210 µs each.)
-fn layer_chain(mesh: &str, axis: &str, size: usize, between: Between) -> String {
+fn layer_chain(mesh: &str, axes: &[String], size: usize, between: Between) -> String {
+    let axis = axes
+        .iter()
+        .map(|a| format!("\"{a}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
     let (rows, k) = (16 * size, 64);
     let h = format!("tensor<{rows}x{k}xf32>");
     let w = format!("tensor<{k}x{k}xf32>");
@@ -301,7 +331,7 @@ fn layer_chain(mesh: &str, axis: &str, size: usize, between: Between) -> String 
         }
     }
     format!(
-        "{mesh}\nfunc.func @main(%x: {h} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}, {{}}]>}}, %w: {w}) -> ({h} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}, {{}}]>}}) {{\n{body}  return {last} : {h}\n}}"
+        "{mesh}\nfunc.func @main(%x: {h} {{sdy.sharding = #sdy.sharding<@mesh, [{{{axis}}}, {{}}]>}}, %w: {w}) -> ({h} {{sdy.sharding = #sdy.sharding<@mesh, [{{{axis}}}, {{}}]>}}) {{\n{body}  return {last} : {h}\n}}"
     )
 }
 

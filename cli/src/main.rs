@@ -314,7 +314,8 @@ enum Bench {
         cost: CostArgs,
         /// Measure the host first (`shardc calibrate --mesh MESH`, as `data=8`) and
         /// optimise and predict with what was measured, in this invocation: on a shared
-        /// host, the figures of the moment the plans run in.
+        /// host, the figures of the moment the plans run in. `each`: measure with each
+        /// program's own mesh (once per distinct mesh) and use that for the program.
         #[arg(long, value_delimiter = ',', conflicts_with_all = ["cost_profile", "gpu_cluster"])]
         calibrate: Option<Vec<String>>,
     },
@@ -739,7 +740,8 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 },
         } => {
             let mut calibration = None;
-            let model = match calibrate {
+            let each = calibrate.as_deref() == Some(&["each".to_string()][..]);
+            let model = match calibrate.filter(|_| !each) {
                 Some(mesh) => {
                     let c = shardc_cli::calibrate::Calibrate {
                         axes: mesh_axes("--calibrate", &mesh)?,
@@ -760,6 +762,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 steps,
                 engine,
                 cost: model,
+                calibrate_each_mesh: each,
             };
             let mut out = shardc_cli::plans::plans(&b)?;
             if let (Some(raw), Some(o)) = (calibration, out.as_object_mut()) {

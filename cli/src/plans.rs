@@ -29,6 +29,11 @@ pub struct PlansBench {
     pub engine: Engine,
     /// The model the chosen plan is optimised for, and every plan predicted by.
     pub cost: CostModel,
+    /// Measure the host with each program's own mesh first (`shardc calibrate`, once per
+    /// distinct mesh) and optimise and predict that program with what was measured,
+    /// instead of [`PlansBench::cost`]: a profile measured on `data=8` knows nothing of
+    /// the groups of 2 and 4 a `data=2 x model=4` program's collectives run over.
+    pub calibrate_each_mesh: bool,
 }
 
 /// Loops that communicate with at most this many known trips are unrolled in the
@@ -127,14 +132,42 @@ fn program(file: &std::path::Path) -> Result<(shardc::ir::Module, Options), Erro
 /// One JSON object: per program, its distinct plans predicted and measured.
 pub fn plans(b: &PlansBench) -> Result<Value, Error> {
     let mut programs = Vec::new();
+    // Per mesh (`data=2,model=4`), the model measured with it and the raw figures.
+    let mut calibrated: std::collections::BTreeMap<String, (CostModel, Value)> = Default::default();
     for file in &b.files {
         let (m, base) = program(file)?;
         let devices = m.meshes.first().map_or(1, |mesh| mesh.num_devices());
-        let model = b.cost.for_devices(devices);
+        let axes: Vec<(String, usize)> = m.meshes.first().map_or(Vec::new(), |mesh| {
+            mesh.axes.iter().map(|a| (a.name.clone(), a.size)).collect()
+        });
+        let mesh_name = axes
+            .iter()
+            .map(|(a, n)| format!("{a}={n}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let cost = if b.calibrate_each_mesh && !axes.is_empty() {
+            if !calibrated.contains_key(&mesh_name) {
+                let c = crate::calibrate::Calibrate {
+                    axes: axes.clone(),
+                    engine: b.engine,
+                    repeats: 5,
+                };
+                let (model, raw) = crate::calibrate::calibrate(&c)?;
+                let model = match &b.cost.topology {
+                    Some(t) => model.with_topology(t.clone()),
+                    None => model,
+                };
+                calibrated.insert(mesh_name.clone(), (model, raw));
+            }
+            calibrated[&mesh_name].0.clone()
+        } else {
+            b.cost.clone()
+        };
+        let model = cost.for_devices(devices);
         // The distinct plans, each compiled once.
         let mut seen: Vec<String> = Vec::new();
         let mut plans: Vec<Plan> = Vec::new();
-        for (name, options) in machines(&b.cost, &base) {
+        for (name, options) in machines(&cost, &base) {
             let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;
             let e = c.explain();
             let f = c
@@ -220,6 +253,8 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
         programs.push(json!({
             "program": file.display().to_string(),
             "devices": devices,
+            "mesh": mesh_name,
+            "cost_model": cost.source,
             "inputs": if recorded.is_some() { "recorded beside it" } else { "deterministic" },
             "plans": rows,
             "chosen_within_5pct_of_fastest": figures[0].1 <= fastest * 1.05,
@@ -232,7 +267,8 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
     }
     Ok(json!({
         "what": "per program: its distinct plans (the chosen one first), predicted by the cost model and measured on the cpu backend (median step; plans stepped in turn, each timed step after an untimed one of its own; on the inputs recorded beside the program when there are, else deterministic ones)",
-        "cost_model": b.cost.source,
+        "cost_model": if b.calibrate_each_mesh { "calibrated per program's mesh (each program's `cost_model`; the figures under `calibration`)".to_string() } else { b.cost.source.clone() },
+        "calibration": calibrated.into_iter().map(|(mesh, (_, raw))| (mesh, raw)).collect::<serde_json::Map<_, _>>(),
         "programs": programs,
     }))
 }

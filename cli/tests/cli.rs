@@ -505,10 +505,17 @@ fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
         "a 16^3 dot (a kernel call's overhead) at least as fast as a 256x512x512 one: {:?}",
         m.dot_rates
     );
-    // Both axes hold 2 devices: one latency, for groups of 2.
-    assert_eq!(m.group_latency.len(), 1);
-    assert_eq!(m.group_latency[0].0, 2);
-    assert!(m.latency_of(2) > 0.0);
+    // Both axes hold 2 devices: one latency for groups of 2, and one for groups of 4 over
+    // both axes at once, measured as their layers.
+    let groups: Vec<usize> = m.group_latency.iter().map(|g| g.0).collect();
+    assert_eq!(groups, vec![2, 4]);
+    assert!(m.latency_of(2) > 0.0 && m.latency_of(4) > 0.0);
+    assert!(
+        raw["axes"]["data,model"]["layers_with_all_reduces_us"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     assert_eq!(m.flops, m.dot_rates[5].1);
     // Collectives from 256 KiB up go through shared memory: their own rate, measured.
     let sm = m
@@ -555,6 +562,25 @@ fn bench_plans_predicts_with_the_host_it_just_measured() {
     assert_eq!(plan["plan"], "chosen");
     assert!(plan["predicted_ms"]["total"].as_f64().unwrap() > 0.0);
     assert!(plan["measured_per_device_ms"]["compute"].as_f64().unwrap() > 0.0);
+    // `each`: measured with the program's own mesh, named beside the program.
+    let out = plans(&["--calibrate", "each", "--steps", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let program = &v["programs"][0];
+    assert_eq!(program["mesh"], "data=2,model=4");
+    assert!(
+        program["cost_model"]
+            .as_str()
+            .unwrap()
+            .contains("mesh data=2,model=4"),
+        "{}",
+        program["cost_model"]
+    );
+    assert_eq!(v["calibration"]["data=2,model=4"]["devices"], 8);
     // Asked for both a profile and a measurement, a mesh axis of no devices, or one
     // without a size: refused, naming what is wrong.
     for (args, want) in [

@@ -14,7 +14,7 @@ use crate::builder::FunctionBuilder;
 use crate::dtype::TensorType;
 use crate::error::IrError;
 use crate::module::{BlockId, Function, ValueId};
-use crate::op::{BinaryOp, ComparisonDirection, Op, OpKind};
+use crate::op::{BinaryOp, ComparisonDirection, Op, OpKind, UnaryOp};
 use std::collections::HashMap;
 
 /// More iterations than this are refused (the body would be copied that often).
@@ -132,15 +132,103 @@ fn refused(f: &Function, op: &Op, rule: String, fix: &str) -> IrError {
     }
 }
 
-/// The scalar integer constant `v` is, if it is one.
+/// The scalar integer constant `v` is, if it is one: a constant, or the sum, difference
+/// or product of two (JAX writes a prompt's length plus an offset so, unfolded).
 fn constant_int(f: &Function, v: ValueId) -> Option<i64> {
     let op = f.op(f.defining_op(v)?);
+    let pair = || match op.operands.as_slice() {
+        &[a, b] => Some((constant_int(f, a)?, constant_int(f, b)?)),
+        _ => None,
+    };
     match &op.kind {
         OpKind::Constant(lit) if lit.ty.num_elements() == 1 && lit.ty.dtype.is_int() => {
             Some(lit.get(0).as_i64())
         }
+        OpKind::Binary(BinaryOp::Add) => pair().and_then(|(a, b)| a.checked_add(b)),
+        OpKind::Binary(BinaryOp::Subtract) => pair().and_then(|(a, b)| a.checked_sub(b)),
+        OpKind::Binary(BinaryOp::Multiply) => pair().and_then(|(a, b)| a.checked_mul(b)),
         _ => None,
     }
+}
+
+/// The most trips loop `op` of `f` can make, when compiling: its trip count when known
+/// ([`known_trip_count`]), else the limit of a counter among the conjuncts of its
+/// condition — `!(k == c || all_done)`, as transformers' `generate` writes its decoding
+/// loop, runs at most `c - start` times and fewer when it ends early.
+pub fn trip_bound(f: &Function, op: &Op) -> Option<usize> {
+    if let Some(n) = known_trip_count(f, op) {
+        return Some(n);
+    }
+    let cond = f.block(*op.regions.first()?);
+    let &[done] = cond.results.as_slice() else {
+        return None;
+    };
+    let mut tests = Vec::new();
+    conjuncts(f, done, true, &mut tests);
+    tests
+        .into_iter()
+        .filter_map(|(k, limit)| {
+            let k = cond.args.iter().position(|&a| a == k)?;
+            counter_trips(f, op, k, constant_int(f, limit)?)
+        })
+        .min()
+}
+
+/// The counter tests `k < limit` (also written `limit > k`, `k != limit`, `!(k >= limit)`,
+/// `!(k == limit)`) that `v` holds only when all hold (`holds`) or that its negation holds
+/// only when all hold (`!holds`), as `(k, limit)`.
+fn conjuncts(f: &Function, v: ValueId, holds: bool, out: &mut Vec<(ValueId, ValueId)>) {
+    use ComparisonDirection::*;
+    let Some(id) = f.defining_op(v) else {
+        return;
+    };
+    let op = f.op(id);
+    let is_false = |v: ValueId| {
+        f.defining_op(v).is_some_and(|d| match &f.op(d).kind {
+            OpKind::Constant(lit) => lit.ty.num_elements() == 1 && lit.get(0).as_i64() == 0,
+            OpKind::BroadcastInDim { .. } => f
+                .op(d)
+                .operands
+                .first()
+                .and_then(|&s| f.defining_op(s))
+                .is_some_and(|s| matches!(&f.op(s).kind, OpKind::Constant(l) if l.ty.num_elements() == 1 && l.get(0).as_i64() == 0)),
+            _ => false,
+        })
+    };
+    match (&op.kind, op.operands.as_slice(), holds) {
+        (OpKind::Unary(UnaryOp::Not), &[x], _) => conjuncts(f, x, !holds, out),
+        (OpKind::Convert, &[x], _) if f.ty(x).dtype == f.ty(v).dtype => conjuncts(f, x, holds, out),
+        (OpKind::Binary(BinaryOp::And), &[a, b], true)
+        | (OpKind::Binary(BinaryOp::Or), &[a, b], false) => {
+            conjuncts(f, a, holds, out);
+            conjuncts(f, b, holds, out);
+        }
+        (OpKind::Compare { direction, .. }, &[x, y], _) => match (direction, holds) {
+            // `x != false` is `x`.
+            (Ne, _) if f.ty(x).dtype == crate::DType::I1 && is_false(y) => {
+                conjuncts(f, x, holds, out)
+            }
+            (Lt, true) | (Ne, true) | (Ge, false) | (Eq, false) => out.push((x, y)),
+            (Gt, true) => out.push((y, x)),
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// The trips of carried value `k` of loop `op` counted by one from a constant up to
+/// `limit`, when the body steps it so.
+fn counter_trips(f: &Function, op: &Op, k: usize, limit: i64) -> Option<usize> {
+    let body = f.block(*op.regions.get(1)?);
+    let start = constant_int(f, *op.written_operands().get(k)?)?;
+    let next = f.op(f.defining_op(*body.results.get(k)?)?);
+    let one = |v| constant_int(f, v) == Some(1);
+    let steps_by_one = matches!(next.kind, OpKind::Binary(BinaryOp::Add))
+        && match next.operands.as_slice() {
+            &[x, y] => (x == body.args[k] && one(y)) || (y == body.args[k] && one(x)),
+            _ => false,
+        };
+    steps_by_one.then(|| usize::try_from(limit.saturating_sub(start)).unwrap_or(0))
 }
 
 /// A loop's trip count when compiling, if it has one that [`unroll_communicating_loops`]
@@ -160,10 +248,10 @@ fn trip_count(f: &Function, op: &Op) -> Result<usize, IrError> {
             "give the loop constant bounds, or move the collectives out of it",
         )
     };
-    let [cond, body] = op.regions.as_slice() else {
+    let [cond, _body] = op.regions.as_slice() else {
         return Err(unknown());
     };
-    let (cond, body) = (f.block(*cond), f.block(*body));
+    let cond = f.block(*cond);
     let [done] = cond.results.as_slice() else {
         return Err(unknown());
     };
@@ -191,25 +279,8 @@ fn trip_count(f: &Function, op: &Op) -> Result<usize, IrError> {
         .position(|&a| a == arg)
         .ok_or_else(unknown)?;
     let limit = constant_int(f, limit).ok_or_else(unknown)?;
-    let start = op
-        .written_operands()
-        .get(k)
-        .and_then(|&v| constant_int(f, v))
-        .ok_or_else(unknown)?;
-    // The body steps the counter by one.
-    let next = f.op(f.defining_op(body.results[k]).ok_or_else(unknown)?);
-    let steps_by_one = matches!(next.kind, OpKind::Binary(BinaryOp::Add))
-        && match next.operands.as_slice() {
-            &[x, y] => {
-                let one = |v| constant_int(f, v) == Some(1);
-                (x == body.args[k] && one(y)) || (y == body.args[k] && one(x))
-            }
-            _ => false,
-        };
-    if !steps_by_one {
-        return Err(unknown());
-    }
-    let trips = usize::try_from(limit.saturating_sub(start)).unwrap_or(0);
+    // The body steps the counter by one, from a constant.
+    let trips = counter_trips(f, op, k, limit).ok_or_else(unknown)?;
     if trips > MAX_UNROLL {
         return Err(refused(
             f,
@@ -242,4 +313,67 @@ pub fn region_function(
     }
     let results: Vec<ValueId> = block.results.iter().map(|r| map[r]).collect();
     Ok(b.finish(&results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::Module;
+
+    /// The loop of `cond` (over `%i` from `start`, `%done`) stepping `%i` by one.
+    fn loop_with(start: &str, cond: &str) -> Module {
+        crate::text::parse_module(&format!(
+            r#"func.func @main(%d: tensor<i1>) -> tensor<i32> {{
+  %a = stablehlo.constant dense<3> : tensor<i32>
+  %b = stablehlo.constant dense<2> : tensor<i32>
+  %s = {start}
+  %r:2 = stablehlo.while(%i = %s, %done = %d) : tensor<i32>, tensor<i1>
+    cond {{
+      %n = stablehlo.constant dense<12> : tensor<i32>
+      %f = stablehlo.constant dense<false> : tensor<i1>
+{cond}
+    }} do {{
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %done : tensor<i32>, tensor<i1>
+    }}
+  return %r#0 : tensor<i32>
+}}"#
+        ))
+        .unwrap()
+    }
+
+    fn bounds(m: &Module) -> (Option<usize>, Option<usize>) {
+        let f = m.entry().unwrap();
+        let (_, op) = f.body_ops().find(|(_, o)| o.kind == OpKind::While).unwrap();
+        (known_trip_count(f, op), trip_bound(f, op))
+    }
+
+    #[test]
+    fn a_counter_among_a_conditions_conjuncts_bounds_its_trips() {
+        // `i < 12` from 3 + 2: a known count, whatever arithmetic made its start.
+        let plain = loop_with(
+            "stablehlo.add %a, %b : tensor<i32>",
+            "      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      stablehlo.return %p : tensor<i1>",
+        );
+        assert_eq!(bounds(&plain), (Some(7), Some(7)));
+        // transformers' generate: `!((i == 12) != false || done)`: at most 12 - 5 trips.
+        let generate = loop_with(
+            "stablehlo.add %a, %b : tensor<i32>",
+            "      %e = stablehlo.compare EQ, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      %x = stablehlo.compare NE, %e, %f : (tensor<i1>, tensor<i1>) -> tensor<i1>\n      %o = stablehlo.or %x, %done : tensor<i1>\n      %p = stablehlo.not %o : tensor<i1>\n      stablehlo.return %p : tensor<i1>",
+        );
+        assert_eq!(bounds(&generate), (None, Some(7)));
+        // `i < 12 || done` bounds nothing: `done` alone keeps it going.
+        let either = loop_with(
+            "stablehlo.add %a, %b : tensor<i32>",
+            "      %e = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      %p = stablehlo.or %e, %done : tensor<i1>\n      stablehlo.return %p : tensor<i1>",
+        );
+        assert_eq!(bounds(&either), (None, None));
+        // `done && i < 12`: at most 7.
+        let both = loop_with(
+            "stablehlo.add %a, %b : tensor<i32>",
+            "      %e = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n      %p = stablehlo.and %done, %e : tensor<i1>\n      stablehlo.return %p : tensor<i1>",
+        );
+        assert_eq!(bounds(&both), (None, Some(7)));
+    }
 }

@@ -37,10 +37,12 @@ use std::collections::{HashMap, HashSet};
 /// whole (`docs/bench/loops-2026-12-06*.json`).
 pub const ASSUMED_TRIPS: usize = 100;
 
-/// The trips loop `op` of `f` is costed for: its trip count when known, else
-/// [`ASSUMED_TRIPS`].
+/// The trips loop `op` of `f` is costed for: its trip count when known, else the most it
+/// can make when its condition bounds a counter (`shardc_ir::unroll::trip_bound`: a
+/// decoding loop that stops at its length or when every sequence is done, costed as if it
+/// ran to it), else [`ASSUMED_TRIPS`].
 pub fn costed_trips(f: &Function, op: &Op) -> usize {
-    shardc_ir::unroll::known_trip_count(f, op).unwrap_or(ASSUMED_TRIPS)
+    shardc_ir::unroll::trip_bound(f, op).unwrap_or(ASSUMED_TRIPS)
 }
 
 /// How a loop runs for one layout of its operands.
@@ -595,6 +597,10 @@ pub struct LoopRun {
     pub value: String,
     /// Its trip count, when known when compiling.
     pub trips: Option<usize>,
+    /// When its trip count is not known, the most trips its condition allows, when it
+    /// bounds a counter ([`shardc_ir::unroll::trip_bound`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<usize>,
     /// On pieces (and its carried layouts), unrolled, or whole on every device and why.
     pub how: String,
 }
@@ -667,7 +673,16 @@ pub fn run_of(
             format!("whole on every device (what it reads split is gathered first): {why}")
         }
     };
-    Some(LoopRun { value, trips, how })
+    let at_most = trips
+        .is_none()
+        .then(|| shardc_ir::unroll::trip_bound(f, op))
+        .flatten();
+    Some(LoopRun {
+        value,
+        trips,
+        at_most,
+        how,
+    })
 }
 
 /// Bans, for every loop whose results the extraction `x` took from plans that read its

@@ -43,8 +43,17 @@ pub struct Explanation {
     /// That peak by what is live there (arguments, collective results, computed values,
     /// inside a loop).
     pub peak_breakdown: crate::passes::memory::Breakdown,
-    /// The cost model's estimate of the whole step, in microseconds.
+    /// The cost model's prediction of the whole step, in microseconds: the partitioned
+    /// program as it runs (buckets and all), each op at the model's rates and each
+    /// collective at its latency and bandwidth ([`CostModel::program_time`]), the figure
+    /// `shardc bench plans` checks against runs.
+    ///
+    /// [`CostModel::program_time`]: crate::sharding::cost::CostModel::program_time
     pub cost_us: f64,
+    /// Of [`Explanation::cost_us`], the compute.
+    pub compute_us: f64,
+    /// Of [`Explanation::cost_us`], the communication.
+    pub communication_us: f64,
     /// Where the cost model's figures come from ([`crate::sharding::cost::CostModel::source`]).
     pub cost_model: String,
     /// How each loop runs: on pieces, unrolled, or whole and why (none without loops).
@@ -425,7 +434,7 @@ impl Compiled {
                 }
             }
             parts.reverse();
-            parts.join(" -> ")
+            elide_middle(parts).join(" -> ")
         };
         let mut values = Vec::new();
         let mut collectives = Vec::new();
@@ -615,6 +624,12 @@ impl Compiled {
             .body_ops()
             .filter_map(|(id, op)| crate::local::loops::run_of(p, x, f, id, op, &names))
             .collect();
+        let predicted = self
+            .partitioned
+            .module
+            .entry()
+            .map(|f| p.cost.program_time(f))
+            .unwrap_or_default();
         Explanation {
             loops,
             mesh: format!("{} = {}", p.mesh.shape_name(), p.mesh),
@@ -633,7 +648,9 @@ impl Compiled {
                 .unwrap_or_default(),
             values,
             collectives,
-            cost_us: us(x.cost),
+            cost_us: us(predicted.total()),
+            compute_us: us(predicted.compute),
+            communication_us: us(predicted.communication),
             cost_model: match p.cost.shared_host {
                 Some(h) => format!(
                     "{}: {} devices sharing {} cores",
@@ -911,15 +928,14 @@ impl fmt::Display for Explanation {
         if !self.loops.is_empty() {
             writeln!(f, "loops:")?;
             for l in &self.loops {
-                let trips = l.trips.map_or_else(
-                    || {
-                        format!(
-                            "trips unknown, costed for {}",
-                            crate::local::loops::ASSUMED_TRIPS
-                        )
-                    },
-                    |t| format!("{t} trips"),
-                );
+                let trips = match (l.trips, l.at_most) {
+                    (Some(t), _) => format!("{t} trips"),
+                    (None, Some(n)) => format!("at most {n} trips, costed for {n}"),
+                    (None, None) => format!(
+                        "trips unknown, costed for {}",
+                        crate::local::loops::ASSUMED_TRIPS
+                    ),
+                };
                 writeln!(f, "  {} (stablehlo.while, {trips}): {}", l.value, l.how)?;
             }
         }
@@ -935,10 +951,12 @@ impl fmt::Display for Explanation {
         writeln!(f)?;
         writeln!(
             f,
-            "total {} B/device sent, peak {} B/device held, estimated {} by the cost model {}",
+            "total {} B/device sent, peak {} B/device held, predicted {} a step ({} compute, {} communication) by the cost model {}",
             self.bytes_per_device,
             self.peak_bytes_per_device,
             cost_text(self.cost_us),
+            cost_text(self.compute_us),
+            cost_text(self.communication_us),
             self.cost_model
         )
     }
@@ -1029,4 +1047,34 @@ pub fn annotate(
         }
     }
     global.with_function(g)
+}
+
+/// The longest provenance chain `explain` prints whole: a longer one keeps its origin and
+/// the ops nearest it, and the ops nearest the value, and says how many it leaves out (a
+/// sharding that travels along a 48-layer residual stream would fill a screen).
+const CHAIN_KEPT: usize = 8;
+
+fn elide_middle(mut parts: Vec<String>) -> Vec<String> {
+    if parts.len() <= CHAIN_KEPT {
+        return parts;
+    }
+    let head = CHAIN_KEPT / 2 - 1;
+    let tail = CHAIN_KEPT / 2;
+    let left = parts.len() - head - tail;
+    parts.splice(head..parts.len() - tail, [format!("... ({left} ops)")]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_long_chain_keeps_its_ends_and_counts_the_middle() {
+        let chain = |n: usize| (0..n).map(|i| format!("%{i}")).collect::<Vec<_>>();
+        assert_eq!(super::elide_middle(chain(8)), chain(8));
+        let long = super::elide_middle(chain(20));
+        assert_eq!(
+            long.join(" -> "),
+            "%0 -> %1 -> %2 -> ... (13 ops) -> %16 -> %17 -> %18 -> %19"
+        );
+    }
 }
