@@ -452,6 +452,14 @@ fn a_topology_file_routes_gradient_all_reduces_hierarchically() {
     let out = shardc(&["compile", &case, "--compress", "data=fp4"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("powersgd:R"));
+    // An axis the program's mesh does not have: refused by name, not ignored.
+    let out = shardc(&["compile", &case, "--compress", "dta=bf16"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("axis \"dta\"") && err.contains("name one of its axes: \"data\""),
+        "{err}"
+    );
     write("0");
     let out = shardc(&["compile", &case, "--topology", t]);
     std::fs::remove_file(&topology).ok();

@@ -108,6 +108,29 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     let constrained = timings.time("constrain", || constrain(&inlined))?;
     let (global, folded) = timings.time("fold", || fold(&constrained))?;
     let mut propagated = timings.time("propagate", || propagate(&global, opts))?;
+    if let Some((axis, c)) = opts
+        .compress
+        .iter()
+        .find(|(axis, _)| propagated.mesh.axis(axis).is_none())
+    {
+        let axes: Vec<String> = propagated
+            .mesh
+            .axes
+            .iter()
+            .map(|a| format!("\"{}\"", a.name))
+            .collect();
+        return Err(CompileError::Unsupported {
+            what: format!(
+                "compressing the sums over axis \"{axis}\" ({})",
+                c.attribute()
+            ),
+            why: format!(
+                "the program's mesh {} has no such axis; name one of its axes: {}",
+                propagated.mesh,
+                axes.join(", ")
+            ),
+        });
+    }
     let f = global.entry().ok_or_else(|| CompileError::Unsupported {
         what: "a module without functions".into(),
         why: "there is nothing to compile".into(),

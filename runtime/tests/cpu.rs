@@ -183,6 +183,14 @@ fn bad_arguments_and_meshes_are_errors() {
         CpuMesh::new(0).unwrap_err(),
         RuntimeError::EmptyMesh
     ));
+    // A mesh of more threads than one process runs: refused before any is started,
+    // pointing at one process per device.
+    let e = CpuMesh::new(shardc_runtime::backend::cpu::MAX_DEVICES + 1).unwrap_err();
+    assert!(
+        e.to_string().contains("1025 devices") && e.to_string().contains("--backend mpi"),
+        "{e}"
+    );
+    assert!(CpuMesh::new(shardc_runtime::backend::cpu::MAX_DEVICES).is_ok());
     assert!(matches!(
         Executable::new(&m, "nope", &Interpreted).err(),
         Some(RuntimeError::UnknownFunction(_))

@@ -38,6 +38,10 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// The most devices a [`CpuMesh`] runs: two threads each, in one process (a mesh of 65536
+/// ran the host out of memory starting them).
+pub const MAX_DEVICES: usize = 1024;
+
 /// `N` devices on the host's cores, as threads.
 ///
 /// Each device keeps a pool of spare storage ([`Buffers`]) from run to run: the values a
@@ -55,10 +59,17 @@ pub struct CpuMesh {
 }
 
 impl CpuMesh {
-    /// A mesh of `devices` devices (ids `0..devices`); any number, however many cores.
+    /// A mesh of `devices` devices (ids `0..devices`); any number up to [`MAX_DEVICES`],
+    /// however many cores.
     pub fn new(devices: usize) -> Result<CpuMesh, RuntimeError> {
         if devices == 0 {
             return Err(RuntimeError::EmptyMesh);
+        }
+        if devices > MAX_DEVICES {
+            return Err(RuntimeError::TooManyDevices {
+                devices,
+                max: MAX_DEVICES,
+            });
         }
         Ok(CpuMesh {
             devices,

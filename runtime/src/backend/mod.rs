@@ -66,6 +66,16 @@ pub enum RuntimeError {
     /// A mesh of no devices.
     #[error("a mesh needs at least one device")]
     EmptyMesh,
+    /// More devices than the cpu backend runs as threads of one process.
+    #[error(
+        "the cpu backend runs each device as threads of this process, and a mesh of {devices} devices is more than it runs ({max} at most); run it one process per device (`shardc launch -n {devices} -- shardc run --backend mpi ...`), or inspect its plan without running it (`shardc compile --explain`)"
+    )]
+    TooManyDevices {
+        /// The mesh's devices.
+        devices: usize,
+        /// [`cpu::MAX_DEVICES`].
+        max: usize,
+    },
     /// Arguments given for another number of devices than the mesh has.
     #[error("the mesh has {want} devices, but arguments were given for {got}")]
     DeviceCount {
