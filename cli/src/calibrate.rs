@@ -6,7 +6,8 @@
 //! sharded by the partitioner, one thread per device, the engine computing — so that what
 //! the model predicts is what was measured: chains of matmuls every device computes at
 //! once, at seven sizes (the contraction FLOP rate each device gets while all of them
-//! compute, by size), a fused elementwise chain (the rate of every other op), and, per
+//! compute, by size), a fused elementwise chain (the rate of every other op), a step that
+//! computes almost nothing (what every step pays to start and join its devices), and, per
 //! mesh axis, layers of matmuls with and without an all-reduce between them (a
 //! collective's latency among kernels, as in a training step), with a permute between them
 //! (a `collective_permute`'s, which waits on one peer, not the group), and all-reduces of two sizes
@@ -78,6 +79,16 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     );
     let chain_s = seconds(&chain, c)?;
     let vector_flops = (3 * e) as f64 / chain_s;
+
+    // The step's fixed cost: a step of one add of 64 floats on every device.
+    let trivial = format!(
+        "{mesh}
+func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) -> (tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) {{
+  %0 = stablehlo.add %a, %a : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}}"
+    );
+    let step_overhead = seconds(&trivial, c)?;
 
     // Collectives, per axis: all-reduces of 16 KiB and 240 KiB (rings of messages; their
     // difference is bytes over the link), of 512 KiB and 4 MiB (through shared memory),
@@ -208,6 +219,7 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
         flops,
         dot_rates: dot_rates.clone(),
         vector_flops,
+        step_overhead,
         shared_host: Some(SharedHost { cores, devices }),
         ..base
     };
@@ -218,6 +230,7 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
         "matmul_GFLOPs_per_device": dot_rates.iter().map(|&(size, rate)| json!([size, rate / 1e9])).collect::<Vec<_>>(),
         "elementwise_chain_1M_ms": chain_s * 1e3,
         "elementwise_GFLOPs_per_device": vector_flops / 1e9,
+        "step_overhead_us": step_overhead * 1e6,
         "axes": per_axis,
     });
     Ok((model, raw))

@@ -239,6 +239,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                     "total": predicted.total() * 1e3,
                     "compute": predicted.compute * 1e3,
                     "communication": predicted.communication * 1e3,
+                    "fixed": predicted.fixed * 1e3,
                 },
                 "measured_ms": measured_s * 1e3,
                 "measured_per_device_ms": {

@@ -951,12 +951,13 @@ impl fmt::Display for Explanation {
         writeln!(f)?;
         writeln!(
             f,
-            "total {} B/device sent, peak {} B/device held, predicted {} a step ({} compute, {} communication) by the cost model {}",
+            "total {} B/device sent, peak {} B/device held, predicted {} a step ({} compute, {} communication, {} starting and joining the devices) by the cost model {}",
             self.bytes_per_device,
             self.peak_bytes_per_device,
             cost_text(self.cost_us),
             cost_text(self.compute_us),
             cost_text(self.communication_us),
+            cost_text(self.cost_us - self.compute_us - self.communication_us),
             self.cost_model
         )
     }

@@ -64,6 +64,12 @@ pub struct CostModel {
     pub dot_rates: Vec<(f64, f64)>,
     /// FLOP/s per device in every other op that computes (elementwise, reductions).
     pub vector_flops: f64,
+    /// Seconds every step pays whatever it computes: starting the devices' run and
+    /// joining its end (on a shared host, measured at [`SharedHost::devices`] devices and
+    /// growing with their number, [`CostModel::for_devices`]). 0 in profiles written
+    /// before it was measured.
+    #[serde(default)]
+    pub step_overhead: f64,
     /// Seconds charged per byte a device holds (a tie-breaker towards smaller pieces).
     pub memory_weight: f64,
     /// When the devices are threads of one host that share its cores (the cpu backend),
@@ -166,6 +172,9 @@ impl CostModel {
                 (536870912.0, 215e9),
             ],
             vector_flops: 4.5e9,
+            // A step of one elementwise op on 64 floats: 26 µs on one device, 100, 87 and
+            // 195 µs on 2, 4 and 8 (2 cores, 2026-12-06): ~25 µs a device.
+            step_overhead: 25e-6,
             memory_weight: 1e-15,
             shared_host: Some(SharedHost { cores, devices: 1 }),
             topology: None,
@@ -192,6 +201,7 @@ impl CostModel {
             flops: 100e12,
             dot_rates: Vec::new(),
             vector_flops: 10e12,
+            step_overhead: 0.0,
             memory_weight: 1e-15,
             shared_host: None,
             topology: None,
@@ -219,6 +229,8 @@ impl CostModel {
             sm.bandwidth *= factor;
         }
         m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
+        // Starting and joining the devices' threads: per device.
+        m.step_overhead *= devices as f64 / host.devices.max(1) as f64;
         m.shared_host = Some(SharedHost { devices, ..host });
         m
     }
@@ -260,6 +272,12 @@ impl CostModel {
             ));
         }
         let rates = [m.default_bandwidth, m.latency, m.flops, m.vector_flops];
+        if !(m.step_overhead.is_finite() && m.step_overhead >= 0.0) {
+            return Err(format!(
+                "the cost profile {} has a step overhead that is not a number of seconds; measure again with `shardc calibrate`",
+                path.display()
+            ));
+        }
         if rates
             .iter()
             .chain(m.axis_bandwidth.values())
@@ -484,18 +502,21 @@ pub struct ProgramTime {
     pub communication: f64,
     /// Collectives counted.
     pub collectives: usize,
+    /// Seconds the step pays whatever it computes ([`CostModel::step_overhead`]).
+    pub fixed: f64,
 }
 
 impl ProgramTime {
-    /// Compute and communication one after the other (no overlap assumed).
+    /// Compute, communication and the step's fixed cost one after the other (no overlap
+    /// assumed).
     pub fn total(&self) -> f64 {
-        self.compute + self.communication
+        self.compute + self.communication + self.fixed
     }
 }
 
 impl CostModel {
     /// The predicted time of a partitioned (per-device) program on device 0, from its ops
-    /// alone: the same figure for any plan of a program, whichever model chose it, so
+    /// alone and the step's fixed cost ([`CostModel::step_overhead`]): the same figure for any plan of a program, whichever model chose it, so
     /// that plans can be ranked by it and checked against runs (`shardc bench plans`).
     /// Collectives send the bytes the runtime's ring algorithms send (`ring_bytes`) over
     /// the slowest link of the model (the mesh's axes are not recovered from groups). A
@@ -505,7 +526,10 @@ impl CostModel {
     /// `docs/bench/loops-2026-12-05.json`).
     pub fn program_time(&self, f: &shardc_ir::Function) -> ProgramTime {
         let names = f.value_names();
-        let mut t = ProgramTime::default();
+        let mut t = ProgramTime {
+            fixed: self.step_overhead,
+            ..ProgramTime::default()
+        };
         self.block_time(f, shardc_ir::Function::BODY, &names, 1.0, &mut t);
         t
     }
@@ -680,6 +704,9 @@ mod tests {
         assert_eq!(eight.latency_of(4), m.latency_of(4));
         // A profile measured at 8 devices, used for 4: twice the rates it measured.
         assert_eq!(eight.for_devices(4).flops, m.flops / 2.0);
+        // Starting and joining the devices' threads grows with their number.
+        assert_eq!(eight.step_overhead, m.step_overhead * 8.0);
+        assert_eq!(eight.for_devices(2).step_overhead, m.step_overhead * 2.0);
         // Devices of their own (a GPU cluster) do not share.
         let g = CostModel::gpu_cluster();
         assert_eq!(g.for_devices(1024), g);
@@ -888,10 +915,17 @@ func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
         let model = CostModel::cpu(2);
         let t = TensorType::new(shardc_ir::DType::F32, [64, 64]);
         let dot = model.op_time(&matmul(), &[t.clone(), t.clone()], &[t]);
-        let predicted = model.program_time(f).compute;
+        let time = model.program_time(f);
+        let predicted = time.compute;
         assert!(
             (predicted - 3.0 * dot).abs() < 0.01 * dot,
             "{predicted} vs 3 x {dot}"
+        );
+        // The step's fixed cost once, whatever the loop does.
+        assert_eq!(time.fixed, model.step_overhead);
+        assert_eq!(
+            time.total(),
+            time.compute + time.communication + model.step_overhead
         );
     }
 }
