@@ -135,14 +135,27 @@ fn refused(f: &Function, op: &Op, rule: String, fix: &str) -> IrError {
 /// The scalar integer constant `v` is, if it is one: a constant, or the sum, difference
 /// or product of two (JAX writes a prompt's length plus an offset so, unfolded).
 fn constant_int(f: &Function, v: ValueId) -> Option<i64> {
+    f.ty(v)
+        .dtype
+        .is_int()
+        .then(|| constant_scalar(f, v))
+        .flatten()
+}
+
+/// The value of scalar `v` when compiling, of any integer or boolean type: a constant, its
+/// broadcast to a scalar, or the sum, difference or product of two.
+fn constant_scalar(f: &Function, v: ValueId) -> Option<i64> {
     let op = f.op(f.defining_op(v)?);
     let pair = || match op.operands.as_slice() {
-        &[a, b] => Some((constant_int(f, a)?, constant_int(f, b)?)),
+        &[a, b] => Some((constant_scalar(f, a)?, constant_scalar(f, b)?)),
         _ => None,
     };
     match &op.kind {
-        OpKind::Constant(lit) if lit.ty.num_elements() == 1 && lit.ty.dtype.is_int() => {
+        OpKind::Constant(lit) if lit.ty.num_elements() == 1 && !lit.ty.dtype.is_float() => {
             Some(lit.get(0).as_i64())
+        }
+        OpKind::BroadcastInDim { .. } if f.ty(v).num_elements() == 1 => {
+            constant_scalar(f, *op.operands.first()?)
         }
         OpKind::Binary(BinaryOp::Add) => pair().and_then(|(a, b)| a.checked_add(b)),
         OpKind::Binary(BinaryOp::Subtract) => pair().and_then(|(a, b)| a.checked_sub(b)),
@@ -183,18 +196,8 @@ fn conjuncts(f: &Function, v: ValueId, holds: bool, out: &mut Vec<(ValueId, Valu
         return;
     };
     let op = f.op(id);
-    let is_false = |v: ValueId| {
-        f.defining_op(v).is_some_and(|d| match &f.op(d).kind {
-            OpKind::Constant(lit) => lit.ty.num_elements() == 1 && lit.get(0).as_i64() == 0,
-            OpKind::BroadcastInDim { .. } => f
-                .op(d)
-                .operands
-                .first()
-                .and_then(|&s| f.defining_op(s))
-                .is_some_and(|s| matches!(&f.op(s).kind, OpKind::Constant(l) if l.ty.num_elements() == 1 && l.get(0).as_i64() == 0)),
-            _ => false,
-        })
-    };
+    let is_false =
+        |v: ValueId| f.ty(v).dtype == crate::DType::I1 && constant_scalar(f, v) == Some(0);
     match (&op.kind, op.operands.as_slice(), holds) {
         (OpKind::Unary(UnaryOp::Not), &[x], _) => conjuncts(f, x, !holds, out),
         (OpKind::Convert, &[x], _) if f.ty(x).dtype == f.ty(v).dtype => conjuncts(f, x, holds, out),
