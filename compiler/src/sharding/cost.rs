@@ -516,8 +516,9 @@ impl ProgramTime {
 
 impl CostModel {
     /// The predicted time of a partitioned (per-device) program on device 0, from its ops
-    /// alone and the step's fixed cost ([`CostModel::step_overhead`]): the same figure for any plan of a program, whichever model chose it, so
-    /// that plans can be ranked by it and checked against runs (`shardc bench plans`).
+    /// alone and the step's fixed cost ([`CostModel::step_overhead`]): the same figure for
+    /// any plan of a program, whichever model chose it, so that plans can be ranked by it
+    /// and checked against runs (`shardc bench plans`).
     /// Collectives send the bytes the runtime's ring algorithms send (`ring_bytes`) over
     /// the slowest link of the model (the mesh's axes are not recovered from groups). A
     /// per-device op that moves nothing (`shard_slice`, `axis_index`) still ends a
