@@ -44,6 +44,7 @@ pub mod passes {
     pub mod propagate;
     pub mod regather;
     pub mod route;
+    pub mod scatter;
 }
 
 /// The model the passes reason with: physical layouts, resharding plans between them,

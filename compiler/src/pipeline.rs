@@ -16,6 +16,7 @@ use crate::passes::prefetch::prefetch;
 use crate::passes::propagate::{Options, Propagated, propagate};
 use crate::passes::regather::regather;
 use crate::passes::route::{Route, route};
+use crate::passes::scatter::scatter;
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module, verify_module_with};
 use std::collections::HashSet;
@@ -248,6 +249,8 @@ fn plan(
             partitioned,
         )?;
     }
+    let (module, _) = timings.time("scatter", || scatter(&partitioned.module))?;
+    partitioned.module = module;
     let mut buckets = Vec::new();
     if let Some(limit) = opts.bucket_bytes {
         let scalars_apart = !opts.compress.is_empty();
@@ -287,13 +290,15 @@ fn weigh_loops(
 ) -> Result<(Extraction, Partitioned), CompileError> {
     use crate::local::loops::{LoopKey, on_pieces, plan_keys};
     let cost = propagated.cost.clone();
-    // Weighed as they will run: gradient buckets merge all-reduces (one latency each).
+    // Weighed as they will run: all-reduces only sliced scattered, gradient buckets
+    // merging all-reduces (one latency each).
     let time = |p: &Partitioned| {
+        let scattered = scatter(&p.module).map_or_else(|_| p.module.clone(), |(m, _)| m);
         let bucketed = opts.bucket_bytes.and_then(|limit| {
             let scalars_apart = !opts.compress.is_empty();
-            bucket(&p.module, limit, scalars_apart).ok()
+            bucket(&scattered, limit, scalars_apart).ok()
         });
-        let module = bucketed.as_ref().map_or(&p.module, |(m, _)| m);
+        let module = bucketed.as_ref().map_or(&scattered, |(m, _)| m);
         // Memory weighed as extraction weighs it (a budget to fit raises its weight).
         module.entry().map_or(f64::INFINITY, |f| {
             cost.program_time(f).total() + peak(f).bytes as f64 * cost.memory_weight

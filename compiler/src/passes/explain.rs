@@ -178,6 +178,23 @@ fn as_run(
                     if let Some(r) = route_of(op) {
                         routed.push((i, r));
                     }
+                } else if let shardc_ir::OpKind::ReduceScatter { groups, .. } = &op.kind
+                    && let Some(i) = planned.iter().enumerate().position(|(i, c)| {
+                        !used[i] && c.kind == "all_reduce" && c.value == one.as_str()
+                    })
+                {
+                    // An all-reduce whose readers each keep only their block
+                    // (`passes/scatter.rs`).
+                    used[i] = true;
+                    let c = &mut planned[i];
+                    let size = per_device.ty(op.operands[0]).size_bytes() as u64;
+                    let g = groups.group_size() as u64;
+                    c.kind = "reduce_scatter".into();
+                    c.to = format!(
+                        "{}, of which each device keeps only its block (scattered)",
+                        c.to
+                    );
+                    c.bytes_per_device = (g - 1) * size / g.max(1);
                 } else if let Some(i) = find(&used, one, false) {
                     let mut c = planned[i].clone();
                     c.needed_by = vec![format!(
