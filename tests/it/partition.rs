@@ -895,6 +895,19 @@ fn jax_fixture_decisions() {
         // sooner: costed for its 7 trips at most, where 100 (unknown trips) made running
         // it whole on every device, the prompt's keys and values gathered, look cheaper.
         ("hf_gpt2_greedy_generate", &["all_reduce {data}"]),
+        // A composite read as a call of its decomposition: elementwise on the rows.
+        ("lax_composite_fwd", &[]),
+        // SAM (its default mode: one gradient a step, an ascent or a descent step as its
+        // counter says): the gradient summed over data once.
+        ("optax_sam_step", &["all_reduce {data}"]),
+        // MoMo: the gradient, the loss and the loss's gradient norm term summed over data.
+        ("optax_momo_step", &["all_reduce {data}"; 3]),
+        // A sort along the dimension split on data: its three operands gathered, sorted
+        // whole, each device keeping its block.
+        (
+            "lax_sort_two_keys_fwd",
+            &["all_gather {data}", "all_gather {data}", "all_gather {data}"],
+        ),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[

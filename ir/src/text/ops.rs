@@ -45,7 +45,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations, solves and decompositions JAX emits on CPU (potrf, trsm, getrf, geqrf, syevd, gesdd) and of ApproxTopK, shardc.random, shardc.rotate, shardc.lu, shardc.eigh and shardc.svd; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, stablehlo.composite (as a call of its decomposition), sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations, solves and decompositions JAX emits on CPU (potrf, trsm, getrf, geqrf, syevd, gesdd) and of ApproxTopK, shardc.random, shardc.rotate, shardc.lu, shardc.eigh and shardc.svd; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -456,6 +456,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_call,
         props_call,
         from_call
+    ),
+    syntax!(
+        &["stablehlo.composite"],
+        None,
+        0,
+        parse_composite,
+        print_call,
+        props_call,
+        from_composite
     ),
     syntax!(
         &["sdy.sharding_constraint", "sdy.reshard"],
@@ -2915,6 +2924,48 @@ fn props_call(kind: &OpKind) -> Vec<(&'static str, String)> {
 fn from_call(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
     let at = g.offset;
     let callee = p.required_prop(g, "callee", "@function", |p| p.symbol_name("the callee"))?;
+    g.sites.push(Site::Call {
+        offset: at,
+        callee: callee.clone(),
+    });
+    Ok(OpKind::Call { callee })
+}
+
+/// `stablehlo.composite "name" %a, %b {decomposition = @f, composite_attributes = {..},
+/// version = 1 : i32} : (t, u) -> r` (`jax.lax.composite`): a named group of ops, read as
+/// a call of its decomposition, which is what it computes (StableHLO's spec). Its name and
+/// other attributes stay on the call.
+fn parse_composite(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let at = p.prev_end.saturating_sub(name.len());
+    let composite = p.string_attr("the composite's name")?;
+    let xs = match p.tok.tok {
+        Tok::Value { .. } => p.operand_list(f)?,
+        _ => Vec::new(),
+    };
+    let entries = if p.is(&Tok::LBrace) {
+        p.dict_entries()?
+    } else {
+        Vec::new()
+    };
+    let mut g = GenericAttrs {
+        op: name.to_string(),
+        offset: at,
+        entries,
+        sites: Vec::new(),
+    };
+    let kind = from_composite(p, &mut g)?;
+    let (shardings, mut attrs) = p.op_attrs_from(g.entries)?;
+    attrs.insert(0, ("name".into(), format::string_literal(&composite)));
+    let mut parsed = Parsed::new(kind, xs, functional(p)?).with_attrs((shardings, attrs));
+    parsed.sites = g.sites;
+    Ok(parsed)
+}
+
+fn from_composite(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let at = g.offset;
+    let callee = p.required_prop(g, "decomposition", "@function", |p| {
+        p.symbol_name("the decomposition")
+    })?;
     g.sites.push(Site::Call {
         offset: at,
         callee: callee.clone(),
