@@ -75,20 +75,45 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     };
     let m = shardc::ir::text::parse_module_with(&text, uneven)
         .map_err(|e| format!("{}:{e}", r.file.display()))?;
-    let c = compile(&m, &r.options)?;
     let types = input_types(&m)?;
-    let record = match &r.inputs {
+    let platform = platform_index_args(&m);
+    let mut record = match &r.inputs {
         None => None,
-        Some(p) => Some(read_inputs(p, &types)?),
+        Some(p) => Some(read_inputs(p, &types, &platform)?),
     };
-    let args = match &record {
+    let mut args = match &record {
         Some(rec) => rec.inputs.clone(),
         None => types
             .iter()
             .enumerate()
-            .map(|(k, t)| Literal::deterministic(t, k))
+            .map(|(k, t)| match platform.contains(&k) {
+                true => Ok(platform_zero()),
+                false => Literal::deterministic(t, k),
+            })
             .collect::<Result<Vec<_>, _>>()?,
     };
+    // The platform is known now: compiled for it, its `case`s fold away.
+    let mut notes = String::new();
+    let m = if platform.is_empty() {
+        m
+    } else {
+        let fixed: Vec<(usize, Literal)> = platform.iter().map(|&k| (k, args[k].clone())).collect();
+        for (k, v) in &fixed {
+            writeln!(
+                notes,
+                "argument {k} is the platform index of a multi-platform jax.export (`jax.global_constant = \"_platform_index\"`): compiled for platform {} (0, the first platform, when the inputs leave it out; every platform's branch computes the same values)",
+                v.get(0).as_i64()
+            )?;
+        }
+        for &k in platform.iter().rev() {
+            args.remove(k);
+            if let Some(rec) = &mut record {
+                rec.inputs.remove(k);
+            }
+        }
+        fix_arguments(&m, &fixed)?
+    };
+    let c = compile(&m, &r.options)?;
     let tolerance = record.as_ref().map_or(1e-4, |r| r.abs.max(r.rel));
     let (outputs, report, prints) = execute(r, &c, &args, tolerance)?;
 
@@ -107,6 +132,7 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
             None => ", deterministic inputs".into(),
         }
     )?;
+    out.push_str(&notes);
     for (k, v) in outputs.iter().enumerate() {
         let name = f
             .result_attrs
@@ -194,6 +220,61 @@ fn backend_name(b: Backend) -> &'static str {
         Backend::Mpi => "mpi",
         Backend::Cuda => "cuda",
     }
+}
+
+/// The arguments a multi-platform `jax.export` adds for the platform to run
+/// (`jax.global_constant = "_platform_index"`, an `i32` scalar that `stablehlo.case` ops
+/// branch on): inputs may leave them out, and they are then 0, the first platform.
+fn platform_index_args(m: &Module) -> Vec<usize> {
+    m.entry().map_or_else(Vec::new, |f| {
+        f.arg_attrs
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| {
+                a.attrs
+                    .iter()
+                    .any(|(k, v)| k == "jax.global_constant" && v == "\"_platform_index\"")
+            })
+            .map(|(k, _)| k)
+            .collect()
+    })
+}
+
+/// `m` with arguments `fixed` replaced by constants of the given values (the entry
+/// function takes the others, in order).
+fn fix_arguments(m: &Module, fixed: &[(usize, Literal)]) -> Result<Module, String> {
+    use shardc::ir::{FunctionBuilder, OpKind};
+    let f = m.entry().ok_or("the module has no function to run")?;
+    let is_fixed = |k: usize| fixed.iter().any(|(j, _)| *j == k);
+    let kept: Vec<usize> = (0..f.args().len()).filter(|&k| !is_fixed(k)).collect();
+    let types = f.arg_types();
+    let kept_types: Vec<TensorType> = kept.iter().map(|&k| types[k].clone()).collect();
+    let mut b = FunctionBuilder::new(&f.name, &kept_types);
+    b.set_visibility(f.visibility);
+    let mut map: std::collections::HashMap<_, _> = kept
+        .iter()
+        .zip(b.args())
+        .map(|(&k, v)| (f.args()[k], v))
+        .collect();
+    for (k, v) in fixed {
+        let c = b
+            .push1(OpKind::Constant(v.clone()), &[])
+            .map_err(|e| e.to_string())?;
+        map.insert(f.args()[*k], c);
+    }
+    for (_, op) in f.body_ops() {
+        b.copy_op(f, op, &mut map).map_err(|e| e.to_string())?;
+    }
+    let results: Vec<_> = f.results().iter().map(|r| map[r]).collect();
+    let mut g = b.finish(&results);
+    g.arg_attrs = kept.iter().map(|&k| f.arg_attrs[k].clone()).collect();
+    g.result_attrs = f.result_attrs.clone();
+    Ok(m.with_function(g))
+}
+
+/// A platform index argument left out: the export's first platform.
+fn platform_zero() -> Literal {
+    Literal::scalar(shardc::ir::DType::I32, shardc::ir::Scalar::Int(0))
 }
 
 fn input_types(m: &Module) -> Result<Vec<TensorType>, String> {
@@ -325,7 +406,8 @@ fn compare(
 
 /// The inputs in `path`: a recorded run (`.json`) or a safetensors file whose tensors are
 /// named `0`, `1`, ... or `arg0`, `arg1`, ... (one per argument of the entry function).
-fn read_inputs(path: &Path, types: &[TensorType]) -> Result<Record, String> {
+/// Platform index arguments (`platform`) the inputs leave out are 0.
+fn read_inputs(path: &Path, types: &[TensorType], platform: &[usize]) -> Result<Record, String> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let record = match ext {
         "json" => Record::read(path)?,
@@ -335,6 +417,11 @@ fn read_inputs(path: &Path, types: &[TensorType]) -> Result<Record, String> {
                 .map_err(|e| format!("{}: not a safetensors file: {e}", path.display()))?;
             let mut inputs = Vec::with_capacity(types.len());
             for (k, ty) in types.iter().enumerate() {
+                let named = |n: &str| st.names().contains(&n);
+                if platform.contains(&k) && !named(&k.to_string()) && !named(&format!("arg{k}")) {
+                    inputs.push(platform_zero());
+                    continue;
+                }
                 let view = st
                     .tensor(&k.to_string())
                     .or_else(|_| st.tensor(&format!("arg{k}")))
@@ -377,6 +464,12 @@ fn read_inputs(path: &Path, types: &[TensorType]) -> Result<Record, String> {
             ));
         }
     };
+    let mut record = record;
+    if !platform.is_empty() && record.inputs.len() + platform.len() == types.len() {
+        for &k in platform {
+            record.inputs.insert(k, platform_zero());
+        }
+    }
     if record.inputs.len() != types.len() {
         // jax.jit leaves out of the module the arguments the function never reads.
         let pruned = if record.inputs.len() > types.len() {

@@ -261,6 +261,59 @@ fn run_matches_jax_and_the_reference_on_every_fixture() {
     }
 }
 
+/// A multi-platform `jax.export` (cpu and cuda) takes the platform index first: inputs
+/// recorded without it run as the first platform, compiled for it (its `case`s on the
+/// index fold away: the plan is the single-platform program's one bucketed all-reduce,
+/// not the branches' gathers); given, the index chooses the platform.
+#[test]
+fn a_multi_platform_export_runs_for_its_first_platform() {
+    let case = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/export/export_multiplatform_step"
+    );
+    let run = |inputs: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args(["run", &format!("{case}.mlir"), "--inputs", inputs])
+            .arg("--check-reference")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let text = run(&format!("{case}.json"));
+    assert!(text.contains("compiled for platform 0"), "{text}");
+    assert!(
+        text.contains("1 per-device ops, 3592 B sent per device"),
+        "{text}"
+    );
+    assert!(
+        text.contains("every result matches the outputs recorded in"),
+        "{text}"
+    );
+    // The index given (1: cuda's branch): the same values.
+    let mut rec: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(format!("{case}.json")).unwrap()).unwrap();
+    rec["inputs"].as_array_mut().unwrap().insert(
+        0,
+        serde_json::json!({"shape": [], "dtype": "int32", "data": [1]}),
+    );
+    let with_index =
+        std::env::temp_dir().join(format!("shardc-platform-{}.json", std::process::id()));
+    std::fs::write(&with_index, rec.to_string()).unwrap();
+    let text = run(with_index.to_str().unwrap());
+    assert!(text.contains("compiled for platform 1"), "{text}");
+    assert!(
+        text.contains("every result matches the outputs recorded in"),
+        "{text}"
+    );
+    std::fs::remove_file(&with_index).ok();
+}
+
 /// `shardc run` with the JIT, a trace with a named track per device and thread, outputs
 /// written to safetensors and read back as inputs, deterministic inputs, and bad inputs
 /// refused with what and where.

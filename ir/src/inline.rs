@@ -1,5 +1,6 @@
 //! Inlining: every `func.call` of a function replaced by the callee's body (also inside
-//! the regions of loops and branches, where JAX calls a loop body's function). A callee's
+//! the regions of loops and branches, where JAX calls a loop body's function), and every
+//! `case` whose index is a constant by the branch it takes. A callee's
 //! argument and result shardings become sharding constraints on the call's operands and
 //! results (as a jitted function called inside another one constrains its values in JAX).
 //! The compiler inlines before propagation (calls have no sharding rule); the reference
@@ -19,7 +20,11 @@ const MAX_DEPTH: usize = 1024;
 /// `f` with every call inlined (in regions too); `f` itself when it has none. `m` holds the
 /// callees.
 pub fn inline_calls(m: &Module, f: &Function) -> Result<Function, IrError> {
-    if !f.ops.iter().any(|o| matches!(o.kind, OpKind::Call { .. })) {
+    if !f
+        .ops
+        .iter()
+        .any(|o| matches!(o.kind, OpKind::Call { .. } | OpKind::Case))
+    {
         return Ok(f.clone());
     }
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
@@ -51,6 +56,15 @@ fn copy_ops(
 ) -> Result<(), IrError> {
     for &id in ops {
         let op = f.op(id);
+        if let Some(branch) = taken_branch(b, op, map) {
+            // A case whose index is a constant: the branch it takes, inlined.
+            let block = f.block(branch);
+            copy_ops(m, f, &block.ops, b, map, stack)?;
+            for (r, v) in op.results.iter().zip(&block.results) {
+                map.insert(*r, map[v]);
+            }
+            continue;
+        }
         let OpKind::Call { callee } = &op.kind else {
             if op.regions.is_empty() {
                 b.copy_op(f, op, map)?;
@@ -99,6 +113,31 @@ fn copy_ops(
         }
     }
     Ok(())
+}
+
+/// The branch a `case` takes when its index is a constant (an out-of-range index takes the
+/// last branch, as StableHLO's spec says): a multi-platform `jax.export` compiled for one
+/// platform branches on its index, folded to a constant.
+fn taken_branch(
+    b: &FunctionBuilder,
+    op: &Op,
+    map: &HashMap<ValueId, ValueId>,
+) -> Option<crate::module::BlockId> {
+    if !matches!(op.kind, OpKind::Case) {
+        return None;
+    }
+    let index = *map.get(op.operands.first()?)?;
+    let def = b.func().defining_op(index)?;
+    let OpKind::Constant(lit) = &b.func().op(def).kind else {
+        return None;
+    };
+    if !lit.ty.shape.is_empty() {
+        return None;
+    }
+    let i = lit.get(0).as_i64();
+    let n = op.regions.len();
+    let at = usize::try_from(i).ok().filter(|&i| i < n).unwrap_or(n - 1);
+    op.regions.get(at).copied()
 }
 
 /// Copies an op with regions, inlining the calls in its regions; a loop's or a case's
@@ -174,4 +213,49 @@ pub fn for_mlir(m: &Module) -> Result<Module, IrError> {
         return Ok(m.clone());
     }
     Ok(m.with_function(inline_calls(m, f)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse_module;
+
+    /// `case` on index `i`: branch 0 negates, branch 1 doubles.
+    fn on_constant(i: i32) -> Module {
+        parse_module(&format!(
+            r#"
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{
+  %i = stablehlo.constant dense<{i}> : tensor<i32>
+  %0 = "stablehlo.case"(%i) ({{
+    %n = stablehlo.negate %x : tensor<4xf32>
+    stablehlo.return %n : tensor<4xf32>
+  }}, {{
+    %d = stablehlo.add %x, %x : tensor<4xf32>
+    stablehlo.return %d : tensor<4xf32>
+  }}) : (tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}}
+"#
+        ))
+        .unwrap()
+    }
+
+    fn kinds(f: &Function) -> Vec<String> {
+        f.body_ops().map(|(_, op)| op.kind.name()).collect()
+    }
+
+    #[test]
+    fn a_case_on_a_constant_is_the_branch_it_takes() {
+        for (i, op) in [
+            (0, "stablehlo.negate"),
+            (1, "stablehlo.add"),
+            (7, "stablehlo.add"),
+            (-1, "stablehlo.add"),
+        ] {
+            let m = on_constant(i);
+            let g = inline_calls(&m, m.entry().unwrap()).unwrap();
+            assert_eq!(kinds(&g), ["stablehlo.constant", op], "index {i}");
+            crate::verify::verify_function(&m, &g).unwrap();
+        }
+    }
 }

@@ -906,7 +906,11 @@ fn jax_fixture_decisions() {
         // whole, each device keeping its block.
         (
             "lax_sort_two_keys_fwd",
-            &["all_gather {data}", "all_gather {data}", "all_gather {data}"],
+            &[
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_gather {data}",
+            ],
         ),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
