@@ -81,23 +81,17 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
         None => None,
         Some(p) => Some(read_inputs(p, &types, &platform)?),
     };
-    let mut args = match &record {
-        Some(rec) => rec.inputs.clone(),
-        None => types
-            .iter()
-            .enumerate()
-            .map(|(k, t)| match platform.contains(&k) {
-                true => Ok(platform_zero()),
-                false => Literal::deterministic(t, k),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
+    let platform_value = |k: usize| match &record {
+        Some(rec) => rec.inputs[k].clone(),
+        None => platform_zero(),
     };
     // The platform is known now: compiled for it, its `case`s fold away.
     let mut notes = String::new();
     let m = if platform.is_empty() {
         m
     } else {
-        let fixed: Vec<(usize, Literal)> = platform.iter().map(|&k| (k, args[k].clone())).collect();
+        let fixed: Vec<(usize, Literal)> =
+            platform.iter().map(|&k| (k, platform_value(k))).collect();
         for (k, v) in &fixed {
             writeln!(
                 notes,
@@ -106,7 +100,6 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
             )?;
         }
         for &k in platform.iter().rev() {
-            args.remove(k);
             if let Some(rec) = &mut record {
                 rec.inputs.remove(k);
             }
@@ -114,6 +107,15 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
         fix_arguments(&m, &fixed)?
     };
     let c = compile(&m, &r.options)?;
+    fits_this_host(r, &c, &input_types(&m)?)?;
+    let args = match &record {
+        Some(rec) => rec.inputs.clone(),
+        None => input_types(&m)?
+            .iter()
+            .enumerate()
+            .map(|(k, t)| Literal::deterministic(t, k))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
     let tolerance = record.as_ref().map_or(1e-4, |r| r.abs.max(r.rel));
     let (outputs, report, prints) = execute(r, &c, &args, tolerance)?;
 
@@ -238,6 +240,53 @@ fn platform_index_args(m: &Module) -> Vec<usize> {
             .map(|(k, _)| k)
             .collect()
     })
+}
+
+/// Whether this host has the memory the run needs, before any of it is taken: the global
+/// inputs, and every device's planned peak where the devices share this process (the cpu
+/// and simulated backends; an MPI rank holds one device's), twice the inputs with
+/// `--check-reference` (the interpreter's copy of the global program's values). An error
+/// says how much and why, where the allocation would otherwise abort the process.
+fn fits_this_host(r: &Run, c: &Compiled, types: &[TensorType]) -> Result<(), String> {
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    let inputs: u64 = types.iter().map(|t| t.size_bytes() as u64).sum();
+    let peak = c
+        .partitioned
+        .module
+        .entry()
+        .map_or(0, |f| shardc::compiler::passes::memory::peak(f).bytes);
+    let devices = match r.backend {
+        Backend::Mpi => 1,
+        _ => c.partitioned.mesh.num_devices() as u64,
+    };
+    let reference = if r.check_reference { 2 * inputs } else { 0 };
+    let need = inputs + devices * peak + reference;
+    if need <= available {
+        return Ok(());
+    }
+    let gb = |b: u64| format!("{:.1} GB", b as f64 / 1e9);
+    Err(format!(
+        "this run needs about {} of memory on this host ({} of global inputs, {devices} device(s) x {} planned peak each{}), but {} is available: run smaller shapes, on more hosts (`--backend mpi` under `shardc launch`), or compile with `shardc compile --explain` to see what each device holds",
+        gb(need),
+        gb(inputs),
+        gb(peak),
+        if r.check_reference {
+            format!(", {} for the reference interpreter", gb(reference))
+        } else {
+            String::new()
+        },
+        gb(available)
+    ))
+}
+
+/// The host's available memory (`MemAvailable` of /proc/meminfo), where it is known.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 /// `m` with arguments `fixed` replaced by constants of the given values (the entry

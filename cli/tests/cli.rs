@@ -261,6 +261,38 @@ fn run_matches_jax_and_the_reference_on_every_fixture() {
     }
 }
 
+/// A program too large for the host is refused before any of it is allocated (inputs of
+/// 4 TB: an allocation that would abort the process), saying how much it needs and why.
+#[test]
+fn a_run_too_large_for_the_host_is_refused_with_what_it_needs() {
+    let tmp = std::env::temp_dir().join(format!("shardc-huge-{}.mlir", std::process::id()));
+    let t = "tensor<1000000x1000000xf32>";
+    std::fs::write(
+        &tmp,
+        format!(
+            r#"sdy.mesh @mesh = <["data"=8]>
+func.func @main(%a: {t} {{sdy.sharding = #sdy.sharding<@mesh, [{{"data"}}, {{}}]>}}) -> {t} {{
+  %0 = stablehlo.add %a, %a : {t}
+  return %0 : {t}
+}}
+"#
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .arg("run")
+        .arg(&tmp)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&tmp).ok();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("this run needs about 12000.0 GB of memory on this host (4000.0 GB of global inputs, 8 device(s) x 1000.0 GB planned peak each)"),
+        "{err}"
+    );
+}
+
 /// A multi-platform `jax.export` (cpu and cuda) takes the platform index first: inputs
 /// recorded without it run as the first platform, compiled for it (its `case`s on the
 /// index fold away: the plan is the single-platform program's one bucketed all-reduce,

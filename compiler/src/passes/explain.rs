@@ -971,10 +971,12 @@ impl fmt::Display for Explanation {
             "total {} B/device sent, peak {} B/device held, predicted {} a step ({} compute, {} communication, {} starting and joining the devices) by the cost model {}",
             self.bytes_per_device,
             self.peak_bytes_per_device,
-            cost_text(self.cost_us),
-            cost_text(self.compute_us),
-            cost_text(self.communication_us),
-            cost_text(self.cost_us - self.compute_us - self.communication_us),
+            // Predicted times (`CostModel::program_time`): no priority penalties in them,
+            // however long.
+            time_text(self.cost_us),
+            time_text(self.compute_us),
+            time_text(self.communication_us),
+            time_text(self.cost_us - self.compute_us - self.communication_us),
             self.cost_model
         )
     }
@@ -994,6 +996,11 @@ fn route_text(r: &RouteChoice) -> String {
         ),
         (_, None) => format!("ring: {ring} us predicted (the group has no hierarchy of nodes)"),
     }
+}
+
+/// A predicted time in microseconds.
+fn time_text(us: f64) -> String {
+    format!("{us:.3} µs")
 }
 
 /// A cost in microseconds, with the priority penalties it includes spelled out.
