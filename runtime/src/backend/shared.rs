@@ -31,14 +31,19 @@ use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// The smallest result, in bytes, the cpu backend moves through shared memory by default
-/// (`RunOptions::shared_memory_min_bytes`); smaller collectives run as rings over
-/// channels. A round on the board wakes a whole group at
-/// once where the ring's messages wake one neighbour each: on the peer benchmark (8
-/// devices on 2 cores, `shardc bench peer --compare-collectives`) the board was 6-12%
-/// slower on `transformer_stack_16`, whose 257 all-reduces are mostly under 100 KB, and
-/// 13-20% faster on `mlp_fsdp_gather`'s 2.75 MB ones; from 256 KB up, both at par or
-/// faster.
-pub const MIN_BYTES: usize = 256 << 10;
+/// (`RunOptions::shared_memory_min_bytes`); smaller collectives would run as rings over
+/// channels. Every size goes through the board: a ring's `2(n-1)` dependent messages each
+/// wait for a neighbour's thread to be scheduled, which on a host whose cores the devices
+/// share costs more than one round waking the group. Measured on 8 devices and 2 cores,
+/// two binaries alternated (`shardc bench peer`, 4-7 rounds each): the loop programs whose
+/// bodies reduce a few bytes ran faster with everything on the board (median
+/// `flax_scan_blocks_adamw_step` 3.65 vs 4.73 ms with rings under 256 KB,
+/// `hf_gpt2_greedy_generate` 6.5 vs 7.6, `flax_scan20_tp_fwd` 2.21 vs 2.30), and the
+/// peer programs at par (`transformer_stack_16`, 257 all-reduces mostly under 100 KB:
+/// 105.9 vs 102.2 ms, within the host's noise; `transformer_stack_4` 24.7 vs 24.9). An
+/// earlier board, which woke every waiting thread at each publication, was 6-12% slower
+/// on `transformer_stack_16` and ran collectives under 256 KB as rings.
+pub const MIN_BYTES: usize = 0;
 
 /// Where the devices of one process meet for their collectives.
 #[derive(Debug)]
