@@ -249,8 +249,10 @@ fn plan(
             partitioned,
         )?;
     }
-    let (module, _) = timings.time("scatter", || scatter(&partitioned.module))?;
-    partitioned.module = module;
+    if opts.scatter_sums {
+        let (module, _) = timings.time("scatter", || scatter(&partitioned.module))?;
+        partitioned.module = module;
+    }
     let mut buckets = Vec::new();
     if let Some(limit) = opts.bucket_bytes {
         let scalars_apart = !opts.compress.is_empty();
@@ -293,7 +295,10 @@ fn weigh_loops(
     // Weighed as they will run: all-reduces only sliced scattered, gradient buckets
     // merging all-reduces (one latency each).
     let time = |p: &Partitioned| {
-        let scattered = scatter(&p.module).map_or_else(|_| p.module.clone(), |(m, _)| m);
+        let scattered = match opts.scatter_sums {
+            true => scatter(&p.module).map_or_else(|_| p.module.clone(), |(m, _)| m),
+            false => p.module.clone(),
+        };
         let bucketed = opts.bucket_bytes.and_then(|limit| {
             let scalars_apart = !opts.compress.is_empty();
             bucket(&scattered, limit, scalars_apart).ok()

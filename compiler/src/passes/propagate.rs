@@ -83,6 +83,11 @@ pub struct Options {
     /// every such loop runs as a loop of the per-device program, its body's kernels
     /// prepared once.
     pub unroll_loops: usize,
+    /// Turn an all-reduce whose every reader keeps only its own block into a
+    /// reduce-scatter (`scatter.rs`; on by default, as XLA's reduce-scatter creator). Off,
+    /// every device keeps the whole sum the program asks for: ZeRO-1 as DeepSpeed's stage 1
+    /// runs (`shardc_train`'s `Zero1`), whose gradients ZeRO-2 reduce-scatters.
+    pub scatter_sums: bool,
 }
 
 impl Options {
@@ -123,6 +128,7 @@ impl Default for Options {
             compress: Vec::new(),
             partition_loops: true,
             unroll_loops: 0,
+            scatter_sums: true,
         }
     }
 }
