@@ -939,10 +939,6 @@ fn jax_fixture_decisions() {
             "hf_gpt2_beam_generate",
             &[("all_gather {data}", 18), ("all_reduce {data}", 2)],
         ),
-        // Top-k sampling: the KV caches written at each new position, the top-k filter's
-        // scatter operands and the token ids gathered (XLA: 6 all-gathers); the sampling's
-        // random bits drawn whole on every device.
-        ("hf_gpt2_topk_sample_generate", &[("all_gather {data}", 7)]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
