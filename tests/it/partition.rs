@@ -932,13 +932,6 @@ fn jax_fixture_decisions() {
                 ("reduce_scatter {model}", 18),
             ],
         ),
-        // transformers' beam search over batch-split prompts: the beams' KV caches, scores
-        // and token ids gathered where a flat index picks the kept beams from any row (XLA
-        // gathers there too: 24 all-gathers), the done flags reduced.
-        (
-            "hf_gpt2_beam_generate",
-            &[("all_gather {data}", 18), ("all_reduce {data}", 2)],
-        ),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
