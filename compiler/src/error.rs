@@ -6,7 +6,7 @@ use thiserror::Error;
 
 /// Why a program cannot be compiled (propagated, partitioned, differentiated, lowered):
 /// each message names the op or value, the rule and the fix.
-#[derive(Debug, Error)]
+#[derive(Clone, Debug, Error)]
 pub enum CompileError {
     /// The module or an op is not valid IR.
     #[error(transparent)]

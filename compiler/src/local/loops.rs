@@ -27,7 +27,9 @@ use shardc_ir::rules::Combiner;
 use shardc_ir::{
     AxisRef, BlockId, Function, IrError, Mesh, Module, Op, OpId, OpKind, TensorType, ValueId,
 };
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// The trips a loop whose trip count is not known when compiling (a `while_loop` until
 /// convergence, or bounded by an input) is costed for: a plan that communicates in every
@@ -50,11 +52,11 @@ pub struct LoopPlan {
     /// The body's pipeline run: its partitioned program is what each device runs per
     /// iteration (arguments: the carried pieces, then the captured values). `None` when
     /// every operand is whole: the loop runs as written.
-    pub body: Option<Compiled>,
+    pub body: Option<Arc<Compiled>>,
     /// The condition's pipeline run, when it reads a split value (a convergence test on
     /// split values: its reduction then all-reduced, so every device decides the same);
     /// `None` when it reads whole values only and runs as written.
-    pub cond: Option<Compiled>,
+    pub cond: Option<Arc<Compiled>>,
     /// The layout of each carried value through the loop (a partial sum stays partial).
     pub layouts: Vec<Layout>,
     /// Predicted seconds of the whole loop: the body's plan times the trips
@@ -122,7 +124,7 @@ pub fn plan(
         });
     }
     let fixed = vec![true; op.results.len()];
-    let compiled = compile(&body_module(f, op, mesh, layouts, &fixed)?, &nested(opts))?;
+    let compiled = compile_nested(&body_module(f, op, mesh, layouts, &fixed)?, opts)?;
     // A body that communicates (or runs a per-device op on what changes between
     // iterations; the rest is hoisted before the loop, `emit`) runs unrolled, one copy
     // per iteration, for a few trips known when compiling (a step's micro-batches under
@@ -133,7 +135,7 @@ pub fn plan(
     // A condition reading split values is partitioned too (its test run once more than
     // the body).
     let cond = if reads_split(f, op, layouts) {
-        let c = compile(&cond_module(f, op, mesh, layouts)?, &nested(opts))?;
+        let c = compile_nested(&cond_module(f, op, mesh, layouts)?, opts)?;
         cost += c.extraction.cost * (trips + 1.0);
         Some(c)
     } else {
@@ -173,7 +175,7 @@ pub fn settle(
         // Partial sums being tried are asked for as they are (a free result is complete).
         let partial: Vec<bool> = now.iter().map(Layout::is_partial).collect();
         let module = body_module(f, op, mesh, &now, &partial).ok()?;
-        let compiled = match compile(&module, &nested(opts)) {
+        let compiled = match compile_nested(&module, opts) {
             Ok(c) => c,
             Err(_) if partial.contains(&true) => {
                 now = now.iter().map(Layout::reduced).collect();
@@ -317,6 +319,41 @@ fn cond_module(
         meshes: vec![mesh.clone()],
         functions: vec![g],
     })
+}
+
+thread_local! {
+    /// The bodies and conditions [`compile_nested`] compiled on this thread, by their
+    /// printed module and options.
+    static NESTED: RefCell<HashMap<String, Result<Arc<Compiled>, CompileError>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// At most this many compiled bodies are kept ([`compile_nested`]); the cache starts
+/// afresh when full.
+const NESTED_KEPT: usize = 256;
+
+/// `m` (a loop's body or condition, as [`body_module`] and [`cond_module`] make it)
+/// compiled with the [`nested`] options of `opts`. The same body is asked for with the
+/// same layouts many times — every round of [`settle`], [`plan`] after it, and again in
+/// every compile of an enclosing loop's body (`jax.random.gamma`'s rejection loops
+/// inside `vmap`'s loop compiled in 20 s, 10 s with the cache) — so each is compiled
+/// once. The pipeline is a function of the module and its options, so a hit is what
+/// compiling again would give.
+fn compile_nested(m: &Module, opts: &Options) -> Result<Arc<Compiled>, CompileError> {
+    let opts = nested(opts);
+    let key = format!("{opts:?}\n{}", shardc_ir::text::print_module(m));
+    if let Some(hit) = NESTED.with(|c| c.borrow().get(&key).cloned()) {
+        return hit;
+    }
+    let got = compile(m, &opts).map(Arc::new);
+    NESTED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= NESTED_KEPT {
+            c.clear();
+        }
+        c.insert(key, got.clone());
+    });
+    got
 }
 
 /// The options a loop's body compiles with: the caller's cost model and limits (a tenth

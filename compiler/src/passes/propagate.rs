@@ -387,6 +387,8 @@ struct Saturate<'a> {
     current: Option<OpId>,
     opts: &'a Options,
     loops: HashMap<(OpId, Vec<LayoutId>), Option<LoopPlan>>,
+    /// What each loop's body settles on from its operands' layouts (`local::loops::settle`).
+    settled: HashMap<(OpId, Vec<LayoutId>), Option<Vec<Layout>>>,
     loop_refusals: HashMap<OpId, Vec<String>>,
 }
 
@@ -480,6 +482,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
         current: None,
         opts,
         loops: HashMap::new(),
+        settled: HashMap::new(),
         loop_refusals: HashMap::new(),
     };
     // Arguments enter in their annotated layout, or replicated when unannotated.
@@ -1175,10 +1178,14 @@ impl Saturate<'_> {
             .map(|&l| self.graph.layout(l).clone())
             .collect();
         let mut tries = vec![layouts.clone()];
-        if !loops::whole(&layouts)
-            && let Some(settled) =
-                loops::settle(self.f, self.f.op(o), self.mesh, &layouts, self.opts)
-        {
+        let key = (o, operands.to_vec());
+        if !self.settled.contains_key(&key) {
+            let settled = (!loops::whole(&layouts))
+                .then(|| loops::settle(self.f, self.f.op(o), self.mesh, &layouts, self.opts))
+                .flatten();
+            self.settled.insert(key.clone(), settled);
+        }
+        if let Some(settled) = self.settled[&key].clone() {
             tries.push(settled.iter().map(Layout::reduced).collect());
             tries.push(settled);
         }
