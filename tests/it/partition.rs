@@ -912,6 +912,27 @@ fn jax_fixture_decisions() {
                 "all_gather {data}",
             ],
         ),
+        // An LSTM classifier's SGD step, tiny (6 KB of inputs): at the default model's
+        // 100 TFLOP/s the sequence is gathered once and both scans run whole, where
+        // running them on pieces costs a sum per weight after the backward scan (the
+        // cpu backend's model chooses that: one bucketed all-reduce, `shardc compile`).
+        (
+            "flax_lstm_rnn_step",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_gather {data}",
+            ],
+        ),
+        // Both directions' scans run on each device's rows: nothing to send.
+        ("flax_bigru_fwd", &[]),
+        // Scans along the unsplit dimension, each device on its rows.
+        ("lax_associative_scan_fwd", &[]),
+        // The factorisation of the replicated matrix on every device, the solves on each
+        // device's columns.
+        ("jnp_cholesky_solve_fwd", &[]),
+        // Sorts and bit counts along the unsplit dimension, each device on its rows.
+        ("jnp_quantile_bits_fwd", &[]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[
@@ -932,6 +953,17 @@ fn jax_fixture_decisions() {
                 ("reduce_scatter {model}", 18),
             ],
         ),
+        // transformers' beam search over batch-split prompts: the beams' KV caches, scores
+        // and token ids gathered where a flat index picks the kept beams from any row (XLA
+        // gathers there too: 24 all-gathers), the done flags reduced.
+        (
+            "hf_gpt2_beam_generate",
+            &[("all_gather {data}", 18), ("all_reduce {data}", 2)],
+        ),
+        // Top-k sampling: the KV caches written at each new position, the top-k filter's
+        // scatter operands and the token ids gathered (XLA: 6 all-gathers); the sampling's
+        // random bits drawn whole on every device.
+        ("hf_gpt2_topk_sample_generate", &[("all_gather {data}", 7)]),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
