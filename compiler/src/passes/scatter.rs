@@ -20,7 +20,7 @@
 //! when the blocks are whole (the dimension divides among the group).
 
 use crate::error::CompileError;
-use shardc_ir::{BlockId, Function, FunctionBuilder, Module, OpId, OpKind, ValueId};
+use shardc_ir::{BlockId, Function, FunctionBuilder, Module, OpId, OpKind, ReplicaGroups, ValueId};
 use std::collections::HashMap;
 
 /// Turns each all-reduce whose readers are all the same `shard_slice` of it into a
@@ -30,8 +30,9 @@ pub fn scatter(m: &Module) -> Result<(Module, usize), CompileError> {
         return Ok((m.clone(), 0));
     };
     let readers = readers(f);
-    // The all-reduces to turn, with the slice that keeps their block (its dim and type).
-    let mut turned: HashMap<OpId, (usize, OpId)> = HashMap::new();
+    // The all-reduces to turn, with the slice that keeps their block (its dim and type)
+    // and their groups.
+    let mut turned: HashMap<OpId, (usize, OpId, &ReplicaGroups)> = HashMap::new();
     for (id, op) in f.body_ops() {
         let OpKind::AllReduce { groups } = &op.kind else {
             continue;
@@ -57,7 +58,7 @@ pub fn scatter(m: &Module) -> Result<(Module, usize), CompileError> {
             && dims.iter().all(|&d| d == dim)
             && whole(dim)
         {
-            turned.insert(id, (dim, slices[0]));
+            turned.insert(id, (dim, slices[0], groups));
         }
     }
     if turned.is_empty() {
@@ -65,7 +66,7 @@ pub fn scatter(m: &Module) -> Result<(Module, usize), CompileError> {
     }
     let dropped: HashMap<OpId, ValueId> = turned
         .values()
-        .flat_map(|&(_, first)| {
+        .flat_map(|&(_, first, _)| {
             let all_reduce = f.op(first).operands[0];
             readers[&all_reduce]
                 .iter()
@@ -83,12 +84,9 @@ pub fn scatter(m: &Module) -> Result<(Module, usize), CompileError> {
             map.insert(op.results[0], map[&summed]);
             continue;
         }
-        let Some(&(dim, slice)) = turned.get(&id) else {
+        let Some(&(dim, slice, groups)) = turned.get(&id) else {
             b.copy_op(f, op, &mut map)?;
             continue;
-        };
-        let OpKind::AllReduce { groups } = &op.kind else {
-            unreachable!("only all-reduces are turned");
         };
         let regions = op
             .regions

@@ -4,7 +4,7 @@
 
 use super::lexer::Tok;
 use super::number::{parse_float_bits, parse_int};
-use super::parse::{PResult, Parser};
+use super::parse::{GenericAttrs, PResult, Parser};
 use crate::dtype::{DType, TensorType};
 use crate::literal::{Elements, Literal};
 use crate::mesh::{Mesh, MeshAxis};
@@ -1332,6 +1332,22 @@ impl<'a> Parser<'a> {
     }
 
     // ----- dictionaries -----
+
+    /// The optional `{key = value, ...}` after op `op`'s custom syntax (at `offset`), as
+    /// generic attributes for the syntax to take its properties from.
+    pub(super) fn trailing_attrs(&mut self, op: &str, offset: usize) -> PResult<GenericAttrs> {
+        let entries = if self.is(&Tok::LBrace) {
+            self.dict_entries()?
+        } else {
+            Vec::new()
+        };
+        Ok(GenericAttrs {
+            op: op.to_string(),
+            offset,
+            entries,
+            sites: Vec::new(),
+        })
+    }
 
     /// `{key = value, ...}`: each value kept as a source span for the caller to read.
     pub(super) fn dict_entries(&mut self) -> PResult<Vec<Entry>> {

@@ -2492,17 +2492,7 @@ fn parse_convolution(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResu
             p.expect(Tok::RBrace, "to close the window")?;
         }
     }
-    let entries = if p.is(&Tok::LBrace) {
-        p.dict_entries()?
-    } else {
-        Vec::new()
-    };
-    let mut g = GenericAttrs {
-        op: name.to_string(),
-        offset: at,
-        entries,
-        sites: Vec::new(),
-    };
+    let mut g = p.trailing_attrs(name, at)?;
     conv_groups(p, &mut g, &mut d)?;
     let attrs = p.op_attrs_from(g.entries)?;
     Ok(Parsed::new(OpKind::Convolution(d), xs, functional(p)?).with_attrs(attrs))
@@ -2942,17 +2932,7 @@ fn parse_composite(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult
         Tok::Value { .. } => p.operand_list(f)?,
         _ => Vec::new(),
     };
-    let entries = if p.is(&Tok::LBrace) {
-        p.dict_entries()?
-    } else {
-        Vec::new()
-    };
-    let mut g = GenericAttrs {
-        op: name.to_string(),
-        offset: at,
-        entries,
-        sites: Vec::new(),
-    };
+    let mut g = p.trailing_attrs(name, at)?;
     let kind = from_composite(p, &mut g)?;
     let (shardings, mut attrs) = p.op_attrs_from(g.entries)?;
     attrs.insert(0, ("name".into(), format::string_literal(&composite)));
