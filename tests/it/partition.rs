@@ -933,6 +933,11 @@ fn jax_fixture_decisions() {
         ("jnp_cholesky_solve_fwd", &[]),
         // Sorts and bit counts along the unsplit dimension, each device on its rows.
         ("jnp_quantile_bits_fwd", &[]),
+        // T5's greedy generate: the encoder on each device's prompts, its output (3.5 KB)
+        // gathered once and the decoding loop run whole on every device, where running
+        // it on pieces costs an all-reduce of the done flags at each of its 7 trips
+        // (XLA's plan: 1 all-reduce in the loop).
+        ("hf_t5_greedy_generate", &["all_gather {data}"]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[
