@@ -290,7 +290,7 @@ fn weigh_loops(
     extraction: Extraction,
     partitioned: Partitioned,
 ) -> Result<(Extraction, Partitioned), CompileError> {
-    use crate::local::loops::{LoopKey, on_pieces, plan_keys};
+    use crate::local::loops::{LoopKey, on_pieces, plan_keys, taken};
     let cost = propagated.cost.clone();
     // Weighed as they will run: all-reduces only sliced scattered, gradient buckets
     // merging all-reduces (one latency each).
@@ -340,8 +340,14 @@ fn weigh_loops(
     for (op, keys) in plan_keys(propagated) {
         // This loop's plans as the choice left them (banned in a conflict or not).
         let base: HashSet<LoopKey> = kept.iter().filter(|k| k.0 != op).cloned().collect();
+        // With none of its plans banned, the plan the best program runs the loop by is
+        // weighed already: banning the plans it does not take extracts it again.
+        let runs_by = match taken(propagated, &best.0).remove(&op).as_deref() {
+            Some([(key, _)]) if base.len() == kept.len() => Some(key.clone()),
+            _ => None,
+        };
         let mut winner: Option<Vec<LoopKey>> = None;
-        for key in &keys {
+        for key in keys.iter().filter(|&k| Some(k) != runs_by.as_ref()) {
             let others: Vec<LoopKey> = keys
                 .iter()
                 .filter(|k| *k != key)

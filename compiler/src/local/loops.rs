@@ -727,22 +727,7 @@ pub fn run_of(
 /// results read (the cheaper plan on a tie), so that extracting again runs each loop
 /// once. Gives what it banned.
 pub fn ban_conflicts(p: &mut Propagated, x: &Extraction) -> Vec<(OpId, Vec<LayoutId>)> {
-    let eg = &p.graph.egraph;
-    let mut taken: HashMap<OpId, Vec<(Vec<LayoutId>, usize)>> = HashMap::new();
-    for node in x.choice.values() {
-        let PNode::Local { op, children, .. } = node else {
-            continue;
-        };
-        if !p.loops.keys().any(|(o, _)| o == op) {
-            continue;
-        }
-        let key: Vec<LayoutId> = children.iter().map(|&c| eg[eg.find(c)].data.1).collect();
-        let uses = taken.entry(*op).or_default();
-        match uses.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, n)) => *n += 1,
-            None => uses.push((key, 1)),
-        }
-    }
+    let taken = taken(p, x);
     let cost = |op: OpId, key: &Vec<LayoutId>| {
         p.loops
             .get(&(op, key.clone()))
@@ -762,6 +747,28 @@ pub fn ban_conflicts(p: &mut Propagated, x: &Extraction) -> Vec<(OpId, Vec<Layou
     }
     p.banned_loops.extend(banned.iter().cloned());
     banned
+}
+
+/// The operand layouts of the plans the extraction `x` took each loop's results from,
+/// each with how many of its results it took so.
+pub fn taken(p: &Propagated, x: &Extraction) -> HashMap<OpId, Vec<(Vec<LayoutId>, usize)>> {
+    let eg = &p.graph.egraph;
+    let mut taken: HashMap<OpId, Vec<(Vec<LayoutId>, usize)>> = HashMap::new();
+    for node in x.choice.values() {
+        let PNode::Local { op, children, .. } = node else {
+            continue;
+        };
+        if !p.loops.keys().any(|(o, _)| o == op) {
+            continue;
+        }
+        let key: Vec<LayoutId> = children.iter().map(|&c| eg[eg.find(c)].data.1).collect();
+        let uses = taken.entry(*op).or_default();
+        match uses.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => uses.push((key, 1)),
+        }
+    }
+    taken
 }
 
 /// Whether the extraction `x` runs some loop on pieces (a plan with a partitioned body).
