@@ -336,7 +336,7 @@ const NESTED_KEPT: usize = 256;
 /// compiled with the [`nested`] options of `opts`. The same body is asked for with the
 /// same layouts many times — every round of [`settle`], [`plan`] after it, and again in
 /// every compile of an enclosing loop's body (`jax.random.gamma`'s rejection loops
-/// inside `vmap`'s loop compiled in 20 s, 10 s with the cache) — so each is compiled
+/// inside `vmap`'s loop compiled in 10 s without this cache, 2.5 s with it) — so each is compiled
 /// once. The pipeline is a function of the module and its options, so a hit is what
 /// compiling again would give.
 fn compile_nested(m: &Module, opts: &Options) -> Result<Arc<Compiled>, CompileError> {
