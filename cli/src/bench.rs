@@ -16,7 +16,7 @@ use shardc::{CpuProgram, Engine, Error, Literal, Mesh};
 use shardc_ir::{Function, Module};
 use shardc_runtime::backend::{DeviceStats, RunOptions, RunReport};
 use shardc_runtime::engine::{
-    Buffers, Compute, EngineError, Kernel, Segment, interpret, last_reads,
+    Buffers, Compute, EngineError, Input, Kernel, Segment, interpret, last_reads,
 };
 use shardc_train::checkpoint::Checkpoint;
 use shardc_train::data::CharDataset;
@@ -370,9 +370,10 @@ impl Kernel for ProfiledKernel {
             f,
             &self.segment,
             &self.moves,
-            inputs,
+            inputs.iter().map(|&l| Input::Borrowed(l)).collect(),
             Some(&mut time),
-        )?;
+        )?
+        .outputs;
         let mut times = self
             .times
             .lock()

@@ -583,12 +583,72 @@ pub trait Kernel: Send + Sync {
         self.run_reusing(&refs, &mut Buffers::default())
     }
 
+    /// Runs on `inputs`, some handed over at their last read ([`Input::Owned`]): a kernel
+    /// that runs in parts gives each one's storage back to `buffers` as soon as no later
+    /// part reads it, for the outputs that follow (a fused optimizer update then holds one
+    /// parameter's old and new values at a time, not every old one beside every new one,
+    /// as the plan counts). By default [`Kernel::run_reusing`], the owned inputs given
+    /// back after it, every output held beside every input.
+    fn run_owning(
+        &self,
+        inputs: Vec<Input<'_>>,
+        buffers: &mut Buffers,
+    ) -> Result<Ran, EngineError> {
+        let refs: Vec<&Literal> = inputs.iter().map(Input::literal).collect();
+        let outputs = self.run_reusing(&refs, buffers)?;
+        drop(refs);
+        for input in inputs {
+            if let Input::Owned(l) = input {
+                buffers.give(l);
+            }
+        }
+        let peak = outputs.iter().map(stored_bytes).sum();
+        Ok(Ran { outputs, peak })
+    }
+
     /// The kernel as `Any`, for backends that run kernels of their own kind on their
     /// devices rather than through [`Kernel::run`] (the cuda backend finds the GPU
     /// program of a `backend::cuda::GpuKernel` this way). `None` by default.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+}
+
+/// A segment's input as [`Kernel::run_owning`] gets it.
+#[derive(Debug)]
+pub enum Input<'a> {
+    /// Read again after the segment: the kernel only reads it.
+    Borrowed(&'a Literal),
+    /// Read last by this segment, handed over: the kernel frees it when done with it.
+    Owned(Literal),
+}
+
+impl Input<'_> {
+    /// The value.
+    pub fn literal(&self) -> &Literal {
+        match self {
+            Input::Borrowed(l) => l,
+            Input::Owned(l) => l,
+        }
+    }
+}
+
+/// What [`Kernel::run_owning`] gives: the outputs, and the most bytes the run held at
+/// once beyond what it was given (the values it computed then, its outputs and the
+/// temporaries between its parts, less the owned inputs already given back; 0 before it
+/// computes anything), which a device adds to what it held before the run for its
+/// measured peak.
+#[derive(Debug)]
+pub struct Ran {
+    /// The segment's outputs, in order.
+    pub outputs: Vec<Literal>,
+    /// The most bytes held at once beyond the inputs.
+    pub peak: u64,
+}
+
+/// The bytes a value's storage takes (a splat's one element).
+pub fn stored_bytes(l: &Literal) -> u64 {
+    (l.elements.len() * l.ty.dtype.size_bytes()) as u64
 }
 
 /// A device's spare storage: the elements of values it no longer needs, by dtype and
@@ -731,8 +791,17 @@ impl Kernel for InterpretedKernel {
     fn run_reusing(
         &self,
         inputs: &[&Literal],
-        _buffers: &mut Buffers,
+        buffers: &mut Buffers,
     ) -> Result<Vec<Literal>, EngineError> {
+        let inputs = inputs.iter().map(|&l| Input::Borrowed(l)).collect();
+        Ok(self.run_owning(inputs, buffers)?.outputs)
+    }
+
+    fn run_owning(
+        &self,
+        inputs: Vec<Input<'_>>,
+        _buffers: &mut Buffers,
+    ) -> Result<Ran, EngineError> {
         let f = self
             .module
             .function(&self.func)
@@ -745,22 +814,34 @@ impl Kernel for InterpretedKernel {
 pub type OpTimer<'a> = dyn FnMut(&shardc_ir::Op, std::time::Duration) + 'a;
 
 /// Runs `segment` of `f` on the reference interpreter, moving each operand to its op at
-/// its last read (`moves`, from [`last_reads`]) and copying it before; with `timed`,
-/// tells it each op and how long it took, its operands' copies included (profilers).
+/// its last read (`moves`, from [`last_reads`]) and copying it before (a borrowed input
+/// is copied once, an owned one taken); with `timed`, tells it each op and how long it
+/// took, its operands' copies included (profilers). Its peak counts op by op, as the
+/// plan does: each op's results beside what is live, the values it read last (owned
+/// inputs among them) freed after it.
 pub fn interpret(
     module: &Module,
     f: &Function,
     segment: &Segment,
     moves: &[Vec<bool>],
-    inputs: &[&Literal],
+    inputs: Vec<Input<'_>>,
     mut timed: Option<&mut OpTimer>,
-) -> Result<Vec<Literal>, EngineError> {
-    let mut env: HashMap<ValueId, Literal> = segment
-        .inputs
-        .iter()
-        .copied()
-        .zip(inputs.iter().map(|&l| l.clone()))
-        .collect();
+) -> Result<Ran, EngineError> {
+    // Values counted in the peak: what the segment computes and its owned inputs (a
+    // borrowed input's copy is the device's value, counted there).
+    let mut counted: HashSet<ValueId> = HashSet::new();
+    let mut env: HashMap<ValueId, Literal> = HashMap::new();
+    for (&v, input) in segment.inputs.iter().zip(inputs) {
+        let l = match input {
+            Input::Borrowed(l) => l.clone(),
+            Input::Owned(l) => {
+                counted.insert(v);
+                l
+            }
+        };
+        env.insert(v, l);
+    }
+    let (mut held, mut peak) = (0i64, 0i64);
     for (&o, moves) in segment.ops.iter().zip(moves) {
         let op = f.op(o);
         let start = timed.as_ref().map(|_| std::time::Instant::now());
@@ -781,16 +862,28 @@ pub fn interpret(
         if let (Some(t), Some(start)) = (timed.as_mut(), start) {
             t(op, start.elapsed());
         }
+        held += outs.iter().map(stored_bytes).sum::<u64>() as i64;
+        peak = peak.max(held);
+        for (&v, (l, &last)) in op.operands.iter().zip(ins.iter().zip(moves)) {
+            if last && counted.contains(&v) {
+                held -= stored_bytes(l) as i64;
+            }
+        }
+        counted.extend(op.results.iter().copied());
         env.extend(op.results.iter().copied().zip(outs));
     }
-    segment
+    let outputs = segment
         .outputs
         .iter()
         .map(|v| {
             env.remove(v)
                 .ok_or_else(|| "an output of the segment is not defined".into())
         })
-        .collect()
+        .collect::<Result<Vec<_>, EngineError>>()?;
+    Ok(Ran {
+        outputs,
+        peak: peak.max(0) as u64,
+    })
 }
 
 impl Compute for Interpreted {
@@ -1005,6 +1098,39 @@ mod tests {
         // The segment's outputs in the order it defines them: %a, then %d.
         assert_eq!(out[0].to_f64_vec(), [-1.0, 3.0]);
         assert_eq!(out[1].to_f64_vec(), [5.0, 33.0]);
+    }
+
+    /// An input handed over at its last read is freed after the op that reads it, so a
+    /// chain holds one value at a time beyond its input, as the plan counts; a borrowed
+    /// input stays the device's and the chain holds two.
+    #[test]
+    fn owned_inputs_are_freed_after_their_last_reader() {
+        let m = parse_module(
+            r#"module {
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %a = stablehlo.negate %x : tensor<2xf32>
+    %b = stablehlo.add %a, %a : tensor<2xf32>
+    %c = stablehlo.multiply %b, %b : tensor<2xf32>
+    return %c : tensor<2xf32>
+  }
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let s = steps(f);
+        let [Step::Compute(seg)] = &s[..] else {
+            panic!("{s:?}")
+        };
+        let k = Interpreted.prepare(&m, f, seg).unwrap();
+        let x = Literal::from_f64(DType::F32, &[2], &[1.0, -3.0]).unwrap();
+        let mut pool = Buffers::default();
+        let borrowed = k.run_owning(vec![Input::Borrowed(&x)], &mut pool).unwrap();
+        let owned = k
+            .run_owning(vec![Input::Owned(x.clone())], &mut pool)
+            .unwrap();
+        assert_eq!(borrowed.outputs, owned.outputs);
+        assert_eq!(owned.outputs[0].to_f64_vec(), [4.0, 36.0]);
+        assert_eq!((borrowed.peak, owned.peak), (16, 8));
     }
 
     #[test]

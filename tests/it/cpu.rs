@@ -551,7 +551,7 @@ module @fsdp {
 /// per device); under a 500 kB budget both loops run on pieces, each iteration gathering
 /// its own layer (the plans the faster program set aside are weighed again), the planned
 /// peak under the budget, and the step still matches JAX. The runtime's measured peak is
-/// under the planned one. A budget under the smallest plan's peak names what is live there.
+/// under the planned one, by at most a quarter. A budget under the smallest plan's peak names what is live there.
 #[test]
 fn a_memory_budget_runs_a_scanned_fsdp_step_a_layer_at_a_time() {
     use shardc::compiler::error::CompileError;
@@ -587,14 +587,16 @@ fn a_memory_budget_runs_a_scanned_fsdp_step_a_layer_at_a_time() {
     }
     let run = on_cpu(&c, &fx.inputs);
     check(&c, &run.outputs, &fx.outputs, fx.abs, fx.rel);
-    // Measured: 156117 B on every device, within the budget, against 148340 B planned
+    // Measured: 122256 B on every device, within the budget, against 148340 B planned
     // (each iteration's carried values held to their last read in the body; 204660 B
-    // when every result of the loop was counted again on top of its operands).
+    // when every result of the loop was counted again on top of its operands). The plan
+    // is an upper bound: it counts values the JIT computes inside the kernels that read
+    // them. (156117 B measured before segments freed the inputs they read last.)
     for (d, s) in run.report.stats.devices.iter().enumerate() {
         assert!(s.peak_bytes <= budget, "device {d} held {} B", s.peak_bytes);
-        let off = e.peak_bytes_per_device as f64 / s.peak_bytes as f64 - 1.0;
+        let ratio = s.peak_bytes as f64 / e.peak_bytes_per_device as f64;
         assert!(
-            off.abs() <= 0.1,
+            (0.75..=1.05).contains(&ratio),
             "device {d} held {} B, planned {}",
             s.peak_bytes,
             e.peak_bytes_per_device

@@ -1490,10 +1490,12 @@ fn accumulating_under_tensor_parallelism_runs_the_micro_batches_on_pieces() {
 /// Optimizer state offloaded to files (ZeRO-Infinity's NVMe tier, `CpuProgram::offloaded`):
 /// three AdamW steps with the state carried from step to step in its files give the same
 /// bits as with the state in memory, under DDP, ZeRO-1 and ZeRO-3 on 4 devices; each
-/// device's measured peak drops by its state's bytes, less at most the one state tensor
-/// it may be reading when the peak is reached (a parameter's state is read just before
-/// its update and written right after: DDP's update held the old and the new state of
-/// every parameter at once, 57,356 -> 24,600 B for 16,384 B of state), every
+/// device's measured peak drops by its state's bytes, less at most the three state
+/// pieces it may hold when the peak is reached (a parameter's state is read just before
+/// its update and written right after: the two moments of the parameter being updated
+/// and the next one's first moment, read ahead; DDP 40,972 -> 28,688 B for 16,384 B of
+/// state, its peak now in the first update with 4,096 B of moments and 6,144 B of the
+/// update's temporaries), every
 /// state byte is read and written once per step (the run's stats, and spans in its
 /// trace), and the files go with the values.
 #[test]
@@ -1541,7 +1543,7 @@ fn offloaded_optimizer_state_changes_no_bit_and_leaves_the_peak() {
             assert_eq!(got, want, "{name} step {}", t + 1);
             for (d0, d1) in r0.stats.devices.iter().zip(&r1.stats.devices) {
                 assert!(
-                    d1.peak_bytes + state_bytes <= d0.peak_bytes + piece,
+                    d1.peak_bytes + state_bytes <= d0.peak_bytes + 3 * piece,
                     "{name}: peak {} B offloaded vs {} B in memory, state {state_bytes} B, largest piece {piece} B",
                     d1.peak_bytes,
                     d0.peak_bytes
@@ -1605,11 +1607,12 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// the device computed — adding up to `explain`'s peak, each role within what the
 /// strategy's layouts give it (`memory_per_device`), ZeRO-3 holding a quarter of DDP's
 /// optimizer state at its peak on 4 devices. The peak each device measures when the step
-/// runs is at least the report's and at most the report's plus the parameters and state
-/// the strategy gives a device: the runtime frees a segment's inputs when the whole
-/// segment is done, so the fused update holds the old parameters and state while it
-/// writes the new ones (DDP: 57,356 B measured, 40,976 B planned op by op; ZeRO-1 1.10x,
-/// ZeRO-3 1.17x).
+/// runs, on the reference engine and on the JIT, is the report's within 1% under DDP
+/// (40,972 B against 40,976): a segment's kernel frees each input it reads last as soon
+/// as it is done with it, so the fused update holds one parameter's old and new values
+/// at a time, as the plan counts (before, 57,356 B). ZeRO-1 measures 1.00-1.04x and
+/// ZeRO-3 1.13-1.15x: their gathers are issued ahead of their place in the op order,
+/// and a gather in flight holds its operand and result.
 #[test]
 fn the_memory_report_adds_up_by_role_and_matches_the_run() {
     let adam = adamw();
@@ -1631,23 +1634,33 @@ fn the_memory_report_adds_up_by_role_and_matches_the_run() {
             r.optimizer <= state.optimizer as u64,
             "{name}: {r:?} {state:?}"
         );
-        let engine = shardc::runtime::engine::Interpreted;
-        let program = shardc::CpuProgram::new(&c, &engine).unwrap();
-        let run = program
-            .run(
-                &c,
-                &ts.args(&params(), &ts.init_state(), 1, &batch(1)),
-                1e-5,
-            )
-            .unwrap();
-        for (d, s) in run.report.stats.devices.iter().enumerate() {
-            let most = r.peak + (state.params + state.optimizer) as u64;
-            assert!(
-                s.peak_bytes * 100 >= r.peak * 95 && s.peak_bytes <= most,
-                "{name}: device {d} held {} B at most, the report says {} ({r:?}), at most {most}",
-                s.peak_bytes,
-                r.peak
-            );
+        let interpreted = shardc::runtime::engine::Interpreted;
+        let jit = shardc::compiler::lower::cpu::NativeCompute::new(Default::default());
+        let engines: [(&str, &dyn shardc::runtime::engine::Compute); 2] =
+            [("interpreted", &interpreted), ("jit", &jit)];
+        for (engine_name, engine) in engines {
+            let program = shardc::CpuProgram::new(&c, engine).unwrap();
+            let run = program
+                .run(
+                    &c,
+                    &ts.args(&params(), &ts.init_state(), 1, &batch(1)),
+                    1e-5,
+                )
+                .unwrap();
+            for (d, s) in run.report.stats.devices.iter().enumerate() {
+                // Collectives issued ahead of their place in the op order (prefetched
+                // gathers) hold their results earlier than the plan has them.
+                let most = match name.as_str() {
+                    "ddp" => r.peak * 101 / 100,
+                    _ => r.peak * 120 / 100,
+                };
+                assert!(
+                    s.peak_bytes * 100 >= r.peak * 95 && s.peak_bytes <= most,
+                    "{name}, {engine_name}: device {d} held {} B at most, the report says {} ({r:?}), at most {most}",
+                    s.peak_bytes,
+                    r.peak
+                );
+            }
         }
         reports.push(r);
     }

@@ -22,7 +22,7 @@ use crate::step::TrainStep;
 use shardc::runtime::backend::RunOptions;
 use shardc::{Compiled, Error, Resident};
 use shardc_ir::{Function, Literal, Module};
-use shardc_runtime::engine::{Buffers, Compute, EngineError, Kernel, Segment};
+use shardc_runtime::engine::{Buffers, Compute, EngineError, Input, Kernel, Ran, Segment};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -244,16 +244,33 @@ struct FailingKernel {
     state: Arc<FailState>,
 }
 
+impl FailingKernel {
+    /// Counts a call, failing the chosen one.
+    fn call(&self) -> Result<(), EngineError> {
+        let call = self.state.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        if call == self.state.at {
+            return Err(format!("injected failure at kernel call {call}").into());
+        }
+        Ok(())
+    }
+}
+
 impl Kernel for FailingKernel {
     fn run_reusing(
         &self,
         inputs: &[&Literal],
         buffers: &mut Buffers,
     ) -> Result<Vec<Literal>, EngineError> {
-        let call = self.state.calls.fetch_add(1, Ordering::SeqCst) + 1;
-        if call == self.state.at {
-            return Err(format!("injected failure at kernel call {call}").into());
-        }
+        self.call()?;
         self.inner.run_reusing(inputs, buffers)
+    }
+
+    fn run_owning(
+        &self,
+        inputs: Vec<Input<'_>>,
+        buffers: &mut Buffers,
+    ) -> Result<Ran, EngineError> {
+        self.call()?;
+        self.inner.run_owning(inputs, buffers)
     }
 }

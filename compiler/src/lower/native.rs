@@ -20,7 +20,9 @@ use super::gemm::Gemm;
 use super::tier::{Optimizer, Tiered, Tiering};
 use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
 use shardc_ir::{Function, Literal, Module, text::print_function};
-use shardc_runtime::engine::{Buffers, Compute, EngineError, Kernel, Segment};
+use shardc_runtime::engine::{
+    Buffers, Compute, EngineError, Input, Kernel, Ran, Segment, stored_bytes,
+};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -732,6 +734,17 @@ impl Kernel for SegmentKernel {
         inputs: &[&Literal],
         buffers: &mut Buffers,
     ) -> Result<Vec<Literal>, EngineError> {
+        let inputs = inputs.iter().map(|&l| Input::Borrowed(l)).collect();
+        Ok(self.run_owning(inputs, buffers)?.outputs)
+    }
+
+    /// The cluster kernels in order; an owned input goes back to `buffers` after the
+    /// last cluster that reads it, where the outputs of later clusters find it.
+    fn run_owning(
+        &self,
+        inputs: Vec<Input<'_>>,
+        buffers: &mut Buffers,
+    ) -> Result<Ran, EngineError> {
         if inputs.len() != self.inputs.len() {
             return Err(format!(
                 "the segment takes {} inputs, {} were given",
@@ -741,9 +754,14 @@ impl Kernel for SegmentKernel {
             .into());
         }
         let mut env: Vec<Option<Cow<Literal>>> = (0..self.buffers).map(|_| None).collect();
-        for (&b, &lit) in self.inputs.iter().zip(inputs) {
-            env[b] = Some(Cow::Borrowed(lit));
+        for (&b, input) in self.inputs.iter().zip(inputs) {
+            env[b] = Some(match input {
+                Input::Borrowed(l) => Cow::Borrowed(l),
+                Input::Owned(l) => Cow::Owned(l),
+            });
         }
+        // Bytes computed and still held, less owned inputs given back: the run's peak.
+        let (mut held, mut peak) = (0i64, 0i64);
         let lock_spare = || self.spare.lock().unwrap_or_else(|p| p.into_inner());
         let mut workspace: Workspace = lock_spare().pop().unwrap_or_else(|| {
             self.steps
@@ -779,18 +797,24 @@ impl Kernel for SegmentKernel {
                     r.2 += elapsed;
                 }
             }
+            held += outs.iter().map(stored_bytes).sum::<u64>() as i64;
+            peak = peak.max(held);
             for (&b, o) in step.outputs.iter().zip(outs) {
                 env[b] = Some(Cow::Owned(o));
             }
             for &b in &step.free {
-                if let (Some(Cow::Owned(lit)), Some(&(w, j))) = (env[b].take(), self.writer.get(&b))
-                {
-                    workspace[w][j] = Some(lit);
+                if let Some(Cow::Owned(lit)) = env[b].take() {
+                    held -= stored_bytes(&lit) as i64;
+                    match self.writer.get(&b) {
+                        Some(&(w, j)) => workspace[w][j] = Some(lit),
+                        None => buffers.give(lit),
+                    }
                 }
             }
         }
         lock_spare().push(workspace);
-        self.outputs
+        let outputs = self
+            .outputs
             .iter()
             .map(|&b| {
                 env[b]
@@ -798,7 +822,17 @@ impl Kernel for SegmentKernel {
                     .map(Cow::into_owned)
                     .ok_or_else(|| "an output of the segment was not computed".into())
             })
-            .collect()
+            .collect::<Result<Vec<_>, EngineError>>()?;
+        // Owned inputs no cluster read (nor returned) are free now.
+        for b in &self.inputs {
+            if let Some(Cow::Owned(lit)) = env[*b].take() {
+                buffers.give(lit);
+            }
+        }
+        Ok(Ran {
+            outputs,
+            peak: peak.max(0) as u64,
+        })
     }
 }
 

@@ -18,7 +18,7 @@ use super::{
     DeviceError, DeviceStats, Exchange, Executable, Lane, OpStats, Planned, RunOptions, RunReport,
     Span, Stats,
 };
-use crate::engine::{Buffers, Control};
+use crate::engine::{Buffers, Control, Input, stored_bytes};
 use shardc_ir::{Elements, Literal, ValueId};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -59,11 +59,6 @@ pub(crate) fn joined<T>(r: thread::Result<Result<T, DeviceError>>) -> Result<T, 
             .unwrap_or_else(|| "(no message)".into());
         Err(DeviceError::Panicked(msg))
     })
-}
-
-/// The bytes a value's storage takes (a splat's one element).
-fn stored_bytes(l: &Literal) -> u64 {
-    (l.elements.len() * l.ty.dtype.size_bytes()) as u64
 }
 
 /// A value on the compute side.
@@ -360,21 +355,40 @@ pub(crate) fn compute(
                 for &v in &segment.inputs {
                     d.wait(v)?;
                 }
+                // Inputs read last here are handed over, for the kernel to free as soon as
+                // it is done with each; the bytes held count them until then.
+                let before = d.held;
+                let mut owned: Vec<Option<Literal>> = Vec::with_capacity(segment.inputs.len());
+                for (k, &v) in segment.inputs.iter().enumerate() {
+                    let hand_over = last.contains(&v) && !segment.inputs[k + 1..].contains(&v);
+                    owned.push(match hand_over {
+                        true => match d.set(v, Slot::Empty) {
+                            Slot::Ready(l) => Some(l),
+                            _ => None,
+                        },
+                        false => None,
+                    });
+                }
                 let inputs = segment
                     .inputs
                     .iter()
-                    .map(|&v| d.get(v))
+                    .zip(owned)
+                    .map(|(&v, o)| match o {
+                        Some(l) => Ok(Input::Owned(l)),
+                        None => d.get(v).map(Input::Borrowed),
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 let start = clock.elapsed();
-                let outs =
+                let ran =
                     kernel
-                        .run_reusing(&inputs, buffers)
+                        .run_owning(inputs, buffers)
                         .map_err(|source| DeviceError::Kernel {
                             segment: segment_index,
                             ops: ops.clone(),
                             source,
                         })?;
-                drop(inputs);
+                d.peak = d.peak.max(before + ran.peak);
+                let outs = ran.outputs;
                 d.span(
                     SpanKind::Segment,
                     format!("segment {segment_index}"),
