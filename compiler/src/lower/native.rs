@@ -356,16 +356,35 @@ struct Planned {
 struct HostKernel {
     module: Module,
     outputs: Vec<shardc_ir::TensorType>,
+    /// A lone `scatter` (the function's one op, reading only arguments, its result
+    /// returned): the op and, per operand, the argument it is. Run into the output
+    /// buffer by `reference::scatter_into` where its form allows.
+    scatter: Option<(shardc_ir::OpId, Vec<usize>)>,
 }
 
 impl HostKernel {
     fn new(f: Function) -> HostKernel {
+        let scatter = match (f.body_ops().collect::<Vec<_>>().as_slice(), f.results()) {
+            ([(id, op)], [result])
+                if matches!(op.kind, shardc_ir::OpKind::Scatter(_))
+                    && op.results.as_slice() == [*result] =>
+            {
+                let args = f.args();
+                op.operands
+                    .iter()
+                    .map(|v| args.iter().position(|a| a == v))
+                    .collect::<Option<Vec<usize>>>()
+                    .map(|at| (*id, at))
+            }
+            _ => None,
+        };
         HostKernel {
             outputs: f.result_types(),
             module: Module {
                 functions: vec![f],
                 ..Module::default()
             },
+            scatter,
         }
     }
 
@@ -374,6 +393,17 @@ impl HostKernel {
         inputs: &[&Literal],
         outputs: &mut [Literal],
     ) -> Result<(), EngineError> {
+        if let (Some((op, at)), Some(f), [out]) =
+            (&self.scatter, self.module.functions.first(), &mut *outputs)
+        {
+            let operands: Vec<&Literal> =
+                at.iter().filter_map(|&k| inputs.get(k).copied()).collect();
+            if operands.len() == at.len()
+                && shardc_runtime::reference::scatter_into(f, f.op(*op), &operands, out)?
+            {
+                return Ok(());
+            }
+        }
         let owned: Vec<Literal> = inputs.iter().map(|&l| l.clone()).collect();
         let results = shardc_runtime::reference::run(&self.module, KERNEL, &owned)?;
         for (slot, r) in outputs.iter_mut().zip(results) {
@@ -607,6 +637,11 @@ fn plan(
     library: Option<usize>,
 ) -> Result<(Function, Vec<Planned>), LowerError> {
     let sf = segment_function(f, segment)?;
+    // Matmuls read transposed operands through (their strides), not a transposed copy.
+    let sf = match crate::passes::fold::fold_operands(&sf) {
+        Ok(Some(g)) => g,
+        _ => sf,
+    };
     let clusters = cluster(&sf, library)
         .into_iter()
         .map(|c| {

@@ -54,6 +54,7 @@ mod sort;
 
 pub use error::InterpError;
 pub use reduce::single_binary;
+pub use scatter::scatter_into;
 
 use shardc_ir::{DType, Function, Literal, Module, Op, OpKind, ValueId};
 use std::borrow::Cow;

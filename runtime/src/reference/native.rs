@@ -18,6 +18,8 @@ pub(crate) trait Native: Copy + PartialEq + Send + Sync + 'static {
     const DTYPE: DType;
     /// The elements as a slice of this type, if they are of [`Self::DTYPE`].
     fn slice(e: &Elements) -> Option<&[Self]>;
+    /// The same, to write.
+    fn slice_mut(e: &mut Elements) -> Option<&mut [Self]>;
     fn wrap(v: Vec<Self>) -> Elements;
 }
 
@@ -26,6 +28,12 @@ macro_rules! native {
         impl Native for $t {
             const DTYPE: DType = DType::$variant;
             fn slice(e: &Elements) -> Option<&[Self]> {
+                match e {
+                    Elements::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(e: &mut Elements) -> Option<&mut [Self]> {
                 match e {
                     Elements::$variant(v) => Some(v),
                     _ => None,

@@ -6,10 +6,10 @@
 use super::elementwise::Lane;
 use super::gather::index_values;
 use super::layout::flat_index;
-use super::native::{slice_of, with_native};
+use super::native::{Native, slice_of, with_native};
 use super::reduce::single_binary;
 use super::{Env, Interp, InterpError, Site};
-use shardc_ir::{BinaryOp, Literal, ScatterDims, TensorType};
+use shardc_ir::{BinaryOp, BlockId, Function, Literal, Op, OpKind, ScatterDims, TensorType};
 use std::rc::Rc;
 
 /// `(result element, update element)` pairs, in the updates' row-major order, for every
@@ -97,14 +97,15 @@ pub(crate) fn scatter(
         .ok_or_else(|| site.unsupported(indices.ty.dtype, " as scatter indices".to_string()))?;
     let pairs = writes(&inputs[0].ty, indices, &updates[0].ty, d, &starts);
     let body = site.op.regions[0];
-    if let (1, Some((op, swapped))) = (n, single_binary(site.f, body)) {
-        let elements = with_native!(inputs[0].ty.dtype, T => {
-            combine::<T>(site, op, swapped, inputs[0], updates[0], &pairs)?
+    if let (1, Some(how)) = (n, Combine::of(site.f, body)) {
+        let mut out = inputs[0].to_dense();
+        with_native!(out.ty.dtype, T => {
+            let dtype = out.ty.dtype;
+            let dest = T::slice_mut(&mut out.elements)
+                .ok_or_else(|| site.unsupported(dtype, " as a scatter operand".to_string()))?;
+            combine::<T>(site, how, dest, slice_of::<T>(&updates[0].to_dense().elements), &pairs)?
         });
-        return Ok(vec![Literal {
-            ty: inputs[0].ty.clone(),
-            elements,
-        }]);
+        return Ok(vec![out]);
     }
     // A general update computation, run once per write on scalars.
     let mut out: Vec<Literal> = inputs.iter().map(|l| (*l).clone()).collect();
@@ -127,18 +128,44 @@ pub(crate) fn scatter(
     Ok(out)
 }
 
+/// An update computation run natively: one binary op of the old value and the update
+/// (`swapped`: the update first), or the update replacing the old value.
+#[derive(Copy, Clone)]
+enum Combine {
+    Binary(BinaryOp, bool),
+    Replace,
+}
+
+impl Combine {
+    /// What region `body` computes, when it is one of the native kinds.
+    fn of(f: &Function, body: BlockId) -> Option<Combine> {
+        if let Some((op, swapped)) = single_binary(f, body) {
+            return Some(Combine::Binary(op, swapped));
+        }
+        let b = f.block(body);
+        match (b.args.as_slice(), b.ops.as_slice(), b.results.as_slice()) {
+            ([_, update], [], [result]) if result == update => Some(Combine::Replace),
+            _ => None,
+        }
+    }
+}
+
 /// `out[dest] = op(out[dest], update[src])` for every write, in order (`op(update, old)`
-/// when the body applies its operands the other way round).
+/// when the body applies its operands the other way round; the update itself when it
+/// replaces).
 fn combine<T: Lane>(
     site: &Site,
-    op: BinaryOp,
-    swapped: bool,
-    input: &Literal,
-    update: &Literal,
+    how: Combine,
+    out: &mut [T],
+    up: &[T],
     pairs: &[(usize, usize)],
-) -> Result<shardc_ir::Elements, InterpError> {
-    let mut out: Vec<T> = slice_of::<T>(&input.elements).to_vec();
-    let up = slice_of::<T>(&update.elements);
+) -> Result<(), InterpError> {
+    let Combine::Binary(op, swapped) = how else {
+        for &(dest, src) in pairs {
+            out[dest] = up[src];
+        }
+        return Ok(());
+    };
     for &(dest, src) in pairs {
         let (a, b) = if swapped {
             (up[src], out[dest])
@@ -148,5 +175,113 @@ fn combine<T: Lane>(
         let r = T::zip(op, &[a], &[b]).ok_or_else(|| site.unsupported_reducer(T::DTYPE, op))?;
         out[dest] = r[0];
     }
-    Ok(T::wrap(out))
+    Ok(())
+}
+
+/// A one-input `scatter` whose update computation is one binary op (scatter-add, -max,
+/// ...) or replaces, written into `out` (a buffer of the result's type, whatever it
+/// holds): the operand copied in, then every update combined in place. The JIT's host
+/// kernels run scatters so, into a buffer of the device's pool, instead of through the
+/// interpreter, which copies the operand twice into fresh memory. `Ok(false)` (and `out`
+/// untouched) when the op is of another form, for the interpreter to run.
+pub fn scatter_into(
+    f: &Function,
+    op: &Op,
+    inputs: &[&Literal],
+    out: &mut Literal,
+) -> Result<bool, InterpError> {
+    let (OpKind::Scatter(d), [input, indices, update], [body]) =
+        (&op.kind, inputs, op.regions.as_slice())
+    else {
+        return Ok(false);
+    };
+    let Some(how) = Combine::of(f, *body) else {
+        return Ok(false);
+    };
+    if out.ty != input.ty || out.is_splat() || update.ty.dtype != input.ty.dtype {
+        return Ok(false);
+    }
+    let site = Site { f, op };
+    let starts = index_values(&indices.elements)
+        .ok_or_else(|| site.unsupported(indices.ty.dtype, " as scatter indices".to_string()))?;
+    let pairs = writes(&input.ty, indices, &update.ty, d, &starts);
+    let update = update.to_dense();
+    with_native!(input.ty.dtype, T => {
+        let Some(dest) = T::slice_mut(&mut out.elements) else {
+            return Ok(false);
+        };
+        match T::slice(&input.elements) {
+            Some(from) if from.len() == dest.len() => dest.copy_from_slice(from),
+            Some(&[x]) => dest.fill(x),
+            _ => return Ok(false),
+        }
+        combine::<T>(&site, how, dest, slice_of::<T>(&update.elements), &pairs)?;
+    });
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::DType;
+    use shardc_ir::text::parse_module;
+
+    /// Written in place, a scatter-add with a repeated row and one out of range, and a
+    /// replacing scatter, give the interpreter's bits; a buffer of stale data is
+    /// overwritten whole; a general update computation is left to the interpreter.
+    #[test]
+    fn scatters_written_in_place_equal_the_interpreter() {
+        let body = |ret: &str| {
+            format!(
+                r#"({{
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        {ret}
+      }})"#
+            )
+        };
+        let text = |body: String| {
+            format!(
+                r#"module {{
+  func.func @main(%x: tensor<6x3xf32>, %i: tensor<4x1xi32>, %u: tensor<4x3xf32>) -> tensor<6x3xf32> {{
+    %r = "stablehlo.scatter"(%x, %i, %u) <{{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}}> {body} : (tensor<6x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+    return %r : tensor<6x3xf32>
+  }}
+}}"#
+            )
+        };
+        let x = Literal::deterministic(&TensorType::new(DType::F32, [6, 3]), 0).unwrap();
+        let i = Literal::from_f64(DType::I32, &[4, 1], &[2.0, 5.0, 2.0, 9.0]).unwrap();
+        let u = Literal::deterministic(&TensorType::new(DType::F32, [4, 3]), 1).unwrap();
+        let cases = [
+            (
+                "add",
+                body(
+                    "%s = stablehlo.add %a, %b : tensor<f32>\n        stablehlo.return %s : tensor<f32>",
+                ),
+                true,
+            ),
+            ("replace", body("stablehlo.return %b : tensor<f32>"), true),
+            (
+                "general",
+                body(
+                    "%s = stablehlo.add %a, %b : tensor<f32>\n        %t = stablehlo.multiply %s, %s : tensor<f32>\n        stablehlo.return %t : tensor<f32>",
+                ),
+                false,
+            ),
+        ];
+        for (name, body, native) in cases {
+            let m = parse_module(&text(body)).unwrap();
+            let f = m.entry().unwrap();
+            let (_, op) = f.body_ops().next().unwrap();
+            let want = super::super::run(&m, "main", &[x.clone(), i.clone(), u.clone()]).unwrap();
+            let mut out = Literal::from_f64(DType::F32, &[6, 3], &[7.0; 18]).unwrap();
+            let ran = scatter_into(f, op, &[&x, &i, &u], &mut out).unwrap();
+            assert_eq!(ran, native, "{name}");
+            if native {
+                assert_eq!(out, want[0], "{name}");
+            } else {
+                assert_eq!(out.to_f64_vec(), vec![7.0; 18], "{name}: untouched");
+            }
+        }
+    }
 }
