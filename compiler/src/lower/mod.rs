@@ -23,6 +23,7 @@
 mod approx;
 pub mod cache;
 pub mod cluster;
+mod conv;
 pub mod cpu;
 pub mod gemm;
 pub mod gpu;

@@ -356,18 +356,23 @@ struct Planned {
 struct HostKernel {
     module: Module,
     outputs: Vec<shardc_ir::TensorType>,
-    /// A lone `scatter` (the function's one op, reading only arguments, its result
-    /// returned): the op and, per operand, the argument it is. Run into the output
-    /// buffer by `reference::scatter_into` where its form allows.
-    scatter: Option<(shardc_ir::OpId, Vec<usize>)>,
+    /// A lone `scatter`, `convolution` or `select_and_scatter` (the function's one op,
+    /// reading only arguments, its result returned): the op and, per operand, the
+    /// argument it is. Written into the output buffer, where its form allows, by
+    /// `reference::scatter_into`, the GEMM (`conv.rs`) or
+    /// `reference::select_and_scatter_into`.
+    lone: Option<(shardc_ir::OpId, Vec<usize>)>,
 }
 
 impl HostKernel {
     fn new(f: Function) -> HostKernel {
-        let scatter = match (f.body_ops().collect::<Vec<_>>().as_slice(), f.results()) {
+        use shardc_ir::OpKind;
+        let lone = match (f.body_ops().collect::<Vec<_>>().as_slice(), f.results()) {
             ([(id, op)], [result])
-                if matches!(op.kind, shardc_ir::OpKind::Scatter(_))
-                    && op.results.as_slice() == [*result] =>
+                if matches!(
+                    op.kind,
+                    OpKind::Scatter(_) | OpKind::Convolution(_) | OpKind::SelectAndScatter(_)
+                ) && op.results.as_slice() == [*result] =>
             {
                 let args = f.args();
                 op.operands
@@ -384,7 +389,7 @@ impl HostKernel {
                 functions: vec![f],
                 ..Module::default()
             },
-            scatter,
+            lone,
         }
     }
 
@@ -394,13 +399,24 @@ impl HostKernel {
         outputs: &mut [Literal],
     ) -> Result<(), EngineError> {
         if let (Some((op, at)), Some(f), [out]) =
-            (&self.scatter, self.module.functions.first(), &mut *outputs)
+            (&self.lone, self.module.functions.first(), &mut *outputs)
         {
             let operands: Vec<&Literal> =
                 at.iter().filter_map(|&k| inputs.get(k).copied()).collect();
-            if operands.len() == at.len()
-                && shardc_runtime::reference::scatter_into(f, f.op(*op), &operands, out)?
-            {
+            let op = f.op(*op);
+            let done = match (&op.kind, operands.as_slice()) {
+                (shardc_ir::OpKind::Scatter(_), _) if operands.len() == at.len() => {
+                    shardc_runtime::reference::scatter_into(f, op, &operands, out)?
+                }
+                (shardc_ir::OpKind::Convolution(_), [x, k]) => {
+                    super::conv::convolve_into(op, x, k, out)?
+                }
+                (shardc_ir::OpKind::SelectAndScatter(_), _) if operands.len() == at.len() => {
+                    shardc_runtime::reference::select_and_scatter_into(f, op, &operands, out)?
+                }
+                _ => false,
+            };
+            if done {
                 return Ok(());
             }
         }

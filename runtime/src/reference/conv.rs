@@ -7,8 +7,14 @@
 //! to the result type: at least as accurate as XLA's CPU convolutions, which accumulate
 //! in the element type.
 
+use super::elementwise::Lane;
+use super::native::{Native, slice_of, with_native};
+use super::reduce::single_binary;
 use super::{Env, Interp, InterpError, Site};
-use shardc_ir::{ConvDims, Elements, Literal, Scalar, TensorType, WindowDims};
+use shardc_ir::{
+    ComparisonDirection, ComparisonType, ConvDims, Elements, Function, Literal, Op, OpKind, Scalar,
+    TensorType, WindowDims,
+};
 use std::rc::Rc;
 
 /// Steps a multi-index to the next position in row-major order.
@@ -188,4 +194,161 @@ pub(crate) fn select_and_scatter(
         advance(&mut s, &source.ty.shape);
     }
     Ok(vec![result])
+}
+
+/// A `select_and_scatter` whose select is one `compare` of its two arguments on floats
+/// (max pooling's gradient: `GE`) and whose scatter is one binary op (`add`), written into
+/// `out` (a buffer of the result's type, whatever it holds) with the interpreter's
+/// selection and order, natively: the JIT's host kernels run it so, where the
+/// interpreter runs both regions per element. `Ok(false)` (and `out` untouched) for any
+/// other form.
+pub fn select_and_scatter_into(
+    f: &Function,
+    op: &Op,
+    inputs: &[&Literal],
+    out: &mut Literal,
+) -> Result<bool, InterpError> {
+    let (OpKind::SelectAndScatter(w), [x, source, init], [select, scatter]) =
+        (&op.kind, inputs, op.regions.as_slice())
+    else {
+        return Ok(false);
+    };
+    let Some(keep) = compare_of(f, *select) else {
+        return Ok(false);
+    };
+    let Some((combine, swapped)) = single_binary(f, *scatter) else {
+        return Ok(false);
+    };
+    if !x.ty.dtype.is_float() || out.ty != x.ty || out.is_splat() || source.ty.dtype != x.ty.dtype {
+        return Ok(false);
+    }
+    let site = Site { f, op };
+    let xs = x.to_dense().elements.to_f64_vec();
+    let (rank, strides) = (x.ty.rank(), x.ty.strides());
+    let windows: usize = w.window.iter().product();
+    let source = source.to_dense();
+    with_native!(x.ty.dtype, T => {
+        let Some(dest) = T::slice_mut(&mut out.elements) else {
+            return Ok(false);
+        };
+        let Some(&first) = T::slice(&init.elements).and_then(|v| v.first()) else {
+            return Ok(false);
+        };
+        dest.fill(first);
+        let src = slice_of::<T>(&source.elements);
+        let mut s = vec![0usize; rank];
+        let mut k = vec![0usize; rank];
+        for &update in src {
+            let mut chosen: Option<usize> = None;
+            k.fill(0);
+            for _ in 0..windows {
+                let mut flat = 0usize;
+                let mut inside = true;
+                for dd in 0..rank {
+                    let p = (s[dd] * w.strides[dd] + k[dd]) as i64 - w.padding[dd].0;
+                    if p < 0 || p as usize >= x.ty.shape[dd] {
+                        inside = false;
+                        break;
+                    }
+                    flat += p as usize * strides[dd];
+                }
+                if inside {
+                    chosen = Some(match chosen {
+                        Some(cur) if keep(xs[cur], xs[flat]) => cur,
+                        _ => flat,
+                    });
+                }
+                advance(&mut k, &w.window);
+            }
+            if let Some(at) = chosen {
+                let (a, b) = if swapped { (update, dest[at]) } else { (dest[at], update) };
+                let r = T::zip(combine, &[a], &[b])
+                    .ok_or_else(|| site.unsupported_reducer(T::DTYPE, combine))?;
+                dest[at] = r[0];
+            }
+            advance(&mut s, &source.ty.shape);
+        }
+    });
+    Ok(true)
+}
+
+/// The comparison region `block` computes of its two arguments (current, next), when it
+/// is one float `compare` of them.
+fn compare_of(f: &Function, block: shardc_ir::BlockId) -> Option<fn(f64, f64) -> bool> {
+    let b = f.block(block);
+    let ([cur, next], [id], [result]) = (b.args.as_slice(), b.ops.as_slice(), b.results.as_slice())
+    else {
+        return None;
+    };
+    let c = f.op(*id);
+    let OpKind::Compare {
+        direction,
+        compare_type: None | Some(ComparisonType::Float),
+    } = c.kind
+    else {
+        return None;
+    };
+    if c.results.as_slice() != [*result] || c.operands.as_slice() != [*cur, *next] {
+        return None;
+    }
+    Some(match direction {
+        ComparisonDirection::Eq => |a, b| a == b,
+        ComparisonDirection::Ne => |a, b| a != b,
+        ComparisonDirection::Ge => |a, b| a >= b,
+        ComparisonDirection::Gt => |a, b| a > b,
+        ComparisonDirection::Le => |a, b| a <= b,
+        ComparisonDirection::Lt => |a, b| a < b,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shardc_ir::DType;
+    use shardc_ir::text::parse_module;
+
+    /// Max pooling's gradient (overlapping 3x3 windows, stride 2, padding, ties), and
+    /// min pooling's, written natively give the interpreter's values.
+    #[test]
+    fn pooling_gradients_written_natively_equal_the_interpreter() {
+        for direction in ["GE", "LT"] {
+            let text = format!(
+                r#"module {{
+  func.func @main(%x: tensor<1x7x7x2xf32>, %s: tensor<1x4x4x2xf32>) -> tensor<1x7x7x2xf32> {{
+    %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %r = "stablehlo.select_and_scatter"(%x, %s, %z) <{{padding = dense<[[0, 0], [1, 1], [1, 1], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.compare {direction}, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    }}, {{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %c : tensor<f32>
+    }}) : (tensor<1x7x7x2xf32>, tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x7x7x2xf32>
+    return %r : tensor<1x7x7x2xf32>
+  }}
+}}"#
+            );
+            let m = parse_module(&text).unwrap();
+            // Rounded to quarters: many ties between a window's elements.
+            let x = Literal::deterministic(&TensorType::new(DType::F32, [1, 7, 7, 2]), 0).unwrap();
+            let x = Literal::from_f64(
+                DType::F32,
+                &[1, 7, 7, 2],
+                &x.to_f64_vec()
+                    .iter()
+                    .map(|v| (v * 4.0).round() / 4.0)
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+            let s = Literal::deterministic(&TensorType::new(DType::F32, [1, 4, 4, 2]), 1).unwrap();
+            let want = super::super::run(&m, "main", &[x.clone(), s.clone()]).unwrap();
+            let f = m.entry().unwrap();
+            let op = f.body_ops().map(|(_, op)| op).nth(1).unwrap();
+            let zero = Literal::scalar(DType::F32, Scalar::Float(0.0));
+            let mut out = Literal::from_f64(DType::F32, &[1, 7, 7, 2], &[9.0; 98]).unwrap();
+            assert!(select_and_scatter_into(f, op, &[&x, &s, &zero], &mut out).unwrap());
+            assert_eq!(out, want[0], "{direction}");
+        }
+    }
 }

@@ -52,6 +52,7 @@ mod reduce;
 mod scatter;
 mod sort;
 
+pub use conv::select_and_scatter_into;
 pub use error::InterpError;
 pub use reduce::single_binary;
 pub use scatter::scatter_into;
