@@ -132,8 +132,6 @@ pub(crate) fn select_and_scatter(
     env: &mut Env,
 ) -> Result<Vec<Literal>, InterpError> {
     let (select, scatter) = (site.op.regions[0], site.op.regions[1]);
-    let rank = x.ty.rank();
-    let strides = x.ty.strides();
     let scalar = |l: &Literal, i: usize| {
         Rc::new(Literal {
             ty: TensorType::scalar(l.ty.dtype),
@@ -144,43 +142,12 @@ pub(crate) fn select_and_scatter(
         ty: x.ty.clone(),
         elements: init.elements.gather(&vec![0; x.ty.num_elements()]),
     };
-    let mut s = vec![0usize; rank];
-    let mut k = vec![0usize; rank];
-    for si in 0..source.ty.num_elements() {
-        let mut chosen: Option<usize> = None;
-        k.fill(0);
-        for _ in 0..w.window.iter().product::<usize>() {
-            let mut flat = 0usize;
-            let mut inside = true;
-            for dd in 0..rank {
-                let p = (s[dd] * w.strides[dd] + k[dd]) as i64 - w.padding[dd].0;
-                if p < 0 || p as usize >= x.ty.shape[dd] {
-                    inside = false;
-                    break;
-                }
-                flat += p as usize * strides[dd];
-            }
-            if inside {
-                chosen = Some(match chosen {
-                    None => flat,
-                    Some(cur) => {
-                        let keep = interp.exec_block(
-                            site.f,
-                            select,
-                            &[scalar(x, cur), scalar(x, flat)],
-                            env,
-                        )?;
-                        if keep.first().is_some_and(|v| v.get(0).as_bool()) {
-                            cur
-                        } else {
-                            flat
-                        }
-                    }
-                });
-            }
-            advance(&mut k, &w.window);
-        }
-        if let Some(at) = chosen {
+    let chosen = selected(&x.ty, w, &source.ty, |cur, next| {
+        let keep = interp.exec_block(site.f, select, &[scalar(x, cur), scalar(x, next)], env)?;
+        Ok(keep.first().is_some_and(|v| v.get(0).as_bool()))
+    })?;
+    for (si, at) in chosen.into_iter().enumerate() {
+        if let Some(at) = at {
             let combined = interp.exec_block(
                 site.f,
                 scatter,
@@ -191,9 +158,50 @@ pub(crate) fn select_and_scatter(
                 result.elements.copy_element(at, &v.elements, 0);
             }
         }
-        advance(&mut s, &source.ty.shape);
     }
     Ok(vec![result])
+}
+
+/// The operand position each source element's window selects, in the source's row-major
+/// order: the window's elements in row-major order (padding never selected), the current
+/// one kept while `keep(current, next)` holds; `None` for a window wholly in padding.
+fn selected<E>(
+    x: &TensorType,
+    w: &WindowDims,
+    source: &TensorType,
+    mut keep: impl FnMut(usize, usize) -> Result<bool, E>,
+) -> Result<Vec<Option<usize>>, E> {
+    let (rank, strides) = (x.rank(), x.strides());
+    let windows: usize = w.window.iter().product();
+    let mut out = Vec::with_capacity(source.num_elements());
+    let mut s = vec![0usize; rank];
+    let mut k = vec![0usize; rank];
+    for _ in 0..source.num_elements() {
+        let mut chosen: Option<usize> = None;
+        k.fill(0);
+        for _ in 0..windows {
+            let mut flat = 0usize;
+            let mut inside = true;
+            for dd in 0..rank {
+                let p = (s[dd] * w.strides[dd] + k[dd]) as i64 - w.padding[dd].0;
+                if p < 0 || p as usize >= x.shape[dd] {
+                    inside = false;
+                    break;
+                }
+                flat += p as usize * strides[dd];
+            }
+            if inside {
+                chosen = Some(match chosen {
+                    Some(cur) if keep(cur, flat)? => cur,
+                    _ => flat,
+                });
+            }
+            advance(&mut k, &w.window);
+        }
+        out.push(chosen);
+        advance(&mut s, &source.shape);
+    }
+    Ok(out)
 }
 
 /// A `select_and_scatter` whose select is one `compare` of its two arguments on floats
@@ -224,8 +232,9 @@ pub fn select_and_scatter_into(
     }
     let site = Site { f, op };
     let xs = x.to_dense().elements.to_f64_vec();
-    let (rank, strides) = (x.ty.rank(), x.ty.strides());
-    let windows: usize = w.window.iter().product();
+    let chosen = selected::<InterpError>(&x.ty, w, &source.ty, |cur, next| {
+        Ok(keep(xs[cur], xs[next]))
+    })?;
     let source = source.to_dense();
     with_native!(x.ty.dtype, T => {
         let Some(dest) = T::slice_mut(&mut out.elements) else {
@@ -235,38 +244,13 @@ pub fn select_and_scatter_into(
             return Ok(false);
         };
         dest.fill(first);
-        let src = slice_of::<T>(&source.elements);
-        let mut s = vec![0usize; rank];
-        let mut k = vec![0usize; rank];
-        for &update in src {
-            let mut chosen: Option<usize> = None;
-            k.fill(0);
-            for _ in 0..windows {
-                let mut flat = 0usize;
-                let mut inside = true;
-                for dd in 0..rank {
-                    let p = (s[dd] * w.strides[dd] + k[dd]) as i64 - w.padding[dd].0;
-                    if p < 0 || p as usize >= x.ty.shape[dd] {
-                        inside = false;
-                        break;
-                    }
-                    flat += p as usize * strides[dd];
-                }
-                if inside {
-                    chosen = Some(match chosen {
-                        Some(cur) if keep(xs[cur], xs[flat]) => cur,
-                        _ => flat,
-                    });
-                }
-                advance(&mut k, &w.window);
-            }
-            if let Some(at) = chosen {
+        for (&update, at) in slice_of::<T>(&source.elements).iter().zip(chosen) {
+            if let Some(at) = at {
                 let (a, b) = if swapped { (update, dest[at]) } else { (dest[at], update) };
                 let r = T::zip(combine, &[a], &[b])
                     .ok_or_else(|| site.unsupported_reducer(T::DTYPE, combine))?;
                 dest[at] = r[0];
             }
-            advance(&mut s, &source.ty.shape);
         }
     });
     Ok(true)
