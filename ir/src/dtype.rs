@@ -196,6 +196,24 @@ pub fn row_major_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// Steps a multi-index over `shape` to the next position in row-major order, wrapping to
+/// all zeros after the last.
+///
+/// ```
+/// let mut i = [0, 2];
+/// shardc_ir::dtype::advance_row_major(&mut i, &[2, 3]);
+/// assert_eq!(i, [1, 0]);
+/// ```
+pub fn advance_row_major(index: &mut [usize], shape: &[usize]) {
+    for d in (0..index.len()).rev() {
+        index[d] += 1;
+        if index[d] < shape[d] {
+            return;
+        }
+        index[d] = 0;
+    }
+}
+
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("tensor<")?;

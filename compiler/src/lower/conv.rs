@@ -17,6 +17,7 @@
 //! images, batch 64 over 8 devices: `docs/bench/programs/flax_cnn_64.mlir`) took 28 s a
 //! step on the interpreter; through the GEMM 134 ms, beside XLA's 72 ms (`docs/kernels.md`).
 
+use shardc_ir::dtype::advance_row_major;
 use shardc_ir::{ConvDims, Elements, Literal, Op, OpKind};
 
 /// Writes convolution `op` of `x` by `k` into `out` (a buffer of the result's type,
@@ -107,9 +108,9 @@ impl Shape {
             let mut w = vec![0usize; self.window.len()];
             for _ in 0..taps {
                 offsets.push(self.input_offset(d, &o, &w));
-                advance(&mut w, &self.window);
+                advance_row_major(&mut w, &self.window);
             }
-            advance(&mut o, &self.spatial_out);
+            advance_row_major(&mut o, &self.spatial_out);
         }
         // Per window element, the kernel's offset (its spatial part, reversal applied).
         let kernel_offsets: Vec<usize> = {
@@ -128,7 +129,7 @@ impl Shape {
                             i * self.k_strides[d.kernel_spatial[s]]
                         })
                         .sum();
-                    advance(&mut w, &self.window);
+                    advance_row_major(&mut w, &self.window);
                     at
                 })
                 .collect()
@@ -191,7 +192,7 @@ impl Shape {
                         out[base + oi * of] = v;
                     }
                 }
-                advance(&mut o, &self.spatial_out);
+                advance_row_major(&mut o, &self.spatial_out);
             }
         }
     }
@@ -250,17 +251,6 @@ fn gemm_rows<T: Copy + Default + From<u8> + 'static>(
             false,
             gemm::Parallelism::None,
         );
-    }
-}
-
-/// Steps a multi-index to the next position in row-major order.
-fn advance(index: &mut [usize], shape: &[usize]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < shape[d] {
-            return;
-        }
-        index[d] = 0;
     }
 }
 

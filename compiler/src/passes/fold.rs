@@ -47,36 +47,66 @@ pub fn fold(m: &Module) -> Result<(Module, usize), CompileError> {
     if folds.is_empty() {
         return Ok((m.clone(), 0));
     }
-    let folded_dots: HashSet<OpId> = folds.values().map(|(d, _)| *d).collect();
+    let dropped: HashSet<OpId> = folds.values().map(|(d, _)| *d).collect();
+    let dots = folds
+        .iter()
+        .map(|(t, (dot, dims))| {
+            let d = f.op(*dot);
+            let new = NewDot {
+                operands: [d.operands[1], d.operands[0]],
+                dims: dims.clone(),
+                attrs_of: *dot,
+            };
+            (*t, new)
+        })
+        .collect();
+    let g = rebuild(f, &dots, &dropped)?;
+    Ok((m.with_function(g), folds.len()))
+}
+
+/// A `dot_general` written in place of an op: what it reads (values of the old
+/// function), its dimensions, and the op whose attributes (precision config, sharding
+/// rule names, ...) it keeps.
+struct NewDot {
+    operands: [ValueId; 2],
+    dims: DotDims,
+    attrs_of: OpId,
+}
+
+/// `f` with the op of each key of `dots` replaced by its new dot (of the replaced op's
+/// result type) and the ops of `dropped` left out; everything else copied as it is.
+fn rebuild(
+    f: &Function,
+    dots: &HashMap<OpId, NewDot>,
+    dropped: &HashSet<OpId>,
+) -> Result<Function, CompileError> {
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
     let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
     for (id, op) in f.body_ops() {
-        if folded_dots.contains(&id) {
+        if dropped.contains(&id) {
             continue;
         }
-        let Some((dot, dims)) = folds.get(&id) else {
+        let Some(dot) = dots.get(&id) else {
             b.copy_op(f, op, &mut map)?;
             continue;
         };
-        let d = f.op(*dot);
-        let operands = [map[&d.operands[1]], map[&d.operands[0]]];
+        let operands = dot.operands.map(|v| map[&v]);
         let ty = f.ty(op.results[0]).clone();
         let new = b.push(
-            OpKind::DotGeneral(dims.clone()),
+            OpKind::DotGeneral(dot.dims.clone()),
             &operands,
             Some(&[ty]),
             Vec::new(),
         )?;
-        b.op_mut(new).attrs = d.attrs.clone();
-        let result = b.func().op(new).results[0];
-        map.insert(op.results[0], result);
+        b.op_mut(new).attrs = f.op(dot.attrs_of).attrs.clone();
+        map.insert(op.results[0], b.func().op(new).results[0]);
     }
     let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
     let mut g = b.finish(&results);
     g.arg_attrs = f.arg_attrs.clone();
     g.result_attrs = f.result_attrs.clone();
-    Ok((m.with_function(g), folds.len()))
+    Ok(g)
 }
 
 /// How many times each value is read (by ops, in any block, and by the results).
@@ -143,7 +173,7 @@ pub fn fold_operands(f: &Function) -> Result<Option<Function>, CompileError> {
             _ => None,
         }
     };
-    let mut folds: HashMap<OpId, ([ValueId; 2], DotDims)> = HashMap::new();
+    let mut folds: HashMap<OpId, NewDot> = HashMap::new();
     for (id, op) in f.body_ops() {
         let (OpKind::DotGeneral(d), [l, r]) = (&op.kind, op.operands.as_slice()) else {
             continue;
@@ -177,36 +207,18 @@ pub fn fold_operands(f: &Function) -> Result<Option<Function>, CompileError> {
             any = true;
         }
         if any {
-            folds.insert(id, (operands, dims));
+            let new = NewDot {
+                operands,
+                dims,
+                attrs_of: id,
+            };
+            folds.insert(id, new);
         }
     }
     if folds.is_empty() {
         return Ok(None);
     }
-    let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
-    b.set_visibility(f.visibility);
-    let mut map: HashMap<ValueId, ValueId> = f.args().iter().copied().zip(b.args()).collect();
-    for (id, op) in f.body_ops() {
-        let Some((operands, dims)) = folds.get(&id) else {
-            b.copy_op(f, op, &mut map)?;
-            continue;
-        };
-        let operands = [map[&operands[0]], map[&operands[1]]];
-        let ty = f.ty(op.results[0]).clone();
-        let new = b.push(
-            OpKind::DotGeneral(dims.clone()),
-            &operands,
-            Some(&[ty]),
-            Vec::new(),
-        )?;
-        b.op_mut(new).attrs = op.attrs.clone();
-        map.insert(op.results[0], b.func().op(new).results[0]);
-    }
-    let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
-    let mut g = b.finish(&results);
-    g.arg_attrs = f.arg_attrs.clone();
-    g.result_attrs = f.result_attrs.clone();
-    Ok(Some(g))
+    rebuild(f, &folds, &HashSet::new()).map(Some)
 }
 
 #[cfg(test)]

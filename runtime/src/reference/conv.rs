@@ -11,22 +11,12 @@ use super::elementwise::Lane;
 use super::native::{Native, slice_of, with_native};
 use super::reduce::single_binary;
 use super::{Env, Interp, InterpError, Site};
+use shardc_ir::dtype::advance_row_major;
 use shardc_ir::{
     ComparisonDirection, ComparisonType, ConvDims, Elements, Function, Literal, Op, OpKind, Scalar,
     TensorType, WindowDims,
 };
 use std::rc::Rc;
-
-/// Steps a multi-index to the next position in row-major order.
-fn advance(index: &mut [usize], shape: &[usize]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < shape[d] {
-            return;
-        }
-        index[d] = 0;
-    }
-}
 
 pub(crate) fn convolution(x: &Literal, k: &Literal, d: &ConvDims, out: &TensorType) -> Literal {
     let n = d.input_spatial.len();
@@ -81,7 +71,7 @@ pub(crate) fn convolution(x: &Literal, k: &Literal, d: &ConvDims, out: &TensorTy
                         || pos % ld != 0
                         || (pos / ld) as usize >= x.ty.shape[d.input_spatial[s]]
                     {
-                        advance(&mut w, &window);
+                        advance_row_major(&mut w, &window);
                         continue 'window;
                     }
                     xi_flat += (pos / ld) as usize * xs[d.input_spatial[s]];
@@ -97,7 +87,7 @@ pub(crate) fn convolution(x: &Literal, k: &Literal, d: &ConvDims, out: &TensorTy
                 } else {
                     accf += xf[xi_flat] * kf[ki_flat];
                 }
-                advance(&mut w, &window);
+                advance_row_major(&mut w, &window);
             }
         }
         if integer {
@@ -105,7 +95,7 @@ pub(crate) fn convolution(x: &Literal, k: &Literal, d: &ConvDims, out: &TensorTy
         } else {
             floats.push(accf);
         }
-        advance(&mut o, &out.shape);
+        advance_row_major(&mut o, &out.shape);
     }
     let elements = if integer {
         Elements::from_scalars(out.dtype, &ints)
@@ -196,10 +186,10 @@ fn selected<E>(
                     _ => flat,
                 });
             }
-            advance(&mut k, &w.window);
+            advance_row_major(&mut k, &w.window);
         }
         out.push(chosen);
-        advance(&mut s, &source.shape);
+        advance_row_major(&mut s, &source.shape);
     }
     Ok(out)
 }

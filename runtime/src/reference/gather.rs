@@ -5,6 +5,7 @@
 
 use super::layout::flat_index;
 use super::{InterpError, Site};
+use shardc_ir::dtype::advance_row_major;
 use shardc_ir::{Elements, GatherDims, Literal, TensorType};
 
 /// Checks the spec's constraints that the typing rule (`infer`) leaves to the verifier.
@@ -105,23 +106,12 @@ pub(crate) fn gather(
             full[d] += result_index[r];
         }
         reads.push(flat_index(&full, &op_strides));
-        advance(&mut result_index, &out.shape);
+        advance_row_major(&mut result_index, &out.shape);
     }
     Ok(Literal {
         ty: out.clone(),
         elements: operand.elements.gather(&reads),
     })
-}
-
-/// Steps a multi-index to the next position in row-major order (wrapping at the end).
-fn advance(index: &mut [usize], shape: &[usize]) {
-    for d in (0..index.len()).rev() {
-        index[d] += 1;
-        if index[d] < shape[d] {
-            return;
-        }
-        index[d] = 0;
-    }
 }
 
 /// Integer indices as `i64`, for clamping: a `ui64` above `i64::MAX` saturates (it clamps

@@ -279,13 +279,7 @@ pub(crate) fn reverse(x: &Literal, dimensions: &[usize]) -> Literal {
             })
             .sum();
         from.push(flat);
-        for d in (0..shape.len()).rev() {
-            index[d] += 1;
-            if index[d] < shape[d] {
-                break;
-            }
-            index[d] = 0;
-        }
+        shardc_ir::dtype::advance_row_major(&mut index, shape);
     }
     Literal {
         ty: x.ty.clone(),
