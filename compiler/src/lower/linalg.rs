@@ -771,6 +771,12 @@ fn broadcast(
     bdims: &[usize],
     out: &TensorType,
 ) -> Result<String, LowerError> {
+    // The identity (same shape, dimensions in order) is its operand: a copy loop here
+    // would hide from the emitter that a matmul reads a value already copied for another
+    // (`Emitter::barrier`), and canonicalization folds it away only afterwards.
+    if ty.shape == out.shape && bdims.iter().enumerate().all(|(i, &d)| i == d) {
+        return Ok(x.to_string());
+    }
     let map = bdims
         .iter()
         .enumerate()

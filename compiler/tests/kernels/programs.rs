@@ -846,3 +846,29 @@ fn a_matmul_result_returned_and_read_by_another_matmul_compiles() {
         );
     }
 }
+
+/// A matmul's result copied for a second matmul through an identity broadcast (which the
+/// emitter cannot see through, canonicalization folds away), and reshaped to a result:
+/// each copy gets a buffer of its own (a random program found two copies of one value
+/// written into one buffer, which bufferization refused).
+#[test]
+fn a_value_copied_twice_for_matmuls_gets_two_buffers() {
+    let src = r#"module {
+  func.func @main(%x: tensor<4xf32>, %w: tensor<4x4x4xf32>) -> (tensor<4x4xf32>, tensor<8x2x1xf32>, tensor<4x4x2xf32>) {
+    %1 = stablehlo.dot_general %x, %w, contracting_dims = [0] x [2] : (tensor<4xf32>, tensor<4x4x4xf32>) -> tensor<4x4xf32>
+    %2 = stablehlo.transpose %1, dims = [0, 1] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    %3 = stablehlo.reshape %1 : (tensor<4x4xf32>) -> tensor<8x2x1xf32>
+    %5 = stablehlo.subtract %2, %2 : tensor<4x4xf32>
+    %6 = stablehlo.broadcast_in_dim %2, dims = [0, 1] : (tensor<4x4xf32>) -> tensor<4x4xf32>
+    %7 = stablehlo.constant dense<[-1.875000e-01, 5.000000e-01]> : tensor<2xf32>
+    %8 = stablehlo.dot_general %6, %7, contracting_dims = [] x [] : (tensor<4x4xf32>, tensor<2xf32>) -> tensor<4x4x2xf32>
+    return %5, %3, %8 : tensor<4x4xf32>, tensor<8x2x1xf32>, tensor<4x4x2xf32>
+  }
+}"#;
+    let m = parse_module(src).unwrap();
+    let args = [
+        Literal::from_f64(DType::F32, &[4], &values(4, 3, -1.0, 1.0)).unwrap(),
+        Literal::from_f64(DType::F32, &[4, 4, 4], &values(64, 4, -1.0, 1.0)).unwrap(),
+    ];
+    check_module(&m, "main", &args, Tol::F32).unwrap();
+}
