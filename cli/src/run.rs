@@ -146,12 +146,15 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     }
     if let Some(report) = &report {
         let ops = &report.stats.ops;
+        let held = report.stats.devices.iter().map(|d| d.peak_bytes).max();
         writeln!(
             out,
-            "{:.3} ms; {} per-device ops, {} B sent per device",
+            "{:.3} ms; {} per-device ops, {} B sent per device, at most {} B held per device ({} B planned)",
             report.stats.wall.as_secs_f64() * 1e3,
             ops.len(),
-            ops.iter().map(|o| o.max_bytes()).sum::<u64>()
+            ops.iter().map(|o| o.max_bytes()).sum::<u64>(),
+            held.unwrap_or(0),
+            c.explain().peak_bytes_per_device
         )?;
         for op in ops {
             let of = if op.of.is_empty() {

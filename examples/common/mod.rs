@@ -145,11 +145,14 @@ pub fn run(
         (p_ref, s_ref) = (p, s);
         let run = program.run(&compiled, &ts.args(&p_sim, &s_sim, t, &batch), 1e-5)?;
         let sent: u64 = run.report.stats.ops.iter().map(|o| o.max_bytes()).sum();
+        let held = run.report.stats.devices.iter().map(|d| d.peak_bytes).max();
         let (l_sim, p, s) = ts.split(run.outputs);
         (p_sim, s_sim) = (p, s);
         println!(
-            "step {t}: loss {l_sim:.6} on {} devices ({sent} B sent per device), {l_ref:.6} on one",
-            mesh.num_devices()
+            "step {t}: loss {l_sim:.6} on {} devices ({sent} B sent per device; at most {} B held per device, {} B planned), {l_ref:.6} on one",
+            mesh.num_devices(),
+            held.unwrap_or(0),
+            e.peak_bytes_per_device
         );
         if (l_sim - l_ref).abs() > tolerance * (1.0 + l_ref.abs()) {
             return Err(

@@ -166,7 +166,7 @@ pub fn runs_as_steps(f: &Function, op: &shardc_ir::Op) -> bool {
 /// it itself rather than reading what an earlier segment wrote (a splat of `0.1` read
 /// after a collective would otherwise be written in full by one kernel and read by the
 /// next).
-fn recomputed(f: &Function) -> HashMap<ValueId, OpId> {
+pub fn recomputed(f: &Function) -> HashMap<ValueId, OpId> {
     let mut made: HashMap<ValueId, OpId> = HashMap::new();
     for (id, op) in f.body_ops() {
         let from_constants = match op.kind {

@@ -105,9 +105,11 @@ fn data_parallelism_is_kept_where_compute_is_dear() {
 /// A per-device memory budget (`Options::memory_per_device`) on mlp_dp: too small for any
 /// plan (the replicated parameters alone are 8.4 MB) is an error naming the tensors live
 /// at the peak and their bytes; the default plan's own peak is honoured by that plan, and
-/// one byte less is refused after the search tried weighing memory more heavily. The
-/// runtime's measured peak (values held at once per device, a collective's operand and
-/// result while in flight included) is the planned one within 5%.
+/// below the smallest plan's peak a budget is refused after the search tried weighing
+/// memory more heavily. The runtime's measured peak (values held at once per device, a
+/// collective's operand and result while in flight included) is the planned one on the
+/// reference engine (within 1%; it is exact) and at most that on the JIT (0.86: it
+/// computes broadcasts and elementwise chains inside the kernels reading them).
 #[test]
 fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
     use shardc::compiler::{CostModel, error::CompileError};
@@ -155,38 +157,62 @@ fn a_memory_budget_is_honoured_or_refused_naming_what_does_not_fit() {
     .unwrap();
     assert_eq!(collectives(&exact), collectives(&dp));
 
-    // One byte less: the heavier memory weights find no smaller plan (the parameters,
-    // their gradients and updates are replicated by the program's own annotations).
-    let under = compile(
-        &m,
-        &Options {
-            cost: CostModel::gpu_cluster(),
-            memory_per_device: Some(planned - 1),
-            ..Options::default()
-        },
-    );
-    let Err(e @ CompileError::OverMemory { .. }) = under else {
-        panic!("no plan of mlp_dp holds less than {planned} B")
+    // Lower budgets: the search weighs memory more heavily (the GPU cluster's costs
+    // here) and finds a plan within each budget down to the smallest peak it has; one
+    // byte below that no plan fits (the parameters, their gradients and updates are
+    // replicated by the program's own annotations), and the error says the smallest peak
+    // it found.
+    let budgeted = |budget: u64| {
+        compile(
+            &m,
+            &Options {
+                cost: CostModel::gpu_cluster(),
+                memory_per_device: Some(budget),
+                ..Options::default()
+            },
+        )
     };
+    let mut least = planned;
+    for _ in 0..4 {
+        match budgeted(least - 1) {
+            Ok(c) => {
+                let peak = c.explain().peak_bytes_per_device;
+                assert!(peak < least, "{peak} over the budget {}", least - 1);
+                least = peak;
+            }
+            Err(e @ CompileError::OverMemory { .. }) => {
+                assert!(
+                    e.to_string()
+                        .contains(&format!("the plan with the smallest peak holds {least} B")),
+                    "{e}"
+                );
+                break;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
     assert!(
-        e.to_string().contains(&format!(
-            "the plan with the smallest peak holds {planned} B"
-        )),
-        "{e}"
+        least > 20_000_000,
+        "the replicated parameters, gradients and updates alone hold more: {least}"
     );
     let fitted = exact;
     // Measured: the most bytes a device held while running the budgeted plan. (Before
     // the runtime counted collectives in flight: 0.67 of the plan, the gradients'
     // all-reduce operands and results missing.)
     let jit = NativeCompute::new(CpuOptions::default());
-    let run = run_cpu(&fitted, &det_inputs(&m), &jit, 1e-3).unwrap();
-    for (d, s) in run.report.stats.devices.iter().enumerate() {
-        let ratio = s.peak_bytes as f64 / planned as f64;
-        assert!(
-            (0.95..=1.05).contains(&ratio),
-            "device {d} held {} B at most; planned {planned}",
-            s.peak_bytes
-        );
+    let interpreted = shardc::runtime::engine::Interpreted;
+    let engines: [(&dyn shardc::runtime::engine::Compute, f64); 2] =
+        [(&interpreted, 0.99), (&jit, 0.8)];
+    for (engine, least) in engines {
+        let run = run_cpu(&fitted, &det_inputs(&m), engine, 1e-3).unwrap();
+        for (d, s) in run.report.stats.devices.iter().enumerate() {
+            let ratio = s.peak_bytes as f64 / planned as f64;
+            assert!(
+                (least..=1.01).contains(&ratio),
+                "device {d} held {} B at most; planned {planned}",
+                s.peak_bytes
+            );
+        }
     }
 }
 

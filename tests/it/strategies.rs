@@ -286,14 +286,32 @@ fn zero3_gathers_parameters_for_forward_and_again_for_backward() {
     );
     // Regathering gathers again for the backward pass every parameter it reads there
     // (the first layer's input weight is not read by the backward pass: its input needs no
-    // gradient), and so a device holds less at its peak.
+    // gradient).
     assert_eq!(c.regathered, 3);
     // Prefetching issues every gather of a parameter but the first where the one before
     // it stood: 6 of the 7 (4 for the forward, 3 regathered for the backward).
     assert_eq!(c.prefetched, 6);
+    // On this small MLP the peak is not the gathered weights' (the gradients' reductions
+    // in flight and the update are larger), so regathering holds no more and no less: as
+    // planned and as measured, 15,368 B each (before the plan counted what a device hands
+    // its communication side, it claimed 13,320 B against 14,600 kept; the run measured
+    // 15,368 for both).
     let peak = |c: &shardc::Compiled| c.explain().peak_bytes_per_device;
+    for c in [&kept, &c] {
+        let program = shardc::CpuProgram::new(c, &shardc::runtime::engine::Interpreted).unwrap();
+        let args = ts.args(&params(), &ts.init_state(), 1, &batch(1));
+        let run = program.run(c, &args, 1e-5).unwrap();
+        for d in &run.report.stats.devices {
+            assert!(
+                d.peak_bytes.abs_diff(peak(c)) <= 8,
+                "{} vs {}",
+                d.peak_bytes,
+                peak(c)
+            );
+        }
+    }
     assert!(
-        peak(&c) < peak(&kept),
+        peak(&c) <= peak(&kept),
         "regathered peak {} vs kept {}",
         peak(&c),
         peak(&kept)
@@ -1606,20 +1624,43 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// planned peak by role — parameters, optimizer state, batch, collective results, what
 /// the device computed — adding up to `explain`'s peak, each role within what the
 /// strategy's layouts give it (`memory_per_device`), ZeRO-3 holding a quarter of DDP's
-/// optimizer state at its peak on 4 devices. The peak each device measures when the step
-/// runs, on the reference engine and on the JIT, is the report's within 1% under DDP
-/// (40,972 B against 40,976): a segment's kernel frees each input it reads last as soon
-/// as it is done with it, so the fused update holds one parameter's old and new values
-/// at a time, as the plan counts (before, 57,356 B). ZeRO-1 measures 1.00-1.04x and
-/// ZeRO-3 1.13-1.15x: their gathers are issued ahead of their place in the op order,
-/// and a gather in flight holds its operand and result.
+/// optimizer state at its peak on 4 devices. For every strategy, the peak each device
+/// measures on the reference engine is the report's within 1% (4 B apart: what the
+/// device holds counts the same values as the plan does, in the same order):
+/// - a segment's kernel frees each input it reads last as soon as it is done with it,
+///   so the fused update holds one parameter's old and new values at a time (DDP
+///   measured 57,356 B against 40,976 planned before that);
+/// - a value made from constants alone is made again in each segment reading it, and the
+///   plan counts it there only (Megatron planned 11% over the run before that);
+/// - what a device hands its communication side (an operand moved over, or copied when
+///   compute reads it again) is counted with the result until compute waits for it, as
+///   the device counts it (ZeRO-3's gathers, issued ahead, measured 13-15% over the plan
+///   before that).
+///
+/// The JIT computes broadcasts and elementwise chains inside the kernels that read them,
+/// so it holds at most the plan (the plan is what a memory budget is checked against).
 #[test]
 fn the_memory_report_adds_up_by_role_and_matches_the_run() {
     let adam = adamw();
     let mut reports = Vec::new();
-    for strategy in [Strategy::ddp(), Strategy::zero1(), Strategy::zero3()] {
+    let strategies = [
+        (Strategy::ddp(), mesh(&[("data", 4)])),
+        (Strategy::zero1(), mesh(&[("data", 4)])),
+        (Strategy::zero3(), mesh(&[("data", 4)])),
+        (Strategy::zero2(), mesh(&[("data", 4)])),
+        (Strategy::megatron(megatron_specs()), mesh(&[("model", 4)])),
+        (
+            Strategy::dp_tp(megatron_specs()),
+            mesh(&[("data", 2), ("model", 4)]),
+        ),
+        (
+            Strategy::fsdp_tp(megatron_specs()),
+            mesh(&[("data", 2), ("model", 2)]),
+        ),
+    ];
+    for (strategy, m) in strategies {
         let name = strategy.name();
-        let ts = step_of(strategy, &mesh(&[("data", 4)]), adam);
+        let ts = step_of(strategy, &m, adam);
         let c = ts.program.compile(&ts.options()).unwrap();
         let r = ts.memory_report(&c).unwrap();
         assert_eq!(r.peak, c.explain().peak_bytes_per_device, "{name}");
@@ -1647,16 +1688,14 @@ fn the_memory_report_adds_up_by_role_and_matches_the_run() {
                     1e-5,
                 )
                 .unwrap();
+            let (least, most) = match engine_name {
+                "interpreted" => (r.peak * 99 / 100, r.peak * 101 / 100),
+                _ => (r.peak * 80 / 100, r.peak * 105 / 100),
+            };
             for (d, s) in run.report.stats.devices.iter().enumerate() {
-                // Collectives issued ahead of their place in the op order (prefetched
-                // gathers) hold their results earlier than the plan has them.
-                let most = match name.as_str() {
-                    "ddp" => r.peak * 101 / 100,
-                    _ => r.peak * 120 / 100,
-                };
                 assert!(
-                    s.peak_bytes * 100 >= r.peak * 95 && s.peak_bytes <= most,
-                    "{name}, {engine_name}: device {d} held {} B at most, the report says {} ({r:?}), at most {most}",
+                    s.peak_bytes >= least && s.peak_bytes <= most,
+                    "{name}, {engine_name}: device {d} held {} B at most, the report says {} ({r:?}): not in {least}..={most}",
                     s.peak_bytes,
                     r.peak
                 );

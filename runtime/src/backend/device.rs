@@ -94,6 +94,12 @@ struct Device<'e> {
     /// Bytes of the values ready in `env`, and the most there were at once.
     held: u64,
     peak: u64,
+    /// The results of the per-device ops handed to the communication side whose slots
+    /// still count what was handed over with them, by hand-over number
+    /// ([`Device::handed_over`], [`Device::done_before`]).
+    handed: Vec<(ValueId, u64)>,
+    /// Per-device ops handed over so far.
+    hand_overs: u64,
 }
 
 impl Device<'_> {
@@ -206,7 +212,42 @@ impl Device<'_> {
             }
         };
         self.set(v, Slot::Ready(value));
+        if let Some(k) = self.handed.iter().position(|&(w, _)| w == v) {
+            let (_, number) = self.handed.swap_remove(k);
+            self.done_before(number);
+        }
         Ok(())
+    }
+
+    /// Records that the per-device op with result `r` was handed over (its slot counting
+    /// the operand handed with it).
+    fn handed_over(&mut self, r: ValueId) {
+        self.handed.retain(|&(w, _)| w != r);
+        self.handed.push((r, self.hand_overs));
+        self.hand_overs += 1;
+    }
+
+    /// The communication side runs its ops in the order they are handed over: once the
+    /// result of hand-over `number` is here, every op handed over before it is done, and
+    /// what it was handed (its operand) is gone. Their slots count their results only
+    /// from here on.
+    fn done_before(&mut self, number: u64) {
+        let mut k = 0;
+        while k < self.handed.len() {
+            let (w, n) = self.handed[k];
+            if n > number {
+                k += 1;
+                continue;
+            }
+            self.handed.swap_remove(k);
+            let result = self.exe.value_types[w.index()].size_bytes() as u64;
+            if let Slot::Pending(_, _, b) | Slot::Away(b) = &mut self.env[w.index()]
+                && *b > result
+            {
+                self.held -= *b - result;
+                *b = result;
+            }
+        }
     }
 
     /// Hands `v` to the I/O thread to be written to the file of `stem`; the device
@@ -290,6 +331,8 @@ pub(crate) fn compute(
         clock,
         held: 0,
         peak: 0,
+        handed: Vec::new(),
+        hand_overs: 0,
     };
     let offloaded_arg =
         |i: usize| offload.and_then(|o| o.args.iter().find(|a| a.0 == i).map(|a| a.1.clone()));
@@ -518,6 +561,7 @@ pub(crate) fn compute(
                     storage,
                 })
                 .map_err(|_| DeviceError::CommunicationStopped)?;
+                d.handed_over(exchange.result);
                 if let Some(rx) = result {
                     let r = exchange.result;
                     d.set(r, Slot::Pending(rx, step, in_flight));
