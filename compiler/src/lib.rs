@@ -42,9 +42,11 @@ pub mod passes {
     pub mod partition;
     pub mod prefetch;
     pub mod propagate;
+    pub mod prune;
     pub mod regather;
     pub mod route;
     pub mod scatter;
+    pub mod trim;
 }
 
 /// The model the passes reason with: physical layouts, resharding plans between them,

@@ -1,6 +1,6 @@
-//! The pipeline, in order: verify, inline, constrain, fold, propagate, extract, partition,
-//! bucket, regather and prefetch (when asked), route (with a topology or compression),
-//! verify again.
+//! The pipeline, in order: verify, inline, trim, constrain, prune, fold, propagate, extract,
+//! partition, bucket, regather and prefetch (when asked), route (with a topology or
+//! compression), verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
 
@@ -14,9 +14,11 @@ use crate::passes::memory::{Peak, peak};
 use crate::passes::partition::{Partitioned, partition};
 use crate::passes::prefetch::prefetch;
 use crate::passes::propagate::{Options, Propagated, propagate};
+use crate::passes::prune::prune;
 use crate::passes::regather::regather;
 use crate::passes::route::{Route, route};
 use crate::passes::scatter::scatter;
+use crate::passes::trim::trim;
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module, verify_module_with};
 use std::collections::HashSet;
@@ -106,8 +108,10 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     let mut timings = Timings::default();
     timings.time("verify", || verify_module_with(m, opts.uneven()))?;
     let inlined = timings.time("inline", || inline(m))?;
-    let constrained = timings.time("constrain", || constrain(&inlined))?;
-    let (global, folded) = timings.time("fold", || fold(&constrained))?;
+    let (trimmed, _) = timings.time("trim", || trim(&inlined));
+    let constrained = timings.time("constrain", || constrain(&trimmed))?;
+    let (pruned, _) = timings.time("prune", || prune(&constrained))?;
+    let (global, folded) = timings.time("fold", || fold(&pruned))?;
     let mut propagated = timings.time("propagate", || propagate(&global, opts))?;
     if let Some((axis, c)) = opts
         .compress

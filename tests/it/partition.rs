@@ -938,6 +938,54 @@ fn jax_fixture_decisions() {
         // it on pieces costs an all-reduce of the done flags at each of its 7 trips
         // (XLA's plan: 1 all-reduce in the loop).
         ("hf_t5_greedy_generate", &["all_gather {data}"]),
+        // Probed as a new user would (2026-12-06). ConvLocal's patches are taken on the
+        // gathered batch (XLA gathers once too); the gradients all-reduced.
+        (
+            "flax_convlocal_circular_grad",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        ("optax_bce_smooth_ema_step", &["all_reduce {data,model}"; 5]),
+        // shard_map's own collectives, as written: psum_scatter, all_gather, pmax.
+        (
+            "shard_map_zero_by_hand_fwd",
+            &[
+                "reduce_scatter {data}",
+                "all_gather {data}",
+                "all_reduce {data}",
+            ],
+        ),
+        // The batch-split operand gathered for the replicated concatenation, its sum
+        // all-reduced; the zero-sized one is nowhere.
+        (
+            "jnp_zero_size_fwd",
+            &["all_gather {data}", "all_reduce {data}"],
+        ),
+        ("lax_scan_length0_fwd", &[]),
+        // jnp.pad's modes pad the split axis 0 by (0, 0) through slices of its first and
+        // last rows broadcast to no rows: pruned, nothing moves, as in XLA (before, the
+        // rows were gathered for them: 168 B/device).
+        ("jnp_pad_modes_fwd", &[]),
+        ("jnp_uint8_image_fwd", &[]),
+        ("jax_random_permutation_fwd", &[]),
+        // An argument returned both split and replicated: gathered once.
+        ("jnp_passthrough_fwd", &["all_gather {data}"]),
+        ("mesh_reversed_axes_fwd", &["all_gather {model}"]),
+        // The axis of size 1 trimmed from every sharding: nothing moves (before, the
+        // batch was gathered over ("x", "data") and sliced over "data").
+        ("mesh_axis_size_one_fwd", &[]),
+        (
+            "jnp_mixed_outputs_fwd",
+            &[
+                "all_gather {model}",
+                "all_reduce {data,model}",
+                "all_reduce {model}",
+            ],
+        ),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[
@@ -969,6 +1017,23 @@ fn jax_fixture_decisions() {
         // scatter operands and the token ids gathered (XLA: 6 all-gathers); the sampling's
         // random bits drawn whole on every device.
         ("hf_gpt2_topk_sample_generate", &[("all_gather {data}", 7)]),
+        // AdamW with bf16 moments over parameters split on data (FSDP), the batch over
+        // data x model: the batch gathered for the first layer, whose kernel stays split
+        // (its partial products reduce-scattered, moved back to the batch by an
+        // all-to-all); the second kernel gathered for the forward and again for the
+        // backward; the first kernel's gradient all-reduced whole (14 KB, the largest);
+        // the gradient norm and the loss all-reduced.
+        (
+            "optax_adamw_bf16_mu_fsdp_step",
+            &[
+                ("all_gather {data}", 3),
+                ("all_gather {data,model}", 2),
+                ("reduce_scatter {data}", 1),
+                ("all_to_all {data}", 1),
+                ("all_reduce {data,model}", 2),
+                ("all_reduce {data}", 1),
+            ],
+        ),
     ];
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();

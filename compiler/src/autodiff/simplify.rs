@@ -21,7 +21,7 @@ pub fn simplify(m: &Module) -> Result<Module, CompileError> {
     let functions = m
         .functions
         .iter()
-        .map(simplify_function)
+        .map(|f| simplify_function(f, true))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Module {
         functions,
@@ -29,7 +29,14 @@ pub fn simplify(m: &Module) -> Result<Module, CompileError> {
     })
 }
 
-fn simplify_function(f: &Function) -> Result<Function, CompileError> {
+/// `f` with its dead ops removed (and nothing merged): what `passes::prune` leaves once
+/// its empty values are constants.
+pub(crate) fn remove_dead(f: &Function) -> Result<Function, CompileError> {
+    simplify_function(f, false)
+}
+
+/// `f` with its dead ops removed and, with `merge`, its repeated ops merged.
+fn simplify_function(f: &Function, merge: bool) -> Result<Function, CompileError> {
     let (keep, live) = live_ops(f);
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
     b.set_visibility(f.visibility);
@@ -59,7 +66,7 @@ fn simplify_function(f: &Function) -> Result<Function, CompileError> {
             continue;
         }
         let operands: Vec<ValueId> = op.operands.iter().map(|v| map[v]).collect();
-        if op.regions.is_empty() {
+        if merge && op.regions.is_empty() {
             let types: Vec<&TensorType> = op.results.iter().map(|&r| f.ty(r)).collect();
             let earlier = seen.get(&operands).and_then(|ids| {
                 ids.iter()
