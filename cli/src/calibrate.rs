@@ -80,6 +80,18 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     let chain_s = seconds(&chain, c)?;
     let vector_flops = (3 * e) as f64 / chain_s;
 
+    // Ops that only move data: a concatenation of two vectors into a 4 MiB result on every
+    // device (a gradient bucket's), less a step's fixed cost (measured next).
+    let half = 1 << 19;
+    let concat = format!(
+        "{mesh}
+func.func @main(%a: tensor<{half}xf32>, %b: tensor<{half}xf32>) -> tensor<{e}xf32> {{
+  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<{half}xf32>, tensor<{half}xf32>) -> tensor<{e}xf32>
+  return %0 : tensor<{e}xf32>
+}}"
+    );
+    let concat_s = seconds(&concat, c)?;
+
     // The step's fixed cost: a step of one add of 64 floats on every device.
     let trivial = format!(
         "{mesh}
@@ -89,6 +101,7 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
 }}"
     );
     let step_overhead = seconds(&trivial, c)?;
+    let memory_bandwidth = (4 * e) as f64 / (concat_s - step_overhead).max(1e-7);
 
     // Collectives, per axis: all-reduces of 16 KiB and 240 KiB (their difference is
     // bytes over the axis), of 512 KiB and 4 MiB (the rate of large ones), and the layers
@@ -98,6 +111,7 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
     let (board_small, large) = (128 << 10, 1 << 20);
     let mut axis_bandwidth = std::collections::BTreeMap::new();
     let mut shared_bandwidth: Vec<f64> = Vec::new();
+    let mut copy_bandwidth: Vec<f64> = Vec::new();
     let mut latencies = Vec::new();
     let mut permutes: Vec<f64> = Vec::new();
     let mut group_latency: Vec<(usize, f64)> = Vec::new();
@@ -139,6 +153,13 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
         axis_bandwidth.insert(axis.clone(), bandwidth);
         let shared = (ring(large) - ring(board_small)) / (t_large - t_board).max(1e-9);
         shared_bandwidth.push(shared);
+        // Collectives that only copy: all-gathers of 512 KiB and 4 MiB results, whose
+        // ring sends (n-1)/n of the result per device.
+        let all_gather = |elements: usize| communication(&all_gather(&mesh, axis, elements));
+        let (g_small, g_large) = (all_gather(board_small)?, all_gather(large)?);
+        let gathered = |elements: usize| ((size - 1) * elements * 4) as f64 / *size as f64;
+        let copy = (gathered(large) - gathered(board_small)) / (g_large - g_small).max(1e-9);
+        copy_bandwidth.push(copy);
         latencies.push(latency);
         per_axis.insert(
             axis.clone(),
@@ -154,6 +175,9 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
                 "one_all_reduce_4MiB_us": t_large * 1e6,
                 "bandwidth_GBps": bandwidth / 1e9,
                 "shared_memory_GBps": shared / 1e9,
+                "one_all_gather_512KiB_us": g_small * 1e6,
+                "one_all_gather_4MiB_us": g_large * 1e6,
+                "shared_memory_copy_GBps": copy / 1e9,
                 "latency_us": latency * 1e6,
             }),
         );
@@ -211,6 +235,7 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
                 .copied()
                 .reduce(f64::min)
                 .unwrap_or(sm.bandwidth),
+            copy_bandwidth: copy_bandwidth.iter().copied().reduce(f64::min),
             ..sm
         }),
         group_latency: by_size(group_latency),
@@ -219,6 +244,7 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
         flops,
         dot_rates: dot_rates.clone(),
         vector_flops,
+        memory_bandwidth: Some(memory_bandwidth),
         step_overhead,
         shared_host: Some(SharedHost { cores, devices }),
         ..base
@@ -230,6 +256,8 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
         "matmul_GFLOPs_per_device": dot_rates.iter().map(|&(size, rate)| json!([size, rate / 1e9])).collect::<Vec<_>>(),
         "elementwise_chain_1M_ms": chain_s * 1e3,
         "elementwise_GFLOPs_per_device": vector_flops / 1e9,
+        "concatenate_4MiB_ms": concat_s * 1e3,
+        "memory_GBps_per_device": memory_bandwidth / 1e9,
         "step_overhead_us": step_overhead * 1e6,
         "axes": per_axis,
     });
@@ -361,6 +389,20 @@ func.func @main(%acc: {v} {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}, %a: {
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : ({ty}, tensor<f32>) -> {v}
   %s = stablehlo.add %acc, %r : {v}
+  return %s : {v}
+}}"
+    )
+}
+
+/// A program whose only communication is one all-gather over `axis` of a result of
+/// `elements` f32: an operand split over the axis, added to a replicated accumulator and
+/// returned replicated.
+fn all_gather(mesh: &str, axis: &str, elements: usize) -> String {
+    let v = format!("tensor<{elements}xf32>");
+    format!(
+        "{mesh}
+func.func @main(%acc: {v} {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}, %a: {v} {{sdy.sharding = #sdy.sharding<@mesh, [{{\"{axis}\"}}]>}}) -> ({v} {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>}}) {{
+  %s = stablehlo.add %acc, %a : {v}
   return %s : {v}
 }}"
     )

@@ -53,6 +53,7 @@ fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
     free_comm.latency /= 1e3;
     if let Some(sm) = &mut free_comm.shared_memory {
         sm.bandwidth *= 1e3;
+        sm.copy_bandwidth = sm.copy_bandwidth.map(|b| b * 1e3);
     }
     free_comm.group_latency.iter_mut().for_each(|l| l.1 /= 1e3);
     let mut lean = cost.clone();
@@ -239,6 +240,7 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                     "total": predicted.total() * 1e3,
                     "compute": predicted.compute * 1e3,
                     "communication": predicted.communication * 1e3,
+                    "hidden": predicted.hidden * 1e3,
                     "fixed": predicted.fixed * 1e3,
                 },
                 "measured_ms": measured_s * 1e3,

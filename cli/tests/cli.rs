@@ -617,6 +617,15 @@ fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
     assert_eq!(sm.min_bytes, 0);
     assert!(sm.bandwidth > 0.0);
     assert!(raw["axes"]["model"]["shared_memory_GBps"].as_f64().unwrap() > 0.0);
+    // ... and apart, the rate of the collectives that only copy (all-gathers).
+    assert!(sm.copy_bandwidth.is_some_and(|b| b > 0.0), "{sm:?}");
+    assert!(sm.rate(false) == sm.copy_bandwidth.unwrap() && sm.rate(true) == sm.bandwidth);
+    assert!(
+        raw["axes"]["model"]["one_all_gather_4MiB_us"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -986,6 +986,22 @@ fn jax_fixture_decisions() {
                 "all_reduce {model}",
             ],
         ),
+        // Probed as a new user would (2026-12-07). Ulysses attention by hand: the four
+        // all_to_alls as written, as XLA.
+        ("shard_map_ulysses_attention_fwd", &["all_to_all {data}"; 4]),
+        ("hf_vision_encoder_decoder_fwd", &[]),
+        // Four gradients and the loss summed over data (one bucket when run).
+        ("optax_multi_transform_step", &["all_reduce {data}"; 5]),
+        ("optax_lookahead_adopt_step", &["all_reduce {data}"; 5]),
+        // The 3-trip scan runs whole on every device: its weights and batch gathered once
+        // before it, the carry sliced back to its rows after (XLA: 2 all-gathers and 2
+        // all-reduces).
+        (
+            "lax_scan_constraint_fwd",
+            &["all_gather {model}", "all_gather {data}"],
+        ),
+        ("shard_map_pmean_two_axes_fwd", &["all_reduce {data,model}"]),
+        ("lax_reduce_precision_lse_fwd", &[]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[

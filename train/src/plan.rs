@@ -281,6 +281,7 @@ fn divisors(n: usize) -> Vec<usize> {
 #[derive(Clone, Copy)]
 enum Collective {
     AllReduce,
+    ReduceScatter,
     Gather,
 }
 
@@ -307,7 +308,7 @@ fn collective(
     // reduce-scatter (n-1)/n.
     let factor = match kind {
         Collective::AllReduce => 2.0 * (n - 1.0) / n,
-        Collective::Gather => (n - 1.0) / n,
+        Collective::ReduceScatter | Collective::Gather => (n - 1.0) / n,
     };
     let sent = factor * bytes;
     match &cost.topology {
@@ -320,7 +321,7 @@ fn collective(
                     t.hierarchical_all_reduce_s(group, bytes as u64)
                         .map_or(ring, |h| h.min(ring))
                 }
-                Collective::Gather => t.ring_link(group).time(sent),
+                Collective::ReduceScatter | Collective::Gather => t.ring_link(group).time(sent),
             };
             (seconds, class, sent)
         }
@@ -328,7 +329,12 @@ fn collective(
             // Through shared memory when the buffer is large enough (the gathered
             // buffer of a gather, the operand of a reduce-scatter: an upper bound).
             cost.latency_of(group.len())
-                + sent / cost.collective_bandwidth(cost.default_bandwidth, bytes as u64),
+                + sent
+                    / cost.collective_bandwidth(
+                        cost.default_bandwidth,
+                        bytes as u64,
+                        !matches!(kind, Collective::Gather),
+                    ),
             "link",
             sent,
         ),
@@ -428,7 +434,7 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
         match p.data_parallel {
             DataParallel::Ddp => charge(per(Collective::AllReduce, grads, buckets), true),
             DataParallel::Zero1 | DataParallel::Zero2 => {
-                charge(per(Collective::Gather, grads, tensors), true);
+                charge(per(Collective::ReduceScatter, grads, tensors), true);
                 charge(per(Collective::Gather, grads, tensors), false);
             }
             DataParallel::Zero3 => {
@@ -436,7 +442,7 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
                 // backward; gradients reduce-scattered.
                 charge(per(Collective::Gather, grads, tensors), false);
                 charge(per(Collective::Gather, grads, tensors), true);
-                charge(per(Collective::Gather, grads, tensors), true);
+                charge(per(Collective::ReduceScatter, grads, tensors), true);
             }
         }
         let backward = body * 2.0 / 3.0;

@@ -54,6 +54,11 @@ pub struct Explanation {
     pub compute_us: f64,
     /// Of [`Explanation::cost_us`], the communication.
     pub communication_us: f64,
+    /// Of [`Explanation::communication_us`], what runs while the device computes, not
+    /// adding to the step ([`ProgramTime::hidden`]).
+    ///
+    /// [`ProgramTime::hidden`]: crate::sharding::cost::ProgramTime::hidden
+    pub hidden_us: f64,
     /// Where the cost model's figures come from ([`crate::sharding::cost::CostModel::source`]).
     pub cost_model: String,
     /// How each loop runs: on pieces, unrolled, or whole and why (none without loops).
@@ -668,6 +673,7 @@ impl Compiled {
             cost_us: us(predicted.total()),
             compute_us: us(predicted.compute),
             communication_us: us(predicted.communication),
+            hidden_us: us(predicted.hidden),
             cost_model: match p.cost.shared_host {
                 Some(h) => format!(
                     "{}: {} devices sharing {} cores",
@@ -968,7 +974,7 @@ impl fmt::Display for Explanation {
         writeln!(f)?;
         writeln!(
             f,
-            "total {} B/device sent, peak {} B/device held, predicted {} a step ({} compute, {} communication, {} starting and joining the devices) by the cost model {}",
+            "total {} B/device sent, peak {} B/device held, predicted {} a step ({} compute, {} communication{}, {} starting and joining the devices) by the cost model {}",
             self.bytes_per_device,
             self.peak_bytes_per_device,
             // Predicted times (`CostModel::program_time`): no priority penalties in them,
@@ -976,7 +982,11 @@ impl fmt::Display for Explanation {
             time_text(self.cost_us),
             time_text(self.compute_us),
             time_text(self.communication_us),
-            time_text(self.cost_us - self.compute_us - self.communication_us),
+            match self.hidden_us > 0.0 {
+                true => format!(" of which {} behind compute", time_text(self.hidden_us)),
+                false => String::new(),
+            },
+            time_text(self.cost_us - self.compute_us - self.communication_us + self.hidden_us),
             self.cost_model
         )
     }

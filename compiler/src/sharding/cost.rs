@@ -10,7 +10,7 @@ use crate::sharding::layout::Layout;
 use crate::sharding::reshard::{CollectiveKind, Plan, Step};
 use serde::{Deserialize, Serialize};
 use shardc_ir::{Mesh, OpKind, TensorType, Topology, UnaryOp};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Machine parameters: what a device computes and moves per second. Axis bandwidths are
@@ -64,6 +64,12 @@ pub struct CostModel {
     pub dot_rates: Vec<(f64, f64)>,
     /// FLOP/s per device in every other op that computes (elementwise, reductions).
     pub vector_flops: f64,
+    /// Bytes per second a device writes in an op that only moves data into a buffer of
+    /// its own ([`moved_bytes`]: a concatenation such as a gradient bucket's, a pad, a
+    /// gather, a dynamic slice), as `shardc calibrate` measures a concatenation. `None`
+    /// in profiles written before it was measured: such ops cost nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_bandwidth: Option<f64>,
     /// Seconds every step pays whatever it computes: starting the devices' run and
     /// joining its end (on a shared host, measured at [`SharedHost::devices`] devices and
     /// growing with their number, [`CostModel::for_devices`]). 0 in profiles written
@@ -97,10 +103,31 @@ pub struct SharedMemory {
     /// (`RunOptions::shared_memory_min_bytes`; smaller ones are rings).
     pub min_bytes: u64,
     /// Bytes per second of what the ring would send ([`Exchange::ring_bytes`]) when the
-    /// collective goes through shared memory instead.
+    /// collective goes through shared memory instead: the rate of the collectives that
+    /// combine (all-reduce, reduce-scatter), and of every collective when
+    /// [`SharedMemory::copy_bandwidth`] has no figure.
     ///
     /// [`Exchange::ring_bytes`]: shardc_runtime::backend::collective::Exchange::ring_bytes
     pub bandwidth: f64,
+    /// The same rate for the collectives that only copy (all-gather, all-to-all): one
+    /// round, each device reading its peers' operands with no arithmetic. Measured on the
+    /// reference host (8 devices, 2 cores, 2026-12-07), an all-gather of a 4 MiB result
+    /// moved its ring bytes 2.5x as fast as an all-reduce of 4 MiB, whose fold adds `n`
+    /// operands and whose second round copies again. `None` in profiles written before
+    /// it was measured: [`SharedMemory::bandwidth`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_bandwidth: Option<f64>,
+}
+
+impl SharedMemory {
+    /// Bytes per second of a ring's bytes through shared memory, for a collective that
+    /// combines (`reduces`) or only copies.
+    pub fn rate(&self, reduces: bool) -> f64 {
+        match (reduces, self.copy_bandwidth) {
+            (false, Some(copy)) => copy,
+            _ => self.bandwidth,
+        }
+    }
 }
 
 /// The cores the devices of a mesh share, and the device count a profile was measured at.
@@ -157,6 +184,7 @@ impl CostModel {
             shared_memory: Some(SharedMemory {
                 min_bytes: shardc_runtime::backend::shared::MIN_BYTES as u64,
                 bandwidth: 4.5e9,
+                copy_bandwidth: None,
             }),
             latency: 150e-6,
             group_latency: Vec::new(),
@@ -172,6 +200,7 @@ impl CostModel {
                 (536870912.0, 215e9),
             ],
             vector_flops: 4.5e9,
+            memory_bandwidth: None,
             // A step of one elementwise op on 64 floats: 26 µs on one device, 100, 87 and
             // 195 µs on 2, 4 and 8 (2 cores, 2026-12-06): ~25 µs a device.
             step_overhead: 25e-6,
@@ -201,6 +230,7 @@ impl CostModel {
             flops: 100e12,
             dot_rates: Vec::new(),
             vector_flops: 10e12,
+            memory_bandwidth: None,
             step_overhead: 0.0,
             memory_weight: 1e-15,
             shared_host: None,
@@ -224,9 +254,11 @@ impl CostModel {
         m.flops *= factor;
         m.dot_rates.iter_mut().for_each(|r| r.1 *= factor);
         m.vector_flops *= factor;
+        m.memory_bandwidth = m.memory_bandwidth.map(|b| b * factor);
         m.default_bandwidth *= factor;
         if let Some(sm) = &mut m.shared_memory {
             sm.bandwidth *= factor;
+            sm.copy_bandwidth = sm.copy_bandwidth.map(|b| b * factor);
         }
         m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
         // Starting and joining the devices' threads: per device.
@@ -285,6 +317,12 @@ impl CostModel {
             .chain(m.group_latency.iter().map(|(_, latency)| latency))
             .chain(m.permute_latency.iter())
             .chain(m.shared_memory.iter().map(|sm| &sm.bandwidth))
+            .chain(
+                m.shared_memory
+                    .iter()
+                    .filter_map(|sm| sm.copy_bandwidth.as_ref()),
+            )
+            .chain(m.memory_bandwidth.iter())
             .any(|r| !(r.is_finite() && *r > 0.0))
         {
             return Err(format!(
@@ -331,10 +369,11 @@ impl CostModel {
 
     /// Bytes per second of a collective whose result is `result_bytes` on each device when
     /// its ring would run at `ring`: through shared memory from its threshold up
-    /// ([`CostModel::shared_memory`]).
-    pub fn collective_bandwidth(&self, ring: f64, result_bytes: u64) -> f64 {
+    /// ([`CostModel::shared_memory`]), at the rate of a collective that combines
+    /// (`reduces`: all-reduce, reduce-scatter) or only copies ([`SharedMemory::rate`]).
+    pub fn collective_bandwidth(&self, ring: f64, result_bytes: u64, reduces: bool) -> f64 {
         match self.shared_memory {
-            Some(sm) if result_bytes >= sm.min_bytes => sm.bandwidth,
+            Some(sm) if result_bytes >= sm.min_bytes => sm.rate(reduces),
             _ => ring,
         }
     }
@@ -367,7 +406,11 @@ impl CostModel {
             .apply(from)
             .and_then(|to| to.local_type(mesh, global))
             .map_or(0, |t| t.size_bytes() as u64);
-        latency + bytes as f64 / self.collective_bandwidth(ring, result_bytes)
+        let reduces = matches!(
+            step.kind(),
+            CollectiveKind::AllReduce | CollectiveKind::ReduceScatter
+        );
+        latency + bytes as f64 / self.collective_bandwidth(ring, result_bytes, reduces)
     }
 
     /// Seconds a whole plan takes, and the bytes each device sends.
@@ -399,7 +442,10 @@ impl CostModel {
         } else {
             self.vector_flops
         };
-        flops / rate
+        let moved = self
+            .memory_bandwidth
+            .map_or(0.0, |b| moved_bytes(kind, results) as f64 / b);
+        flops / rate + moved
     }
 
     /// FLOP/s of a contraction of `flops` FLOPs ([`CostModel::dot_rates`]).
@@ -504,13 +550,16 @@ pub struct ProgramTime {
     pub collectives: usize,
     /// Seconds the step pays whatever it computes ([`CostModel::step_overhead`]).
     pub fixed: f64,
+    /// Of [`ProgramTime::communication`], the seconds run while the device computes: a
+    /// collective runs on the device's communication side from when compute hands it over
+    /// until compute first reads its result, so what compute does in between hides it.
+    pub hidden: f64,
 }
 
 impl ProgramTime {
-    /// Compute, communication and the step's fixed cost one after the other (no overlap
-    /// assumed).
+    /// Compute, communication not hidden behind it, and the step's fixed cost.
     pub fn total(&self) -> f64 {
-        self.compute + self.communication + self.fixed
+        self.compute + self.communication - self.hidden + self.fixed
     }
 }
 
@@ -525,13 +574,50 @@ impl CostModel {
     /// compute segment: it is charged one latency (measured on the cpu backend: the two
     /// `shard_slice`s that slicing `jax_random_normal_fwd`'s loop adds cost 0.3-0.6 ms,
     /// `docs/bench/loops-2026-12-05.json`).
+    ///
+    /// The body runs as the runtime runs it (`shardc_runtime::backend::device`): compute
+    /// takes its ops in order and hands each collective to the device's communication
+    /// side, which runs them one after the other; compute waits for a collective's result
+    /// only at the first op that reads it, and for everything at the end (results) and at
+    /// a loop or branch, which runs whole. Communication that runs while compute has other
+    /// work is [`ProgramTime::hidden`]. Every device is taken to arrive at a collective
+    /// when device 0 does (the devices of a step run the same program).
     pub fn program_time(&self, f: &shardc_ir::Function) -> ProgramTime {
         let names = f.value_names();
         let mut t = ProgramTime {
             fixed: self.step_overhead,
             ..ProgramTime::default()
         };
-        self.block_time(f, shardc_ir::Function::BODY, &names, 1.0, &mut t);
+        // When compute is done with the ops so far, when the communication side is done
+        // with the collectives so far, and when each collective's results arrive.
+        let (mut compute_at, mut communication_at) = (0.0f64, 0.0f64);
+        let mut arrives: HashMap<shardc_ir::ValueId, f64> = HashMap::new();
+        for &id in &f.block(shardc_ir::Function::BODY).ops {
+            let op = f.op(id);
+            let mut one = ProgramTime::default();
+            self.op_time_in(f, id, &names, 1.0, &mut one);
+            t.compute += one.compute;
+            t.communication += one.communication;
+            t.collectives += one.collectives;
+            if op.kind.is_collective() || op.kind.is_per_device() {
+                communication_at = compute_at.max(communication_at) + one.communication;
+                arrives.extend(op.results.iter().map(|&r| (r, communication_at)));
+            } else if !op.regions.is_empty() {
+                compute_at = compute_at.max(communication_at) + one.compute + one.communication;
+                communication_at = compute_at;
+            } else {
+                let ready = op
+                    .operands
+                    .iter()
+                    .filter_map(|v| arrives.get(v))
+                    .fold(compute_at, |a, &b| a.max(b));
+                compute_at = ready + one.compute;
+            }
+        }
+        let end = compute_at.max(communication_at);
+        // Less than a nanosecond is rounding in the sums, not overlap.
+        let hidden = t.compute + t.communication - end;
+        t.hidden = if hidden > 1e-9 { hidden } else { 0.0 };
         t
     }
 
@@ -546,12 +632,26 @@ impl CostModel {
         times: f64,
         t: &mut ProgramTime,
     ) {
+        for &id in &f.block(block).ops {
+            self.op_time_in(f, id, names, times, t);
+        }
+    }
+
+    /// Adds the time of op `id`, run `times` times, to `t` ([`CostModel::block_time`]).
+    fn op_time_in(
+        &self,
+        f: &shardc_ir::Function,
+        id: shardc_ir::OpId,
+        names: &[String],
+        times: f64,
+        t: &mut ProgramTime,
+    ) {
         let slowest = self
             .axis_bandwidth
             .values()
             .copied()
             .fold(self.default_bandwidth, f64::min);
-        for &id in &f.block(block).ops {
+        {
             let op = f.op(id);
             if op.kind == OpKind::While {
                 let trips = crate::local::loops::costed_trips(f, op) as f64;
@@ -590,7 +690,7 @@ impl CostModel {
                                 let shared = self
                                     .shared_memory
                                     .filter(|sm| x.on_shared_memory(sm.min_bytes as usize));
-                                bytes as f64 / shared.map_or(slowest, |sm| sm.bandwidth)
+                                bytes as f64 / shared.map_or(slowest, |sm| sm.rate(x.reduces()))
                             }
                             _ => bytes as f64 / slowest,
                         });
@@ -605,6 +705,21 @@ impl CostModel {
                 t.compute += times * self.op_time(&op.kind, &operands, &results);
             }
         }
+    }
+}
+
+/// Bytes an op that only moves data writes into a buffer of its own (its results): a
+/// concatenation, pad, gather, dynamic slice or rotation, each a kernel of its own on the
+/// cpu backend (`lower::cluster`'s roots that compute nothing). Others: none (a reshape,
+/// slice, transpose or broadcast is read through by the kernel that consumes it).
+pub fn moved_bytes(kind: &OpKind, results: &[TensorType]) -> u64 {
+    match kind {
+        OpKind::Concatenate { .. }
+        | OpKind::Pad { .. }
+        | OpKind::Gather(_)
+        | OpKind::DynamicSlice { .. }
+        | OpKind::Rotate { .. } => results.iter().map(|t| t.size_bytes() as u64).sum(),
+        _ => 0,
     }
 }
 
@@ -814,6 +929,7 @@ mod tests {
         m.shared_memory = Some(SharedMemory {
             min_bytes: 256 << 10,
             bandwidth: 3.0 * m.default_bandwidth,
+            copy_bandwidth: None,
         });
         let m = m.for_devices(4);
         let sm = m.shared_memory.unwrap();
@@ -887,6 +1003,94 @@ func.func @main(%a: tensor<4x{elements}xf32> {{sdy.sharding = #sdy.sharding<@mes
             m.op_time(&add, &[t.clone(), t.clone()], &[t]),
             4096.0 / m.vector_flops
         );
+    }
+
+    /// A per-device program: `%p`'s all-gather, then a dot on `%x` that does not read it
+    /// (`late`) or that does (otherwise), then the gathered value read.
+    fn gather_then_dot(late: bool) -> shardc_ir::Module {
+        let operand = if late { "%x" } else { "%g" };
+        let text = format!(
+            r#"
+func.func @main(%p: tensor<64x64xf32>, %x: tensor<256x64xf32>) -> (tensor<256x64xf32>, tensor<256x64xf32>) {{
+  %g = "stablehlo.all_gather"(%p) <{{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>}}> : (tensor<64x64xf32>) -> tensor<256x64xf32>
+  %w = stablehlo.constant dense<1.0> : tensor<64x64xf32>
+  %d = stablehlo.dot_general {operand}, %w, contracting_dims = [1] x [0] : (tensor<256x64xf32>, tensor<64x64xf32>) -> tensor<256x64xf32>
+  %s = stablehlo.add %g, %g : tensor<256x64xf32>
+  return %d, %s : tensor<256x64xf32>, tensor<256x64xf32>
+}}
+"#
+        );
+        shardc_ir::text::parse_module(&text).unwrap()
+    }
+
+    /// Communication runs behind the compute that does not need its result: a gather
+    /// handed over before a dot that does not read it is hidden by the dot (the step takes
+    /// the longer of the two), and not when the dot reads it.
+    #[test]
+    fn communication_runs_behind_compute_until_its_result_is_read() {
+        let m = CostModel::cpu(2).for_devices(4);
+        let late = m.program_time(gather_then_dot(true).entry().unwrap());
+        let early = m.program_time(gather_then_dot(false).entry().unwrap());
+        assert_eq!(late.collectives, 1);
+        assert!((late.compute - early.compute).abs() < 1e-15);
+        assert!((late.communication - early.communication).abs() < 1e-15);
+        // The dot and the gather overlap; the add waits for both.
+        let dot = m.op_time(
+            &matmul(),
+            &[
+                TensorType::new(shardc_ir::DType::F32, [256, 64]),
+                TensorType::new(shardc_ir::DType::F32, [64, 64]),
+            ],
+            &[TensorType::new(shardc_ir::DType::F32, [256, 64])],
+        );
+        assert!(late.hidden > 0.0);
+        assert!(
+            (late.hidden - dot.min(late.communication)).abs() < 1e-12,
+            "{late:?}, dot {dot}"
+        );
+        assert_eq!(early.hidden, 0.0);
+        assert!(late.total() < early.total());
+        assert!(
+            (early.total() - (early.compute + early.communication + early.fixed)).abs() < 1e-15
+        );
+    }
+
+    /// Through shared memory, a collective that only copies (all-gather) moves at its own
+    /// rate when one was measured, a reduction at the other; an op that only moves data
+    /// (concatenate) costs its bytes at the memory rate when one was measured, nothing
+    /// otherwise.
+    #[test]
+    fn copies_have_their_own_rates() {
+        let mut m = CostModel::cpu(2);
+        let time = |m: &CostModel| m.program_time(gather_then_dot(false).entry().unwrap());
+        let at_reduction_rate = time(&m).communication;
+        m.shared_memory.as_mut().unwrap().copy_bandwidth = Some(4.0 * 4.5e9);
+        let sm = m.shared_memory.unwrap();
+        assert_eq!((sm.rate(true), sm.rate(false)), (4.5e9, 18e9));
+        let latency = m.latency_of(4);
+        let at_copy_rate = time(&m).communication;
+        // A ring all-gather sends (n-1)/n of its result: 48 KiB here.
+        let sent = (3 * 64 * 64 * 4) as f64;
+        assert!((at_reduction_rate - latency - sent / 4.5e9).abs() < 1e-12);
+        assert!((at_copy_rate - latency - sent / 18e9).abs() < 1e-12);
+        // Shared by the devices of a host like every other rate.
+        let quarter = m.for_devices(8).shared_memory.unwrap();
+        assert_eq!(quarter.copy_bandwidth, Some(18e9 / 4.0));
+
+        let v = TensorType::new(shardc_ir::DType::F32, [1024]);
+        let joined = TensorType::new(shardc_ir::DType::F32, [2048]);
+        let concat = OpKind::Concatenate { dimension: 0 };
+        let operands = [v.clone(), v];
+        assert_eq!(
+            m.op_time(&concat, &operands, std::slice::from_ref(&joined)),
+            0.0
+        );
+        m.memory_bandwidth = Some(8e9);
+        assert_eq!(
+            m.op_time(&concat, &operands, std::slice::from_ref(&joined)),
+            8192.0 / 8e9
+        );
+        assert_eq!(m.for_devices(8).memory_bandwidth, Some(2e9));
     }
 
     /// A loop's body is predicted once per iteration: a dot in a loop of 3 iterations

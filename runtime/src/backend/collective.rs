@@ -387,6 +387,15 @@ impl Exchange {
             && self.result_ty.size_bytes() >= min_bytes
     }
 
+    /// Whether the op combines its peers' values (an all-reduce or a reduce-scatter)
+    /// rather than only copying them.
+    pub fn reduces(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::AllReduce { .. } | Kind::ReduceScatter { .. }
+        )
+    }
+
     /// The number of devices in each group (2 for a permute).
     pub fn group_size(&self) -> usize {
         match &self.kind {
