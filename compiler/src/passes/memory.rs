@@ -186,17 +186,37 @@ fn walk(f: &Function, args: bool) -> Peak {
     // first read at.
     let mut flying: Vec<(ValueId, usize)> = Vec::new();
     let mut best_flying: Vec<(ValueId, usize)> = Vec::new();
-    let mut live: Vec<ValueId> = if args { f.args().to_vec() } else { Vec::new() };
-    let mut held: u64 = live.iter().map(|&v| size(v)).sum();
+    // Where each value stops being live: after its last reader (a value no op reads,
+    // where it is made; a result never), a value made from constants after its
+    // segment's last reader.
+    let mut dies: HashMap<usize, Vec<ValueId>> = remade.goes.clone();
+    let made = ops
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, op))| op.results.iter().map(move |&r| (r, i)));
+    for (v, made_at) in f.args().iter().map(|&a| (a, 0)).chain(made) {
+        if !results.contains(&v) && !remade.values.contains(&v) {
+            let at = last_use.get(&v).copied().unwrap_or(made_at).max(made_at);
+            dies.entry(at).or_default().push(v);
+        }
+    }
+    let mut live = Live::default();
+    if args {
+        for &a in f.args() {
+            live.insert(a);
+        }
+    }
+    let mut held: u64 = live.values.iter().map(|&v| size(v)).sum();
     let mut best = Peak {
         bytes: held,
         ..Peak::default()
     };
-    let mut best_live = live.clone();
+    let mut best_live = live.values.clone();
     for (i, (_, op)) in ops.iter().enumerate() {
         for &v in remade.comes.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
-            live.push(v);
-            held += size(v);
+            if live.insert(v) {
+                held += size(v);
+            }
         }
         // Copies whose collective's result this op waits for are dropped before it runs.
         flying.retain(|&(v, until)| {
@@ -218,12 +238,11 @@ fn walk(f: &Function, args: bool) -> Peak {
         // A loop's or branch's results are its regions' (counted there) until it ends.
         let regions_hold_results = inside_counts_results(op);
         if regions_hold_results && now > best.bytes {
-            best_live.clone_from(&live);
+            best_live.clone_from(&live.values);
             best_flying.clone_from(&flying);
         }
         for &r in &op.results {
-            if !remade.values.contains(&r) {
-                live.push(r);
+            if !remade.values.contains(&r) && live.insert(r) {
                 held += size(r);
             }
         }
@@ -231,22 +250,15 @@ fn walk(f: &Function, args: bool) -> Peak {
             best.bytes = now;
             best.at = i;
             if !regions_hold_results {
-                best_live.clone_from(&live);
+                best_live.clone_from(&live.values);
                 best_flying.clone_from(&flying);
             }
         }
-        let goes = remade.goes.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-        live.retain(|v| {
-            let keep = if remade.values.contains(v) {
-                !goes.contains(v)
-            } else {
-                last_use.get(v).is_some_and(|&u| u > i) || results.contains(v)
-            };
-            if !keep {
-                held -= size(*v);
+        for &v in dies.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
+            if live.remove(v) {
+                held -= size(v);
             }
-            keep
-        });
+        }
         // An operand read for the last time is moved to the communication side, held
         // there with the result until compute waits for it.
         if let Some((v, until, false)) = handed {
@@ -259,6 +271,37 @@ fn walk(f: &Function, args: bool) -> Peak {
     best.live = sized;
     best.in_flight = best_flying.into_iter().map(|(v, _)| (v, size(v))).collect();
     best
+}
+
+/// The values a walk holds: removal in constant time (their order does not matter).
+#[derive(Default)]
+struct Live {
+    values: Vec<ValueId>,
+    at: HashMap<ValueId, usize>,
+}
+
+impl Live {
+    /// Whether `v` was not held yet.
+    fn insert(&mut self, v: ValueId) -> bool {
+        let std::collections::hash_map::Entry::Vacant(e) = self.at.entry(v) else {
+            return false;
+        };
+        e.insert(self.values.len());
+        self.values.push(v);
+        true
+    }
+
+    /// Whether `v` was held.
+    fn remove(&mut self, v: ValueId) -> bool {
+        let Some(i) = self.at.remove(&v) else {
+            return false;
+        };
+        self.values.swap_remove(i);
+        if let Some(&moved) = self.values.get(i) {
+            self.at.insert(moved, i);
+        }
+        true
+    }
 }
 
 /// The operands handed to the communication side, by body position of the per-device op
