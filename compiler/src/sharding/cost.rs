@@ -112,8 +112,8 @@ pub struct SharedMemory {
     /// The same rate for the collectives that only copy (all-gather, all-to-all): one
     /// round, each device reading its peers' operands with no arithmetic. Measured on the
     /// reference host (8 devices, 2 cores, 2026-12-07), an all-gather of a 4 MiB result
-    /// moved its ring bytes 2.5x as fast as an all-reduce of 4 MiB, whose fold adds `n`
-    /// operands and whose second round copies again. `None` in profiles written before
+    /// moved its ring bytes 1.8-2.3x as fast as an all-reduce of 4 MiB, whose fold adds
+    /// `n` operands and whose second round copies again. `None` in profiles written before
     /// it was measured: [`SharedMemory::bandwidth`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub copy_bandwidth: Option<f64>,
