@@ -318,6 +318,10 @@ enum Bench {
         /// program's own mesh (once per distinct mesh) and use that for the program.
         #[arg(long, value_delimiter = ',', conflicts_with_all = ["cost_profile", "gpu_cluster"])]
         calibrate: Option<Vec<String>>,
+        /// Write each distinct plan's explanation to `DIR/PROGRAM.PLAN.txt`, to read how
+        /// the plans differ.
+        #[arg(long, value_name = "DIR")]
+        explain: Option<PathBuf>,
     },
     /// A gradient-sized all-reduce over emulated nodes (links across them `--slowdown`
     /// times slower than the host's): the flat ring beside the hierarchical algorithm the
@@ -737,6 +741,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     engine,
                     cost,
                     calibrate,
+                    explain,
                 },
         } => {
             let mut calibration = None;
@@ -763,6 +768,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 engine,
                 cost: model,
                 calibrate_each_mesh: each,
+                explain,
             };
             let mut out = shardc_cli::plans::plans(&b)?;
             if let (Some(raw), Some(o)) = (calibration, out.as_object_mut()) {

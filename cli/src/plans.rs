@@ -34,6 +34,8 @@ pub struct PlansBench {
     /// instead of [`PlansBench::cost`]: a profile measured on `data=8` knows nothing of
     /// the groups of 2 and 4 a `data=2 x model=4` program's collectives run over.
     pub calibrate_each_mesh: bool,
+    /// Where to write each distinct plan's explanation (`PROGRAM.PLAN.txt`), if anywhere.
+    pub explain: Option<PathBuf>,
 }
 
 /// Loops that communicate with at most this many known trips are unrolled in the
@@ -196,6 +198,16 @@ pub fn plans(b: &PlansBench) -> Result<Value, Error> {
                 continue;
             }
             seen.push(text);
+            if let Some(dir) = &b.explain {
+                let stem = file.file_stem().map_or_else(
+                    || "program".to_string(),
+                    |s| s.to_string_lossy().into_owned(),
+                );
+                let path = dir.join(format!("{stem}.{name}.txt"));
+                std::fs::create_dir_all(dir)
+                    .and_then(|()| std::fs::write(&path, e.to_string()))
+                    .map_err(|source| Error::Io { path, source })?;
+            }
             plans.push(Plan {
                 name,
                 also: Vec::new(),

@@ -39,6 +39,7 @@ pub mod passes {
     pub mod inline;
     pub mod memory;
     pub mod mlir;
+    pub mod narrow;
     pub mod partition;
     pub mod prefetch;
     pub mod propagate;

@@ -1,4 +1,5 @@
-//! The pipeline, in order: verify, inline, trim, constrain, prune, fold, propagate, extract,
+//! The pipeline, in order: verify, inline, trim, constrain, prune, fold, narrow, propagate,
+//! extract,
 //! partition, bucket, regather and prefetch (when asked), route (with a topology or
 //! compression), verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
@@ -11,6 +12,7 @@ use crate::passes::extract::{Extraction, extract};
 use crate::passes::fold::fold;
 use crate::passes::inline::inline;
 use crate::passes::memory::{Peak, peak};
+use crate::passes::narrow::narrow;
 use crate::passes::partition::{Partitioned, partition};
 use crate::passes::prefetch::prefetch;
 use crate::passes::propagate::{Options, Propagated, propagate};
@@ -64,6 +66,9 @@ pub struct Compiled {
     annotated: std::sync::OnceLock<Module>,
     /// Transposes folded into the dot they read (`fold.rs`).
     pub folded: usize,
+    /// Slices computed on their window instead of from a whole value made for them alone
+    /// (`passes::narrow`).
+    pub narrowed: usize,
     /// How long each stage took, in pipeline order.
     pub timings: Timings,
 }
@@ -111,7 +116,8 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     let (trimmed, _) = timings.time("trim", || trim(&inlined));
     let constrained = timings.time("constrain", || constrain(&trimmed))?;
     let (pruned, _) = timings.time("prune", || prune(&constrained))?;
-    let (global, folded) = timings.time("fold", || fold(&pruned))?;
+    let (folded_module, folded) = timings.time("fold", || fold(&pruned))?;
+    let (global, narrowed) = timings.time("narrow", || narrow(&folded_module))?;
     let mut propagated = timings.time("propagate", || propagate(&global, opts))?;
     if let Some((axis, c)) = opts
         .compress
@@ -141,7 +147,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         why: "there is nothing to compile".into(),
     })?;
     let (mut extraction, mut partitioned, mut buckets, mut regathered, mut prefetched) =
-        plan(&global, &mut propagated, f, opts, &mut timings)?;
+        lean_or_not(&global, &mut propagated, f, opts, &mut timings)?;
     if let Some(budget) = opts.memory_per_device {
         // Memory weighed against time ever more heavily, until a plan fits.
         let mut smallest = memory_peak(&partitioned);
@@ -201,8 +207,61 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         prefetched,
         routes,
         folded,
+        narrowed,
         timings,
     })
+}
+
+/// The memory weight (seconds per byte held) of the second plan [`lean_or_not`] weighs:
+/// a megabyte held weighs as much as 10 ms, so that plan keeps activations split and
+/// gathers parameters instead, as a tight memory budget would.
+const LEAN_WEIGHT: f64 = 1e-8;
+
+/// The plan extracted with the model as given, or the one extracted with memory weighed
+/// heavily ([`LEAN_WEIGHT`]) when the model predicts that one more than 1% faster as a
+/// whole program after partitioning, bucketing and reduce-scatter creation.
+///
+/// Extraction adds up each value's cost one layout at a time, before the passes after it:
+/// it cannot see that a gradient sum whose pieces are sliced becomes a reduce-scatter, that
+/// buckets merge all-reduces, or what runs behind compute. So a plan that gathers
+/// activations (a sequence split over the data axis of an FSDP x TP step, seeded by the
+/// position table's FSDP split) can win extraction and lose as a program to the one that
+/// keeps the batch split and gathers the table. When the lean plan is kept, the model it
+/// was extracted with is kept too (`explain` prints it, and weighs alternatives by it).
+fn lean_or_not(
+    global: &Module,
+    propagated: &mut Propagated,
+    f: &shardc_ir::Function,
+    opts: &Options,
+    timings: &mut Timings,
+) -> Result<Planned, CompileError> {
+    let first = plan(global, propagated, f, opts, timings)?;
+    if propagated.cost.memory_weight >= LEAN_WEIGHT {
+        return Ok(first);
+    }
+    let (cost, banned) = (propagated.cost.clone(), propagated.banned_loops.clone());
+    let predicted = |p: &Partitioned| {
+        p.module.entry().map_or(f64::INFINITY, |f| {
+            cost.program_time(f).total() + peak(f).bytes as f64 * cost.memory_weight
+        })
+    };
+    propagated.cost.memory_weight = LEAN_WEIGHT;
+    let t0 = predicted(&first.1);
+    if let Ok(lean) = plan(global, propagated, f, opts, timings) {
+        let t1 = predicted(&lean.1);
+        if t1 < 0.99 * t0 {
+            propagated.cost.source = format!(
+                "{}; memory weighed at {LEAN_WEIGHT:e} s/B: that plan is predicted {:.1}% \
+                 faster as a whole program than the one extracted without",
+                cost.source,
+                (1.0 - t1 / t0) * 100.0
+            );
+            return Ok(lean);
+        }
+    }
+    propagated.cost = cost;
+    propagated.banned_loops = banned;
+    Ok(first)
 }
 
 /// Extraction (again while a loop's results come from different plans), partitioning,

@@ -2503,3 +2503,63 @@ fn eigh_and_svd_decompose() {
         );
     }
 }
+
+/// A sort whose comparator is one `compare` of an operand's pair (JAX's sorts and
+/// `top_k`) is computed natively: the same permutation, bit for bit, as the comparator
+/// interpreted (here the same compare with `and true` after it), for NaNs of both signs,
+/// signed zeros and ties (stable), along either dimension, with the pair compared either
+/// way round and keyed on either operand.
+#[test]
+fn sorts_by_one_compare_equal_the_interpreted_comparator() {
+    let values: Vec<f32> = vec![
+        1.0,
+        f32::NAN,
+        -0.0,
+        0.0,
+        -f32::NAN,
+        3.5,
+        1.0,
+        -2.0,
+        f32::INFINITY,
+        0.0,
+        -0.0,
+        1.0,
+    ];
+    let x = f32s(&[3, 4], &values);
+    let idx = i32s(&[3, 4], &(0..12).collect::<Vec<_>>());
+    for dim in [0, 1] {
+        for (dir, cmp_type) in [("GT", "TOTALORDER"), ("LT", "TOTALORDER"), ("LT", "FLOAT")] {
+            for (lhs, rhs, key) in [("%a", "%b", 0), ("%b", "%a", 0), ("%i", "%j", 1)] {
+                let ty = if key == 0 { cmp_type } else { "SIGNED" };
+                let scalar = if key == 0 { "f32" } else { "i32" };
+                let module = |and_true: bool| {
+                    let tail = if and_true {
+                        "%t = stablehlo.constant dense<true> : tensor<i1>\n      %r = stablehlo.and %c, %t : tensor<i1>\n      stablehlo.return %r : tensor<i1>"
+                    } else {
+                        "stablehlo.return %c : tensor<i1>"
+                    };
+                    let text = format!(
+                        r#"func.func @main(%x: tensor<3x4xf32>, %y: tensor<3x4xi32>) -> (tensor<3x4xf32>, tensor<3x4xi32>) {{
+  %s:2 = "stablehlo.sort"(%x, %y) <{{dimension = {dim} : i64, is_stable = true}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
+      %c = stablehlo.compare {dir}, {lhs}, {rhs}, {ty} : (tensor<{scalar}>, tensor<{scalar}>) -> tensor<i1>
+      {tail}
+  }}) : (tensor<3x4xf32>, tensor<3x4xi32>) -> (tensor<3x4xf32>, tensor<3x4xi32>)
+  return %s#0, %s#1 : tensor<3x4xf32>, tensor<3x4xi32>
+}}"#
+                    );
+                    shardc_ir::text::parse_module(&text).unwrap()
+                };
+                let args = [x.clone(), idx.clone()];
+                let native = reference::run(&module(false), "main", &args).unwrap();
+                let interpreted = reference::run(&module(true), "main", &args).unwrap();
+                assert_eq!(native, interpreted, "dim {dim}, {dir} {lhs} {rhs} {ty}");
+                // The permutation is the stable one.
+                let perm: Vec<f64> = native[1].to_f64_vec();
+                let mut sorted = perm.clone();
+                sorted.sort_by(|a, b| a.total_cmp(b));
+                assert_eq!(sorted, (0..12).map(f64::from).collect::<Vec<_>>());
+            }
+        }
+    }
+}

@@ -447,88 +447,6 @@ fn jax_fixture_decisions() {
             "optax_ctc_grad",
             &["all_gather {data}", "all_gather {data}"],
         ),
-        (
-            "hf_gemma_tp_grad",
-            &[
-                "all_reduce {model}",
-                "all_gather {model}",
-                "all_gather {model}",
-                "all_gather {model}",
-                "all_gather {model}",
-                "all_reduce {model}",
-                "all_gather {model}",
-                "all_gather {model}",
-                "all_reduce {model}",
-                "reduce_scatter {model}",
-                "all_reduce {data,model}",
-                "all_gather {model}",
-                "all_reduce {data}",
-                "all_gather {model}",
-                "all_reduce {model}",
-                "all_reduce {data}",
-                "reduce_scatter {model}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-                "reduce_scatter {model}",
-                "all_reduce {data}",
-                "all_gather {model}",
-                "all_reduce {model}",
-                "all_reduce {data}",
-                "reduce_scatter {model}",
-                "all_gather {model}",
-                "all_gather {model}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-                "reduce_scatter {model}",
-                "all_reduce {data}",
-                "all_gather {model}",
-                "all_reduce {model}",
-                "all_reduce {data}",
-            ],
-        ),
-        (
-            "hf_bloom_fsdp_grad",
-            &[
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_to_all {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_to_all {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-                "all_to_all {data}",
-                "all_gather {data}",
-                "all_reduce {data}",
-                "all_to_all {data}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-                "all_gather {data}",
-                "all_gather {data}",
-                "all_to_all {data}",
-                "reduce_scatter {data}",
-                "all_to_all {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-                "all_to_all {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-                "reduce_scatter {data}",
-            ],
-        ),
         // Mixup pairs each row with a row elsewhere in the batch (jax.random.permutation):
         // both x and y gathered; then the loss and the MLP's 4 gradients all-reduced.
         (
@@ -938,17 +856,11 @@ fn jax_fixture_decisions() {
         // it on pieces costs an all-reduce of the done flags at each of its 7 trips
         // (XLA's plan: 1 all-reduce in the loop).
         ("hf_t5_greedy_generate", &["all_gather {data}"]),
-        // Probed as a new user would (2026-12-06). ConvLocal's patches are taken on the
-        // gathered batch (XLA gathers once too); the gradients all-reduced.
-        (
-            "flax_convlocal_circular_grad",
-            &[
-                "all_gather {data}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-                "all_reduce {data}",
-            ],
-        ),
+        // Probed as a new user would (2026-12-06). The batch stays split (data
+        // parallel): the locally connected kernel's gradient all-reduced with the others.
+        // Gathering the batch for ConvLocal's patches (XLA's plan, and shardc's before the
+        // plan was weighed as a whole program) measured 1.15 ms a step against 0.70.
+        ("flax_convlocal_circular_grad", &["all_reduce {data}"; 4]),
         ("optax_bce_smooth_ema_step", &["all_reduce {data,model}"; 5]),
         // shard_map's own collectives, as written: psum_scatter, all_gather, pmax.
         (
@@ -1009,17 +921,43 @@ fn jax_fixture_decisions() {
         // layout that does not follow the layers' structure): the activations gathered
         // over model before the layers that need their whole width, partial sums
         // all-reduced, the attention's heads moved by all_to_all, the gradients of the
-        // replicated weights summed over data.
+        // replicated weights summed over data. (Weighed as a whole program, not value by
+        // value: `shardc bench plans` measured this plan's bucketed form at 16.6 ms a step
+        // against 28.0 for the one extraction alone chooses.)
         (
             "hf_bart_adamw_tp_step",
             &[
-                ("all_gather {data,model}", 1),
-                ("all_gather {model}", 93),
-                ("all_reduce {data,model}", 7),
-                ("all_reduce {data}", 42),
-                ("all_reduce {model}", 23),
-                ("all_to_all {model}", 11),
-                ("reduce_scatter {model}", 18),
+                ("all_gather {data,model}", 4),
+                ("all_gather {model}", 44),
+                ("all_reduce {data,model}", 33),
+                ("all_reduce {data}", 17),
+                ("all_to_all {model}", 14),
+                ("reduce_scatter {model}", 10),
+            ],
+        ),
+        // Gemma's gradient with Megatron-style weights over model, the batch over data:
+        // the weights gathered where a layer needs them whole, the gradients of the
+        // replicated ones summed over data x model.
+        (
+            "hf_gemma_tp_grad",
+            &[
+                ("all_gather {model}", 7),
+                ("all_reduce {data,model}", 10),
+                ("all_reduce {data}", 2),
+                ("all_to_all {model}", 3),
+                ("reduce_scatter {model}", 2),
+            ],
+        ),
+        // BLOOM's gradient under FSDP, as a textbook FSDP step runs: each parameter
+        // gathered, each gradient reduce-scattered, the loss all-reduced. (Extracted one
+        // value at a time, the plan moved the sequence onto data and back with 8
+        // all_to_alls: twice the bytes.)
+        (
+            "hf_bloom_fsdp_grad",
+            &[
+                ("all_gather {data}", 18),
+                ("reduce_scatter {data}", 17),
+                ("all_reduce {data}", 1),
             ],
         ),
         // transformers' beam search over batch-split prompts: the beams' KV caches, scores
@@ -1027,7 +965,7 @@ fn jax_fixture_decisions() {
         // gathers there too: 24 all-gathers), the done flags reduced.
         (
             "hf_gpt2_beam_generate",
-            &[("all_gather {data}", 18), ("all_reduce {data}", 2)],
+            &[("all_gather {data}", 17), ("all_reduce {data}", 3)],
         ),
         // Top-k sampling: the KV caches written at each new position, the top-k filter's
         // scatter operands and the token ids gathered (XLA: 6 all-gathers); the sampling's
@@ -1051,6 +989,8 @@ fn jax_fixture_decisions() {
             ],
         ),
     ];
+    // Every fixture whose collectives are not the ones expected, reported together.
+    let mut wrong = Vec::new();
     for fx in jax_fixtures().unwrap() {
         let c = compile(&fx.module, &Options::default()).unwrap();
         let e = c.explain();
@@ -1065,7 +1005,9 @@ fn jax_fixture_decisions() {
                 *tally.entry(g.as_str()).or_default() += 1;
             }
             let want: std::collections::BTreeMap<&str, usize> = counts.iter().copied().collect();
-            assert_eq!(tally, want, "{}\n{e}", fx.name);
+            if tally != want {
+                wrong.push(format!("{}: got {tally:?}, want {want:?}\n{e}", fx.name));
+            }
             insta::assert_snapshot!(format!("jax_{}", fx.name), e.summary());
             continue;
         }
@@ -1074,9 +1016,12 @@ fn jax_fixture_decisions() {
             .find(|(n, _)| *n == fx.name)
             .map(|(_, w)| w.to_vec())
             .unwrap_or_default();
-        assert_eq!(got, expected, "{}\n{e}", fx.name);
+        if got != expected {
+            wrong.push(format!("{}: got {got:?}, want {expected:?}\n{e}", fx.name));
+        }
         insta::assert_snapshot!(format!("jax_{}", fx.name), e.summary());
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
 
 /// A program exported with debug information (`lowered.as_text(debug_info=True)`) names
@@ -1851,4 +1796,61 @@ func.func @main(%x: tensor<64x1024xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"
         .map(|o| o.runs)
         .collect();
     assert_eq!(all_reduces, [trips + 1], "{e}");
+}
+
+/// Slices computed on their window (`passes::narrow`): a causal mask made for the longest
+/// sequence and sliced to the one run (transformers' Gemma and Llama), a transposed and
+/// strided window, a `select` on a scalar predicate, a splat constant, an iota sliced
+/// from elsewhere than 0 (sliced there), and a value read twice (sliced where it is) —
+/// each equal to the reference on a mesh, the mask never made whole.
+#[test]
+fn slices_are_computed_on_their_window_and_equal_the_reference() {
+    let text = r#"
+sdy.mesh @mesh = <["data"=2]>
+func.func @main(%x: tensor<4x16x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {}, {}]>}, %p: tensor<i1>) -> (tensor<4x16x16xf32>, tensor<3x5xf32>, tensor<6xi32>, tensor<4x8xf32>) {
+  %i = stablehlo.iota dim = 0 : tensor<4096xi32>
+  %r = stablehlo.broadcast_in_dim %i, dims = [0] : (tensor<4096xi32>) -> tensor<4096x4096xi32>
+  %c = stablehlo.broadcast_in_dim %i, dims = [1] : (tensor<4096xi32>) -> tensor<4096x4096xi32>
+  %m = stablehlo.compare GE, %r, %c, SIGNED : (tensor<4096x4096xi32>, tensor<4096x4096xi32>) -> tensor<4096x4096xi1>
+  %m1 = stablehlo.broadcast_in_dim %m, dims = [1, 2] : (tensor<4096x4096xi1>) -> tensor<1x4096x4096xi1>
+  %ms = stablehlo.slice %m1 [0:1, 0:16, 0:16] : (tensor<1x4096x4096xi1>) -> tensor<1x16x16xi1>
+  %mb = stablehlo.broadcast_in_dim %ms, dims = [0, 1, 2] : (tensor<1x16x16xi1>) -> tensor<4x16x16xi1>
+  %ninf = stablehlo.constant dense<-1.0e9> : tensor<4x16x16xf32>
+  %y = stablehlo.select %mb, %x, %ninf : (tensor<4x16x16xi1>, tensor<4x16x16xf32>, tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  %f = stablehlo.iota dim = 1 : tensor<12x10xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<12x10xf32>
+  %g = stablehlo.multiply %f, %two : tensor<12x10xf32>
+  %t = stablehlo.transpose %g, dims = [1, 0] : (tensor<12x10xf32>) -> tensor<10x12xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<10x12xf32>
+  %s = stablehlo.select %p, %t, %z : (tensor<i1>, tensor<10x12xf32>, tensor<10x12xf32>) -> tensor<10x12xf32>
+  %w = stablehlo.slice %s [1:7:2, 2:12:2] : (tensor<10x12xf32>) -> tensor<3x5xf32>
+  %k = stablehlo.iota dim = 0 : tensor<64xi32>
+  %ks = stablehlo.slice %k [5:11] : (tensor<64xi32>) -> tensor<6xi32>
+  %e = stablehlo.exponential %x : tensor<4x16x16xf32>
+  %es = stablehlo.slice %e [0:4, 0:1, 0:8] : (tensor<4x16x16xf32>) -> tensor<4x1x8xf32>
+  %er = stablehlo.reshape %es : (tensor<4x1x8xf32>) -> tensor<4x8xf32>
+  %sum = stablehlo.add %y, %e : tensor<4x16x16xf32>
+  return %sum, %w, %ks, %er : tensor<4x16x16xf32>, tensor<3x5xf32>, tensor<6xi32>, tensor<4x8xf32>
+}
+"#;
+    let m = shardc::ir::text::parse_module(text).unwrap();
+    let x = Literal::from_f64(
+        shardc::ir::DType::F32,
+        &[4, 16, 16],
+        &(0..1024)
+            .map(|i| (i as f64 * 0.37).sin())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    for p in [true, false] {
+        let pred = Literal::from_f64(shardc::ir::DType::I1, &[], &[p as u8 as f64]).unwrap();
+        let c = check_against_reference(&m, &[x.clone(), pred], 0.0, 1e-6);
+        // The mask's and the transposed window's slices narrowed, and the iota's (sliced
+        // from 5, so taken whole); the exponential, read twice, sliced where it stands.
+        assert_eq!(c.narrowed, 3);
+        let global = shardc::ir::text::print_module(&c.global);
+        assert!(!global.contains("4096x4096"), "{global}");
+        assert!(global.contains("tensor<64xi32>"), "{global}");
+        assert!(global.contains("stablehlo.exponential"), "{global}");
+    }
 }

@@ -110,7 +110,7 @@ fn rebuild(
 }
 
 /// How many times each value is read (by ops, in any block, and by the results).
-fn readers(f: &Function) -> Vec<usize> {
+pub(crate) fn readers(f: &Function) -> Vec<usize> {
     let mut n = vec![0; f.values.len()];
     for op in &f.ops {
         for v in &op.operands {

@@ -574,6 +574,22 @@ pub(crate) fn compare(
     })
 }
 
+/// Whether element `a` of `x` compares to element `b` as `compare` with `dir` and `ty`
+/// says (`None` where `compare` would refuse the type): what a sort's comparator of one
+/// `compare` computes, without interpreting it for each pair.
+pub(crate) fn element_order(
+    dir: ComparisonDirection,
+    ty: Option<ComparisonType>,
+    x: &Literal,
+) -> Option<Box<dyn Fn(usize, usize) -> bool + '_>> {
+    with_native!(x.ty.dtype, T => {
+        let cmp = T::comparator(ty.unwrap_or(T::DEFAULT_COMPARE))?;
+        let accept = direction(dir);
+        let xs = slice_of::<T>(&x.elements);
+        Some(Box::new(move |a: usize, b: usize| accept(cmp(xs[a], xs[b]))))
+    })
+}
+
 /// `select(pred, on_true, on_false)`, the predicate a scalar or of the operands' shape.
 pub(crate) fn select(pred: &Literal, on_true: &Literal, on_false: &Literal) -> Literal {
     let p = slice_of::<bool>(&pred.elements);

@@ -4,8 +4,11 @@
 //! emits), which never fails on a comparator that is not a strict weak order: it then
 //! gives some permutation, as XLA does.
 
+use super::elementwise::element_order;
 use super::{Env, Interp, InterpError, Site};
-use shardc_ir::{Literal, TensorType};
+use shardc_ir::{
+    BlockId, ComparisonDirection, ComparisonType, Function, Literal, OpKind, TensorType,
+};
 use std::rc::Rc;
 
 pub(crate) fn sort(
@@ -26,6 +29,10 @@ pub(crate) fn sort(
         })
     };
     // Every element's source, row by row.
+    // A comparator of one `compare` of an operand's pair (JAX's sorts and `top_k`) is
+    // computed natively: the same predicate, not interpreted once per pair.
+    let native = one_compare(site.f, comparator, x.len())
+        .and_then(|(p, swapped, dir, ty)| Some((element_order(dir, ty, x[p])?, swapped)));
     let mut order = Vec::with_capacity(ty.num_elements());
     let mut positions: Vec<usize> = Vec::with_capacity(n);
     for r in 0..rows {
@@ -41,7 +48,11 @@ pub(crate) fn sort(
             let out = interp.exec_block(site.f, comparator, &args, env)?;
             Ok(out.first().is_some_and(|v| v.get(0).as_bool()))
         };
-        let sorted = merge_sort(&positions, &mut less)?;
+        let sorted = match &native {
+            Some((less, false)) => merge_sort(&positions, &mut |a, b| Ok(less(a, b)))?,
+            Some((less, true)) => merge_sort(&positions, &mut |a, b| Ok(less(b, a)))?,
+            None => merge_sort(&positions, &mut less)?,
+        };
         order.push((base, sorted));
     }
     let mut gather = vec![0usize; ty.num_elements()];
@@ -56,6 +67,39 @@ pub(crate) fn sort(
             elements: l.elements.gather(&gather),
         })
         .collect())
+}
+
+/// The comparator `block` of a sort of `operands` operands, when it is one `compare` of
+/// operand `p`'s pair of elements: `p`, whether it compares them swapped (rhs first), its
+/// direction and comparison type.
+fn one_compare(
+    f: &Function,
+    block: BlockId,
+    operands: usize,
+) -> Option<(usize, bool, ComparisonDirection, Option<ComparisonType>)> {
+    let b = f.block(block);
+    let ([id], [result]) = (b.ops.as_slice(), b.results.as_slice()) else {
+        return None;
+    };
+    let c = f.op(*id);
+    let OpKind::Compare {
+        direction,
+        compare_type,
+    } = c.kind
+    else {
+        return None;
+    };
+    if c.results.as_slice() != [*result] || b.args.len() != 2 * operands {
+        return None;
+    }
+    (0..operands).find_map(|p| {
+        let (l, r) = (b.args[2 * p], b.args[2 * p + 1]);
+        match c.operands.as_slice() {
+            [x, y] if (*x, *y) == (l, r) => Some((p, false, direction, compare_type)),
+            [x, y] if (*x, *y) == (r, l) => Some((p, true, direction, compare_type)),
+            _ => None,
+        }
+    })
 }
 
 /// A stable merge sort of `items` by `less`, bottom up.

@@ -144,7 +144,11 @@ fn recomputed_activations_give_the_same_gradients_holding_less() {
             "{policy:?}: measured {measured} vs {plain_measured}"
         );
     }
-    assert!(peaks[0].1 <= peaks[1].1 && peaks[0].1 <= peaks[2].1);
+    // Which policy holds least is not asserted: each program is planned for time, and
+    // the barriers of a policy that keeps the matmuls' outputs make a plan that gathers
+    // the batch the fastest predicted one (Dots and Names hold 925,704 B there, Nothing
+    // 1,155,080 B on the data-parallel plan). What keeping nothing buys is checked next:
+    // a budget only it fits.
     // A budget the plain program's activations do not fit: refused without recompute (no
     // other plan fits either), met with it — planned and measured.
     let budget = (plain_planned + peaks[0].1) / 2;
