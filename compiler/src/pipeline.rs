@@ -147,7 +147,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         why: "there is nothing to compile".into(),
     })?;
     let (mut extraction, mut partitioned, mut buckets, mut regathered, mut prefetched) =
-        lean_or_not(&global, &mut propagated, f, opts, &mut timings)?;
+        weigh_lean(&global, &mut propagated, f, opts, &mut timings)?;
     if let Some(budget) = opts.memory_per_device {
         // Memory weighed against time ever more heavily, until a plan fits.
         let mut smallest = memory_peak(&partitioned);
@@ -212,7 +212,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
     })
 }
 
-/// The memory weight (seconds per byte held) of the second plan [`lean_or_not`] weighs:
+/// The memory weight (seconds per byte held) of the second plan [`weigh_lean`] weighs:
 /// a megabyte held weighs as much as 10 ms, so that plan keeps activations split and
 /// gathers parameters instead, as a tight memory budget would.
 const LEAN_WEIGHT: f64 = 1e-8;
@@ -228,7 +228,7 @@ const LEAN_WEIGHT: f64 = 1e-8;
 /// position table's FSDP split) can win extraction and lose as a program to the one that
 /// keeps the batch split and gathers the table. When the lean plan is kept, the model it
 /// was extracted with is kept too (`explain` prints it, and weighs alternatives by it).
-fn lean_or_not(
+fn weigh_lean(
     global: &Module,
     propagated: &mut Propagated,
     f: &shardc_ir::Function,
@@ -247,6 +247,7 @@ fn lean_or_not(
     };
     propagated.cost.memory_weight = LEAN_WEIGHT;
     let t0 = predicted(&first.1);
+    // The first plan stands on its own: a second that cannot be planned is set aside.
     if let Ok(lean) = plan(global, propagated, f, opts, timings) {
         let t1 = predicted(&lean.1);
         if t1 < 0.99 * t0 {

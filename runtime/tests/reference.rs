@@ -2508,7 +2508,8 @@ fn eigh_and_svd_decompose() {
 /// `top_k`) is computed natively: the same permutation, bit for bit, as the comparator
 /// interpreted (here the same compare with `and true` after it), for NaNs of both signs,
 /// signed zeros and ties (stable), along either dimension, with the pair compared either
-/// way round and keyed on either operand.
+/// way round, keyed on either operand, and on keys the region computes first (JAX's
+/// zeros and NaNs made canonical).
 #[test]
 fn sorts_by_one_compare_equal_the_interpreted_comparator() {
     let values: Vec<f32> = vec![
@@ -2529,9 +2530,32 @@ fn sorts_by_one_compare_equal_the_interpreted_comparator() {
     let idx = i32s(&[3, 4], &(0..12).collect::<Vec<_>>());
     for dim in [0, 1] {
         for (dir, cmp_type) in [("GT", "TOTALORDER"), ("LT", "TOTALORDER"), ("LT", "FLOAT")] {
-            for (lhs, rhs, key) in [("%a", "%b", 0), ("%b", "%a", 0), ("%i", "%j", 1)] {
+            for (lhs, rhs, key) in [
+                ("%a", "%b", 0),
+                ("%b", "%a", 0),
+                ("%i", "%j", 1),
+                ("%ka", "%kb", 0),
+                ("%kb", "%ka", 0),
+            ] {
                 let ty = if key == 0 { cmp_type } else { "SIGNED" };
                 let scalar = if key == 0 { "f32" } else { "i32" };
+                // JAX's keys for floats: zeros and NaNs made canonical.
+                let canonical = |v: &str| {
+                    format!(
+                        "%e{v} = stablehlo.compare EQ, %{v}, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %s{v} = stablehlo.select %e{v}, %zero, %{v} : tensor<i1>, tensor<f32>
+      %n{v} = stablehlo.compare NE, %{v}, %{v}, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %k{v} = stablehlo.select %n{v}, %nan, %s{v} : tensor<i1>, tensor<f32>"
+                    )
+                };
+                let keys = format!(
+                    "%zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      {}
+      {}",
+                    canonical("a"),
+                    canonical("b")
+                );
                 let module = |and_true: bool| {
                     let tail = if and_true {
                         "%t = stablehlo.constant dense<true> : tensor<i1>\n      %r = stablehlo.and %c, %t : tensor<i1>\n      stablehlo.return %r : tensor<i1>"
@@ -2542,6 +2566,7 @@ fn sorts_by_one_compare_equal_the_interpreted_comparator() {
                         r#"func.func @main(%x: tensor<3x4xf32>, %y: tensor<3x4xi32>) -> (tensor<3x4xf32>, tensor<3x4xi32>) {{
   %s:2 = "stablehlo.sort"(%x, %y) <{{dimension = {dim} : i64, is_stable = true}}> ({{
     ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
+      {keys}
       %c = stablehlo.compare {dir}, {lhs}, {rhs}, {ty} : (tensor<{scalar}>, tensor<{scalar}>) -> tensor<i1>
       {tail}
   }}) : (tensor<3x4xf32>, tensor<3x4xi32>) -> (tensor<3x4xf32>, tensor<3x4xi32>)

@@ -574,19 +574,23 @@ pub(crate) fn compare(
     })
 }
 
-/// Whether element `a` of `x` compares to element `b` as `compare` with `dir` and `ty`
-/// says (`None` where `compare` would refuse the type): what a sort's comparator of one
-/// `compare` computes, without interpreting it for each pair.
-pub(crate) fn element_order(
+/// Whether element `a` of `x` compares to element `b` of `y` as `compare` with `dir` and
+/// `ty` says (`None` where `compare` would refuse the type, or the two differ in it): what
+/// a sort's comparator of keys computes, without interpreting it for each pair.
+pub(crate) fn element_order<'a>(
     dir: ComparisonDirection,
     ty: Option<ComparisonType>,
-    x: &Literal,
-) -> Option<Box<dyn Fn(usize, usize) -> bool + '_>> {
+    x: &'a Literal,
+    y: &'a Literal,
+) -> Option<Box<dyn Fn(usize, usize) -> bool + 'a>> {
+    if x.ty.dtype != y.ty.dtype {
+        return None;
+    }
     with_native!(x.ty.dtype, T => {
         let cmp = T::comparator(ty.unwrap_or(T::DEFAULT_COMPARE))?;
         let accept = direction(dir);
-        let xs = slice_of::<T>(&x.elements);
-        Some(Box::new(move |a: usize, b: usize| accept(cmp(xs[a], xs[b]))))
+        let (xs, ys) = (slice_of::<T>(&x.elements), slice_of::<T>(&y.elements));
+        Some(Box::new(move |a: usize, b: usize| accept(cmp(xs[a], ys[b]))))
     })
 }
 

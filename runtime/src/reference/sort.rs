@@ -5,9 +5,10 @@
 //! gives some permutation, as XLA does.
 
 use super::elementwise::element_order;
-use super::{Env, Interp, InterpError, Site};
+use super::{Env, Interp, InterpError, Site, read};
 use shardc_ir::{
-    BlockId, ComparisonDirection, ComparisonType, Function, Literal, OpKind, TensorType,
+    BlockId, ComparisonDirection, ComparisonType, Function, Literal, OpKind, TensorType, ValueDef,
+    ValueId,
 };
 use std::rc::Rc;
 
@@ -28,11 +29,20 @@ pub(crate) fn sort(
             elements: l.elements.gather(&[i]),
         })
     };
+    // A comparator that compares a key of each side (JAX's sorts: an operand, or its
+    // zeros and NaNs made canonical first; `top_k`: the operand) is computed natively:
+    // each element's key once, then the same compare, not the region once per pair.
+    let keyed = match keyed_compare(site.f, comparator, x.len()) {
+        Some(k) => Some(k.keys(interp, site.f, comparator, x, env)?),
+        None => None,
+    };
+    let native = keyed.as_ref().and_then(|(kx, ky, k)| {
+        Some((
+            element_order(k.direction, k.compare_type, kx, ky)?,
+            k.lhs_first,
+        ))
+    });
     // Every element's source, row by row.
-    // A comparator of one `compare` of an operand's pair (JAX's sorts and `top_k`) is
-    // computed natively: the same predicate, not interpreted once per pair.
-    let native = one_compare(site.f, comparator, x.len())
-        .and_then(|(p, swapped, dir, ty)| Some((element_order(dir, ty, x[p])?, swapped)));
     let mut order = Vec::with_capacity(ty.num_elements());
     let mut positions: Vec<usize> = Vec::with_capacity(n);
     for r in 0..rows {
@@ -49,8 +59,8 @@ pub(crate) fn sort(
             Ok(out.first().is_some_and(|v| v.get(0).as_bool()))
         };
         let sorted = match &native {
-            Some((less, false)) => merge_sort(&positions, &mut |a, b| Ok(less(a, b)))?,
-            Some((less, true)) => merge_sort(&positions, &mut |a, b| Ok(less(b, a)))?,
+            Some((less, true)) => merge_sort(&positions, &mut |a, b| Ok(less(a, b)))?,
+            Some((less, false)) => merge_sort(&positions, &mut |a, b| Ok(less(b, a)))?,
             None => merge_sort(&positions, &mut less)?,
         };
         order.push((base, sorted));
@@ -69,37 +79,139 @@ pub(crate) fn sort(
         .collect())
 }
 
-/// The comparator `block` of a sort of `operands` operands, when it is one `compare` of
-/// operand `p`'s pair of elements: `p`, whether it compares them swapped (rhs first), its
-/// direction and comparison type.
-fn one_compare(
-    f: &Function,
-    block: BlockId,
-    operands: usize,
-) -> Option<(usize, bool, ComparisonDirection, Option<ComparisonType>)> {
+/// A comparator whose result is one `compare` of two values, each computed from one side
+/// of one operand's pair (and constants).
+struct KeyedCompare {
+    direction: ComparisonDirection,
+    compare_type: Option<ComparisonType>,
+    /// The compare's operands.
+    x: ValueId,
+    y: ValueId,
+    /// Whether `x` is computed from the left element of the pair (else from the right).
+    lhs_first: bool,
+}
+
+impl KeyedCompare {
+    /// Every element's two keys (what `x` and `y` are when the region reads it), as two
+    /// literals of the operands' shape, the region run once per element.
+    fn keys(
+        self,
+        interp: &mut Interp,
+        f: &Function,
+        block: BlockId,
+        x: &[&Literal],
+        env: &mut Env,
+    ) -> Result<(Literal, Literal, KeyedCompare), InterpError> {
+        let n = x[0].ty.num_elements();
+        if let (Some(px), Some(py)) = (arg_of(f, block, self.x), arg_of(f, block, self.y)) {
+            // The operands themselves: no region to run.
+            return Ok((x[px / 2].clone(), x[py / 2].clone(), self));
+        }
+        let (mut kx, mut ky) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for i in 0..n {
+            let args: Vec<Rc<Literal>> = x
+                .iter()
+                .flat_map(|l| {
+                    let e = Rc::new(Literal {
+                        ty: TensorType::scalar(l.ty.dtype),
+                        elements: l.elements.gather(&[i]),
+                    });
+                    [e.clone(), e]
+                })
+                .collect();
+            interp.exec_block(f, block, &args, env)?;
+            for (v, keys) in [(self.x, &mut kx), (self.y, &mut ky)] {
+                let key = read(f, env, v, || {
+                    format!("the key a sort comparator compares, in @{}", f.name)
+                })?;
+                keys.push(key);
+            }
+        }
+        let stack = |keys: Vec<Rc<Literal>>| -> Result<Literal, InterpError> {
+            let dtype = keys.first().map_or(x[0].ty.dtype, |k| k.ty.dtype);
+            let parts: Vec<&shardc_ir::Elements> = keys.iter().map(|k| &k.elements).collect();
+            let elements = shardc_ir::Elements::concat(&parts).ok_or_else(|| {
+                InterpError::MalformedFunction {
+                    func: f.name.clone(),
+                    problem: "a sort comparator's keys are not of one type".into(),
+                }
+            })?;
+            Ok(Literal {
+                ty: TensorType::new(dtype, x[0].ty.shape.clone()),
+                elements,
+            })
+        };
+        Ok((stack(kx)?, stack(ky)?, self))
+    }
+}
+
+/// The comparator `block` of a sort of `operands` operands as a [`KeyedCompare`], when its
+/// result is one `compare` whose operands are each computed from one element of the same
+/// operand's pair, one from each side, and constants.
+fn keyed_compare(f: &Function, block: BlockId, operands: usize) -> Option<KeyedCompare> {
     let b = f.block(block);
-    let ([id], [result]) = (b.ops.as_slice(), b.results.as_slice()) else {
+    let [result] = b.results.as_slice() else {
         return None;
     };
-    let c = f.op(*id);
-    let OpKind::Compare {
-        direction,
-        compare_type,
-    } = c.kind
+    if b.args.len() != 2 * operands {
+        return None;
+    }
+    let ValueDef::OpResult { op, .. } = f.values[result.index()].def else {
+        return None;
+    };
+    let c = f.op(op);
+    let (
+        OpKind::Compare {
+            direction,
+            compare_type,
+        },
+        [x, y],
+    ) = (&c.kind, c.operands.as_slice())
     else {
         return None;
     };
-    if c.results.as_slice() != [*result] || b.args.len() != 2 * operands {
-        return None;
-    }
-    (0..operands).find_map(|p| {
-        let (l, r) = (b.args[2 * p], b.args[2 * p + 1]);
-        match c.operands.as_slice() {
-            [x, y] if (*x, *y) == (l, r) => Some((p, false, direction, compare_type)),
-            [x, y] if (*x, *y) == (r, l) => Some((p, true, direction, compare_type)),
-            _ => None,
-        }
+    let (ax, ay) = (sole_arg(f, block, *x)?, sole_arg(f, block, *y)?);
+    (ax / 2 == ay / 2 && ax != ay).then_some(KeyedCompare {
+        direction: *direction,
+        compare_type: *compare_type,
+        x: *x,
+        y: *y,
+        lhs_first: ax % 2 == 0,
     })
+}
+
+/// The index of the one argument of region `block` that `v` is computed from (with
+/// constants and values from outside the region); `None` when it reads none or several.
+fn sole_arg(f: &Function, block: BlockId, v: ValueId) -> Option<usize> {
+    let mut found: Option<usize> = None;
+    let mut stack = vec![v];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if let Some(i) = arg_of(f, block, v) {
+            if found.is_some_and(|j| j != i) {
+                return None;
+            }
+            found = Some(i);
+            continue;
+        }
+        if let ValueDef::OpResult { op, .. } = f.values[v.index()].def {
+            let o = f.op(op);
+            // A nested region could read the arguments unseen.
+            if !o.regions.is_empty() {
+                return None;
+            }
+            stack.extend(o.operands.iter().copied());
+        }
+    }
+    found
+}
+
+/// The index of `v` among region `block`'s arguments.
+fn arg_of(f: &Function, block: BlockId, v: ValueId) -> Option<usize> {
+    f.block(block).args.iter().position(|&a| a == v)
 }
 
 /// A stable merge sort of `items` by `less`, bottom up.
