@@ -210,6 +210,11 @@ struct PlanArgs {
     /// none fits (`Options::memory_per_device`).
     #[arg(long)]
     memory_per_device: Option<u64>,
+    /// Follow the annotations as JAX's own propagation does: values resharded away from
+    /// what an annotation implies only where annotations conflict, never to save a
+    /// collective (`Options::follow_annotations`).
+    #[arg(long)]
+    follow_annotations: bool,
     /// Fuse all-reduces into buckets of at most this many bytes (default 26214400 =
     /// 25 MiB, as DDP buckets and XLA combines a step's all-reduces; 0: each all-reduce
     /// on its own).
@@ -553,6 +558,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     partition_loops: !plan.loops_whole,
                     unroll_loops: plan.unroll_loops,
                     memory_per_device: plan.memory_per_device,
+                    follow_annotations: plan.follow_annotations,
                     ..Options::default()
                 },
                 pad,
@@ -595,6 +601,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     partition_loops: !plan.loops_whole,
                     unroll_loops: plan.unroll_loops,
                     memory_per_device: plan.memory_per_device,
+                    follow_annotations: plan.follow_annotations,
                     ..Options::default()
                 },
             )?;

@@ -43,8 +43,9 @@ pub struct PlansBench {
 const UNROLLED_TRIPS: usize = 16;
 
 /// The alternatives: the best plans for other machines (changes of `cost`), every loop
-/// run whole (`loops_whole`: the plan before loops were partitioned) and short loops
-/// that communicate unrolled (`unrolled`), each as the options that compile it.
+/// run whole (`loops_whole`: the plan before loops were partitioned), short loops
+/// that communicate unrolled (`unrolled`) and the annotations followed as JAX's own
+/// propagation follows them (`annotations_followed`), each as the options that compile it.
 fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
     let mut free_comm = cost.clone();
     free_comm.default_bandwidth *= 1e3;
@@ -80,6 +81,13 @@ fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
             "unrolled",
             Options {
                 unroll_loops: UNROLLED_TRIPS.max(base.unroll_loops),
+                ..with(cost.clone())
+            },
+        ),
+        (
+            "annotations_followed",
+            Options {
+                follow_annotations: true,
                 ..with(cost.clone())
             },
         ),

@@ -219,7 +219,8 @@ const LEAN_WEIGHT: f64 = 1e-8;
 
 /// The plan extracted with the model as given, or the one extracted with memory weighed
 /// heavily ([`LEAN_WEIGHT`]) when the model predicts that one more than 1% faster as a
-/// whole program after partitioning, bucketing and reduce-scatter creation.
+/// whole program after partitioning, bucketing and reduce-scatter creation (and no
+/// priorities, which decide before time does).
 ///
 /// Extraction adds up each value's cost one layout at a time, before the passes after it:
 /// it cannot see that a gradient sum whose pieces are sliced becomes a reduce-scatter, that
@@ -236,7 +237,9 @@ fn weigh_lean(
     timings: &mut Timings,
 ) -> Result<Planned, CompileError> {
     let first = plan(global, propagated, f, opts, timings)?;
-    if propagated.cost.memory_weight >= LEAN_WEIGHT {
+    // Priorities (stated, or every annotation's when they are followed) decide before
+    // time does; the time of a plan says nothing of them.
+    if propagated.cost.memory_weight >= LEAN_WEIGHT || propagated.priorities.is_some() {
         return Ok(first);
     }
     let (cost, banned) = (propagated.cost.clone(), propagated.banned_loops.clone());

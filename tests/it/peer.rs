@@ -102,6 +102,36 @@ fn data_parallelism_is_kept_where_compute_is_dear() {
     assert!(gpu_bytes < cpu_bytes / 4, "{gpu_bytes} vs {cpu_bytes}");
 }
 
+/// "Follow my annotations as JAX would" (`Options::follow_annotations`): on the GPU
+/// cluster's figures, where the search gathers mlp_dp's batch to save the gradients'
+/// all-reduce, the batch stays on `data` as annotated and the gradients are all-reduced:
+/// the plan XLA runs, with XLA's bytes.
+#[test]
+fn annotations_are_followed_as_jax_follows_them_when_asked() {
+    use shardc::compiler::CostModel;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/peer");
+    let text = std::fs::read_to_string(dir.join("mlp_dp.mlir")).unwrap();
+    let m = shardc::ir::text::parse_module(&text).unwrap();
+    let options = |follow_annotations: bool| Options {
+        cost: CostModel::gpu_cluster(),
+        follow_annotations,
+        ..Options::default()
+    };
+    let kinds = |c: &shardc::Compiled| -> Vec<String> {
+        c.explain()
+            .collectives
+            .iter()
+            .map(|c| c.kind.clone())
+            .collect()
+    };
+    let searched = compile(&m, &options(false)).unwrap();
+    assert!(kinds(&searched).iter().any(|k| k == "all_gather"));
+    let followed = compile(&m, &options(true)).unwrap();
+    let got = kinds(&followed);
+    assert!(got.iter().all(|k| k == "all_reduce"), "{got:?}");
+    assert_eq!(followed.explain().bytes_per_device, 14_697_991);
+}
+
 /// A per-device memory budget (`Options::memory_per_device`) on mlp_dp: too small for any
 /// plan (the replicated parameters alone are 8.4 MB) is an error naming the tensors live
 /// at the peak and their bytes; the default plan's own peak is honoured by that plan, and

@@ -1707,3 +1707,42 @@ fn the_memory_report_adds_up_by_role_and_matches_the_run() {
     assert!(ddp.params > 0 && ddp.optimizer > 0, "{ddp:?}");
     assert!(4 * zero3.optimizer <= ddp.optimizer, "{zero3:?} vs {ddp:?}");
 }
+
+/// The demo's GPT under FSDP x TP on data=2 x model=4 keeps its batch on `data`: the
+/// position table's FSDP split over `data` once seeded a plan that moved the sequence onto
+/// `data` and gathered activations (extraction weighs one value at a time); weighed as a
+/// whole program, the plan that gathers the table instead is predicted faster, and measured
+/// so (`docs/bench/plans-2026-12-07b.json`: 53.7 against 55.1 ms).
+#[test]
+fn the_demo_under_fsdp_times_tp_keeps_its_batch_on_data() {
+    use shardc_train::presets::{demo_config, demo_optimizer, gpt_step};
+    let cfg = demo_config();
+    let m = mesh(&[("data", 2), ("model", 4)]);
+    let ts = gpt_step(
+        cfg,
+        &m,
+        Strategy::fsdp_tp(cfg.param_specs()),
+        demo_optimizer(),
+        1,
+    )
+    .unwrap();
+    let c = ts.program.compile(&ts.options()).unwrap();
+    let e = c.explain().to_string();
+    let (b, s) = (cfg.block.batch, cfg.block.seq);
+    let embedded = e
+        .lines()
+        .find(|l| l.contains("(embed/add) as"))
+        .unwrap_or_else(|| panic!("no embedding sum in\n{e}"));
+    assert!(
+        embedded.contains(&format!("as f32[{b}@data,{s},")),
+        "{embedded}"
+    );
+    // No value of the chosen plan split over the sequence (explain's value lines; the
+    // alternatives it lost to are listed under the collectives).
+    let values = e.split("collectives:").next().unwrap_or_default();
+    let split = format!(",{s}@data,");
+    assert!(
+        !values.lines().any(|l| l.contains(&split)),
+        "a value split over the sequence:\n{values}"
+    );
+}

@@ -88,6 +88,14 @@ pub struct Options {
     /// every device keeps the whole sum the program asks for: ZeRO-1 as DeepSpeed's stage 1
     /// runs (`shardc_train`'s `Zero1`), whose gradients ZeRO-2 reduce-scatters.
     pub scatter_sums: bool,
+    /// Follow the annotations as JAX's own propagation (Shardy) does, instead of searching
+    /// for the plan the cost model predicts fastest: every annotation counts as a priority
+    /// (`p0` unless it states one), so a value is resharded away from a layout an
+    /// annotation implies only where annotations conflict, never to save a collective.
+    /// Off (the default), the search may, say, gather a data-parallel batch to save the
+    /// gradients' all-reduce where the model says that is faster
+    /// (`shardc compile --follow-annotations`; `docs/partitioning.md`).
+    pub follow_annotations: bool,
 }
 
 impl Options {
@@ -129,6 +137,7 @@ impl Default for Options {
             partition_loops: true,
             unroll_loops: 0,
             scatter_sums: true,
+            follow_annotations: false,
         }
     }
 }
@@ -591,7 +600,7 @@ pub fn propagate(module: &Module, opts: &Options) -> Result<Propagated, CompileE
             .collect();
         loops.entry((o, children)).or_default().push(plan);
     }
-    let priorities = explicit.then(|| Priorities {
+    let priorities = (explicit || opts.follow_annotations).then(|| Priorities {
         weakest: annotated.values().copied().max().unwrap_or(0),
         of_class: class_priorities(&s.origin, &annotated),
     });

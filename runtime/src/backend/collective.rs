@@ -71,10 +71,11 @@ fn ring_all_reduce_elements(len: u64, n: usize, me: usize) -> u64 {
 
 /// Blocks of a dimension: the flat row-major indices of each of the `n` equal blocks of
 /// `dim` of a shape, and the inverse (where each element of the blocks laid end to end goes).
+/// The index tables are made when first used: the cost model describes collectives
+/// ([`Exchange::new`]) without moving anything, and a table is as long as the tensor.
 #[derive(Clone, Debug)]
 pub(crate) struct Blocks {
-    pub(crate) parts: Vec<Vec<usize>>,
-    inverse: Vec<usize>,
+    tables: std::sync::OnceLock<(Vec<Vec<usize>>, Vec<usize>)>,
     /// The shape cut, the dimension and the number of blocks (for backends that move
     /// blocks as strided copies).
     pub(crate) shape: Vec<usize>,
@@ -84,53 +85,66 @@ pub(crate) struct Blocks {
 
 impl Blocks {
     pub(crate) fn new(shape: &[usize], dim: usize, n: usize) -> Blocks {
-        let strides = shardc_ir::dtype::row_major_strides(shape);
-        let len = shape[dim] / n;
-        let parts: Vec<Vec<usize>> = (0..n)
-            .map(|b| {
-                let mut out = vec![0usize];
-                for (d, &size) in shape.iter().enumerate() {
-                    let (off, cnt, stride) = if d == dim {
-                        (b * len, len, strides[d])
-                    } else {
-                        (0, size, strides[d])
-                    };
-                    out = out
-                        .iter()
-                        .flat_map(|base| (off..off + cnt).map(move |i| base + i * stride))
-                        .collect();
-                }
-                out
-            })
-            .collect();
-        let mut inverse = vec![0; shape.iter().product()];
-        let block_len = parts.first().map_or(0, Vec::len);
-        for (b, part) in parts.iter().enumerate() {
-            for (p, &flat) in part.iter().enumerate() {
-                inverse[flat] = b * block_len + p;
-            }
-        }
         Blocks {
-            parts,
-            inverse,
+            tables: std::sync::OnceLock::new(),
             shape: shape.to_vec(),
             dim,
             n,
         }
     }
 
+    /// The flat indices of each block and the inverse, made on first use.
+    fn tables(&self) -> &(Vec<Vec<usize>>, Vec<usize>) {
+        self.tables.get_or_init(|| {
+            let (shape, dim, n) = (&self.shape, self.dim, self.n);
+            let strides = shardc_ir::dtype::row_major_strides(shape);
+            let len = shape[dim] / n;
+            let parts: Vec<Vec<usize>> = (0..n)
+                .map(|b| {
+                    let mut out = vec![0usize];
+                    for (d, &size) in shape.iter().enumerate() {
+                        let (off, cnt, stride) = if d == dim {
+                            (b * len, len, strides[d])
+                        } else {
+                            (0, size, strides[d])
+                        };
+                        out = out
+                            .iter()
+                            .flat_map(|base| (off..off + cnt).map(move |i| base + i * stride))
+                            .collect();
+                    }
+                    out
+                })
+                .collect();
+            let mut inverse = vec![0; shape.iter().product()];
+            let block_len = parts.first().map_or(0, Vec::len);
+            for (b, part) in parts.iter().enumerate() {
+                for (p, &flat) in part.iter().enumerate() {
+                    inverse[flat] = b * block_len + p;
+                }
+            }
+            (parts, inverse)
+        })
+    }
+
+    /// The flat row-major indices of each block.
+    pub(crate) fn parts(&self) -> &[Vec<usize>] {
+        &self.tables().0
+    }
+
     /// Block `b` of `x`.
     pub(crate) fn cut(&self, x: &Elements, b: usize) -> Elements {
-        x.gather(&self.parts[b])
+        x.gather(&self.parts()[b])
     }
 
     /// The tensor whose blocks are `blocks`, in order.
     pub(crate) fn join(&self, blocks: &[Elements]) -> Option<Elements> {
-        let len = self.parts.first().map_or(0, Vec::len);
-        if blocks.len() != self.parts.len() || blocks.iter().any(|b| b.len() != len) {
+        let parts = self.parts();
+        let len = parts.first().map_or(0, Vec::len);
+        if blocks.len() != parts.len() || blocks.iter().any(|b| b.len() != len) {
             return None;
         }
-        Some(concat(blocks)?.gather(&self.inverse))
+        Some(concat(blocks)?.gather(&self.tables().1))
     }
 }
 
@@ -843,7 +857,7 @@ impl Wire<'_> {
                     let to = (me + s) % n;
                     self.send(members[to], split.cut(x, to))?;
                     let from = (me + n - s) % n;
-                    received[from] = self.recv(members[from], split.parts[from].len())?;
+                    received[from] = self.recv(members[from], split.parts()[from].len())?;
                 }
                 received[me] = split.cut(x, me);
                 join.join(&received)

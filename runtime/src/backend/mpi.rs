@@ -958,7 +958,7 @@ fn fingerprint(exe: &Executable) -> u64 {
             Kind::Permute { .. } | Kind::AxisIndex { .. } => vec![],
         };
         for b in blocks {
-            for part in &b.parts {
+            for part in b.parts() {
                 (part.len(), part.first()).hash(&mut h);
             }
         }
