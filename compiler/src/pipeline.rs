@@ -21,6 +21,7 @@ use crate::passes::regather::regather;
 use crate::passes::route::{Route, route};
 use crate::passes::scatter::scatter;
 use crate::passes::trim::trim;
+use crate::sharding::cost::CostModel;
 use shardc_ir::text::print_module;
 use shardc_ir::{Module, verify_module, verify_module_with};
 use std::collections::HashSet;
@@ -243,11 +244,7 @@ fn weigh_lean(
         return Ok(first);
     }
     let (cost, banned) = (propagated.cost.clone(), propagated.banned_loops.clone());
-    let predicted = |p: &Partitioned| {
-        p.module.entry().map_or(f64::INFINITY, |f| {
-            cost.program_time(f).total() + peak(f).bytes as f64 * cost.memory_weight
-        })
-    };
+    let predicted = |p: &Partitioned| predicted(&cost, &p.module);
     propagated.cost.memory_weight = LEAN_WEIGHT;
     let t0 = predicted(&first.1);
     // The first plan stands on its own: a second that cannot be planned is set aside.
@@ -370,11 +367,7 @@ fn weigh_loops(
             let scalars_apart = !opts.compress.is_empty();
             bucket(&scattered, limit, scalars_apart).ok()
         });
-        let module = bucketed.as_ref().map_or(&scattered, |(m, _)| m);
-        // Memory weighed as extraction weighs it (a budget to fit raises its weight).
-        module.entry().map_or(f64::INFINITY, |f| {
-            cost.program_time(f).total() + peak(f).bytes as f64 * cost.memory_weight
-        })
+        predicted(&cost, bucketed.as_ref().map_or(&scattered, |(m, _)| m))
     };
     // The program extracted with `bans` added to `base`, and its predicted time.
     let mut attempt = |propagated: &mut Propagated,
@@ -434,6 +427,14 @@ fn weigh_loops(
     }
     propagated.banned_loops = kept;
     Ok(best)
+}
+
+/// A per-device program's predicted step, its peak memory weighed as extraction weighs
+/// it (a budget to fit raises the weight).
+fn predicted(cost: &CostModel, m: &Module) -> f64 {
+    m.entry().map_or(f64::INFINITY, |f| {
+        cost.program_time(f).total() + peak(f).bytes as f64 * cost.memory_weight
+    })
 }
 
 fn memory_peak(p: &Partitioned) -> Peak {

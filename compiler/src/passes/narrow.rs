@@ -49,22 +49,40 @@ pub fn narrow(m: &Module) -> Result<(Module, usize), CompileError> {
     let body: HashSet<OpId> = f.body_ops().map(|(id, _)| id).collect();
     // The ops each narrowed slice computes again on its window (left out where they stand).
     let mut sunk: HashSet<OpId> = HashSet::new();
-    let mut narrowed: Vec<OpId> = Vec::new();
+    // Each narrowed slice's window.
+    let mut narrowed: HashMap<OpId, Window> = HashMap::new();
     for (s, op) in f.body_ops() {
-        let OpKind::Slice { .. } = op.kind else {
+        let OpKind::Slice {
+            start,
+            limit,
+            strides,
+        } = &op.kind
+        else {
             continue;
         };
         let before = sunk.len();
         mark(f, op.operands[0], &readers, &body, &mut sunk);
         if sunk.len() > before {
-            narrowed.push(s);
+            let window = (0..start.len())
+                .map(|d| (start[d], limit[d], strides[d]))
+                .collect();
+            narrowed.insert(s, window);
         }
     }
     if narrowed.is_empty() {
         return Ok((m.clone(), 0));
     }
-    let g = rebuild(f, &narrowed.iter().copied().collect(), &sunk)?;
+    let g = rebuild(f, &narrowed, &sunk)?;
     Ok((m.with_function(g), narrowed.len()))
+}
+
+/// The slice that takes `window`.
+fn slice_kind(window: &Window) -> OpKind {
+    OpKind::Slice {
+        start: window.iter().map(|w| w.0).collect(),
+        limit: window.iter().map(|w| w.1).collect(),
+        strides: window.iter().map(|w| w.2).collect(),
+    }
 }
 
 /// The op defining `v` when a slice of `v` can be pushed into it: `v`'s one reader is the
@@ -110,7 +128,7 @@ fn mark(
 /// are left out where they stood.
 fn rebuild(
     f: &Function,
-    narrowed: &HashSet<OpId>,
+    narrowed: &HashMap<OpId, Window>,
     sunk: &HashSet<OpId>,
 ) -> Result<Function, CompileError> {
     let mut b = FunctionBuilder::new(&f.name, &f.arg_types());
@@ -120,22 +138,11 @@ fn rebuild(
         if sunk.contains(&id) {
             continue;
         }
-        if !narrowed.contains(&id) {
+        let Some(window) = narrowed.get(&id) else {
             b.copy_op(f, op, &mut map)?;
             continue;
-        }
-        let OpKind::Slice {
-            start,
-            limit,
-            strides,
-        } = &op.kind
-        else {
-            unreachable!("only slices are narrowed");
         };
-        let window: Window = (0..start.len())
-            .map(|d| (start[d], limit[d], strides[d]))
-            .collect();
-        let v = sliced(f, &mut b, &map, sunk, op.operands[0], &window, op)?;
+        let v = sliced(f, &mut b, &map, sunk, op.operands[0], window, op)?;
         map.insert(op.results[0], v);
     }
     let results: Vec<ValueId> = f.results().iter().map(|r| map[r]).collect();
@@ -164,14 +171,7 @@ fn sliced(
     let narrow_ty = TensorType::new(ty.dtype, shape);
     let op = match f.values[v.index()].def {
         ValueDef::OpResult { op, .. } if sunk.contains(&op) => f.op(op),
-        _ => {
-            let kind = OpKind::Slice {
-                start: window.iter().map(|w| w.0).collect(),
-                limit: window.iter().map(|w| w.1).collect(),
-                strides: window.iter().map(|w| w.2).collect(),
-            };
-            return push(b, kind, &[map[&v]], narrow_ty, slice);
-        }
+        _ => return push(b, slice_kind(window), &[map[&v]], narrow_ty, slice),
     };
     let whole = |d: usize| (0, ty.shape[d], 1);
     let (kind, operands) = match &op.kind {
@@ -218,12 +218,7 @@ fn sliced(
         // An iota sliced from elsewhere than 0: taken whole, then sliced.
         _ => {
             let x = push(b, op.kind.clone(), &[], ty.clone(), op)?;
-            let kind = OpKind::Slice {
-                start: window.iter().map(|w| w.0).collect(),
-                limit: window.iter().map(|w| w.1).collect(),
-                strides: window.iter().map(|w| w.2).collect(),
-            };
-            return push(b, kind, &[x], narrow_ty, slice);
+            return push(b, slice_kind(window), &[x], narrow_ty, slice);
         }
     };
     push(b, kind, &operands, narrow_ty, op)
