@@ -6,7 +6,9 @@
 //! sharded by the partitioner, one thread per device, the engine computing — so that what
 //! the model predicts is what was measured: chains of matmuls every device computes at
 //! once, at seven sizes (the contraction FLOP rate each device gets while all of them
-//! compute, by size), a fused elementwise chain (the rate of every other op), a step that
+//! compute, by size) and at five of each other shape class (skinny: 8 rows; batched: 8
+//! products at once), a fused elementwise chain (the rate of every other op), a
+//! matrix's row sums (the rate of reductions), a step that
 //! computes almost nothing (what every step pays to start and join its devices), and, per
 //! mesh axis, layers of matmuls with and without an all-reduce between them (a
 //! collective's latency among kernels, as in a training step), with a permute between them
@@ -18,7 +20,7 @@
 
 use serde_json::{Value, json};
 use shardc::Resident;
-use shardc::compiler::sharding::cost::{CostModel, SharedHost, SharedMemory};
+use shardc::compiler::sharding::cost::{CostModel, DotClass, SharedHost, SharedMemory};
 use shardc::compiler::{Options, compile};
 use shardc::{CpuProgram, Engine, Error};
 use shardc_runtime::backend::RunOptions;
@@ -44,26 +46,18 @@ pub fn calibrate(c: &Calibrate) -> Result<(CostModel, Value), Error> {
     // `k x k`), at sizes from 8 KFLOP to 1 GFLOP (the rate grows with size); one link and
     // a long chain, so that their difference leaves out the run's own start and end, as
     // a dot inside a program pays neither. 256x512x512 is the model's single figure.
-    let mut dot_rates = Vec::new();
     let mut dot_ms = serde_json::Map::new();
-    for (m, k) in DOT_SIZES {
-        let size = (2 * m * k * k) as f64;
-        // Enough links for ~256 MFLOP of dots, so that small ones add up beyond the
-        // run's jitter.
-        let links = ((CHAIN_FLOPS / size) as usize).clamp(9, 512);
-        let one = seconds(&dot_chain(&mesh, m, k, 1), c)?;
-        let many = seconds(&dot_chain(&mesh, m, k, links), c)?;
-        // The difference leaves out the run's own start and end; where it is lost in the
-        // noise (a chain of small dots on a busy machine), the long chain alone, start and
-        // end spread over its links.
-        let per_dot = if many - one > 0.5 * many {
-            (many - one) / (links - 1) as f64
-        } else {
-            many / links as f64
-        };
-        dot_rates.push((size, size / per_dot));
-        dot_ms.insert(format!("{m}x{k}x{k}"), json!(per_dot * 1e3));
+    let mut class_rates = std::collections::BTreeMap::new();
+    for (class, sizes) in DOT_SIZES {
+        let mut rates = Vec::new();
+        for &shape in sizes {
+            let (size, per_dot) = per_dot(&mesh, shape, c)?;
+            rates.push((size, size / per_dot));
+            dot_ms.insert(dot_name(class, shape), json!(per_dot * 1e3));
+        }
+        class_rates.insert(class, rates);
     }
+    let dot_rates = class_rates.remove(&DotClass::Square).unwrap_or_default();
     let flops = dot_rates[DOT_REFERENCE].1;
 
     // Everything else: a fused chain of three elementwise ops over 2^20 elements.
@@ -79,6 +73,18 @@ func.func @main(%a: tensor<{e}xf32>, %b: tensor<{e}xf32>) -> tensor<{e}xf32> {{
     );
     let chain_s = seconds(&chain, c)?;
     let vector_flops = (3 * e) as f64 / chain_s;
+
+    // Reductions: the row sums of a 1024 x 1024 matrix (a softmax's or a layer norm's),
+    // one FLOP per element, less a step's fixed cost (measured next).
+    let rows = format!(
+        "{mesh}
+func.func @main(%a: tensor<1024x1024xf32>) -> tensor<1024xf32> {{
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1024x1024xf32>, tensor<f32>) -> tensor<1024xf32>
+  return %r : tensor<1024xf32>
+}}"
+    );
+    let reduce_s = seconds(&rows, c)?;
 
     // Ops that only move data: a concatenation of two vectors into a 4 MiB result on every
     // device (a gradient bucket's), less a step's fixed cost (measured next).
@@ -102,6 +108,7 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
     );
     let step_overhead = seconds(&trivial, c)?;
     let memory_bandwidth = (4 * e) as f64 / (concat_s - step_overhead).max(1e-7);
+    let reduce_flops = e as f64 / (reduce_s - step_overhead).max(1e-7);
 
     // Collectives, per axis: all-reduces of 16 KiB and 240 KiB (their difference is
     // bytes over the axis), of 512 KiB and 4 MiB (the rate of large ones), and the layers
@@ -243,7 +250,9 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
             .then(|| permutes.iter().sum::<f64>() / permutes.len() as f64),
         flops,
         dot_rates: dot_rates.clone(),
+        dot_class_rates: class_rates.clone(),
         vector_flops,
+        reduce_flops: Some(reduce_flops),
         memory_bandwidth: Some(memory_bandwidth),
         step_overhead,
         shared_host: Some(SharedHost { cores, devices }),
@@ -253,7 +262,10 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
         "devices": devices,
         "cores": cores,
         "matmul_ms": dot_ms,
-        "matmul_GFLOPs_per_device": dot_rates.iter().map(|&(size, rate)| json!([size, rate / 1e9])).collect::<Vec<_>>(),
+        "matmul_GFLOPs_per_device": gflops(&dot_rates),
+        "matmul_GFLOPs_per_device_by_class": class_rates.iter().map(|(class, rates)| (format!("{class:?}").to_lowercase(), json!(gflops(rates)))).collect::<serde_json::Map<_, _>>(),
+        "row_sums_1M_ms": reduce_s * 1e3,
+        "reduce_GFLOPs_per_device": reduce_flops / 1e9,
         "elementwise_chain_1M_ms": chain_s * 1e3,
         "elementwise_GFLOPs_per_device": vector_flops / 1e9,
         "concatenate_4MiB_ms": concat_s * 1e3,
@@ -264,33 +276,113 @@ func.func @main(%a: tensor<64xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{}}]>
     Ok((model, raw))
 }
 
-/// The matmuls (`m x k` by `k x k`) whose rates are measured, by increasing FLOPs.
-const DOT_SIZES: [(usize, usize); 7] = [
-    (16, 16),
-    (32, 32),
-    (64, 64),
-    (128, 128),
-    (256, 256),
-    (256, 512),
-    (1024, 512),
+/// `(b, m, k)`: `b` products of `m x k` by `k x k` (`b` = 1: no batch dimension).
+type DotShape = (usize, usize, usize);
+
+/// The matmuls whose rates are measured, per shape class, by increasing FLOPs.
+const DOT_SIZES: [(DotClass, &[DotShape]); 3] = [
+    (
+        DotClass::Square,
+        &[
+            (1, 16, 16),
+            (1, 32, 32),
+            (1, 64, 64),
+            (1, 128, 128),
+            (1, 256, 256),
+            (1, 256, 512),
+            (1, 1024, 512),
+        ],
+    ),
+    // A few rows against a large weight (a small batch's projection).
+    (
+        DotClass::Skinny,
+        &[
+            (1, 8, 128),
+            (1, 8, 256),
+            (1, 8, 512),
+            (1, 8, 1024),
+            (1, 8, 2048),
+        ],
+    ),
+    // Eight products at once (attention's heads).
+    (
+        DotClass::Batched,
+        &[
+            (8, 16, 16),
+            (8, 32, 32),
+            (8, 64, 64),
+            (8, 128, 128),
+            (8, 256, 256),
+        ],
+    ),
 ];
 
-/// Which of [`DOT_SIZES`] gives the model's single contraction rate (`CostModel::flops`).
+/// Which of the square [`DOT_SIZES`] gives the model's single contraction rate
+/// (`CostModel::flops`).
 const DOT_REFERENCE: usize = 5;
 
 /// FLOPs of the longer chain of each size (at least 9 links, at most 512).
 const CHAIN_FLOPS: f64 = 268435456.0;
 
-/// `x = tanh(x w)` `links` times, `x: m x k`, `w: k x k` (the tanh keeps values bounded
-/// and costs little beside the dot).
-fn dot_chain(mesh: &str, m: usize, k: usize, links: usize) -> String {
-    let x = format!("tensor<{m}x{k}xf32>");
-    let w = format!("tensor<{k}x{k}xf32>");
+/// The FLOPs of one dot of `shape` and the seconds it takes among others like it: a chain
+/// of one link and a long one, so that their difference leaves out the run's own start
+/// and end, as a dot inside a program pays neither.
+fn per_dot(mesh: &str, shape: DotShape, c: &Calibrate) -> Result<(f64, f64), Error> {
+    let (b, m, k) = shape;
+    let size = (2 * b * m * k * k) as f64;
+    // Enough links for ~256 MFLOP of dots, so that small ones add up beyond the run's
+    // jitter.
+    let links = ((CHAIN_FLOPS / size) as usize).clamp(9, 512);
+    let one = seconds(&dot_chain(mesh, shape, 1), c)?;
+    let many = seconds(&dot_chain(mesh, shape, links), c)?;
+    // Where the difference is lost in the noise (a chain of small dots on a busy
+    // machine), the long chain alone, start and end spread over its links.
+    let per_dot = if many - one > 0.5 * many {
+        (many - one) / (links - 1) as f64
+    } else {
+        many / links as f64
+    };
+    Ok((size, per_dot))
+}
+
+/// How the raw figures name a measured dot: `256x512x512`, `8x(64x64x64)`.
+fn dot_name(class: DotClass, (b, m, k): DotShape) -> String {
+    match class {
+        DotClass::Batched => format!("{b}x({m}x{k}x{k})"),
+        _ => format!("{m}x{k}x{k}"),
+    }
+}
+
+/// A table of rates in GFLOP/s, as the raw figures give it.
+fn gflops(rates: &[(f64, f64)]) -> Vec<Value> {
+    rates
+        .iter()
+        .map(|&(size, rate)| json!([size, rate / 1e9]))
+        .collect()
+}
+
+/// `x = tanh(x w)` `links` times: `x: m x k`, `w: k x k`, or with a leading batch
+/// dimension of `b` on both when `b > 1` (the tanh keeps values bounded and costs little
+/// beside the dot).
+fn dot_chain(mesh: &str, (b, m, k): DotShape, links: usize) -> String {
+    let (x, w, dims) = if b > 1 {
+        (
+            format!("tensor<{b}x{m}x{k}xf32>"),
+            format!("tensor<{b}x{k}x{k}xf32>"),
+            "batching_dims = [0] x [0], contracting_dims = [2] x [1]",
+        )
+    } else {
+        (
+            format!("tensor<{m}x{k}xf32>"),
+            format!("tensor<{k}x{k}xf32>"),
+            "contracting_dims = [1] x [0]",
+        )
+    };
     let mut body = String::new();
     let mut last = "%x".to_string();
     for i in 0..links {
         body.push_str(&format!(
-            "  %d{i} = stablehlo.dot_general {last}, %w, contracting_dims = [1] x [0] : ({x}, {w}) -> {x}\n"
+            "  %d{i} = stablehlo.dot_general {last}, %w, {dims} : ({x}, {w}) -> {x}\n"
         ));
         body.push_str(&format!("  %t{i} = stablehlo.tanh %d{i} : {x}\n"));
         last = format!("%t{i}");

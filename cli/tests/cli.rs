@@ -610,6 +610,18 @@ fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
             > 0.0
     );
     assert_eq!(m.flops, m.dot_rates[5].1);
+    // Skinny and batched contractions measured apart, five sizes each; and reductions.
+    use shardc_compiler::sharding::cost::DotClass;
+    for class in [DotClass::Skinny, DotClass::Batched] {
+        let rates = &m.dot_class_rates[&class];
+        assert_eq!(rates.len(), 5, "{class:?}: {rates:?}");
+        assert!(rates.windows(2).all(|w| w[0].0 < w[1].0), "{rates:?}");
+        assert!(rates.iter().all(|r| r.1 > 0.0), "{rates:?}");
+    }
+    assert!(!m.dot_class_rates.contains_key(&DotClass::Square));
+    assert!(m.reduce_flops.is_some_and(|r| r > 0.0));
+    assert!(raw["matmul_ms"]["8x(64x64x64)"].as_f64().unwrap() > 0.0);
+    assert!(raw["matmul_ms"]["8x2048x2048"].as_f64().unwrap() > 0.0);
     // Collectives of every size go through shared memory: its rate, measured.
     let sm = m
         .shared_memory

@@ -31,6 +31,7 @@
 
 use crate::models::GptConfig;
 use shardc_compiler::CostModel;
+use shardc_compiler::sharding::cost::DotClass;
 use std::collections::BTreeMap;
 
 /// How the data axis holds parameters, gradients and optimizer state.
@@ -359,10 +360,10 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     // One layer's matmuls on a micro-batch (forward): q, k, v and out (4h² per token),
     // the MLP (2·h·f), attention scores and context (2·s·h per token), each split t ways.
     let mb_tokens = mb_seqs * s;
-    let dot = |flops: f64| flops / cost.dot_rate(flops);
-    let layer_fwd = dot(2.0 * mb_tokens * 4.0 * h * h / t)
-        + dot(2.0 * mb_tokens * 2.0 * h * f / t)
-        + dot(2.0 * mb_tokens * 2.0 * s * h / t);
+    let dot = |class: DotClass, flops: f64| flops / cost.dot_rate(class, flops);
+    let layer_fwd = dot(DotClass::Square, 2.0 * mb_tokens * 4.0 * h * h / t)
+        + dot(DotClass::Square, 2.0 * mb_tokens * 2.0 * h * f / t)
+        + dot(DotClass::Batched, 2.0 * mb_tokens * 2.0 * s * h / t);
     // Elementwise and reductions: layer norms, softmax, GELU, residuals (~8 FLOPs per
     // element they touch).
     let layer_vec = 8.0 * mb_tokens * (6.0 * h + (2.0 * f + 2.0 * a * s) / t) / cost.vector_flops;
@@ -370,7 +371,7 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     let body = 3.0 * (layer_fwd + layer_vec) * layers * p.micro_batches as f64;
     // The embedding lookup and the logits (replicated over the model axis, as the demo's
     // specs have it), on the last stage.
-    let head = 3.0 * dot(2.0 * tokens * h * v);
+    let head = 3.0 * dot(DotClass::Square, 2.0 * tokens * h * v);
     // Parameters: blocks split over model and stages; embeddings, positions and the final
     // norm on every device.
     let all: usize = model.param_types().iter().map(|t| t.num_elements()).sum();

@@ -62,8 +62,20 @@ pub struct CostModel {
     /// the rate of large ones (fixed costs per kernel, less reuse in the tiles).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dot_rates: Vec<(f64, f64)>,
-    /// FLOP/s per device in every other op that computes (elementwise, reductions).
+    /// FLOP/s per device in the contractions of a shape class other than
+    /// [`DotClass::Square`], by their size as in [`CostModel::dot_rates`]: a batched
+    /// product runs one small kernel per batch element, a skinny one reuses each loaded
+    /// element less. A class without a table has the rates of [`CostModel::dot_rates`].
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dot_class_rates: BTreeMap<DotClass, Vec<(f64, f64)>>,
+    /// FLOP/s per device in every other op that computes (elementwise, and reductions
+    /// when [`CostModel::reduce_flops`] has no figure).
     pub vector_flops: f64,
+    /// FLOP/s per device in reductions (`reduce`: one FLOP per operand element), as
+    /// `shardc calibrate` measures a row sum. `None` in profiles written before it was
+    /// measured: [`CostModel::vector_flops`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduce_flops: Option<f64>,
     /// Bytes per second a device writes in an op that only moves data into a buffer of
     /// its own ([`moved_bytes`]: a concatenation such as a gradient bucket's, a pad, a
     /// gather, a dynamic slice), as `shardc calibrate` measures a concatenation. `None`
@@ -146,6 +158,59 @@ impl SharedHost {
     }
 }
 
+/// The shape class of a contraction, whose FLOP rates `shardc calibrate` measures apart
+/// ([`CostModel::dot_class_rates`]). With `m`, `n` and `k` the products of a local dot's
+/// left free, right free and contracting dimensions:
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DotClass {
+    /// Neither of the others: [`CostModel::dot_rates`].
+    Square,
+    /// No batch, and the smallest of `m`, `n` and `k` at most [`DotClass::SKINNY`] and
+    /// at most a [`DotClass::SKINNY_RATIO`]th of the largest: a matrix-vector product,
+    /// the projection of a few tokens (a decoding step's), an outer product. (With 32
+    /// rows against a 512 x 2048 weight, the peer MLP's data-parallel dots ran at the
+    /// square rates, 2026-12-07.)
+    Skinny,
+    /// Batch dimensions of more than one element: one product per batch element
+    /// (attention's scores and values, per head).
+    Batched,
+}
+
+impl DotClass {
+    /// The largest smallest dimension of a skinny dot.
+    pub const SKINNY: usize = 16;
+    /// How much smaller than the largest of `m`, `n`, `k` the smallest is in a skinny dot.
+    pub const SKINNY_RATIO: usize = 16;
+
+    /// The class of a dot of `dims` on local operands `lhs` and `rhs`.
+    pub fn of(dims: &shardc_ir::DotDims, lhs: &TensorType, rhs: &TensorType) -> DotClass {
+        let size = |t: &TensorType, dims: &[usize]| -> usize {
+            dims.iter()
+                .map(|&d| t.shape.get(d).copied().unwrap_or(1))
+                .product()
+        };
+        let free = |t: &TensorType, batch: &[usize], contracting: &[usize]| -> usize {
+            (0..t.shape.len())
+                .filter(|d| !batch.contains(d) && !contracting.contains(d))
+                .map(|d| t.shape[d])
+                .product()
+        };
+        if size(lhs, &dims.lhs_batch) > 1 {
+            return DotClass::Batched;
+        }
+        let m = free(lhs, &dims.lhs_batch, &dims.lhs_contracting);
+        let n = free(rhs, &dims.rhs_batch, &dims.rhs_contracting);
+        let k = size(lhs, &dims.lhs_contracting);
+        let (least, most) = (m.min(n).min(k), m.max(n).max(k));
+        if least <= DotClass::SKINNY && least * DotClass::SKINNY_RATIO <= most {
+            DotClass::Skinny
+        } else {
+            DotClass::Square
+        }
+    }
+}
+
 impl Default for CostModel {
     /// The cpu backend on the reference host ([`CostModel::cpu`] of two cores).
     fn default() -> CostModel {
@@ -163,7 +228,11 @@ impl CostModel {
     /// `data=2`, `data=2,model=4` and `data=8`, the 8-device figures times 4): contractions
     /// at 13 GFLOP/s for 16^3 dots (a kernel call's overhead: 2 x 16^3 FLOPs take 0.6 µs),
     /// 60 GFLOP/s for 32^3, 100 GFLOP/s for 64^3, up to 215 GFLOP/s from 256x512x512 on (the
-    /// two smallest measured 2026-12-05 with the same command), fused
+    /// two smallest measured 2026-12-05 with the same command); skinny ones (8 rows) at
+    /// 90-180 GFLOP/s up to 8x512x512 and falling to 70 GFLOP/s at 8x2048x2048 (each dot
+    /// streams a weight larger than the caches), batched ones (8 products) at 42 GFLOP/s for
+    /// 8 x 16^3 up to 205 GFLOP/s for 8 x 256^3 (both measured 2026-12-07); row sums at
+    /// 3.1 GFLOP/s, fused
     /// elementwise chains at 4.5 GFLOP/s (memory-bound), links at 4.5 GB/s (rings and
     /// shared memory alike until measured apart: [`CostModel::shared_memory`]), and 110, 150
     /// and 320 µs per collective over groups of 2, 4 and 8 devices (measured between
@@ -199,7 +268,32 @@ impl CostModel {
                 (134217728.0, 215e9),
                 (536870912.0, 215e9),
             ],
+            // Measured 2026-12-07 as the table above (two runs, `shardc calibrate --mesh
+            // data=8`, times 4).
+            dot_class_rates: BTreeMap::from([
+                (
+                    DotClass::Skinny,
+                    vec![
+                        (262144.0, 90e9),
+                        (1048576.0, 180e9),
+                        (4194304.0, 125e9),
+                        (16777216.0, 110e9),
+                        (67108864.0, 70e9),
+                    ],
+                ),
+                (
+                    DotClass::Batched,
+                    vec![
+                        (65536.0, 42e9),
+                        (524288.0, 95e9),
+                        (4194304.0, 125e9),
+                        (33554432.0, 145e9),
+                        (268435456.0, 205e9),
+                    ],
+                ),
+            ]),
             vector_flops: 4.5e9,
+            reduce_flops: Some(3.1e9),
             memory_bandwidth: None,
             // A step of one elementwise op on 64 floats: 26 µs on one device, 100, 87 and
             // 195 µs on 2, 4 and 8 (2 cores, 2026-12-06): ~25 µs a device.
@@ -229,7 +323,9 @@ impl CostModel {
             permute_latency: None,
             flops: 100e12,
             dot_rates: Vec::new(),
+            dot_class_rates: BTreeMap::new(),
             vector_flops: 10e12,
+            reduce_flops: None,
             memory_bandwidth: None,
             step_overhead: 0.0,
             memory_weight: 1e-15,
@@ -253,7 +349,12 @@ impl CostModel {
         let mut m = self.clone();
         m.flops *= factor;
         m.dot_rates.iter_mut().for_each(|r| r.1 *= factor);
+        m.dot_class_rates
+            .values_mut()
+            .flatten()
+            .for_each(|r| r.1 *= factor);
         m.vector_flops *= factor;
+        m.reduce_flops = m.reduce_flops.map(|r| r * factor);
         m.memory_bandwidth = m.memory_bandwidth.map(|b| b * factor);
         m.default_bandwidth *= factor;
         if let Some(sm) = &mut m.shared_memory {
@@ -313,7 +414,13 @@ impl CostModel {
         if rates
             .iter()
             .chain(m.axis_bandwidth.values())
-            .chain(m.dot_rates.iter().flat_map(|(size, rate)| [size, rate]))
+            .chain(
+                m.dot_rates
+                    .iter()
+                    .chain(m.dot_class_rates.values().flatten())
+                    .flat_map(|(size, rate)| [size, rate]),
+            )
+            .chain(m.reduce_flops.iter())
             .chain(m.group_latency.iter().map(|(_, latency)| latency))
             .chain(m.permute_latency.iter())
             .chain(m.shared_memory.iter().map(|sm| &sm.bandwidth))
@@ -437,10 +544,12 @@ impl CostModel {
     /// Seconds of compute of one op on local pieces of the given types.
     pub fn op_time(&self, kind: &OpKind, operands: &[TensorType], results: &[TensorType]) -> f64 {
         let flops = op_flops(kind, operands, results) as f64;
-        let rate = if matches!(kind, OpKind::DotGeneral(_)) {
-            self.dot_rate(flops)
-        } else {
-            self.vector_flops
+        let rate = match (kind, operands) {
+            (OpKind::DotGeneral(d), [lhs, rhs, ..]) => {
+                self.dot_rate(DotClass::of(d, lhs, rhs), flops)
+            }
+            (OpKind::Reduce { .. }, _) => self.reduce_flops.unwrap_or(self.vector_flops),
+            _ => self.vector_flops,
         };
         let moved = self
             .memory_bandwidth
@@ -448,9 +557,15 @@ impl CostModel {
         flops / rate + moved
     }
 
-    /// FLOP/s of a contraction of `flops` FLOPs ([`CostModel::dot_rates`]).
-    pub fn dot_rate(&self, flops: f64) -> f64 {
-        interpolate(&self.dot_rates, flops.ln(), f64::ln).unwrap_or(self.flops)
+    /// FLOP/s of a contraction of `class` and `flops` FLOPs: its class's table
+    /// ([`CostModel::dot_class_rates`]), else [`CostModel::dot_rates`], else
+    /// [`CostModel::flops`].
+    pub fn dot_rate(&self, class: DotClass, flops: f64) -> f64 {
+        self.dot_class_rates
+            .get(&class)
+            .and_then(|t| interpolate(t, flops.ln(), f64::ln))
+            .or_else(|| interpolate(&self.dot_rates, flops.ln(), f64::ln))
+            .unwrap_or(self.flops)
     }
 
     /// The memory tie-breaker of holding a piece.
@@ -813,7 +928,15 @@ mod tests {
         // latency of a collective is by its groups' size, whoever else shares the cores.
         let eight = m.for_devices(8);
         assert_eq!(eight.flops, m.flops / 4.0);
-        assert_eq!(eight.dot_rate(1e6), m.dot_rate(1e6) / 4.0);
+        assert_eq!(
+            eight.dot_rate(DotClass::Square, 1e6),
+            m.dot_rate(DotClass::Square, 1e6) / 4.0
+        );
+        assert_eq!(
+            eight.dot_rate(DotClass::Skinny, 1e6),
+            m.dot_rate(DotClass::Skinny, 1e6) / 4.0
+        );
+        assert_eq!(eight.reduce_flops, m.reduce_flops.map(|r| r / 4.0));
         assert_eq!(eight.vector_flops, m.vector_flops / 4.0);
         assert_eq!(eight.bandwidth("data"), 0.25e9);
         assert_eq!(eight.bandwidth("model"), m.default_bandwidth / 4.0);
@@ -848,12 +971,17 @@ mod tests {
     #[test]
     fn rates_and_latencies_follow_the_measured_sizes() {
         let mut m = CostModel::cpu(2);
+        m.dot_class_rates.clear();
         m.dot_rates = vec![(1e6, 10e9), (1e8, 30e9)];
         m.group_latency = vec![(2, 100e-6), (8, 400e-6)];
-        assert_eq!(m.dot_rate(1e3), 10e9);
-        assert_eq!(m.dot_rate(1e6), 10e9);
-        assert!((m.dot_rate(1e7) - 20e9).abs() < 1.0, "{}", m.dot_rate(1e7));
-        assert_eq!(m.dot_rate(1e12), 30e9);
+        assert_eq!(m.dot_rate(DotClass::Square, 1e3), 10e9);
+        assert_eq!(m.dot_rate(DotClass::Square, 1e6), 10e9);
+        assert!(
+            (m.dot_rate(DotClass::Square, 1e7) - 20e9).abs() < 1.0,
+            "{}",
+            m.dot_rate(DotClass::Square, 1e7)
+        );
+        assert_eq!(m.dot_rate(DotClass::Square, 1e12), 30e9);
         assert_eq!(m.latency_of(1), 100e-6);
         assert!((m.latency_of(4) - 200e-6).abs() < 1e-12);
         assert_eq!(m.latency_of(64), 400e-6);
@@ -861,13 +989,77 @@ mod tests {
         let t = TensorType::new(shardc_ir::DType::F32, [100, 100]);
         let dot = matmul();
         let time = m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t));
-        let rate = m.dot_rate(2e6);
+        let rate = m.dot_rate(DotClass::Square, 2e6);
         assert!(rate > 10e9 && rate < 20e9, "{rate}");
         assert_eq!(time, 2e6 / rate);
         m.dot_rates.clear();
         m.group_latency.clear();
-        assert_eq!(m.dot_rate(1e7), m.flops);
+        assert_eq!(m.dot_rate(DotClass::Square, 1e7), m.flops);
         assert_eq!(m.latency_of(4), m.latency);
+    }
+
+    /// A dot's class is its local shape's: batch dimensions of more than one element make
+    /// it batched, one of `m`, `n`, `k` a sixteenth of the largest skinny; each class has
+    /// its own rates, a class without a table the square ones; reductions their own rate.
+    #[test]
+    fn dots_are_charged_by_their_shape_class() {
+        use shardc_ir::{DType, DotDims};
+        let t = |shape: &[usize]| TensorType::new(DType::F32, shape.to_vec());
+        let plain = DotDims {
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+            ..DotDims::default()
+        };
+        let batched = DotDims {
+            lhs_batch: vec![0],
+            rhs_batch: vec![0],
+            lhs_contracting: vec![2],
+            rhs_contracting: vec![1],
+            ..DotDims::default()
+        };
+        let class = |d: &DotDims, l: &[usize], r: &[usize]| DotClass::of(d, &t(l), &t(r));
+        assert_eq!(class(&plain, &[256, 512], &[512, 512]), DotClass::Square);
+        assert_eq!(class(&plain, &[8, 512], &[512, 512]), DotClass::Skinny);
+        // The weight gradient of 4096 tokens for a 16 x 16 weight: k is 256 times m and n.
+        assert_eq!(class(&plain, &[16, 4096], &[4096, 16]), DotClass::Skinny);
+        assert_eq!(class(&plain, &[16, 256], &[256, 256]), DotClass::Skinny);
+        assert_eq!(class(&plain, &[17, 512], &[512, 512]), DotClass::Square);
+        // Few rows, but not few against the rest: a small square dot.
+        assert_eq!(class(&plain, &[8, 64], &[64, 64]), DotClass::Square);
+        // 32 rows against a large weight: square.
+        assert_eq!(class(&plain, &[32, 512], &[512, 2048]), DotClass::Square);
+        assert_eq!(
+            class(&batched, &[8, 64, 64], &[8, 64, 64]),
+            DotClass::Batched
+        );
+        // A batch of one (a batch dimension split to one element per device) is no batch.
+        assert_eq!(
+            class(&batched, &[1, 64, 64], &[1, 64, 64]),
+            DotClass::Square
+        );
+
+        let mut m = CostModel::cpu(2);
+        m.dot_rates = vec![(1e6, 100e9)];
+        m.dot_class_rates = BTreeMap::from([(DotClass::Skinny, vec![(1e6, 25e9)])]);
+        let dot = |d: &DotDims, l: &[usize], r: &[usize], o: &[usize]| {
+            m.op_time(&OpKind::DotGeneral(d.clone()), &[t(l), t(r)], &[t(o)])
+        };
+        let skinny = dot(&plain, &[8, 512], &[512, 512], &[8, 512]);
+        assert_eq!(skinny, 2.0 * 8.0 * 512.0 * 512.0 / 25e9);
+        let square = dot(&plain, &[128, 128], &[128, 128], &[128, 128]);
+        assert_eq!(square, 2.0 * 128.0 * 128.0 * 128.0 / 100e9);
+        // No table for batched dots: the square rates.
+        let b = dot(&batched, &[8, 64, 64], &[8, 64, 64], &[8, 64, 64]);
+        assert_eq!(b, 8.0 * 2.0 * 64.0 * 64.0 * 64.0 / 100e9);
+
+        let reduce = OpKind::Reduce {
+            dimensions: vec![1],
+        };
+        let rows = m.op_time(&reduce, &[t(&[1024, 1024]), t(&[])], &[t(&[1024])]);
+        assert_eq!(rows, 1048576.0 / m.reduce_flops.unwrap());
+        m.reduce_flops = None;
+        let rows = m.op_time(&reduce, &[t(&[1024, 1024]), t(&[])], &[t(&[1024])]);
+        assert_eq!(rows, 1048576.0 / m.vector_flops);
     }
 
     /// On 2 nodes of 4 with a data=2 x model=4 mesh, `model` stays inside a node and
@@ -996,7 +1188,7 @@ func.func @main(%a: tensor<4x{elements}xf32> {{sdy.sharding = #sdy.sharding<@mes
         let flops = 2.0 * 64.0 * 64.0 * 64.0;
         assert_eq!(
             m.op_time(&dot, &[t.clone(), t.clone()], std::slice::from_ref(&t)),
-            flops / m.dot_rate(flops)
+            flops / m.dot_rate(DotClass::Square, flops)
         );
         let add = OpKind::Binary(shardc_ir::BinaryOp::Add);
         assert_eq!(
