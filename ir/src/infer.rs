@@ -1169,6 +1169,42 @@ fn derive(
                 TensorType::new(DType::I32, batch),
             ])
         }
+        OpKind::TridiagonalSolve => {
+            expect_operands(ops, 4)?;
+            let (d, b) = (&ops[1], &ops[3]);
+            let r = d.rank();
+            if !matches!(d.dtype, DType::F32 | DType::F64) || r == 0 {
+                return fail(
+                    format!(
+                        "solves with f32 or f64 diagonals of at least one dimension, but d (operand 1) is {d}"
+                    ),
+                    "convert to f32 or f64",
+                );
+            }
+            for (k, name) in [(0, "dl"), (2, "du")] {
+                same_type(
+                    &ops[k],
+                    d,
+                    &format!("{name} (operand {k}) and d (operand 1)"),
+                )?;
+            }
+            if b.dtype != d.dtype || b.rank() != r + 1 || b.shape[..r] != d.shape[..] {
+                return fail(
+                    format!(
+                        "b (operand 3) is {b}, but d is {d}: b must have d's element type, its batch dimensions, one row per diagonal element ({}) and a last dimension of right-hand sides",
+                        d.shape[r - 1]
+                    ),
+                    "give b the shape [batch..., n, nrhs]",
+                );
+            }
+            Ok(vec![
+                d.clone(),
+                d.clone(),
+                d.clone(),
+                b.clone(),
+                TensorType::new(DType::I32, d.shape[..r - 1].to_vec()),
+            ])
+        }
         OpKind::Geqrf => {
             expect_operands(ops, 1)?;
             let a = &ops[0];

@@ -580,6 +580,17 @@ pub enum OpKind {
     /// matrix, 1-based: row `i` was swapped with row `ipiv[i]` at step `i`); the status
     /// (`i32` per matrix: 0, or the 1-based index of the first zero on `U`'s diagonal).
     Lu,
+    /// `shardc.tridiagonal_solve`: LAPACK's `gtsv`, what JAX's
+    /// `lax.linalg.tridiagonal_solve` is on CPU: solves `A x = b` per system of the leading
+    /// (batch) dimensions, `A` tridiagonal of order `n`, by Gaussian elimination with
+    /// partial pivoting (an interchange of adjacent rows where the subdiagonal entry is
+    /// the larger). Operands `(dl, d, du, b)`: `dl`, `d`, `du` of `[batch..., n]` (the
+    /// sub-, main and superdiagonal; `dl[0]` and `du[n-1]` unused), `b` of `[batch..., n,
+    /// nrhs]`. Results as LAPACK leaves its arrays: `dl` (from `dl[1]` on, `U`'s second
+    /// superdiagonal), `d` and `du` (`U`'s diagonal and first superdiagonal), the solution,
+    /// and the status (`i32` per system: 0, or the 1-based index of the first zero pivot,
+    /// where elimination stopped).
+    TridiagonalSolve,
     /// `shardc.geqrf`: LAPACK's `geqrf` (JAX's `lax.linalg.geqrf`, under `jnp.linalg.qr` and
     /// the orthogonal initializer): each `m x n` matrix of the last two dimensions as
     /// Householder reflections `H_i = I - tau_i v_i v_iᵀ`. Results: `R` on and above the
@@ -746,6 +757,7 @@ impl OpKind {
             OpKind::Cholesky { .. } => "stablehlo.cholesky",
             OpKind::TriangularSolve { .. } => "stablehlo.triangular_solve",
             OpKind::Lu => "shardc.lu",
+            OpKind::TridiagonalSolve => "shardc.tridiagonal_solve",
             OpKind::Geqrf => "shardc.geqrf",
             OpKind::HouseholderProduct => "shardc.householder_product",
             OpKind::Eigh { .. } => "shardc.eigh",

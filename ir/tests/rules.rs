@@ -345,6 +345,13 @@ fn cases() -> Vec<Case> {
         let op = b.push(OpKind::Lu, &[a[0]], None, vec![])?;
         Ok(b.func().op(op).results[1])
     }));
+    cases.push(case(
+        &["4x8xf32", "4x8xf32", "4x8xf32", "4x8x3xf32"],
+        |b, a| {
+            let op = b.push(OpKind::TridiagonalSolve, &a[..4], None, vec![])?;
+            Ok(b.func().op(op).results[3])
+        },
+    ));
     cases.push(case(&["4x8x6xf32"], |b, a| {
         let op = b.push(OpKind::Geqrf, &[a[0]], None, vec![])?;
         Ok(b.func().op(op).results[1])
@@ -867,6 +874,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::Cholesky { .. } => "cholesky",
         OpKind::TriangularSolve { .. } => "triangular_solve",
         OpKind::Lu => "lu",
+        OpKind::TridiagonalSolve => "tridiagonal_solve",
         OpKind::Geqrf => "geqrf",
         OpKind::HouseholderProduct => "householder_product",
         OpKind::Eigh { .. } => "eigh",
@@ -874,9 +882,10 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 50] = [
+const FAMILIES: [&str; 51] = [
     "geqrf",
     "householder_product",
+    "tridiagonal_solve",
     "eigh",
     "svd",
     "cholesky",
@@ -1099,7 +1108,9 @@ fn attributes(f: &Function, op: &Op) -> String {
         ),
         OpKind::Eigh { lower } => format!(" lower = {lower}"),
         OpKind::Svd { full_matrices } => format!(" full_matrices = {full_matrices}"),
-        OpKind::Lu | OpKind::Geqrf | OpKind::HouseholderProduct => String::new(),
+        OpKind::Lu | OpKind::TridiagonalSolve | OpKind::Geqrf | OpKind::HouseholderProduct => {
+            String::new()
+        }
     }
 }
 

@@ -123,6 +123,7 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
         OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
+        | OpKind::TridiagonalSolve
         | OpKind::Geqrf
         | OpKind::HouseholderProduct
         | OpKind::Eigh { .. }

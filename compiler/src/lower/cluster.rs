@@ -147,6 +147,7 @@ pub fn role(f: &Function, op: &Op) -> Role {
         | OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
+        | OpKind::TridiagonalSolve
         | OpKind::Geqrf
         | OpKind::HouseholderProduct
         | OpKind::Eigh { .. }

@@ -324,6 +324,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::Cholesky { .. }
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
+        | OpKind::TridiagonalSolve
         | OpKind::Geqrf
         | OpKind::HouseholderProduct
         | OpKind::Eigh { .. }

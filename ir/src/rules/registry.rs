@@ -122,6 +122,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         | OpKind::HouseholderProduct
         | OpKind::Eigh { .. }
         | OpKind::Svd { .. } => linear_algebra(&x, &op.kind),
+        OpKind::TridiagonalSolve => tridiagonal_solve(&x),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
@@ -281,6 +282,35 @@ fn pointwise(x: &Instance) -> RuleBuilder {
 /// all of its elements, except that the right-hand sides of a triangular solve are solved
 /// independently (columns of `b` for `op(a) x = b`, rows for `x op(a) = b`), so that
 /// dimension of `b` and `x` passes through.
+/// `(dl, d, du, b) -> (dl', d', du', x, status)`: each system whole (elimination runs down
+/// its rows); systems side by side, and the right-hand sides (each column of `b` solved
+/// alike), pass through.
+fn tridiagonal_solve(x: &Instance) -> RuleBuilder {
+    let mut b = x.builder();
+    // Shapes as `infer` checked them: `d` of rank r >= 1, `b` of rank r + 1.
+    let d = x.operand_shape(1);
+    let r = d.len().max(1);
+    for (k, &n) in d.iter().take(r - 1).enumerate() {
+        b.factor(n, PassThrough, &[Some(k); 4], &[Some(k); 5]);
+    }
+    let diagonal = [Some(r - 1), Some(r - 1), Some(r - 1), Some(r - 1)];
+    let n = d.last().copied().unwrap_or(1);
+    b.factor(
+        n,
+        NeedReplication,
+        &diagonal,
+        &[Some(r - 1), Some(r - 1), Some(r - 1), Some(r - 1), None],
+    );
+    let nrhs = x.operand_shape(3).get(r).copied().unwrap_or(1);
+    b.factor(
+        nrhs,
+        PassThrough,
+        &[None, None, None, Some(r)],
+        &[None, None, None, Some(r), None],
+    );
+    b
+}
+
 fn linear_algebra(x: &Instance, kind: &OpKind) -> RuleBuilder {
     let mut b = x.builder();
     let (no, nr) = (x.operands.len(), x.results.len());

@@ -49,6 +49,9 @@ enum Routine {
     /// Symmetric eigendecomposition: `(a) -> (vectors, values, status)`; `uplo` says which
     /// triangle is read; `mode` `N` (values only) still gives vectors, which JAX ignores.
     Syevd,
+    /// Tridiagonal solve (`lax.linalg.tridiagonal_solve`): `(dl, d, du, b) -> (dl', d',
+    /// du', x, status)`, the primed being what LAPACK leaves in its arrays.
+    Gtsv,
     /// Singular value decomposition: `(a) -> (a', s, u, vt, status)`, `a'` being what
     /// LAPACK leaves in `a` (unspecified: shardc gives `a`); `mode` `S` gives the thin `u`
     /// and `vt`, `A` and `N` (values only: JAX ignores the vectors) the full ones.
@@ -93,10 +96,12 @@ const TARGETS: &[(&str, Target)] = &[
     ("lapack_dsyevd_ffi", Target::Lapack(Routine::Syevd)),
     ("lapack_sgesdd_ffi", Target::Lapack(Routine::Gesdd)),
     ("lapack_dgesdd_ffi", Target::Lapack(Routine::Gesdd)),
+    ("lapack_sgtsv_ffi", Target::Lapack(Routine::Gtsv)),
+    ("lapack_dgtsv_ffi", Target::Lapack(Routine::Gtsv)),
     (
         "lapack_*",
         Target::Refused(
-            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr`, triangular solves `trsm`, symmetric eigendecomposition `syevd` and SVD `gesdd`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, eigh, eigvalsh, svd, pinv, norm(ord=2), jax.scipy.linalg.solve_triangular, cho_solve, the orthogonal initializer; not general eigenproblems `geev`, the QR-iteration SVD `gesvd`, Schur forms, or complex matrices); keep that linear algebra outside the jitted step, or write it with these",
+            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr`, triangular solves `trsm`, symmetric eigendecomposition `syevd`, SVD `gesdd` and tridiagonal solves `gtsv`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, eigh, eigvalsh, svd, pinv, norm(ord=2), jax.scipy.linalg.solve_triangular, cho_solve, jax.lax.linalg.tridiagonal_solve, the orthogonal initializer; not general eigenproblems `geev`, the QR-iteration SVD `gesvd`, Schur forms, or complex matrices); keep that linear algebra outside the jitted step, or write it with these",
         ),
     ),
     ("ApproxTopK", Target::ApproxTopK),
@@ -439,10 +444,10 @@ fn lapack(
     p.expect(Tok::Colon, &format!("before the type of {name}"))?;
     let (ins, outs) = p.function_type("(the op's type)")?;
     let given: Vec<TensorType> = operands.iter().map(|u| f.b.ty(u.id).clone()).collect();
-    let arity = if matches!(routine, Routine::Trsm | Routine::Orgqr) {
-        2
-    } else {
-        1
+    let arity = match routine {
+        Routine::Trsm | Routine::Orgqr => 2,
+        Routine::Gtsv => 4,
+        _ => 1,
     };
     if ins != given || given.len() != arity {
         return p.err_at(
@@ -495,6 +500,10 @@ fn lapack(
                 .map(|op| f.b.func().op(op).results.clone())
         }
         Routine::Orgqr => f.b.push1(OpKind::HouseholderProduct, &ids).map(|x| vec![x]),
+        Routine::Gtsv => {
+            f.b.push(OpKind::TridiagonalSolve, &ids, None, Vec::new())
+                .map(|op| f.b.func().op(op).results.clone())
+        }
         Routine::Syevd => {
             let lower = option("uplo", b'L') == b'L';
             decomposition(&mut f.b, OpKind::Eigh { lower }, ids[0])

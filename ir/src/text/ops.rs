@@ -45,7 +45,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, stablehlo.composite (as a call of its decomposition), sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations, solves and decompositions JAX emits on CPU (potrf, trsm, getrf, geqrf, syevd, gesdd) and of ApproxTopK, shardc.random, shardc.rotate, shardc.lu, shardc.eigh and shardc.svd; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, stablehlo.composite (as a call of its decomposition), sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations, solves and decompositions JAX emits on CPU (potrf, trsm, getrf, geqrf, syevd, gesdd, gtsv) and of ApproxTopK, shardc.random, shardc.rotate, shardc.lu, shardc.eigh, shardc.svd and shardc.tridiagonal_solve; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -330,6 +330,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_factorization,
         no_props,
         |_, _| Ok(OpKind::Lu)
+    ),
+    syntax!(
+        &["shardc.tridiagonal_solve"],
+        None,
+        0,
+        parse_factorization,
+        print_factorization,
+        no_props,
+        |_, _| Ok(OpKind::TridiagonalSolve)
     ),
     syntax!(
         &["stablehlo.partition_id"],
@@ -2110,11 +2119,13 @@ fn from_triangular_solve(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<Op
 }
 
 /// `shardc.lu %a : (t) -> (t, pivots, status)`, `shardc.geqrf %a : (t) -> (t, taus)`,
-/// `shardc.householder_product %a, %taus : (t, taus) -> t`: operands and a functional type.
+/// `shardc.householder_product %a, %taus : (t, taus) -> t`, `shardc.tridiagonal_solve %dl,
+/// %d, %du, %b : (v, v, v, b) -> (v, v, v, b, status)`: operands and a functional type.
 fn parse_factorization(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
     let (kind, n) = match name {
         "shardc.geqrf" => (OpKind::Geqrf, 1),
         "shardc.householder_product" => (OpKind::HouseholderProduct, 2),
+        "shardc.tridiagonal_solve" => (OpKind::TridiagonalSolve, 4),
         _ => (OpKind::Lu, 1),
     };
     let x = operands_n(p, f, n, name)?;

@@ -335,3 +335,19 @@ func.func @main(%x: tensor<4x16xf32>) -> tensor<4x3xf32> {
   %0:2 = stablehlo.custom_call @ApproxTopK(%x, %i, %cst, %c) {called_computations = [@my_order], mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, reduction_dim = 1 : i64, top_k = 3 : i64}} : (tensor<4x16xf32>, tensor<4x16xi32>, tensor<f32>, tensor<i32>) -> (tensor<4x3xf32>, tensor<4x3xi32>)
   return %0#0 : tensor<4x3xf32>
 }
+
+// -----
+
+// lax.linalg.tridiagonal_solve's gtsv with a right-hand side of the wrong order
+func.func @main(%dl: tensor<8xf32>, %d: tensor<8xf32>, %du: tensor<8xf32>, %b: tensor<6x3xf32>) -> tensor<6x3xf32> {
+  %0:5 = stablehlo.custom_call @lapack_sgtsv_ffi(%dl, %d, %du, %b) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}} : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<6x3xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<6x3xf32>, tensor<i32>)
+  return %0#3 : tensor<6x3xf32>
+}
+
+// -----
+
+// tridiagonal_solve's diagonals of different types
+func.func @main(%dl: tensor<8xf32>, %d: tensor<8xf32>, %du: tensor<7xf32>, %b: tensor<8x3xf32>) -> tensor<8x3xf32> {
+  %0:5 = shardc.tridiagonal_solve %dl, %d, %du, %b : (tensor<8xf32>, tensor<8xf32>, tensor<7xf32>, tensor<8x3xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<7xf32>, tensor<8x3xf32>, tensor<i32>)
+  return %0#3 : tensor<8x3xf32>
+}

@@ -203,6 +203,104 @@ pub(crate) fn lu(a: &Literal, outs: [&TensorType; 3]) -> Vec<Literal> {
     ]
 }
 
+/// `shardc.tridiagonal_solve` (see `OpKind::TridiagonalSolve`): LAPACK's `gtsv` on each
+/// system, its subdiagonal `dl[1..]` (JAX's `dl` has a leading entry LAPACK does not read):
+/// at each row, the row and the next are interchanged when the next's subdiagonal entry is
+/// larger in magnitude; a zero pivot sets the status and stops, the arrays left as they
+/// are then (as LAPACK leaves them; JAX masks the solution of such a system).
+pub(crate) fn tridiagonal_solve(x: &[&Literal], status_ty: &TensorType) -> Vec<Literal> {
+    let [dl, d, du, b] = [0, 1, 2, 3].map(|k| x[k].elements.to_f64_vec());
+    let r = x[1].ty.rank();
+    let n = x[1].ty.shape[r - 1];
+    let nrhs = x[3].ty.shape[r];
+    let systems: usize = x[1].ty.shape[..r - 1].iter().product();
+    let (mut dl, mut d, mut du, mut b) = (dl, d, du, b);
+    let mut status = Vec::with_capacity(systems);
+    for s in 0..systems {
+        let (v, m) = (s * n..(s + 1) * n, s * n * nrhs..(s + 1) * n * nrhs);
+        status.push(gtsv(
+            &mut dl[v.clone()],
+            &mut d[v.clone()],
+            &mut du[v],
+            &mut b[m],
+            nrhs,
+        ));
+    }
+    let out = |k: usize, values: &[f64]| Literal {
+        ty: x[k].ty.clone(),
+        elements: Elements::from_f64(x[k].ty.dtype, values),
+    };
+    vec![
+        out(0, &dl),
+        out(1, &d),
+        out(2, &du),
+        out(3, &b),
+        Literal {
+            ty: status_ty.clone(),
+            elements: Elements::I32(status),
+        },
+    ]
+}
+
+/// One system of [`tridiagonal_solve`]: `b` (`n x nrhs`, row-major) overwritten with the
+/// solution; the status.
+fn gtsv(dl: &mut [f64], d: &mut [f64], du: &mut [f64], b: &mut [f64], nrhs: usize) -> i32 {
+    let n = d.len();
+    if n == 0 {
+        return 0;
+    }
+    for k in 0..n - 1 {
+        // The subdiagonal entry below d[k] (LAPACK's DL(k+1), 1-based).
+        let below = dl[k + 1];
+        if d[k].abs() >= below.abs() {
+            if d[k] == 0.0 {
+                return k as i32 + 1;
+            }
+            let fact = below / d[k];
+            d[k + 1] -= fact * du[k];
+            for j in 0..nrhs {
+                b[(k + 1) * nrhs + j] -= fact * b[k * nrhs + j];
+            }
+            if k + 2 < n {
+                dl[k + 1] = 0.0;
+            }
+        } else {
+            // Interchange rows k and k + 1.
+            let fact = d[k] / below;
+            d[k] = below;
+            let temp = d[k + 1];
+            d[k + 1] = du[k] - fact * temp;
+            if k + 2 < n {
+                dl[k + 1] = du[k + 1];
+                du[k + 1] = -fact * dl[k + 1];
+            }
+            du[k] = temp;
+            for j in 0..nrhs {
+                let upper = b[k * nrhs + j];
+                b[k * nrhs + j] = b[(k + 1) * nrhs + j];
+                b[(k + 1) * nrhs + j] = upper - fact * b[(k + 1) * nrhs + j];
+            }
+        }
+    }
+    if d[n - 1] == 0.0 {
+        return n as i32;
+    }
+    // Back substitution through U's three diagonals (d, du, and dl[1..] above du).
+    for k in (0..n).rev() {
+        for j in 0..nrhs {
+            let mut v = b[k * nrhs + j];
+            if k + 1 < n {
+                v -= du[k] * b[(k + 1) * nrhs + j];
+            }
+            if k + 2 < n {
+                v -= dl[k + 1] * b[(k + 2) * nrhs + j];
+            }
+            b[k * nrhs + j] = v / d[k];
+        }
+    }
+    0
+}
+
 /// `shardc.geqrf` (see `OpKind::Geqrf`): LAPACK's `geqr2`, one Householder reflection per
 /// column (`dlarfg`'s convention: `beta = -sign(alpha) |(alpha, x)|`, `tau = (beta -
 /// alpha) / beta`, `v = x / (alpha - beta)`; no reflection, `tau = 0`, when `x` is zero).

@@ -421,6 +421,7 @@ impl<'m> Interp<'m> {
                 *transpose_a,
             ),
             OpKind::Lu => return Ok(linalg::lu(x[0], [out(0), out(1), out(2)])),
+            OpKind::TridiagonalSolve => return Ok(linalg::tridiagonal_solve(x, out(4))),
             OpKind::Geqrf => return Ok(linalg::geqrf(x[0], out(1))),
             OpKind::HouseholderProduct => linalg::householder_product(x[0], x[1]),
             OpKind::Eigh { lower } => return Ok(linalg::eigh(x[0], *lower, out(1))),
