@@ -66,14 +66,16 @@ pub struct NativeStats {
     /// Modules loaded from the disk cache (`cache.rs`) instead of compiled; counted in
     /// `modules` too.
     pub loaded: usize,
-    /// Clusters run by the reference interpreter (ops kernels do not lower: branches,
-    /// `shardc.random`, loops whose regions are not one segment); counted in `kernels` too.
+    /// Clusters run by the reference interpreter (ops kernels do not lower: `shardc.random`,
+    /// the factorizations, loops and branches whose regions are not one segment each);
+    /// counted in `kernels` too.
     pub hosted: usize,
     /// Matmuls run by the library GEMM (`gemm.rs`), not compiled; counted in `kernels`
     /// too.
     pub library: usize,
-    /// Loops the engine runs itself, their condition and body prepared as kernels once
-    /// (their kernels counted as any others'); counted in `kernels` too.
+    /// Loops and branches the engine runs itself, their condition and body (or each
+    /// branch) prepared as kernels once (their kernels counted as any others'); counted in
+    /// `kernels` too.
     pub loops: usize,
     /// Kernels first compiled at the tiering's first level (`tier.rs`), and those of them
     /// compiled again at the full level since (in the background or by
@@ -612,6 +614,74 @@ impl LoopKernel {
     }
 }
 
+/// A cluster that is one `case` (`lax.cond`, `lax.switch`): each branch prepared by the
+/// engine once, and the branch the index picks run here instead of interpreting it.
+struct CaseKernel {
+    /// The cluster function's argument for the index, and for each value the branches
+    /// read from outside them.
+    index: usize,
+    captured: Vec<usize>,
+    branches: Vec<RegionKernel>,
+    /// The case's result for each result of the cluster function.
+    results: Vec<usize>,
+    outputs: Vec<shardc_ir::TensorType>,
+}
+
+impl CaseKernel {
+    /// `None` when the cluster function `cf` is not one `case` whose branches are each one
+    /// compute segment (it then runs interpreted).
+    fn new(engine: &NativeCompute, cf: &Function) -> Option<CaseKernel> {
+        let [id] = cf.body().ops.as_slice() else {
+            return None;
+        };
+        let op = cf.op(*id);
+        if op.kind != shardc_ir::OpKind::Case {
+            return None;
+        }
+        let captured = op.captured_operands().to_vec();
+        let branches = op
+            .regions
+            .iter()
+            .map(|&block| {
+                let g = shardc_ir::unroll::region_function(cf, block, KERNEL, &captured).ok()?;
+                RegionKernel::new(engine, g)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let position = |v| cf.args().iter().position(|&a| a == v);
+        Some(CaseKernel {
+            index: position(*op.operands.first()?)?,
+            captured: captured
+                .iter()
+                .map(|&v| position(v))
+                .collect::<Option<_>>()?,
+            branches: (!branches.is_empty()).then_some(branches)?,
+            results: cf
+                .results()
+                .iter()
+                .map(|r| op.results.iter().position(|x| x == r))
+                .collect::<Option<_>>()?,
+            outputs: cf.result_types(),
+        })
+    }
+
+    fn run_refs_into(
+        &self,
+        inputs: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
+        // An index out of range runs the last branch (StableHLO's `case`).
+        let last = self.branches.len() - 1;
+        let pick =
+            usize::try_from(inputs[self.index].get(0).as_i64()).map_or(last, |i| i.min(last));
+        let captured: Vec<&Literal> = self.captured.iter().map(|&k| inputs[k]).collect();
+        let results = self.branches[pick].run(Vec::new(), &captured, &mut Buffers::default())?;
+        for (slot, &r) in outputs.iter_mut().zip(&self.results) {
+            *slot = results[r].clone();
+        }
+        Ok(())
+    }
+}
+
 /// The kernel of one cluster.
 #[derive(Clone)]
 enum ClusterKernel {
@@ -619,6 +689,7 @@ enum ClusterKernel {
     Gemm(Arc<Gemm>),
     Host(Arc<HostKernel>),
     Loop(Arc<LoopKernel>),
+    Case(Arc<CaseKernel>),
 }
 
 impl ClusterKernel {
@@ -628,6 +699,7 @@ impl ClusterKernel {
             ClusterKernel::Gemm(k) => k.outputs(),
             ClusterKernel::Host(k) => &k.outputs,
             ClusterKernel::Loop(k) => &k.outputs,
+            ClusterKernel::Case(k) => &k.outputs,
         }
     }
 
@@ -641,6 +713,7 @@ impl ClusterKernel {
             ClusterKernel::Gemm(k) => Ok(k.run_refs_into(inputs, outputs)?),
             ClusterKernel::Host(k) => k.run_refs_into(inputs, outputs),
             ClusterKernel::Loop(k) => k.run_refs_into(inputs, outputs),
+            ClusterKernel::Case(k) => k.run_refs_into(inputs, outputs),
         }
     }
 }
@@ -949,9 +1022,9 @@ impl Compute for NativeCompute {
                 }
             }
         }
-        // Loops run by the engine itself, their regions prepared (and compiled) here,
-        // before the cache is locked below: preparing locks it too.
-        let mut loops: HashMap<String, Arc<LoopKernel>> = HashMap::new();
+        // Loops and branches run by the engine itself, their regions prepared (and
+        // compiled) here, before the cache is locked below: preparing locks it too.
+        let mut loops: HashMap<String, ClusterKernel> = HashMap::new();
         for (sf, clusters) in planned.iter().flatten() {
             for p in clusters.iter().filter(|p| p.host) {
                 if loops.contains_key(&p.key) {
@@ -960,8 +1033,12 @@ impl Compute for NativeCompute {
                 let Ok(cf) = segment_function(sf, &p.cluster) else {
                     continue;
                 };
-                if let Some(k) = LoopKernel::new(self, &cf) {
-                    loops.insert(p.key.clone(), Arc::new(k));
+                let kernel = match LoopKernel::new(self, &cf) {
+                    Some(k) => Some(ClusterKernel::Loop(Arc::new(k))),
+                    None => CaseKernel::new(self, &cf).map(|k| ClusterKernel::Case(Arc::new(k))),
+                };
+                if let Some(k) = kernel {
+                    loops.insert(p.key.clone(), k);
                 }
             }
         }
@@ -989,7 +1066,7 @@ impl Compute for NativeCompute {
                         let kernel =
                             if let Some(k) = loops.get(&p.key) {
                                 looped += 1;
-                                ClusterKernel::Loop(Arc::clone(k))
+                                k.clone()
                             } else if let Some(g) = &p.gemm {
                                 library += 1;
                                 ClusterKernel::Gemm(Arc::clone(g))

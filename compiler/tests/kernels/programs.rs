@@ -496,6 +496,79 @@ fn loops_run_their_compiled_regions_per_iteration() {
     assert_eq!((stats.loops, stats.hosted), (2, 0), "{stats:?}");
 }
 
+/// A `case` (`lax.switch`) is run by the engine: each branch prepared as a kernel once
+/// (one passing a captured value through, one computing, one holding a loop), the branch
+/// the index picks run, an index out of range running the last, as the interpreter does.
+#[test]
+fn the_engine_runs_branches_equal_to_the_interpreter() {
+    let m = parse_module(
+        r#"module {
+  func.func @main(%i: tensor<i32>, %x: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<i32>) {
+    %r:2 = "stablehlo.case"(%i) ({
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      stablehlo.return %x, %z : tensor<2x4xf32>, tensor<i32>
+    }, {
+      %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+      %t = stablehlo.tanh %d : tensor<2x4xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      stablehlo.return %t, %one : tensor<2x4xf32>, tensor<i32>
+    }, {
+      %c0 = stablehlo.constant dense<0> : tensor<i32>
+      %l:2 = stablehlo.while(%j = %c0, %g = %x) : tensor<i32>, tensor<2x4xf32>
+        cond {
+          %three = stablehlo.constant dense<3> : tensor<i32>
+          %c = stablehlo.compare LT, %j, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+          stablehlo.return %c : tensor<i1>
+        } do {
+          %half = stablehlo.constant dense<5.000000e-01> : tensor<2x4xf32>
+          %g2 = stablehlo.multiply %g, %half : tensor<2x4xf32>
+          %one = stablehlo.constant dense<1> : tensor<i32>
+          %j2 = stablehlo.add %j, %one : tensor<i32>
+          stablehlo.return %j2, %g2 : tensor<i32>, tensor<2x4xf32>
+        }
+      stablehlo.return %l#1, %l#0 : tensor<2x4xf32>, tensor<i32>
+    }) : (tensor<i32>) -> (tensor<2x4xf32>, tensor<i32>)
+    return %r#0, %r#1 : tensor<2x4xf32>, tensor<i32>
+  }
+}"#,
+    )
+    .unwrap();
+    let f = m.entry().unwrap();
+    let Step::Compute(seg) = &steps(f)[0] else {
+        panic!("a compute segment")
+    };
+    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
+    let k = jit.prepare(&m, f, seg).unwrap();
+    let x = Literal::from_f64(DType::F32, &[2, 4], &values(8, 5, -1.0, 1.0)).unwrap();
+    let w = Literal::from_f64(DType::F32, &[4, 4], &values(16, 3, -0.9, 0.9)).unwrap();
+    for (index, counted) in [(0, 0), (1, 1), (2, 3), (7, 3), (-1, 3)] {
+        let args = [
+            Literal::scalar(DType::I32, shardc_ir::Scalar::Int(index)),
+            x.clone(),
+            w.clone(),
+        ];
+        let inputs: Vec<Literal> = seg
+            .inputs
+            .iter()
+            .map(|v| args[f.args().iter().position(|a| a == v).unwrap()].clone())
+            .collect();
+        let outputs = k.run(&inputs).unwrap();
+        let got: Vec<&Literal> = f
+            .results()
+            .iter()
+            .map(|r| &outputs[seg.outputs.iter().position(|o| o == r).unwrap()])
+            .collect();
+        let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
+        for (g, w) in got.iter().zip(&want) {
+            super::compare(g, w, Tol::F32).unwrap();
+        }
+        assert_eq!(got[1].get(0).as_i64(), counted, "index {index}");
+    }
+    // The case and the loop in its last branch run by the engine, nothing interpreted.
+    let stats = jit.stats();
+    assert_eq!((stats.loops, stats.hosted), (2, 0), "{stats:?}");
+}
+
 #[test]
 fn the_engine_names_an_op_it_cannot_lower() {
     let m = parse_module(
