@@ -2504,6 +2504,88 @@ fn eigh_and_svd_decompose() {
     }
 }
 
+/// A sort by several keys compared lexicographically (`lax.sort(num_keys=2)`,
+/// `jnp.lexsort`: `lt0 or (eq0 and lt1)`, the float key's zeros and NaNs made canonical)
+/// is computed natively and equals the comparator interpreted (with `and true` after it),
+/// on ties of the first key broken by the second, NaNs, signed zeros and ties of both
+/// (stable), along either dimension, ascending and descending.
+#[test]
+fn sorts_by_keys_lexicographically_equal_the_interpreted_comparator() {
+    let firsts: Vec<i32> = vec![2, 1, 2, 0, 1, 2, 0, 1, 2, 2, 1, 0];
+    let seconds: Vec<f32> = vec![
+        1.0,
+        f32::NAN,
+        -0.0,
+        0.0,
+        -f32::NAN,
+        3.5,
+        1.0,
+        -2.0,
+        f32::INFINITY,
+        0.0,
+        -0.0,
+        1.0,
+    ];
+    let k = i32s(&[3, 4], &firsts);
+    let x = f32s(&[3, 4], &seconds);
+    let idx = i32s(&[3, 4], &(0..12).collect::<Vec<_>>());
+    for dim in [0, 1] {
+        for dir in ["LT", "GT"] {
+            let module = |and_true: bool| {
+                let tail = if and_true {
+                    "%t = stablehlo.constant dense<true> : tensor<i1>\n      %r2 = stablehlo.and %r, %t : tensor<i1>\n      stablehlo.return %r2 : tensor<i1>"
+                } else {
+                    "stablehlo.return %r : tensor<i1>"
+                };
+                let text = format!(
+                    r#"func.func @main(%k: tensor<3x4xi32>, %x: tensor<3x4xf32>, %y: tensor<3x4xi32>) -> (tensor<3x4xi32>, tensor<3x4xf32>, tensor<3x4xi32>) {{
+  %s:3 = "stablehlo.sort"(%k, %x, %y) <{{dimension = {dim} : i64, is_stable = true}}> ({{
+    ^bb0(%p: tensor<i32>, %q: tensor<i32>, %a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %ea = stablehlo.compare EQ, %a, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %sa = stablehlo.select %ea, %zero, %a : tensor<i1>, tensor<f32>
+      %na = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %ka = stablehlo.select %na, %nan, %sa : tensor<i1>, tensor<f32>
+      %eb = stablehlo.compare EQ, %b, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %sb = stablehlo.select %eb, %zero, %b : tensor<i1>, tensor<f32>
+      %nb = stablehlo.compare NE, %b, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %kb = stablehlo.select %nb, %nan, %sb : tensor<i1>, tensor<f32>
+      %second = stablehlo.compare {dir}, %ka, %kb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %first = stablehlo.compare {dir}, %p, %q, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %tie = stablehlo.compare EQ, %q, %p, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %then = stablehlo.and %tie, %second : tensor<i1>
+      %r = stablehlo.or %first, %then : tensor<i1>
+      {tail}
+  }}) : (tensor<3x4xi32>, tensor<3x4xf32>, tensor<3x4xi32>) -> (tensor<3x4xi32>, tensor<3x4xf32>, tensor<3x4xi32>)
+  return %s#0, %s#1, %s#2 : tensor<3x4xi32>, tensor<3x4xf32>, tensor<3x4xi32>
+}}"#
+                );
+                shardc_ir::text::parse_module(&text).unwrap()
+            };
+            let args = [k.clone(), x.clone(), idx.clone()];
+            let native = reference::run(&module(false), "main", &args).unwrap();
+            let interpreted = reference::run(&module(true), "main", &args).unwrap();
+            assert_eq!(native, interpreted, "dim {dim}, {dir}");
+            // Sorted by the first key, each run of ties by the second.
+            let firsts = native[0].to_f64_vec();
+            let rows = if dim == 0 { 4 } else { 3 };
+            let (n, stride, step) = if dim == 0 { (3, 1, 4) } else { (4, 4, 1) };
+            for r in 0..rows {
+                let run: Vec<f64> = (0..n).map(|i| firsts[r * stride + i * step]).collect();
+                let ordered = run.windows(2).all(|w| {
+                    if dir == "LT" {
+                        w[0] <= w[1]
+                    } else {
+                        w[0] >= w[1]
+                    }
+                });
+                assert!(ordered, "dim {dim}, {dir}: row {r} is {run:?}");
+            }
+        }
+    }
+}
+
 /// A sort whose comparator is one `compare` of an operand's pair (JAX's sorts and
 /// `top_k`) is computed natively: the same permutation, bit for bit, as the comparator
 /// interpreted (here the same compare with `and true` after it), for NaNs of both signs,

@@ -7,8 +7,8 @@
 use super::elementwise::element_order;
 use super::{Env, Interp, InterpError, Site, read};
 use shardc_ir::{
-    BlockId, ComparisonDirection, ComparisonType, Function, Literal, OpKind, TensorType, ValueDef,
-    ValueId,
+    BinaryOp, BlockId, ComparisonDirection, ComparisonType, Function, Literal, OpKind, TensorType,
+    ValueDef, ValueId,
 };
 use std::rc::Rc;
 
@@ -29,19 +29,18 @@ pub(crate) fn sort(
             elements: l.elements.gather(&[i]),
         })
     };
-    // A comparator that compares a key of each side (JAX's sorts: an operand, or its
-    // zeros and NaNs made canonical first; `top_k`: the operand) is computed natively:
-    // each element's key once, then the same compare, not the region once per pair.
-    let keyed = match keyed_compare(site.f, comparator, x.len()) {
-        Some(k) => Some(k.keys(interp, site.f, comparator, x, env)?),
+    // A comparator made of compares of a key of each side (JAX's sorts: an operand, or its
+    // zeros and NaNs made canonical first; `top_k`: the operand; several keys compared
+    // lexicographically: `lax.sort(num_keys=2)`, `jnp.lexsort`) is computed natively:
+    // each element's keys once, then the same compares, not the region once per pair.
+    let keyed = match Comparator::of(site.f, comparator, x.len()) {
+        Some(c) => {
+            let keys = c.keys(interp, site.f, comparator, x, env)?;
+            Some((c, keys))
+        }
         None => None,
     };
-    let native = keyed.as_ref().and_then(|(kx, ky, k)| {
-        Some((
-            element_order(k.direction, k.compare_type, kx, ky)?,
-            k.lhs_first,
-        ))
-    });
+    let native = keyed.as_ref().and_then(|(c, keys)| c.native(keys));
     // Every element's source, row by row.
     let mut order = Vec::with_capacity(ty.num_elements());
     let mut positions: Vec<usize> = Vec::with_capacity(n);
@@ -59,8 +58,7 @@ pub(crate) fn sort(
             Ok(out.first().is_some_and(|v| v.get(0).as_bool()))
         };
         let sorted = match &native {
-            Some((less, true)) => merge_sort(&positions, &mut |a, b| Ok(less(a, b)))?,
-            Some((less, false)) => merge_sort(&positions, &mut |a, b| Ok(less(b, a)))?,
+            Some(native) => merge_sort(&positions, &mut |a, b| Ok(native.holds(a, b)))?,
             None => merge_sort(&positions, &mut less)?,
         };
         order.push((base, sorted));
@@ -79,8 +77,9 @@ pub(crate) fn sort(
         .collect())
 }
 
-/// A comparator whose result is one `compare` of two values, each computed from one side
+/// One `compare` of a sort's comparator whose two values are each computed from one side
 /// of one operand's pair (and constants).
+#[derive(Clone, Copy)]
 struct KeyedCompare {
     direction: ComparisonDirection,
     compare_type: Option<ComparisonType>,
@@ -91,43 +90,166 @@ struct KeyedCompare {
     lhs_first: bool,
 }
 
-impl KeyedCompare {
-    /// Every element's two keys (what `x` and `y` are when the region reads it), as two
-    /// literals of the operands' shape, the region run once per element.
+/// A comparator whose result is keyed compares joined by `and` and `or`: one compare (a
+/// sort by one key), or `lt0 or (eq0 and lt1)` (two keys, lexicographically), ...
+enum Ordering {
+    /// The index into the comparator's keyed compares.
+    Compare(usize),
+    And(Box<Ordering>, Box<Ordering>),
+    Or(Box<Ordering>, Box<Ordering>),
+}
+
+/// How deep an [`Ordering`] is read (JAX's lexicographic comparators nest two levels per
+/// key).
+const MAX_DEPTH: usize = 32;
+
+/// One keyed compare over every element's keys: `compare(x of one element, y of another)`.
+type ElementCompare<'a> = Box<dyn Fn(usize, usize) -> bool + 'a>;
+
+/// An [`Ordering`] over every element's keys: whether `a` goes before `b`.
+struct NativeOrder<'a> {
+    ordering: &'a Ordering,
+    /// Each compare's `compare(x of one element, y of another)`, and whether `x` is the
+    /// left element's.
+    compares: Vec<(ElementCompare<'a>, bool)>,
+}
+
+impl NativeOrder<'_> {
+    fn holds(&self, a: usize, b: usize) -> bool {
+        self.at(self.ordering, a, b)
+    }
+
+    fn at(&self, o: &Ordering, a: usize, b: usize) -> bool {
+        match o {
+            Ordering::Compare(k) => {
+                let (compare, lhs_first) = &self.compares[*k];
+                if *lhs_first {
+                    compare(a, b)
+                } else {
+                    compare(b, a)
+                }
+            }
+            Ordering::And(p, q) => self.at(p, a, b) && self.at(q, a, b),
+            Ordering::Or(p, q) => self.at(p, a, b) || self.at(q, a, b),
+        }
+    }
+}
+
+impl Ordering {
+    fn read(
+        f: &Function,
+        block: BlockId,
+        v: ValueId,
+        compares: &mut Vec<KeyedCompare>,
+        depth: usize,
+    ) -> Option<Ordering> {
+        let ValueDef::OpResult { op, .. } = f.values[v.index()].def else {
+            return None;
+        };
+        let o = f.op(op);
+        let both = |p: ValueId, q: ValueId, compares: &mut Vec<KeyedCompare>| {
+            let p = Ordering::read(f, block, p, compares, depth.checked_sub(1)?)?;
+            let q = Ordering::read(f, block, q, compares, depth.checked_sub(1)?)?;
+            Some((Box::new(p), Box::new(q)))
+        };
+        match (&o.kind, o.operands.as_slice()) {
+            (
+                OpKind::Compare {
+                    direction,
+                    compare_type,
+                },
+                [x, y],
+            ) => {
+                let (ax, ay) = (sole_arg(f, block, *x)?, sole_arg(f, block, *y)?);
+                if ax / 2 != ay / 2 || ax == ay {
+                    return None;
+                }
+                compares.push(KeyedCompare {
+                    direction: *direction,
+                    compare_type: *compare_type,
+                    x: *x,
+                    y: *y,
+                    lhs_first: ax % 2 == 0,
+                });
+                Some(Ordering::Compare(compares.len() - 1))
+            }
+            (OpKind::Binary(BinaryOp::And), [p, q]) => {
+                let (p, q) = both(*p, *q, compares)?;
+                Some(Ordering::And(p, q))
+            }
+            (OpKind::Binary(BinaryOp::Or), [p, q]) => {
+                let (p, q) = both(*p, *q, compares)?;
+                Some(Ordering::Or(p, q))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Every element's two keys of each compare (what its `x` and `y` are when the region
+/// reads the element on both sides), as literals of the operands' shape.
+type Keys = Vec<(Literal, Literal)>;
+
+/// A comparator read as an [`Ordering`] of its keyed compares.
+struct Comparator {
+    ordering: Ordering,
+    compares: Vec<KeyedCompare>,
+}
+
+impl Comparator {
+    /// The comparator `block` of a sort of `operands` operands, when its result is an
+    /// [`Ordering`] of keyed compares.
+    fn of(f: &Function, block: BlockId, operands: usize) -> Option<Comparator> {
+        let b = f.block(block);
+        let [result] = b.results.as_slice() else {
+            return None;
+        };
+        if b.args.len() != 2 * operands {
+            return None;
+        }
+        let mut compares = Vec::new();
+        let ordering = Ordering::read(f, block, *result, &mut compares, MAX_DEPTH)?;
+        Some(Comparator { ordering, compares })
+    }
+
+    /// The keys, the region run once per element (not at all when every key is an
+    /// operand itself).
     fn keys(
-        self,
+        &self,
         interp: &mut Interp,
         f: &Function,
         block: BlockId,
         x: &[&Literal],
         env: &mut Env,
-    ) -> Result<(Literal, Literal, KeyedCompare), InterpError> {
+    ) -> Result<Keys, InterpError> {
         let n = x[0].ty.num_elements();
-        if let (Some(px), Some(py)) = (arg_of(f, block, self.x), arg_of(f, block, self.y)) {
-            // The operands themselves: no region to run.
-            return Ok((x[px / 2].clone(), x[py / 2].clone(), self));
-        }
-        let (mut kx, mut ky) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for i in 0..n {
-            let args: Vec<Rc<Literal>> = x
-                .iter()
-                .flat_map(|l| {
-                    let e = Rc::new(Literal {
-                        ty: TensorType::scalar(l.ty.dtype),
-                        elements: l.elements.gather(&[i]),
-                    });
-                    [e.clone(), e]
-                })
-                .collect();
-            interp.exec_block(f, block, &args, env)?;
-            for (v, keys) in [(self.x, &mut kx), (self.y, &mut ky)] {
-                let key = read(f, env, v, || {
-                    format!("the key a sort comparator compares, in @{}", f.name)
-                })?;
-                keys.push(key);
+        let direct = |c: &KeyedCompare| Some((arg_of(f, block, c.x)?, arg_of(f, block, c.y)?));
+        let mut computed: Vec<[Vec<Rc<Literal>>; 2]> =
+            vec![[Vec::new(), Vec::new()]; self.compares.len()];
+        if self.compares.iter().any(|c| direct(c).is_none()) {
+            for i in 0..n {
+                let args: Vec<Rc<Literal>> = x
+                    .iter()
+                    .flat_map(|l| {
+                        let e = Rc::new(Literal {
+                            ty: TensorType::scalar(l.ty.dtype),
+                            elements: l.elements.gather(&[i]),
+                        });
+                        [e.clone(), e]
+                    })
+                    .collect();
+                interp.exec_block(f, block, &args, env)?;
+                for (c, lists) in self.compares.iter().zip(&mut computed) {
+                    for (v, keys) in [c.x, c.y].into_iter().zip(lists.iter_mut()) {
+                        let key = read(f, env, v, || {
+                            format!("the key a sort comparator compares, in @{}", f.name)
+                        })?;
+                        keys.push(key);
+                    }
+                }
             }
         }
-        let stack = |keys: Vec<Rc<Literal>>| -> Result<Literal, InterpError> {
+        let stack = |keys: &[Rc<Literal>]| -> Result<Literal, InterpError> {
             let dtype = keys.first().map_or(x[0].ty.dtype, |k| k.ty.dtype);
             let parts: Vec<&shardc_ir::Elements> = keys.iter().map(|k| &k.elements).collect();
             let elements = shardc_ir::Elements::concat(&parts).ok_or_else(|| {
@@ -141,43 +263,36 @@ impl KeyedCompare {
                 elements,
             })
         };
-        Ok((stack(kx)?, stack(ky)?, self))
+        self.compares
+            .iter()
+            .zip(&computed)
+            .map(|(c, [kx, ky])| match direct(c) {
+                // The operands themselves.
+                Some((px, py)) => Ok((x[px / 2].clone(), x[py / 2].clone())),
+                None => Ok((stack(kx)?, stack(ky)?)),
+            })
+            .collect()
     }
-}
 
-/// The comparator `block` of a sort of `operands` operands as a [`KeyedCompare`], when its
-/// result is one `compare` whose operands are each computed from one element of the same
-/// operand's pair, one from each side, and constants.
-fn keyed_compare(f: &Function, block: BlockId, operands: usize) -> Option<KeyedCompare> {
-    let b = f.block(block);
-    let [result] = b.results.as_slice() else {
-        return None;
-    };
-    if b.args.len() != 2 * operands {
-        return None;
+    /// The comparator on `keys` natively (`None` where a compare's type is not one
+    /// `element_order` computes: the region is then run per pair).
+    fn native<'a>(&'a self, keys: &'a Keys) -> Option<NativeOrder<'a>> {
+        let compares = self
+            .compares
+            .iter()
+            .zip(keys)
+            .map(|(c, (kx, ky))| {
+                Some((
+                    element_order(c.direction, c.compare_type, kx, ky)?,
+                    c.lhs_first,
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(NativeOrder {
+            ordering: &self.ordering,
+            compares,
+        })
     }
-    let ValueDef::OpResult { op, .. } = f.values[result.index()].def else {
-        return None;
-    };
-    let c = f.op(op);
-    let (
-        OpKind::Compare {
-            direction,
-            compare_type,
-        },
-        [x, y],
-    ) = (&c.kind, c.operands.as_slice())
-    else {
-        return None;
-    };
-    let (ax, ay) = (sole_arg(f, block, *x)?, sole_arg(f, block, *y)?);
-    (ax / 2 == ay / 2 && ax != ay).then_some(KeyedCompare {
-        direction: *direction,
-        compare_type: *compare_type,
-        x: *x,
-        y: *y,
-        lhs_first: ax % 2 == 0,
-    })
 }
 
 /// The index of the one argument of region `block` that `v` is computed from (with
@@ -246,4 +361,44 @@ fn merge_sort(
         width *= 2;
     }
     Ok(a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The comparator of `jnp.lexsort`'s two keys, `lt0 or (eq0 and lt1)`, is read as an
+    /// ordering of three keyed compares (and so run natively); one with anything else in
+    /// it (a constant `and`ed in) is not.
+    #[test]
+    fn lexicographic_comparators_are_read_as_orderings() {
+        let module = |tail: &str| {
+            shardc_ir::text::parse_module(&format!(
+                r#"func.func @main(%k: tensor<8xi32>, %x: tensor<8xf32>) -> (tensor<8xi32>, tensor<8xf32>) {{
+  %s:2 = "stablehlo.sort"(%k, %x) <{{dimension = 0 : i64, is_stable = true}}> ({{
+    ^bb0(%p: tensor<i32>, %q: tensor<i32>, %a: tensor<f32>, %b: tensor<f32>):
+      %lt1 = stablehlo.compare LT, %a, %b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %lt0 = stablehlo.compare LT, %p, %q, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %eq0 = stablehlo.compare EQ, %p, %q, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %then = stablehlo.and %eq0, %lt1 : tensor<i1>
+      %r = stablehlo.or %lt0, %then : tensor<i1>
+      {tail}
+  }}) : (tensor<8xi32>, tensor<8xf32>) -> (tensor<8xi32>, tensor<8xf32>)
+  return %s#0, %s#1 : tensor<8xi32>, tensor<8xf32>
+}}"#
+            ))
+            .unwrap()
+        };
+        let read = |m: &shardc_ir::Module| {
+            let f = m.entry().unwrap();
+            let (_, sort) = f
+                .body_ops()
+                .find(|(_, o)| matches!(o.kind, OpKind::Sort { .. }))
+                .unwrap();
+            Comparator::of(f, sort.regions[0], 2).map(|c| c.compares.len())
+        };
+        assert_eq!(read(&module("stablehlo.return %r : tensor<i1>")), Some(3));
+        let and_true = "%t = stablehlo.constant dense<true> : tensor<i1>\n      %r2 = stablehlo.and %r, %t : tensor<i1>\n      stablehlo.return %r2 : tensor<i1>";
+        assert_eq!(read(&module(and_true)), None);
+    }
 }
