@@ -227,24 +227,49 @@ impl Comparator {
         let mut computed: Vec<[Vec<Rc<Literal>>; 2]> =
             vec![[Vec::new(), Vec::new()]; self.compares.len()];
         if self.compares.iter().any(|c| direct(c).is_none()) {
-            for i in 0..n {
-                let args: Vec<Rc<Literal>> = x
-                    .iter()
-                    .flat_map(|l| {
-                        let e = Rc::new(Literal {
-                            ty: TensorType::scalar(l.ty.dtype),
-                            elements: l.elements.gather(&[i]),
-                        });
-                        [e.clone(), e]
-                    })
-                    .collect();
-                interp.exec_block(f, block, &args, env)?;
-                for (c, lists) in self.compares.iter().zip(&mut computed) {
-                    for (v, keys) in [c.x, c.y].into_iter().zip(lists.iter_mut()) {
-                        let key = read(f, env, v, || {
-                            format!("the key a sort comparator compares, in @{}", f.name)
-                        })?;
-                        keys.push(key);
+            let wanted: Vec<ValueId> = self.compares.iter().flat_map(|c| [c.x, c.y]).collect();
+            match vectorized(f, block, x, &wanted) {
+                // Every element at once: the region's ops on vectors of the elements.
+                Some(g) => {
+                    let args: Vec<Rc<Literal>> = x
+                        .iter()
+                        .flat_map(|l| {
+                            let all = Rc::new(Literal {
+                                ty: TensorType::new(l.ty.dtype, vec![n]),
+                                elements: l.elements.clone(),
+                            });
+                            [all.clone(), all]
+                        })
+                        .collect();
+                    let mut genv: Env = vec![None; g.values.len()];
+                    let keys = interp.exec_block(&g, Function::BODY, &args, &mut genv)?;
+                    for (lists, pair) in computed.iter_mut().zip(keys.chunks(2)) {
+                        for (list, key) in lists.iter_mut().zip(pair) {
+                            list.push(key.clone());
+                        }
+                    }
+                }
+                None => {
+                    for i in 0..n {
+                        let args: Vec<Rc<Literal>> = x
+                            .iter()
+                            .flat_map(|l| {
+                                let e = Rc::new(Literal {
+                                    ty: TensorType::scalar(l.ty.dtype),
+                                    elements: l.elements.gather(&[i]),
+                                });
+                                [e.clone(), e]
+                            })
+                            .collect();
+                        interp.exec_block(f, block, &args, env)?;
+                        for (c, lists) in self.compares.iter().zip(&mut computed) {
+                            for (v, keys) in [c.x, c.y].into_iter().zip(lists.iter_mut()) {
+                                let key = read(f, env, v, || {
+                                    format!("the key a sort comparator compares, in @{}", f.name)
+                                })?;
+                                keys.push(key);
+                            }
+                        }
                     }
                 }
             }
@@ -293,6 +318,58 @@ impl Comparator {
             compares,
         })
     }
+}
+
+/// The comparator region `block` on every element at once: a function of the operands'
+/// elements as vectors (each twice, as the region's pairs), its elementwise ops on them
+/// and its scalar constants broadcast to them, returning `wanted`; `None` when an op of
+/// the region is neither (its keys are then computed element by element). Elementwise
+/// ops give, element by element, what the region gives each element alone.
+fn vectorized(
+    f: &Function,
+    block: BlockId,
+    x: &[&Literal],
+    wanted: &[ValueId],
+) -> Option<Function> {
+    let n = x.first()?.ty.num_elements();
+    let b = f.block(block);
+    let types: Vec<TensorType> = b
+        .args
+        .iter()
+        .map(|&a| TensorType::new(f.ty(a).dtype, vec![n]))
+        .collect();
+    let mut g = shardc_ir::FunctionBuilder::new("keys", &types);
+    let mut map: std::collections::HashMap<ValueId, ValueId> =
+        b.args.iter().copied().zip(g.args()).collect();
+    for &id in &b.ops {
+        let op = f.op(id);
+        let [result] = op.results.as_slice() else {
+            return None;
+        };
+        let ty = TensorType::new(f.ty(*result).dtype, vec![n]);
+        let v = match &op.kind {
+            OpKind::Constant(lit) if lit.ty.rank() == 0 => {
+                let c = g.constant(lit.clone());
+                g.push1_typed(OpKind::BroadcastInDim { dims: Vec::new() }, &[c], ty)
+                    .ok()?
+            }
+            k if k.is_elementwise() && f.ty(*result).rank() == 0 => {
+                let operands: Vec<ValueId> = op
+                    .operands
+                    .iter()
+                    .map(|v| map.get(v).copied())
+                    .collect::<Option<_>>()?;
+                g.push1_typed(k.clone(), &operands, ty).ok()?
+            }
+            _ => return None,
+        };
+        map.insert(*result, v);
+    }
+    let results: Vec<ValueId> = wanted
+        .iter()
+        .map(|v| map.get(v).copied())
+        .collect::<Option<_>>()?;
+    Some(g.finish(&results))
 }
 
 /// The index of the one argument of region `block` that `v` is computed from (with
@@ -400,5 +477,51 @@ mod tests {
         assert_eq!(read(&module("stablehlo.return %r : tensor<i1>")), Some(3));
         let and_true = "%t = stablehlo.constant dense<true> : tensor<i1>\n      %r2 = stablehlo.and %r, %t : tensor<i1>\n      stablehlo.return %r2 : tensor<i1>";
         assert_eq!(read(&module(and_true)), None);
+    }
+
+    /// JAX's float keys (zeros and NaNs made canonical by compares, selects and scalar
+    /// constants) are computed for every element at once; a region reading anything else
+    /// (here a `sort` nested in it is not elementwise) is not vectorized.
+    #[test]
+    fn canonical_keys_are_computed_for_every_element_at_once() {
+        let m = shardc_ir::text::parse_module(
+            r#"func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %s = "stablehlo.sort"(%x) <{dimension = 0 : i64, is_stable = true}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+      %ea = stablehlo.compare EQ, %a, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %sa = stablehlo.select %ea, %zero, %a : tensor<i1>, tensor<f32>
+      %na = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %ka = stablehlo.select %na, %nan, %sa : tensor<i1>, tensor<f32>
+      %eb = stablehlo.compare EQ, %b, %zero, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %sb = stablehlo.select %eb, %zero, %b : tensor<i1>, tensor<f32>
+      %nb = stablehlo.compare NE, %b, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %kb = stablehlo.select %nb, %nan, %sb : tensor<i1>, tensor<f32>
+      %c = stablehlo.compare LT, %ka, %kb, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}"#,
+        )
+        .unwrap();
+        let f = m.entry().unwrap();
+        let (_, sort) = f
+            .body_ops()
+            .find(|(_, o)| matches!(o.kind, OpKind::Sort { .. }))
+            .unwrap();
+        let block = sort.regions[0];
+        let c = Comparator::of(f, block, 1).unwrap();
+        let x = Literal::from_f64(
+            shardc_ir::DType::F32,
+            &[8],
+            &[1.0, -0.0, 0.0, f64::NAN, -2.0, 3.0, -f64::NAN, 0.5],
+        )
+        .unwrap();
+        let wanted: Vec<ValueId> = c.compares.iter().flat_map(|k| [k.x, k.y]).collect();
+        let g = vectorized(f, block, &[&x], &wanted).expect("elementwise keys");
+        assert_eq!(g.results().len(), 2);
+        // Not a region of elementwise ops: element by element.
+        assert!(vectorized(f, Function::BODY, &[&x], &wanted).is_none());
     }
 }
