@@ -528,6 +528,48 @@ impl RegionKernel {
     }
 }
 
+/// A cluster function that is one op with regions (a `while` or a `case`): the op, the
+/// function's argument for each of its operands, and its result for each of the
+/// function's.
+struct Control<'a> {
+    cf: &'a Function,
+    op: &'a shardc_ir::Op,
+    operands: Vec<usize>,
+    results: Vec<usize>,
+}
+
+impl<'a> Control<'a> {
+    fn of(cf: &'a Function) -> Option<Control<'a>> {
+        let [id] = cf.body().ops.as_slice() else {
+            return None;
+        };
+        let op = cf.op(*id);
+        let position = |v| cf.args().iter().position(|&a| a == v);
+        Some(Control {
+            cf,
+            op,
+            operands: op
+                .operands
+                .iter()
+                .map(|&v| position(v))
+                .collect::<Option<_>>()?,
+            results: cf
+                .results()
+                .iter()
+                .map(|r| op.results.iter().position(|x| x == r))
+                .collect::<Option<_>>()?,
+        })
+    }
+
+    /// Region `block` of the op prepared by the engine: a function of its block arguments
+    /// and then the values the op captures.
+    fn region(&self, engine: &NativeCompute, block: shardc_ir::BlockId) -> Option<RegionKernel> {
+        let captured = self.op.captured_operands();
+        let g = shardc_ir::unroll::region_function(self.cf, block, KERNEL, captured).ok()?;
+        RegionKernel::new(engine, g)
+    }
+}
+
 /// A cluster that is one `while` (`lax.scan`, `fori_loop`, `nn.scan`): its condition and
 /// body prepared by the engine once each, and the loop run here, one iteration after
 /// the other, instead of interpreting the body.
@@ -547,34 +589,17 @@ impl LoopKernel {
     /// `None` when the cluster function `cf` is not one `while` whose regions are each
     /// one compute segment (it then runs interpreted).
     fn new(engine: &NativeCompute, cf: &Function) -> Option<LoopKernel> {
-        let [id] = cf.body().ops.as_slice() else {
+        let c = Control::of(cf)?;
+        let (shardc_ir::OpKind::While, &[cond, body]) = (&c.op.kind, c.op.regions.as_slice())
+        else {
             return None;
         };
-        let op = cf.op(*id);
-        let (shardc_ir::OpKind::While, &[cond, body]) = (&op.kind, op.regions.as_slice()) else {
-            return None;
-        };
-        let carried = op.written_operands().len();
-        let captured = op.captured_operands().to_vec();
-        let region = |block| {
-            let g = shardc_ir::unroll::region_function(cf, block, KERNEL, &captured).ok()?;
-            RegionKernel::new(engine, g)
-        };
-        let position = |v| cf.args().iter().position(|&a| a == v);
         Some(LoopKernel {
-            operands: op
-                .operands
-                .iter()
-                .map(|&v| position(v))
-                .collect::<Option<_>>()?,
-            carried,
-            cond: region(cond)?,
-            body: region(body)?,
-            results: cf
-                .results()
-                .iter()
-                .map(|r| op.results.iter().position(|x| x == r))
-                .collect::<Option<_>>()?,
+            carried: c.op.written_operands().len(),
+            cond: c.region(engine, cond)?,
+            body: c.region(engine, body)?,
+            operands: c.operands,
+            results: c.results,
             outputs: cf.result_types(),
         })
     }
@@ -631,35 +656,21 @@ impl CaseKernel {
     /// `None` when the cluster function `cf` is not one `case` whose branches are each one
     /// compute segment (it then runs interpreted).
     fn new(engine: &NativeCompute, cf: &Function) -> Option<CaseKernel> {
-        let [id] = cf.body().ops.as_slice() else {
-            return None;
-        };
-        let op = cf.op(*id);
-        if op.kind != shardc_ir::OpKind::Case {
+        let c = Control::of(cf)?;
+        if c.op.kind != shardc_ir::OpKind::Case || c.op.regions.is_empty() {
             return None;
         }
-        let captured = op.captured_operands().to_vec();
-        let branches = op
-            .regions
-            .iter()
-            .map(|&block| {
-                let g = shardc_ir::unroll::region_function(cf, block, KERNEL, &captured).ok()?;
-                RegionKernel::new(engine, g)
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let position = |v| cf.args().iter().position(|&a| a == v);
+        let branches =
+            c.op.regions
+                .iter()
+                .map(|&block| c.region(engine, block))
+                .collect::<Option<Vec<_>>>()?;
+        let (&index, captured) = c.operands.split_first()?;
         Some(CaseKernel {
-            index: position(*op.operands.first()?)?,
-            captured: captured
-                .iter()
-                .map(|&v| position(v))
-                .collect::<Option<_>>()?,
-            branches: (!branches.is_empty()).then_some(branches)?,
-            results: cf
-                .results()
-                .iter()
-                .map(|r| op.results.iter().position(|x| x == r))
-                .collect::<Option<_>>()?,
+            index,
+            captured: captured.to_vec(),
+            branches,
+            results: c.results,
             outputs: cf.result_types(),
         })
     }
