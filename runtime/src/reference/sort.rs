@@ -79,7 +79,6 @@ pub(crate) fn sort(
 
 /// One `compare` of a sort's comparator whose two values are each computed from one side
 /// of one operand's pair (and constants).
-#[derive(Clone, Copy)]
 struct KeyedCompare {
     direction: ComparisonDirection,
     compare_type: Option<ComparisonType>,
@@ -212,8 +211,9 @@ impl Comparator {
         Some(Comparator { ordering, compares })
     }
 
-    /// The keys, the region run once per element (not at all when every key is an
-    /// operand itself).
+    /// The keys: the operands themselves where a compare reads them, else what the region
+    /// computes, on every element at once when its ops allow ([`vectorized`]), else once
+    /// per element.
     fn keys(
         &self,
         interp: &mut Interp,
