@@ -106,6 +106,13 @@ impl FunctionBuilder {
         &mut self.func.ops[id.index()]
     }
 
+    /// Gives a value already added another type, unchecked: for a reader that reads a
+    /// region in one layout and uses it in another (complex scalars as pairs, then as
+    /// the floats each part is); the reader checks the region's ops take the new types.
+    pub fn retype(&mut self, v: ValueId, ty: TensorType) {
+        self.func.values[v.index()].ty = ty;
+    }
+
     fn new_value(&mut self, ty: TensorType, def: ValueDef) -> ValueId {
         let id = ValueId::from_index(self.func.values.len());
         self.func.values.push(ValueData { ty, def });

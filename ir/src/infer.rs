@@ -6,7 +6,8 @@
 
 use crate::dtype::{DType, TensorType};
 use crate::op::{
-    BinaryOp, ConvDims, OpKind, ReplicaGroups, RngAlgorithm, ScatterDims, UnaryOp, WindowDims,
+    BinaryOp, ConvDims, FftType, OpKind, ReplicaGroups, RngAlgorithm, ScatterDims, UnaryOp,
+    WindowDims,
 };
 
 /// A broken typing rule and how to fix it.
@@ -1205,6 +1206,10 @@ fn derive(
                 TensorType::new(DType::I32, d.shape[..r - 1].to_vec()),
             ])
         }
+        OpKind::Fft { fft_type, lengths } => {
+            expect_operands(ops, 1)?;
+            fft(&ops[0], *fft_type, lengths).map(|t| vec![t])
+        }
         OpKind::Geqrf => {
             expect_operands(ops, 1)?;
             let a = &ops[0];
@@ -1605,4 +1610,64 @@ fn gather_type(
         })
         .collect();
     Ok(TensorType::new(operand.dtype, shape))
+}
+
+/// `shardc.fft`'s result: complex values are held as pairs in an innermost dimension of 2
+/// (see [`OpKind::Fft`]).
+fn fft(x: &TensorType, fft_type: FftType, lengths: &[usize]) -> Result<TensorType, Violation> {
+    if !matches!(x.dtype, DType::F32 | DType::F64) {
+        return fail(
+            format!(
+                "transforms f32 or f64 values (complex<f32> or complex<f64>), but the operand is {x}"
+            ),
+            "convert to f32 or f64 (complex<f32>, complex<f64>) first",
+        );
+    }
+    let k = lengths.len();
+    if !(1..=3).contains(&k) || lengths.contains(&0) {
+        return fail(
+            format!(
+                "transforms 1 to 3 dimensions of non-zero length, but the lengths are {lengths:?}"
+            ),
+            "give fft_length 1 to 3 positive lengths",
+        );
+    }
+    let complex_in = fft_type != FftType::Rfft;
+    let batch = x.rank().checked_sub(k + usize::from(complex_in));
+    let Some(batch) = batch.filter(|_| !complex_in || x.shape.last() == Some(&2)) else {
+        let of = if complex_in {
+            "complex values (an innermost dimension of 2: real, imaginary)"
+        } else {
+            "real values"
+        };
+        return fail(
+            format!("transforms the last {k} dimension(s) of {of}, but the operand is {x}"),
+            "give the operand the transformed dimensions last",
+        );
+    };
+    let mut want = lengths.to_vec();
+    let half = lengths[k - 1] / 2 + 1;
+    if fft_type == FftType::Irfft {
+        want[k - 1] = half;
+    }
+    if x.shape[batch..batch + k] != want[..] {
+        return fail(
+            format!(
+                "{} of lengths {lengths:?} takes transformed dimensions {want:?}, but the operand is {x}",
+                fft_type.name()
+            ),
+            "make fft_length match the operand's last dimensions (for IRFFT, the last is n/2 + 1 of the real length n)",
+        );
+    }
+    let mut shape = x.shape[..batch].to_vec();
+    shape.extend_from_slice(lengths);
+    match fft_type {
+        FftType::Fft | FftType::Ifft => shape.push(2),
+        FftType::Rfft => {
+            shape[batch + k - 1] = half;
+            shape.push(2);
+        }
+        FftType::Irfft => {}
+    }
+    Ok(TensorType::new(x.dtype, shape))
 }

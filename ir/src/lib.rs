@@ -37,8 +37,8 @@ pub use module::{
 };
 pub use op::{
     BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotAlgorithm, DotDims,
-    GatherDims, Op, OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose,
-    UnaryOp, WindowDims,
+    FftType, GatherDims, Op, OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims,
+    SolveTranspose, UnaryOp, WindowDims,
 };
 pub use sharding::{AxisRef, DimSharding, Reduction, Sharding, SubAxis, Uneven};
 pub use topology::{Algorithm, LinkClass, Topology};

@@ -96,6 +96,22 @@ named_enum! {
 }
 
 named_enum! {
+    /// What `shardc.fft` computes (StableHLO's `fft_type`).
+    FftType {
+        /// The forward transform of complex values.
+        Fft => "FFT",
+        /// The inverse transform of complex values, scaled by `1/n`.
+        Ifft => "IFFT",
+        /// The forward transform of real values: the `n/2 + 1` non-negative frequencies
+        /// of the last transformed dimension.
+        Rfft => "RFFT",
+        /// The inverse of `RFFT`: real values from the non-negative frequencies, scaled
+        /// by `1/n`.
+        Irfft => "IRFFT",
+    }
+}
+
+named_enum! {
     /// `stablehlo.compare` directions.
     ComparisonDirection {
         Eq => "EQ",
@@ -591,6 +607,19 @@ pub enum OpKind {
     /// and the status (`i32` per system: 0, or the 1-based index of the first zero pivot,
     /// where elimination stopped).
     TridiagonalSolve,
+    /// `shardc.fft`: `stablehlo.fft` over complex values held as pairs. shardc reads
+    /// `complex<f32>` and `complex<f64>` as their float type with one more, innermost,
+    /// dimension of 2 (real part, imaginary part), so a complex `[b, n]` is a float
+    /// `[b, n, 2]`. The transform runs over the last `lengths.len()` dimensions of the
+    /// complex values (the pair dimension aside): `FFT`, `IFFT` map `[..., n..., 2]` to
+    /// itself; `RFFT` maps a real `[..., n...]` to `[..., n..., n_last/2 + 1, 2]`;
+    /// `IRFFT` maps `[..., n..., n_last/2 + 1, 2]` back to a real `[..., n...]`.
+    Fft {
+        /// Which transform.
+        fft_type: FftType,
+        /// The transformed dimensions' lengths (of the real values for `RFFT`, `IRFFT`).
+        lengths: Vec<usize>,
+    },
     /// `shardc.geqrf`: LAPACK's `geqrf` (JAX's `lax.linalg.geqrf`, under `jnp.linalg.qr` and
     /// the orthogonal initializer): each `m x n` matrix of the last two dimensions as
     /// Householder reflections `H_i = I - tau_i v_i v_iᵀ`. Results: `R` on and above the
@@ -758,6 +787,7 @@ impl OpKind {
             OpKind::TriangularSolve { .. } => "stablehlo.triangular_solve",
             OpKind::Lu => "shardc.lu",
             OpKind::TridiagonalSolve => "shardc.tridiagonal_solve",
+            OpKind::Fft { .. } => "shardc.fft",
             OpKind::Geqrf => "shardc.geqrf",
             OpKind::HouseholderProduct => "shardc.householder_product",
             OpKind::Eigh { .. } => "shardc.eigh",

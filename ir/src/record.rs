@@ -134,14 +134,32 @@ pub fn dtype_of_numpy(name: &str) -> Option<DType> {
     })
 }
 
+/// The float type of a numpy complex dtype name: shardc holds complex values as pairs
+/// (real, imaginary) in an innermost dimension of 2, and a record gives them as such
+/// pairs, flat (`[re0, im0, re1, im1, ...]`).
+fn complex_of_numpy(name: &str) -> Option<DType> {
+    match name {
+        "complex64" => Some(DType::F32),
+        "complex128" => Some(DType::F64),
+        _ => None,
+    }
+}
+
 fn literal(t: &JsonTensor, what: &str) -> Result<Literal, String> {
-    let dtype = dtype_of_numpy(&t.dtype).ok_or_else(|| {
-        format!(
-            "{what} has dtype {:?}, which shardc does not have (float16/32/64, bfloat16, int8..int64, uint8..uint64, bool)",
-            t.dtype
-        )
-    })?;
-    let ty = TensorType::new(dtype, t.shape.clone());
+    let mut shape = t.shape.clone();
+    let dtype = match complex_of_numpy(&t.dtype) {
+        Some(d) => {
+            shape.push(2);
+            d
+        }
+        None => dtype_of_numpy(&t.dtype).ok_or_else(|| {
+            format!(
+                "{what} has dtype {:?}, which shardc does not have (float16/32/64, bfloat16, int8..int64, uint8..uint64, bool, complex64/128 as pairs)",
+                t.dtype
+            )
+        })?,
+    };
+    let ty = TensorType::new(dtype, shape);
     let data = t
         .data
         .iter()
@@ -309,11 +327,19 @@ mod tests {
             short.unwrap_err(),
             "input 0 is tensor<3xf32>, 3 elements, but its data has 1"
         );
-        let odd =
-            Record::parse(r#"{"inputs": [{"shape": [], "dtype": "complex64", "data": [1]}]}"#);
-        assert!(
-            odd.unwrap_err()
-                .starts_with("input 0 has dtype \"complex64\"")
+        let odd = Record::parse(r#"{"inputs": [{"shape": [], "dtype": "float8", "data": [1]}]}"#);
+        assert!(odd.unwrap_err().starts_with("input 0 has dtype \"float8\""));
+        // Complex values are pairs, the pair dimension innermost.
+        let pairs = Record::parse(
+            r#"{"inputs": [{"shape": [2], "dtype": "complex64", "data": [1, 2, 3, 4]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(pairs.inputs[0].ty, TensorType::new(DType::F32, [2, 2]));
+        let short =
+            Record::parse(r#"{"inputs": [{"shape": [2], "dtype": "complex128", "data": [1, 2]}]}"#);
+        assert_eq!(
+            short.unwrap_err(),
+            "input 0 is tensor<2x2xf64>, 4 elements, but its data has 2"
         );
         let w = Literal::from_f64(DType::F32, &[2], &[1.0, f64::NAN]).unwrap();
         let g = Literal::from_f64(DType::F32, &[2], &[1.05, f64::NAN]).unwrap();

@@ -5,7 +5,7 @@ use shardc_ir::rules::{
     Combiner, FactorId, FactorKind, FactorUse, OpRule, RuleError, TensorRef, op_rule,
 };
 use shardc_ir::{
-    BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, Function,
+    BinaryOp, ComparisonDirection, ComparisonType, DType, Distribution, DotDims, FftType, Function,
     FunctionBuilder, GatherDims, IrError, Literal, Op, OpId, OpKind, Scalar, ScatterDims, Sharding,
     TensorType, UnaryOp, ValueId, WindowDims,
 };
@@ -352,6 +352,21 @@ fn cases() -> Vec<Case> {
             Ok(b.func().op(op).results[3])
         },
     ));
+    for (fft_type, shape, lengths) in [
+        (FftType::Fft, "4x8x6x2xf32", vec![8, 6]),
+        (FftType::Rfft, "4x8x6xf32", vec![8, 6]),
+        (FftType::Irfft, "4x8x4x2xf32", vec![8, 6]),
+    ] {
+        cases.push(case(&[shape], move |b, a| {
+            b.push1(
+                OpKind::Fft {
+                    fft_type,
+                    lengths: lengths.clone(),
+                },
+                &[a[0]],
+            )
+        }));
+    }
     cases.push(case(&["4x8x6xf32"], |b, a| {
         let op = b.push(OpKind::Geqrf, &[a[0]], None, vec![])?;
         Ok(b.func().op(op).results[1])
@@ -875,6 +890,7 @@ fn family(kind: &OpKind) -> &'static str {
         OpKind::TriangularSolve { .. } => "triangular_solve",
         OpKind::Lu => "lu",
         OpKind::TridiagonalSolve => "tridiagonal_solve",
+        OpKind::Fft { .. } => "fft",
         OpKind::Geqrf => "geqrf",
         OpKind::HouseholderProduct => "householder_product",
         OpKind::Eigh { .. } => "eigh",
@@ -882,7 +898,8 @@ fn family(kind: &OpKind) -> &'static str {
     }
 }
 
-const FAMILIES: [&str; 51] = [
+const FAMILIES: [&str; 52] = [
+    "fft",
     "geqrf",
     "householder_product",
     "tridiagonal_solve",
@@ -1111,6 +1128,7 @@ fn attributes(f: &Function, op: &Op) -> String {
         OpKind::Lu | OpKind::TridiagonalSolve | OpKind::Geqrf | OpKind::HouseholderProduct => {
             String::new()
         }
+        OpKind::Fft { fft_type, lengths } => format!(" {} {}", fft_type.name(), list(lengths)),
     }
 }
 

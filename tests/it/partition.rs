@@ -914,6 +914,20 @@ fn jax_fixture_decisions() {
         ),
         ("shard_map_pmean_two_axes_fwd", &["all_reduce {data,model}"]),
         ("lax_reduce_precision_lse_fwd", &[]),
+        // Complex values as pairs (`ir/src/text/complex.rs`): rows over data transformed
+        // along the other dimensions need nothing; the FNO step all-reduces the loss and
+        // its three gradients (the mode weights' real and imaginary parts, the linear
+        // layer; XLA: 2 all-reduces, 3 all-gathers); the fft2 over both dimensions of
+        // the row-sharded input, and the replicated results, gather (XLA: 10 all-gathers);
+        // the scan, cumsum and indexing gather the complex input once (XLA: 10
+        // collectives); rotary embeddings keep batch and heads where they are.
+        ("jnp_fft_fwd", &[]),
+        ("jnp_fft_spectral_step", &["all_reduce {data}"; 4]),
+        ("jnp_complex_ops_fwd", &["all_gather {data}"; 8]),
+        ("jnp_complex_scan_index_fwd", &["all_gather {data}"]),
+        ("rotary_complex_fwd", &[]),
+        // Elementwise but for vdot, whose row sums are summed over data (XLA: the same).
+        ("jnp_complex_functions_fwd", &["all_reduce {data}"]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[

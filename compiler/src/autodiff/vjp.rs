@@ -131,6 +131,10 @@ pub fn vjp(e: &mut Emitter, p: &Primal) -> Result<Cotangents, VjpError> {
             "factorizations and triangular solves are not differentiated by shardc yet",
             "differentiate in JAX (export the step jax.grad made: the backward pass of a Cholesky or LU is more triangular solves, which run as they are)",
         ),
+        OpKind::Fft { .. } => no_rule(
+            "Fourier transforms are not differentiated by shardc yet",
+            "differentiate in JAX (export the step jax.grad made: its backward pass is more transforms, which run as they are)",
+        ),
         OpKind::While => no_rule(
             "a loop is differentiated unrolled, which needs its trip count when compiling (a counter from a constant, `counter < constant`, stepped by 1: lax.fori_loop with constant bounds, lax.scan), and this one's is not known",
             "give the loop constant bounds, or differentiate in JAX (export the training step jax.grad made)",

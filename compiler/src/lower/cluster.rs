@@ -148,6 +148,7 @@ pub fn role(f: &Function, op: &Op) -> Role {
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
         | OpKind::TridiagonalSolve
+        | OpKind::Fft { .. }
         | OpKind::Geqrf
         | OpKind::HouseholderProduct
         | OpKind::Eigh { .. }

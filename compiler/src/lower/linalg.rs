@@ -325,6 +325,7 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
         | OpKind::TriangularSolve { .. }
         | OpKind::Lu
         | OpKind::TridiagonalSolve
+        | OpKind::Fft { .. }
         | OpKind::Geqrf
         | OpKind::HouseholderProduct
         | OpKind::Eigh { .. }

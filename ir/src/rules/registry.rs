@@ -11,7 +11,7 @@ use super::{Combiner, FactorKind, OpRule, RuleError};
 use crate::dtype::TensorType;
 use crate::infer;
 use crate::module::{Function, ValueId};
-use crate::op::{ConvDims, DotDims, GatherDims, Op, OpKind, ScatterDims, WindowDims};
+use crate::op::{ConvDims, DotDims, FftType, GatherDims, Op, OpKind, ScatterDims, WindowDims};
 
 use FactorKind::{NeedReplication, PassThrough, Permutation};
 
@@ -123,6 +123,7 @@ pub fn op_rule(f: &Function, op: &Op) -> Result<OpRule, RuleError> {
         | OpKind::Eigh { .. }
         | OpKind::Svd { .. } => linear_algebra(&x, &op.kind),
         OpKind::TridiagonalSolve => tridiagonal_solve(&x),
+        OpKind::Fft { fft_type, lengths } => fft(&x, *fft_type, lengths.len()),
         OpKind::Reduce { dimensions } => reduce(&x, dimensions)?,
         OpKind::ReduceWindow(w) => reduce_window(&x, w),
         OpKind::DynamicSlice { sizes } => dynamic_slice(&x, sizes),
@@ -308,6 +309,35 @@ fn tridiagonal_solve(x: &Instance) -> RuleBuilder {
         &[None, None, None, Some(r)],
         &[None, None, None, Some(r), None],
     );
+    b
+}
+
+/// `shardc.fft`: every output frequency reads every input element of the transformed
+/// dimensions, and the real and imaginary parts mix, so those need replication; the
+/// leading (batch) dimensions pass through. `RFFT`'s last transformed dimension and
+/// `IRFFT`'s are of different lengths in and out, so each side has its own factor.
+fn fft(x: &Instance, fft_type: FftType, k: usize) -> RuleBuilder {
+    let mut b = x.builder();
+    let (input, output) = (x.operand_shape(0), x.result_shape(0));
+    let pair_in = usize::from(fft_type != FftType::Rfft);
+    let batch = input.len().saturating_sub(k + pair_in);
+    for (d, &n) in input.iter().enumerate().take(batch) {
+        b.factor(n, PassThrough, &[Some(d)], &[Some(d)]);
+    }
+    let same = match fft_type {
+        FftType::Fft | FftType::Ifft => k + 1,
+        FftType::Rfft | FftType::Irfft => k - 1,
+    };
+    for d in batch..batch + same {
+        let n = input.get(d).copied().unwrap_or(1);
+        b.factor(n, NeedReplication, &[Some(d)], &[Some(d)]);
+    }
+    for (d, &n) in input.iter().enumerate().skip(batch + same) {
+        b.factor(n, NeedReplication, &[Some(d)], &[None]);
+    }
+    for (d, &n) in output.iter().enumerate().skip(batch + same) {
+        b.factor(n, NeedReplication, &[None], &[Some(d)]);
+    }
     b
 }
 

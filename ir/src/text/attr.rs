@@ -58,19 +58,37 @@ impl<'a> Parser<'a> {
             ));
         };
         let body_offset = self.tok.start + "tensor<".len();
-        let ty = self.tensor_body(body, body_offset)?;
+        let (body, complex) = match body.find("complex") {
+            Some(i) => {
+                let float = self.complex_part(&body[i..], body_offset + i)?;
+                (format!("{}{float}", &body[..i]), true)
+            }
+            None => (body.to_string(), false),
+        };
+        let mut ty = self.tensor_body(&body, body_offset)?;
+        if complex {
+            // A complex tensor is held as pairs (real, imaginary) in an innermost
+            // dimension: see `complex.rs`.
+            ty.shape.push(2);
+        }
+        self.complex.push(complex);
         self.bump()?;
         Ok(ty)
     }
 
-    fn tensor_body(&self, body: &str, body_offset: usize) -> PResult<TensorType> {
-        if let Some(i) = body.find("complex") {
-            let known = known_dtypes();
-            return self.err_at(
-                body_offset + i,
-                format!("complex element types (`{}`) are not supported; shardc supports {known}: carry the real and imaginary parts as two float tensors", &body[i..]),
-            );
+    /// The float type of `complex<f32>` or `complex<f64>`.
+    fn complex_part(&self, element: &str, at: usize) -> PResult<&'static str> {
+        match element.trim() {
+            "complex<f32>" => Ok("f32"),
+            "complex<f64>" => Ok("f64"),
+            other => self.err_at(
+                at,
+                format!("unsupported element type `{other}`: shardc reads complex<f32> and complex<f64> (as pairs of floats); convert to one of them"),
+            ),
         }
+    }
+
+    fn tensor_body(&self, body: &str, body_offset: usize) -> PResult<TensorType> {
         let mut shape = Vec::new();
         let mut elements: usize = 1;
         let mut part_start = 0;
@@ -464,6 +482,17 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
+        if self.eat(Tok::LParen)? {
+            // A complex element `(re, im)`: a list of two, as complex values are held.
+            let re = self.dense_tree(depth + 1)?;
+            self.expect(
+                Tok::Comma,
+                "between the parts of a complex element `(re, im)`",
+            )?;
+            let im = self.dense_tree(depth + 1)?;
+            self.expect(Tok::RParen, "to close a complex element `(re, im)`")?;
+            return Ok(Tree::List(vec![re, im], at));
+        }
         let negative = self.eat(Tok::Minus)?;
         let elem = match self.tok.tok {
             Tok::Int(text) => Elem::Int { negative, text },
@@ -511,6 +540,22 @@ impl<'a> Parser<'a> {
 
     fn tree_elements(&self, tree: Tree<'_>, ty: &TensorType, at: usize) -> PResult<Elements> {
         let shape = self.tree_shape(&tree)?;
+        // One complex element `(re, im)` for a complex tensor of several: a splat.
+        if self.complex.last() == Some(&true) && shape == [2] && ty.shape != [2] {
+            let mut leaves = Vec::new();
+            flatten(tree, &mut leaves);
+            let pair = leaves
+                .into_iter()
+                .map(|(elem, at)| self.element_bits(&elem, ty.dtype, at))
+                .collect::<PResult<Vec<u64>>>()?;
+            let bits: Vec<u64> = pair
+                .iter()
+                .copied()
+                .cycle()
+                .take(ty.num_elements())
+                .collect();
+            return Ok(Elements::from_bits(ty.dtype, &bits));
+        }
         if !shape.is_empty() && shape != ty.shape {
             return self.err_at(
                 at,

@@ -65,6 +65,7 @@
 
 mod attr;
 mod chlo;
+mod complex;
 mod custom_call;
 mod format;
 mod generic;

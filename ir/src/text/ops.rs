@@ -15,9 +15,9 @@ use super::print::Pretty;
 use crate::dtype::TensorType;
 use crate::module::BlockId;
 use crate::op::{
-    BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, GatherDims, Op,
-    OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose, UnaryOp,
-    WindowDims,
+    BinaryOp, ComparisonDirection, ComparisonType, ConvDims, Distribution, DotDims, FftType,
+    GatherDims, Op, OpKind, Precision, ReplicaGroups, RngAlgorithm, ScatterDims, SolveTranspose,
+    UnaryOp, WindowDims,
 };
 
 /// Operand and result types as a type signature states them.
@@ -45,7 +45,7 @@ pub(super) struct OpSyntax {
 pub(super) const ANY_REGIONS: usize = usize::MAX;
 
 /// Said of an unknown op name.
-pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, stablehlo.composite (as a call of its decomposition), sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations, solves and decompositions JAX emits on CPU (potrf, trsm, getrf, geqrf, syevd, gesdd, gtsv) and of ApproxTopK, shardc.random, shardc.rotate, shardc.lu, shardc.eigh, shardc.svd and shardc.tridiagonal_solve; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
+pub(super) const SUPPORTED: &str = "shardc reads the StableHLO ops of its op set (elementwise unary and binary ops, compare, select, clamp, constant, iota, convert, broadcast_in_dim, reshape, transpose, slice, reverse, concatenate, pad, dynamic_slice, dynamic_update_slice, dot_general, convolution, reduce, reduce_window, select_and_scatter, gather, scatter, sort, while, case, optimization_barrier, bitcast_convert, reduce_precision, rng_bit_generator, cholesky, triangular_solve, fft (of complex values, read as pairs of floats), partition_id in shard_map bodies), the chlo functions JAX emits (decomposed as they are read), func.call, stablehlo.composite (as a call of its decomposition), sdy.sharding_constraint, sdy.reshard, sdy.manual_computation, stablehlo.custom_call of placement annotations and of the LAPACK factorizations, solves and decompositions JAX emits on CPU (potrf, trsm, getrf, geqrf, syevd, gesdd, gtsv) and of ApproxTopK, shardc.random, shardc.rotate, shardc.lu, shardc.eigh, shardc.svd, shardc.tridiagonal_solve and shardc.fft; and in partitioned programs stablehlo.all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, shardc.shard_slice and shardc.axis_index";
 
 fn unary_of(name: &str) -> Option<UnaryOp> {
     name.strip_prefix("stablehlo.").and_then(UnaryOp::from_name)
@@ -294,6 +294,15 @@ static SYNTAX: &[OpSyntax] = &[
         print_generic_only,
         props_triangular_solve,
         from_triangular_solve
+    ),
+    syntax!(
+        &["stablehlo.fft", "shardc.fft"],
+        None,
+        0,
+        parse_fft,
+        print_fft,
+        props_fft,
+        from_fft
     ),
     syntax!(
         &["shardc.geqrf"],
@@ -1466,6 +1475,7 @@ fn parse_reduce(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parse
     let n = inputs.len();
     let mut operands = inputs;
     operands.extend(inits);
+    super::complex::real_inits(f, &mut operands, n);
     let applies = if p.eat_ident("applies")? {
         let at = p.tok.start;
         let name = p.ident("(the reducing op, e.g. stablehlo.add)")?;
@@ -1545,7 +1555,7 @@ fn reducer(p: &mut Parser<'_>, f: &mut FuncState, operands: &[Use], n: usize) ->
     if p.verifying() {
         for (k, (a, e)) in accs.iter().zip(&elems).enumerate() {
             let want = TensorType::scalar(f.b.ty(operands[k].id).dtype);
-            for (name, offset, ty) in [a, e] {
+            for (name, offset, ty, _) in [a, e] {
                 if *ty != want {
                     return p.err_at(*offset, format!("reducer argument %{name} has type {ty} but input {k} needs {want}; the reducer takes scalars of each input's element type"));
                 }
@@ -1709,10 +1719,10 @@ fn parse_while(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed
         ));
     }
     let attrs = p.op_attrs()?;
-    let block_args: Vec<(&str, usize, TensorType)> = carried
+    let block_args: Vec<(&str, usize, TensorType, bool)> = carried
         .iter()
         .zip(&types)
-        .map(|((n, o, _), t)| (*n, *o, t.clone()))
+        .map(|((n, o, u), t)| (*n, *o, t.clone(), f.complex.contains(&u.id)))
         .collect();
     p.expect_ident(
         "cond",
@@ -2116,6 +2126,76 @@ fn from_triangular_solve(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<Op
         unit_diagonal,
         transpose_a,
     })
+}
+
+/// `stablehlo.fft %x, type = RFFT, length = [16] : (t) -> r` (complex values as pairs:
+/// see `complex.rs`); printed as `shardc.fft`, whose operands and results are pairs.
+fn parse_fft(p: &mut Parser<'_>, f: &mut FuncState, name: &str) -> PResult<Parsed> {
+    let x = operands_n(p, f, 1, name)?;
+    let example = format!("({name} %x, type = FFT, length = [16])");
+    comma(p, &format!("after the operand {example}"))?;
+    key(p, "type", &example)?;
+    let at = p.tok.start;
+    let t = p.ident("the transform (FFT, IFFT, RFFT or IRFFT)")?;
+    let fft_type = enum_value(
+        p,
+        at,
+        "fft type",
+        t,
+        FftType::from_name,
+        &names(FftType::ALL, FftType::name),
+    )?;
+    comma(p, &format!("after the type {example}"))?;
+    key(p, "length", &example)?;
+    let lengths = p.usize_list("transform lengths")?;
+    let attrs = p.op_attrs()?;
+    Ok(Parsed::new(OpKind::Fft { fft_type, lengths }, x, functional(p)?).with_attrs(attrs))
+}
+
+fn print_fft(pp: &Pretty<'_>, op: &Op, _: usize) -> String {
+    let OpKind::Fft { fft_type, lengths } = &op.kind else {
+        return pp.generic(op);
+    };
+    format!(
+        "shardc.fft {}, type = {}, length = {}{} : {}",
+        pp.uses(&op.operands),
+        fft_type.name(),
+        int_list(lengths),
+        pp.attrs(op),
+        pp.functional(op)
+    )
+}
+
+fn props_fft(kind: &OpKind) -> Vec<(&'static str, String)> {
+    match kind {
+        OpKind::Fft { fft_type, lengths } => vec![
+            ("fft_length", i64_array(lengths)),
+            (
+                "fft_type",
+                format!("#stablehlo<fft_type {}>", fft_type.name()),
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn from_fft(p: &mut Parser<'_>, g: &mut GenericAttrs) -> PResult<OpKind> {
+    let lengths = p.required_prop(g, "fft_length", "array<i64: ...>", |p| {
+        p.usize_array("fft_length")
+    })?;
+    let fft_type = p.required_prop(g, "fft_type", "#stablehlo<fft_type FFT>", |p| {
+        let at = p.tok.start;
+        let t = p.enum_attr("stablehlo", "fft_type")?;
+        enum_value(
+            p,
+            at,
+            "fft_type",
+            t,
+            FftType::from_name,
+            &names(FftType::ALL, FftType::name),
+        )
+    })?;
+    Ok(OpKind::Fft { fft_type, lengths })
 }
 
 /// `shardc.lu %a : (t) -> (t, pivots, status)`, `shardc.geqrf %a : (t) -> (t, taus)`,

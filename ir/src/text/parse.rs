@@ -19,7 +19,7 @@ use crate::module::{BlockId, Module, ValueAttrs, ValueId, Visibility};
 use crate::op::OpKind;
 use crate::sharding::{Sharding, Uneven};
 use crate::verify;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub(super) type PResult<T> = Result<T, ParseError>;
 
@@ -27,6 +27,9 @@ pub(super) type PResult<T> = Result<T, ParseError>;
 const CUSTOM_CALL: &str = "stablehlo.custom_call";
 /// Deepest nesting of regions (a reduce in the reducer of a reduce in ...).
 pub(super) const MAX_REGION_DEPTH: usize = 16;
+
+/// A block argument as written: its name, offset, type and whether it is complex.
+pub(super) type BlockArg<'a> = (&'a str, usize, TensorType, bool);
 
 /// A use of a value, as written.
 #[derive(Clone, Debug)]
@@ -112,6 +115,8 @@ pub(super) struct FuncState {
     pub b: FunctionBuilder,
     pub name: String,
     scopes: Vec<HashMap<String, Binding>>,
+    /// The values that hold complex numbers as pairs (see `complex.rs`).
+    pub complex: HashSet<ValueId>,
 }
 
 impl FuncState {
@@ -120,6 +125,7 @@ impl FuncState {
             b,
             name: name.to_string(),
             scopes: vec![HashMap::new()],
+            complex: HashSet::new(),
         }
     }
 
@@ -186,6 +192,8 @@ pub(super) struct Parser<'a> {
     arg_locs: Vec<(String, usize, Loc)>,
     /// The locations of ops (`... loc(#loc88)`): function, op index.
     op_locs: Vec<(String, usize, Loc)>,
+    /// For each tensor type read so far, whether it was complex (read as pairs).
+    pub complex: Vec<bool>,
 }
 
 /// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
@@ -222,6 +230,7 @@ impl<'a> Parser<'a> {
             loc_aliases: HashMap::new(),
             arg_locs: Vec::new(),
             op_locs: Vec::new(),
+            complex: Vec::new(),
         };
         p.file()?;
         p.run_deferred()?;
@@ -724,6 +733,7 @@ impl<'a> Parser<'a> {
         self.check_new_function(&name, name_offset)?;
         self.expect(Tok::LParen, "to open the function's arguments")?;
         let mut args: Vec<(&'a str, usize, TensorType, ValueAttrs, Option<usize>)> = Vec::new();
+        let mut complex_args = Vec::new();
         if !self.eat(Tok::RParen)? {
             loop {
                 let offset = self.tok.start;
@@ -740,7 +750,13 @@ impl<'a> Parser<'a> {
                 self.bump()?;
                 self.expect(Tok::Colon, &format!("after the argument %{arg}"))?;
                 let ty = self.tensor_type(&format!("for the argument %{arg}"))?;
-                let (attrs, at) = self.value_attrs()?;
+                let complex = self.complex.last() == Some(&true);
+                let (mut attrs, at) = self.value_attrs()?;
+                if complex {
+                    let what = format!("argument {} (%{arg}) of @{name}", args.len());
+                    super::complex::widen_attrs(self, &mut attrs, at, &ty, &what)?;
+                }
+                complex_args.push(complex);
                 if let Some(loc) = self.loc()? {
                     self.arg_locs.push((name.clone(), args.len(), loc));
                 }
@@ -758,7 +774,12 @@ impl<'a> Parser<'a> {
                 if !self.eat(Tok::RParen)? {
                     loop {
                         let ty = self.tensor_type("for a function result")?;
-                        let (attrs, at) = self.value_attrs()?;
+                        let complex = self.complex.last() == Some(&true);
+                        let (mut attrs, at) = self.value_attrs()?;
+                        if complex {
+                            let what = format!("result {} of @{name}", results.len());
+                            super::complex::widen_attrs(self, &mut attrs, at, &ty, &what)?;
+                        }
                         self.skip_loc()?;
                         results.push((ty, attrs, at));
                         if self.eat(Tok::Comma)? {
@@ -787,6 +808,9 @@ impl<'a> Parser<'a> {
         let mut f = FuncState::new(b, &name);
         for (i, (arg, offset, ty, attrs, at)) in args.into_iter().enumerate() {
             let id = f.b.arg(i);
+            if complex_args[i] {
+                f.complex.insert(id);
+            }
             self.define(&mut f, arg, vec![id], offset)?;
             if let (Some(s), Some(at)) = (&attrs.sharding, at) {
                 self.check_sharding(at, s, &ty, format!("argument {i} (%{arg}) of @{name}"))?;
@@ -805,6 +829,7 @@ impl<'a> Parser<'a> {
             p.string_attr("the function name")
         })?;
         self.check_new_function(&name, offset)?;
+        let mark = self.complex.len();
         let (arg_types, result_types) = self.required_prop(
             &mut g,
             "function_type",
@@ -834,8 +859,18 @@ impl<'a> Parser<'a> {
                 format!("unsupported property `{}` of func.func @{name}", e.key),
             );
         }
-        let arg_attrs = self.attrs_for(arg_attrs, arg_types.len(), "arg_attrs", offset)?;
-        let res_attrs = self.attrs_for(res_attrs, result_types.len(), "res_attrs", offset)?;
+        let mut arg_attrs = self.attrs_for(arg_attrs, arg_types.len(), "arg_attrs", offset)?;
+        let mut res_attrs = self.attrs_for(res_attrs, result_types.len(), "res_attrs", offset)?;
+        // The function type is the first thing read after `mark`: arguments, then results.
+        let written: Vec<bool> = self.complex[mark..].to_vec();
+        let attrs = arg_attrs.iter_mut().chain(res_attrs.iter_mut());
+        let types = arg_types.iter().chain(&result_types);
+        for (i, (((attrs, at), ty), &complex)) in attrs.zip(types).zip(&written).enumerate() {
+            if complex {
+                let what = format!("value {i} of @{name}'s function type");
+                super::complex::widen_attrs(self, attrs, *at, ty, &what)?;
+            }
+        }
         let mut b = FunctionBuilder::new(&name, &arg_types);
         b.set_visibility(visibility);
         let mut f = FuncState::new(b, &name);
@@ -865,7 +900,7 @@ impl<'a> Parser<'a> {
                     ),
                 );
             }
-            for (i, (arg, at, ty)) in args.into_iter().enumerate() {
+            for (i, (arg, at, ty, _)) in args.into_iter().enumerate() {
                 if ty != arg_types[i] {
                     return self.err_at(
                         at,
@@ -876,6 +911,9 @@ impl<'a> Parser<'a> {
                     );
                 }
                 let id = f.b.arg(i);
+                if written.get(i) == Some(&true) {
+                    f.complex.insert(id);
+                }
                 self.define(&mut f, arg, vec![id], at)?;
             }
         } else if !arg_types.is_empty() {
@@ -1113,7 +1151,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `(%a: t loc(...), ...)`: block arguments as name, offset and type.
-    pub fn block_args(&mut self) -> PResult<Vec<(&'a str, usize, TensorType)>> {
+    pub fn block_args(&mut self) -> PResult<Vec<BlockArg<'a>>> {
         self.expect(Tok::LParen, "to open the block arguments")?;
         let mut out = Vec::new();
         if self.eat(Tok::RParen)? {
@@ -1130,8 +1168,9 @@ impl<'a> Parser<'a> {
             self.bump()?;
             self.expect(Tok::Colon, &format!("after the block argument %{name}"))?;
             let ty = self.tensor_type(&format!("for the block argument %{name}"))?;
+            let complex = self.complex.last() == Some(&true);
             self.skip_loc()?;
-            out.push((name, offset, ty));
+            out.push((name, offset, ty, complex));
             if self.eat(Tok::Comma)? {
                 continue;
             }
@@ -1142,11 +1181,7 @@ impl<'a> Parser<'a> {
 
     /// A region's body after its `{` (and its block label, if any), through the closing
     /// `}`: opens a block with `args`, reads its ops and its `stablehlo.return`.
-    pub fn region_body(
-        &mut self,
-        f: &mut FuncState,
-        args: Vec<(&'a str, usize, TensorType)>,
-    ) -> PResult<BlockId> {
+    pub fn region_body(&mut self, f: &mut FuncState, args: Vec<BlockArg<'a>>) -> PResult<BlockId> {
         if self.region_depth >= MAX_REGION_DEPTH {
             return self.err(format!("regions are nested deeper than {MAX_REGION_DEPTH}"));
         }
@@ -1154,7 +1189,10 @@ impl<'a> Parser<'a> {
         let types: Vec<TensorType> = args.iter().map(|a| a.2.clone()).collect();
         let ids = f.b.begin_block(&types);
         f.scopes.push(HashMap::new());
-        for ((name, offset, _), id) in args.into_iter().zip(ids) {
+        for ((name, offset, _, complex), id) in args.into_iter().zip(ids) {
+            if complex {
+                f.complex.insert(id);
+            }
             self.define(f, name, vec![id], offset)?;
         }
         let (returned, _) = self.block_ops(f, Terminator::Region)?;
@@ -1349,6 +1387,18 @@ impl<'a> Parser<'a> {
     fn op(&mut self, f: &mut FuncState) -> PResult<()> {
         let groups = self.result_groups(f)?;
         let name_offset = self.tok.start;
+        let mark = self.complex.len();
+        let part = match &self.tok.tok {
+            Tok::Str(n) if super::complex::PARTS.contains(&n.as_str()) => Some((n.clone(), true)),
+            Tok::Ident(n) if super::complex::PARTS.contains(n) => Some((n.to_string(), false)),
+            _ => None,
+        };
+        if let Some((name, generic)) = part {
+            self.bump()?;
+            let value = super::complex::parse_part(self, f, &name, name_offset, generic)?;
+            self.skip_loc()?;
+            return self.bind_results(f, &groups, &name, vec![value]);
+        }
         let top_k = match &self.tok.tok {
             Tok::Str(n) if n == "chlo.top_k" => Some(true),
             Tok::Ident("chlo.top_k") => Some(false),
@@ -1357,6 +1407,7 @@ impl<'a> Parser<'a> {
         if let Some(generic) = top_k {
             self.bump()?;
             let values = chlo::top_k(self, f, "chlo.top_k", name_offset, generic)?;
+            self.refuse_complex(mark, name_offset, "chlo.top_k")?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, "chlo.top_k", values);
         }
@@ -1369,6 +1420,7 @@ impl<'a> Parser<'a> {
             self.bump()?;
             let name = "stablehlo.reduce_precision";
             let values = chlo::reduce_precision(self, f, name, name_offset, generic)?;
+            self.refuse_complex(mark, name_offset, name)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, name, values);
         }
@@ -1380,18 +1432,31 @@ impl<'a> Parser<'a> {
         if let Some(generic) = custom_call {
             self.bump()?;
             let values = super::custom_call::parse(self, f, CUSTOM_CALL, name_offset, generic)?;
+            self.refuse_complex(mark, name_offset, CUSTOM_CALL)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, CUSTOM_CALL, values);
         }
         let (syntax, parsed) = match self.tok.tok.clone() {
             Tok::Str(name) if chlo::is_chlo(&name) => {
                 self.bump()?;
+                let before = f.b.func().ops.len();
                 let parsed = chlo::parse(self, f, &name, name_offset, true)?;
+                // A decomposition that is one op (`square`, `tan`) is read on complex
+                // values as that op is; others compute on floats.
+                if f.b.func().ops.len() != before {
+                    self.refuse_complex(mark, name_offset, &name)?;
+                }
                 (self.lookup_op(&parsed.kind.name(), name_offset)?, parsed)
             }
             Tok::Ident(name) if chlo::is_chlo(name) => {
                 self.bump()?;
+                let before = f.b.func().ops.len();
                 let parsed = chlo::parse(self, f, name, name_offset, false)?;
+                // A decomposition that is one op (`square`, `tan`) is read on complex
+                // values as that op is; others compute on floats.
+                if f.b.func().ops.len() != before {
+                    self.refuse_complex(mark, name_offset, name)?;
+                }
                 (self.lookup_op(&parsed.kind.name(), name_offset)?, parsed)
             }
             Tok::Str(name) => {
@@ -1407,9 +1472,35 @@ impl<'a> Parser<'a> {
             other => return self.err(format!("expected an op name, found {other}")),
         };
         let loc = self.loc()?;
-        self.finish_op(f, &groups, syntax, name_offset, parsed)?;
+        let read = self.complex[mark..].to_vec();
+        if super::complex::involved(f, &parsed, &read) {
+            let (parsed, complex) = super::complex::lower(self, f, parsed, name_offset, &read)?;
+            let syntax = self.lookup_op(&parsed.kind.name(), name_offset)?;
+            self.finish_op(f, &groups, syntax, name_offset, parsed)?;
+            let op = f.b.func().ops.len() - 1;
+            let results = f.b.func().ops[op].results.clone();
+            for (r, c) in results.into_iter().zip(complex) {
+                if c {
+                    f.complex.insert(r);
+                }
+            }
+        } else {
+            self.finish_op(f, &groups, syntax, name_offset, parsed)?;
+        }
         if let (Some(loc), Some(last)) = (loc, f.b.func().ops.len().checked_sub(1)) {
             self.op_locs.push((f.name.clone(), last, loc));
+        }
+        Ok(())
+    }
+
+    /// An error if an op decomposed as it is read (whose text starts at `offset`) wrote a
+    /// complex type since `mark`: those decompositions are of floats.
+    fn refuse_complex(&self, mark: usize, offset: usize, name: &str) -> PResult<()> {
+        if self.complex[mark..].contains(&true) {
+            return self.err_at(
+                offset,
+                format!("{name} of complex values is not read: shardc holds complex values as pairs of floats, and decomposes {name} for floats only; compute it on the real and imaginary parts (`x.real`, `x.imag`)"),
+            );
         }
         Ok(())
     }
@@ -1422,7 +1513,12 @@ impl<'a> Parser<'a> {
         offset: usize,
         syntax: &OpSyntax,
     ) -> PResult<Parsed> {
-        let operands = self.operand_parens(f)?;
+        let mut operands = self.operand_parens(f)?;
+        if matches!(name, "stablehlo.reduce" | "stablehlo.reduce_window") {
+            // Before the region is read (see `complex::real_inits`).
+            let n = operands.len() / 2;
+            super::complex::real_inits(f, &mut operands, n);
+        }
         let mut entries = Vec::new();
         if self.eat(Tok::Less)? {
             entries = self.dict_entries()?;

@@ -194,7 +194,7 @@ func.func @main() -> tensor<2xf32> {
 
 // -----
 
-// a complex element type
-func.func @main(%x: tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> {
-  return %x : tensor<8xcomplex<f32>>
+// a complex element type of half precision
+func.func @main(%x: tensor<8xcomplex<f16>>) -> tensor<8xcomplex<f16>> {
+  return %x : tensor<8xcomplex<f16>>
 }

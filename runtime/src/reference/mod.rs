@@ -43,6 +43,7 @@ mod convert;
 mod dot;
 mod elementwise;
 mod error;
+mod fft;
 mod gather;
 mod layout;
 mod linalg;
@@ -422,6 +423,7 @@ impl<'m> Interp<'m> {
             ),
             OpKind::Lu => return Ok(linalg::lu(x[0], [out(0), out(1), out(2)])),
             OpKind::TridiagonalSolve => return Ok(linalg::tridiagonal_solve(x, out(4))),
+            OpKind::Fft { fft_type, lengths } => fft::fft(x[0], *fft_type, lengths, out(0)),
             OpKind::Geqrf => return Ok(linalg::geqrf(x[0], out(1))),
             OpKind::HouseholderProduct => linalg::householder_product(x[0], x[1]),
             OpKind::Eigh { lower } => return Ok(linalg::eigh(x[0], *lower, out(1))),
