@@ -248,6 +248,35 @@ impl FunctionBuilder {
         Some(taken)
     }
 
+    /// Takes back the block added last with its ops and values, if `block` is it, closed,
+    /// and nothing was added after its ops (`false`, and nothing taken, otherwise): for a
+    /// reader that read a region in one form and builds it again in another. The ids of
+    /// its values are given out again.
+    pub fn take_last_region(&mut self, block: BlockId) -> bool {
+        if block.index() + 1 != self.func.blocks.len() || self.stack.contains(&block) {
+            return false;
+        }
+        let b = &self.func.blocks[block.index()];
+        let first_op = self.func.ops.len() - b.ops.len();
+        let contiguous = b
+            .ops
+            .iter()
+            .enumerate()
+            .all(|(i, op)| op.index() == first_op + i);
+        let ops = &self.func.ops[first_op..];
+        let values = b.args.len() + ops.iter().map(|o| o.results.len()).sum::<usize>();
+        let first_value = self.func.values.len() - values;
+        let owned = b.args.iter().chain(ops.iter().flat_map(|o| &o.results));
+        let tail = owned.enumerate().all(|(i, v)| v.index() == first_value + i);
+        if !contiguous || !tail || ops.iter().any(|o| !o.regions.is_empty()) {
+            return false;
+        }
+        self.func.blocks.pop();
+        self.func.ops.truncate(first_op);
+        self.func.values.truncate(first_value);
+        true
+    }
+
     /// Adds a one-result op whose type is derived from its operands.
     pub fn push1(&mut self, kind: OpKind, operands: &[ValueId]) -> Result<ValueId, IrError> {
         let op = self.push(kind, operands, None, Vec::new())?;

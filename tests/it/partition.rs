@@ -928,6 +928,9 @@ fn jax_fixture_decisions() {
         ("rotary_complex_fwd", &[]),
         // Elementwise but for vdot, whose row sums are summed over data (XLA: the same).
         ("jnp_complex_functions_fwd", &["all_reduce {data}"]),
+        // Products, a multiplying scatter and Welch's estimate, each within a row: none
+        // (XLA: 3 all-gathers).
+        ("jnp_complex_reductions_fwd", &[]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[

@@ -70,6 +70,18 @@ pub fn role(f: &Function, op: &Op) -> Role {
     {
         return Role::Host;
     }
+    // A reducer whose ops are not on scalars (complex numbers' reducers on pairs, from
+    // `ir/src/text/complex.rs`) has no kernel form: the interpreter runs it.
+    if matches!(op.kind, OpKind::Reduce { .. } | OpKind::ReduceWindow(_))
+        && op.regions.iter().any(|&r| {
+            f.block(r)
+                .ops
+                .iter()
+                .any(|&o| f.op(o).results.iter().any(|&v| f.ty(v).rank() != 0))
+        })
+    {
+        return Role::Host;
+    }
     match &op.kind {
         OpKind::DotGeneral(_)
         | OpKind::Reduce { .. }

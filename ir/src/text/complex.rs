@@ -51,7 +51,7 @@ const DECOMPOSITIONS: &[(&str, Decompose)] = &[
 const AS_PAIRS: &str = "add, subtract, negate, reshape, reverse, concatenate, select, while, case, func.call, optimization_barrier, constant, sharding constraints";
 
 /// Ops whose attributes gain the pair dimension.
-const WIDENED: &str = "broadcast_in_dim, transpose, slice, dynamic_slice, dynamic_update_slice, gather, scatter (sets and sums), pad, reduce and reduce_window (sums), dot_general, compare (EQ, NE), convert, fft, real, imag, complex";
+const WIDENED: &str = "broadcast_in_dim, transpose, slice, dynamic_slice, dynamic_update_slice, gather, scatter and reduce (of one complex input), reduce_window (sums), pad, dot_general, compare (EQ, NE), convert, fft, real, imag, complex";
 
 #[derive(Copy, Clone)]
 enum Decompose {
@@ -227,6 +227,39 @@ pub(super) fn real_inits(f: &mut FuncState, operands: &mut [Use], n: usize) {
     }
 }
 
+/// The reducer of the short form of `reduce` (`applies stablehlo.multiply`) on complex
+/// scalars: `(a, b) -> op(a, b)` on pairs of `dtype`, decomposed as any op on pairs is.
+pub(super) fn pair_reducer(
+    f: &mut FuncState,
+    op: BinaryOp,
+    dtype: DType,
+) -> Result<crate::module::BlockId, String> {
+    let pair = TensorType::new(dtype, vec![2]);
+    let args = f.b.begin_block(&[pair.clone(), pair]);
+    f.complex.extend(args.iter().copied());
+    let mut e = Emit::new(f, format!("\"stablehlo.{}\"", op.name()));
+    let r = match (op, decomposition(op.name())) {
+        (BinaryOp::Add | BinaryOp::Subtract, _) => {
+            e.bin(op, args[0], args[1]).map_err(|e| e.to_string())
+        }
+        (_, Some(Decompose::Binary(d))) => d(&mut e, args[0], args[1]).map_err(|e| e.to_string()),
+        _ => Err(format!(
+            "stablehlo.reduce applies stablehlo.{} to complex values, which have no order; reduce their real and imaginary parts (or magnitudes) instead",
+            op.name()
+        )),
+    };
+    match r {
+        Ok(r) => {
+            f.complex.insert(r);
+            Ok(f.b.end_block(&[r]))
+        }
+        Err(err) => {
+            f.b.end_block(&[]);
+            Err(err)
+        }
+    }
+}
+
 /// Whether an op read as `parsed` involves complex values: one of its operands is, or one
 /// of the types it wrote (`read`) was.
 pub(super) fn involved(f: &FuncState, parsed: &Parsed, read: &[bool]) -> bool {
@@ -288,6 +321,32 @@ pub(super) fn lower(
             ),
         )
     };
+    // An op given the wrong number of operands or results is left as written, for its
+    // typing rule to name what is wrong.
+    let arity = match parsed.kind {
+        OpKind::Select => Some(3),
+        OpKind::Pad { .. }
+        | OpKind::Compare { .. }
+        | OpKind::DotGeneral(_)
+        | OpKind::Binary(_)
+        | OpKind::Gather(_) => Some(2),
+        OpKind::Unary(_) | OpKind::Convert => Some(1),
+        _ => None,
+    };
+    let rank_ok = |t: &TensorType| t.rank() > 0;
+    if arity.is_some_and(|a| cx.len() != a)
+        || (matches!(parsed.kind, OpKind::DynamicUpdateSlice) && cx.len() < 2)
+        || (matches!(parsed.kind, OpKind::DynamicSlice { .. }) && cx.is_empty())
+        || (matches!(parsed.kind, OpKind::Convert | OpKind::BroadcastInDim { .. })
+            && !parsed.result_types.first().is_some_and(rank_ok))
+        || n == 0
+            && !matches!(
+                parsed.kind,
+                OpKind::OptimizationBarrier | OpKind::Call { .. }
+            )
+    {
+        return Ok((parsed, results));
+    }
     let from = format!("\"{name}\"");
     let mut e = Emit::new(f, from.clone());
     let ids: Vec<ValueId> = parsed.operands.iter().map(|u| u.id).collect();
@@ -311,7 +370,7 @@ pub(super) fn lower(
             parsed.kind = OpKind::ShardingConstraint(s);
             None
         }
-        OpKind::Select => {
+        OpKind::Select if cx[1] => {
             let pred = ids[0];
             let rank = e.b().ty(ids[1]).rank();
             if e.b().ty(pred).rank() > 0 {
@@ -421,36 +480,26 @@ pub(super) fn lower(
             e.dot(ids[0], ids[1], cx[0], cx[1], dims)
                 .map_err(|err| p.error_at(offset, err.to_string()))?,
         ),
-        OpKind::Gather(mut dims) if cx[0] => {
+        OpKind::Gather(mut dims) if cx[0] && !cx[1] => {
             dims.offset_dims.push(parsed.result_types[0].rank() - 1);
             dims.slice_sizes.push(2);
             parsed.kind = OpKind::Gather(dims);
             None
         }
-        OpKind::Scatter(mut dims) if any => {
-            let pairs = cx.len() == 3
-                && cx[0]
-                && cx[2]
+        OpKind::Scatter(mut dims)
+            if cx == [true, false, true]
                 && parsed.regions.len() == 1
-                && e.pairwise_region(parsed.regions[0]);
-            if !pairs {
-                return refuse(
-                    "of complex values is read for one input updated by a set or a sum only",
-                );
-            }
+                && e.pairwise_region(parsed.regions[0]) =>
+        {
             dims.update_window_dims.push(e.b().ty(ids[2]).rank() - 1);
             parsed.kind = OpKind::Scatter(dims);
             None
         }
-        OpKind::ReduceWindow(mut w) if any => {
-            if !(cx.len() == 2 && cx[0] && !cx[1]) {
-                return refuse(
-                    "of complex values is read for one input whose init has equal parts (a sum's 0) only",
-                );
-            }
-            if !(parsed.regions.len() == 1 && e.pairwise_region(parsed.regions[0])) {
-                return refuse("of complex values is read for sums only");
-            }
+        OpKind::ReduceWindow(mut w)
+            if cx == [true, false]
+                && parsed.regions.len() == 1
+                && e.pairwise_region(parsed.regions[0]) =>
+        {
             w.window.push(1);
             w.strides.push(1);
             w.base_dilations.push(1);
@@ -460,22 +509,39 @@ pub(super) fn lower(
             parsed.operand_types[1] = e.b().ty(ids[1]).clone();
             None
         }
-        OpKind::Reduce { .. } if any => {
-            // The short form's reducer is already on floats; a written one is on pairs.
+        OpKind::Reduce { .. } if cx.len() == 2 && cx[0] && !cx[1] => {
+            // The init was read as a float (`real_inits`): a sum over the pairs' elements.
             let sums = cx.len() == 2
                 && cx[0]
-                && !cx[1]
                 && parsed.regions.len() == 1
                 && (e.is_scalar_add(parsed.regions[0])
                     || (e.pairwise_region(parsed.regions[0])
                         && e.is_scalar_add(parsed.regions[0])));
             if !sums {
-                return refuse(
-                    "reduces complex values other than by a sum of one operand from (0, 0)",
-                );
+                return refuse("reduces complex values with a float init other than by a sum");
             }
             parsed.operand_types[1] = e.b().ty(ids[1]).clone();
             None
+        }
+        OpKind::ReduceWindow(_) if any => {
+            return refuse(
+                "of complex values is read for sums from (0, 0) only (`cumsum`, not `cumprod`)",
+            );
+        }
+        OpKind::Reduce { .. } | OpKind::Scatter(_) if any => {
+            let one_input = match parsed.kind {
+                OpKind::Scatter(_) => cx == [true, false, true],
+                _ => cx == [true, true],
+            };
+            if !one_input || parsed.regions.len() != 1 {
+                return refuse(
+                    "of complex values is read for one complex input (with a complex init or update) only",
+                );
+            }
+            Some(
+                e.split_region_op(parsed.kind.clone(), &ids, &cx, parsed.regions[0])
+                    .map_err(|err| p.error_at(offset, err.to_string()))?,
+            )
         }
         OpKind::Unary(u) if any => {
             let Some(Decompose::Unary(d)) = decomposition(u.name()) else {
@@ -769,6 +835,122 @@ impl<'a> Emit<'a> {
         let dtype = self.f.b.ty(z).dtype;
         let v = self.f.b.constant(Literal::scalar(dtype, Scalar::Float(re)));
         Some(self.mark(v))
+    }
+
+    /// A region op on complex values whose region computes on complex scalars (pairs),
+    /// rebuilt on the parts: each complex operand becomes its real and imaginary parts in
+    /// its place, and the region takes and gives two float scalars in place of each
+    /// complex one, around a copy of the region on pairs. Gives the result as pairs.
+    fn split_region_op(
+        &mut self,
+        kind: OpKind,
+        operands: &[ValueId],
+        complex: &[bool],
+        region: crate::module::BlockId,
+    ) -> R {
+        let name = kind.name();
+        let invalid = |rule: &str| IrError::InvalidOp {
+            at: String::new(),
+            op: name.clone(),
+            rule: rule.to_string(),
+            fix: "compute it on the real and imaginary parts".to_string(),
+        };
+        let src = self.f.b.func().clone();
+        let block = src.block(region).clone();
+        let args_complex: Vec<bool> = block
+            .args
+            .iter()
+            .map(|v| self.f.complex.contains(v))
+            .collect();
+        let results_complex: Vec<bool> = block
+            .results
+            .iter()
+            .map(|v| self.f.complex.contains(v))
+            .collect();
+        let mut inside: std::collections::HashSet<ValueId> = block.args.iter().copied().collect();
+        for &op in &block.ops {
+            let op = src.op(op);
+            if !op.operands.iter().all(|v| inside.contains(v)) {
+                return Err(invalid("its region reads values from outside it"));
+            }
+            inside.extend(op.results.iter().copied());
+        }
+        if !block.results.iter().all(|v| inside.contains(v)) {
+            return Err(invalid("its region returns values from outside it"));
+        }
+        if !self.f.b.take_last_region(region) {
+            return Err(invalid(
+                "its region reads values from outside it or holds regions",
+            ));
+        }
+        // The region's value ids are given out again.
+        let first = self.f.b.func().values.len();
+        self.f.complex.retain(|v| v.index() < first);
+        let mut split = Vec::new();
+        for (&x, &c) in operands.iter().zip(complex) {
+            if c {
+                let (re, im) = self.parts(x)?;
+                split.extend([re, im]);
+            } else {
+                split.push(x);
+            }
+        }
+        let mut types = Vec::new();
+        for (&a, &c) in block.args.iter().zip(&args_complex) {
+            let ty = src.ty(a);
+            if c {
+                let part = TensorType::new(ty.dtype, ty.shape[..ty.rank() - 1].to_vec());
+                types.extend([part.clone(), part]);
+            } else {
+                types.push(ty.clone());
+            }
+        }
+        let args = self.f.b.begin_block(&types);
+        let body = |e: &mut Self| -> Result<Vec<ValueId>, IrError> {
+            let mut map = std::collections::HashMap::new();
+            let mut next = args.iter().copied();
+            for (&old, &c) in block.args.iter().zip(&args_complex) {
+                let v = match (next.next(), c) {
+                    (Some(re), true) => {
+                        let im = next
+                            .next()
+                            .ok_or_else(|| invalid("a region argument is missing"))?;
+                        e.pair(re, im)?
+                    }
+                    (Some(v), false) => v,
+                    (None, _) => return Err(invalid("a region argument is missing")),
+                };
+                map.insert(old, v);
+            }
+            for &op in &block.ops {
+                e.f.b.copy_op(&src, src.op(op), &mut map)?;
+            }
+            let mut out = Vec::new();
+            for (r, &c) in block.results.iter().zip(&results_complex) {
+                let v = map[r];
+                if c {
+                    let (re, im) = e.parts(v)?;
+                    out.extend([re, im]);
+                } else {
+                    out.push(v);
+                }
+            }
+            Ok(out)
+        };
+        let region = match body(self) {
+            Ok(out) => self.f.b.end_block(&out),
+            Err(err) => {
+                self.f.b.end_block(&[]);
+                return Err(err);
+            }
+        };
+        let op = self.f.b.push(kind, &split, None, vec![region])?;
+        let results = self.f.b.func().op(op).results.clone();
+        let [re, im] = results[..] else {
+            return Err(invalid("it gives more than one complex result"));
+        };
+        self.mark(re);
+        self.pair(re, im)
     }
 
     /// Whether a region on complex scalars (pairs) computes each part alike, by sums,

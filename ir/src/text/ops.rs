@@ -1510,6 +1510,10 @@ fn parse_reduce(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parse
         );
     }
     let region = match applies {
+        // A complex input whose init stayed complex: the reducer computes on pairs.
+        Some((b, at)) if n == 1 && f.complex.contains(&operands[1].id) => {
+            super::complex::pair_reducer(f, b, sig.0[0].dtype).map_err(|e| p.error_at(at, e))?
+        }
         Some((b, at)) => {
             // The reducer's scalar type comes from the first input's element type.
             let s = TensorType::scalar(sig.0[0].dtype);
@@ -1554,7 +1558,12 @@ fn reducer(p: &mut Parser<'_>, f: &mut FuncState, operands: &[Use], n: usize) ->
     }
     if p.verifying() {
         for (k, (a, e)) in accs.iter().zip(&elems).enumerate() {
-            let want = TensorType::scalar(f.b.ty(operands[k].id).dtype);
+            let x = operands[k].id;
+            let mut want = TensorType::scalar(f.b.ty(x).dtype);
+            if f.complex.contains(&x) {
+                // A complex scalar, as a pair.
+                want.shape.push(2);
+            }
             for (name, offset, ty, _) in [a, e] {
                 if *ty != want {
                     return p.err_at(*offset, format!("reducer argument %{name} has type {ty} but input {k} needs {want}; the reducer takes scalars of each input's element type"));
@@ -1575,7 +1584,13 @@ fn reducer(p: &mut Parser<'_>, f: &mut FuncState, operands: &[Use], n: usize) ->
                 .collect();
         let want: Vec<TensorType> = operands[..n]
             .iter()
-            .map(|u| TensorType::scalar(f.b.ty(u.id).dtype))
+            .map(|u| {
+                let mut t = TensorType::scalar(f.b.ty(u.id).dtype);
+                if f.complex.contains(&u.id) {
+                    t.shape.push(2);
+                }
+                t
+            })
             .collect();
         if results != want {
             return p.err_at(

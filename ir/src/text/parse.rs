@@ -1388,6 +1388,7 @@ impl<'a> Parser<'a> {
         let groups = self.result_groups(f)?;
         let name_offset = self.tok.start;
         let mark = self.complex.len();
+        let first_op = f.b.func().ops.len();
         let part = match &self.tok.tok {
             Tok::Str(n) if super::complex::PARTS.contains(&n.as_str()) => Some((n.clone(), true)),
             Tok::Ident(n) if super::complex::PARTS.contains(n) => Some((n.to_string(), false)),
@@ -1475,6 +1476,11 @@ impl<'a> Parser<'a> {
         let read = self.complex[mark..].to_vec();
         if super::complex::involved(f, &parsed, &read) {
             let (parsed, complex) = super::complex::lower(self, f, parsed, name_offset, &read)?;
+            // A region rebuilt on the parts gave its ops' ids out again: the locations
+            // read for them name other ops now.
+            let name = f.name.clone();
+            self.op_locs
+                .retain(|(func, i, _)| *func != name || *i < first_op);
             let syntax = self.lookup_op(&parsed.kind.name(), name_offset)?;
             self.finish_op(f, &groups, syntax, name_offset, parsed)?;
             let op = f.b.func().ops.len() - 1;

@@ -57,10 +57,10 @@ func.func @main(%a: tensor<8xcomplex<f32>>) -> tensor<8xi1> {
 
 // -----
 
-// a product of complex values by reduce (not a sum)
+// the maximum of complex values by reduce
 func.func @main(%a: tensor<8xcomplex<f32>>) -> tensor<complex<f32>> {
   %cst = stablehlo.constant dense<(1.000000e+00,0.000000e+00)> : tensor<complex<f32>>
-  %0 = stablehlo.reduce(%a init: %cst) applies stablehlo.multiply across dimensions = [0] : (tensor<8xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
+  %0 = stablehlo.reduce(%a init: %cst) applies stablehlo.maximum across dimensions = [0] : (tensor<8xcomplex<f32>>, tensor<complex<f32>>) -> tensor<complex<f32>>
   return %0 : tensor<complex<f32>>
 }
 
@@ -93,4 +93,17 @@ func.func @main(%a: tensor<8xcomplex<i32>>) -> tensor<8xcomplex<i32>> {
 func.func @main() -> tensor<complex<f32>> {
   %cst = stablehlo.constant dense<(1.000000e+00)> : tensor<complex<f32>>
   return %cst : tensor<complex<f32>>
+}
+
+// -----
+
+// two complex inputs reduced together
+func.func @main(%a: tensor<8xcomplex<f32>>, %b: tensor<8xcomplex<f32>>) -> tensor<complex<f32>> {
+  %cst = stablehlo.constant dense<(1.000000e+00,0.000000e+00)> : tensor<complex<f32>>
+  %0:2 = stablehlo.reduce(%a init: %cst), (%b init: %cst) across dimensions = [0] : (tensor<8xcomplex<f32>>, tensor<8xcomplex<f32>>, tensor<complex<f32>>, tensor<complex<f32>>) -> (tensor<complex<f32>>, tensor<complex<f32>>)
+    reducer(%x: tensor<complex<f32>>, %y: tensor<complex<f32>>) (%z: tensor<complex<f32>>, %w: tensor<complex<f32>>) {
+      %1 = stablehlo.multiply %x, %y : tensor<complex<f32>>
+      stablehlo.return %1, %1 : tensor<complex<f32>>, tensor<complex<f32>>
+    }
+  return %0#0 : tensor<complex<f32>>
 }
