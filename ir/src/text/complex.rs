@@ -659,6 +659,24 @@ impl<'a> Emit<'a> {
         self.push(OpKind::Unary(op), &[x])
     }
 
+    fn compare(&mut self, direction: ComparisonDirection, x: ValueId, y: ValueId) -> R {
+        self.push(
+            OpKind::Compare {
+                direction,
+                compare_type: None,
+            },
+            &[x, y],
+        )
+    }
+
+    /// `m` (a magnitude) with its zeros made ones: a divisor for what is 0 where it is.
+    fn divisor(&mut self, m: ValueId) -> R {
+        let zero = self.splat(m, 0.0);
+        let one = self.splat(m, 1.0);
+        let is_zero = self.compare(ComparisonDirection::Eq, m, zero)?;
+        self.push(OpKind::Select, &[is_zero, one, m])
+    }
+
     /// A splat of `value` typed as `like`.
     fn splat(&mut self, like: ValueId, value: f64) -> ValueId {
         let ty = self.f.b.ty(like).clone();
@@ -1002,13 +1020,7 @@ fn divide(e: &mut Emit<'_>, x: ValueId, y: ValueId) -> R {
     let (c, d) = e.parts(y)?;
     let abs_c = e.un(UnaryOp::Abs, c)?;
     let abs_d = e.un(UnaryOp::Abs, d)?;
-    let c_larger = e.push(
-        OpKind::Compare {
-            direction: ComparisonDirection::Ge,
-            compare_type: None,
-        },
-        &[abs_c, abs_d],
-    )?;
+    let c_larger = e.compare(ComparisonDirection::Ge, abs_c, abs_d)?;
     // |c| >= |d|: r = d/c, t = c + d r, re = (a + b r)/t, im = (b - a r)/t.
     let r1 = e.bin(BinaryOp::Divide, d, c)?;
     let dr = e.bin(BinaryOp::Multiply, d, r1)?;
@@ -1046,22 +1058,14 @@ fn hypot(e: &mut Emit<'_>, a: ValueId, b: ValueId) -> R {
     let abs_b = e.un(UnaryOp::Abs, b)?;
     let m = e.bin(BinaryOp::Maximum, abs_a, abs_b)?;
     let n = e.bin(BinaryOp::Minimum, abs_a, abs_b)?;
-    let zero = e.splat(m, 0.0);
-    let one = e.splat(m, 1.0);
-    let is_zero = e.push(
-        OpKind::Compare {
-            direction: ComparisonDirection::Eq,
-            compare_type: None,
-        },
-        &[m, zero],
-    )?;
-    let safe = e.push(OpKind::Select, &[is_zero, one, m])?;
+    // Where m is 0, so is n: q is 0 and the product 0.
+    let safe = e.divisor(m)?;
     let q = e.bin(BinaryOp::Divide, n, safe)?;
     let q2 = e.bin(BinaryOp::Multiply, q, q)?;
+    let one = e.splat(m, 1.0);
     let s = e.bin(BinaryOp::Add, one, q2)?;
     let root = e.un(UnaryOp::Sqrt, s)?;
-    let h = e.bin(BinaryOp::Multiply, m, root)?;
-    e.push(OpKind::Select, &[is_zero, zero, h])
+    e.bin(BinaryOp::Multiply, m, root)
 }
 
 /// `e^(a + bi) = e^a (cos b + i sin b)`.
@@ -1103,16 +1107,8 @@ fn sqrt(e: &mut Emit<'_>, z: ValueId) -> R {
 fn sign(e: &mut Emit<'_>, z: ValueId) -> R {
     let (a, b) = e.parts(z)?;
     let m = hypot(e, a, b)?;
-    let zero = e.splat(m, 0.0);
-    let one = e.splat(m, 1.0);
-    let is_zero = e.push(
-        OpKind::Compare {
-            direction: ComparisonDirection::Eq,
-            compare_type: None,
-        },
-        &[m, zero],
-    )?;
-    let safe = e.push(OpKind::Select, &[is_zero, one, m])?;
+    // Where m is 0, so are a and b, and their quotients.
+    let safe = e.divisor(m)?;
     let re = e.bin(BinaryOp::Divide, a, safe)?;
     let im = e.bin(BinaryOp::Divide, b, safe)?;
     e.pair(re, im)
@@ -1164,25 +1160,11 @@ fn power(e: &mut Emit<'_>, z: ValueId, w: ValueId) -> R {
     let (a, b) = e.parts(z)?;
     let (c, _) = e.parts(w)?;
     let zero = e.splat(a, 0.0);
-    let eq = |e: &mut Emit<'_>, x, y| {
-        e.push(
-            OpKind::Compare {
-                direction: ComparisonDirection::Eq,
-                compare_type: None,
-            },
-            &[x, y],
-        )
-    };
+    let eq = |e: &mut Emit<'_>, x, y| e.compare(ComparisonDirection::Eq, x, y);
     let re_zero = eq(e, a, zero)?;
     let im_zero = eq(e, b, zero)?;
     let z_zero = e.bin(BinaryOp::And, re_zero, im_zero)?;
-    let positive = e.push(
-        OpKind::Compare {
-            direction: ComparisonDirection::Gt,
-            compare_type: None,
-        },
-        &[c, zero],
-    )?;
+    let positive = e.compare(ComparisonDirection::Gt, c, zero)?;
     let vanish = e.bin(BinaryOp::And, z_zero, positive)?;
     let (rr, ri) = e.parts(r)?;
     let re = e.push(OpKind::Select, &[vanish, zero, rr])?;
@@ -1252,17 +1234,13 @@ fn tanh(e: &mut Emit<'_>, z: ValueId) -> R {
     e.pair(re, im)
 }
 
-/// `tan(a + bi) = (sin 2a + i sinh 2b) / (cos 2a + cosh 2b)`.
+/// `tan z = -i tanh(i z)`.
 fn tan(e: &mut Emit<'_>, z: ValueId) -> R {
     let (a, b) = e.parts(z)?;
-    let two = e.splat(a, 2.0);
-    let a2 = e.bin(BinaryOp::Multiply, two, a)?;
-    let b2 = e.bin(BinaryOp::Multiply, two, b)?;
-    let (ch, sh) = cosh_sinh(e, b2)?;
-    let cos = e.un(UnaryOp::Cosine, a2)?;
-    let sin = e.un(UnaryOp::Sine, a2)?;
-    let d = e.bin(BinaryOp::Add, cos, ch)?;
-    let re = e.bin(BinaryOp::Divide, sin, d)?;
-    let im = e.bin(BinaryOp::Divide, sh, d)?;
-    e.pair(re, im)
+    let minus_b = e.un(UnaryOp::Negate, b)?;
+    let iz = e.pair(minus_b, a)?;
+    let t = tanh(e, iz)?;
+    let (x, y) = e.parts(t)?;
+    let minus_x = e.un(UnaryOp::Negate, x)?;
+    e.pair(y, minus_x)
 }
