@@ -468,6 +468,27 @@ pub struct Literal {
 }
 
 impl Literal {
+    /// Makes `self` equal to `src`, reusing `self`'s storage where it has room (a
+    /// buffer of a pool written with another value), dense when `src` is a splat.
+    pub fn copy_from(&mut self, src: &Literal) {
+        macro_rules! reuse {
+            ($($v:ident),*) => {
+                match (&mut self.elements, &src.elements) {
+                    $((Elements::$v(d), Elements::$v(s)) if s.len() == 1 => {
+                        d.clear();
+                        d.resize(src.ty.num_elements(), s[0]);
+                    })*
+                    $((Elements::$v(d), Elements::$v(s)) => d.clone_from(s),)*
+                    (d, _) => *d = src.to_dense().elements,
+                }
+            };
+        }
+        reuse!(
+            F32, F64, BF16, F16, I32, I64, I1, I8, I16, U8, U16, U32, U64
+        );
+        self.ty.clone_from(&src.ty);
+    }
+
     /// A literal with one element per position of `ty`, or a single element (a splat).
     pub fn new(ty: TensorType, elements: Elements) -> Result<Literal, IrError> {
         if elements.dtype() != ty.dtype {
@@ -674,6 +695,29 @@ mod tests {
         assert!(l.is_splat());
         assert_eq!(l.to_dense().elements, Elements::F32(vec![1.5; 4]));
         assert_eq!(l.get(3), Scalar::Float(1.5));
+    }
+
+    #[test]
+    fn copy_from_reuses_storage_and_expands_splats() {
+        let ty = TensorType::new(DType::F32, vec![2, 2]);
+        let mut dest = Literal::new(ty.clone(), Elements::F32(vec![0.0; 4])).unwrap();
+        let at = match &dest.elements {
+            Elements::F32(v) => v.as_ptr(),
+            _ => unreachable!(),
+        };
+        let src = Literal::new(ty.clone(), Elements::F32(vec![1.0, 2.0, 3.0, 4.0])).unwrap();
+        dest.copy_from(&src);
+        assert_eq!(dest, src);
+        assert!(matches!(&dest.elements, Elements::F32(v) if v.as_ptr() == at));
+        dest.copy_from(&Literal::splat(ty.clone(), Scalar::Float(1.5)));
+        assert_eq!(dest.elements, Elements::F32(vec![1.5; 4]));
+        // Another element type: replaced.
+        let ints = Literal::new(
+            TensorType::new(DType::I32, vec![3]),
+            Elements::I32(vec![7, 8, 9]),
+        );
+        dest.copy_from(ints.as_ref().unwrap());
+        assert_eq!(&dest, ints.as_ref().unwrap());
     }
 
     #[test]

@@ -931,6 +931,9 @@ fn jax_fixture_decisions() {
         // Products, a multiplying scatter and Welch's estimate, each within a row: none
         // (XLA: 3 all-gathers).
         ("jnp_complex_reductions_fwd", &[]),
+        // Both loops run on each device's rows of the batch, the stacked rows written in
+        // place: none (XLA: none).
+        ("lax_scan_stacked_rows_fwd", &[]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[

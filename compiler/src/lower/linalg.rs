@@ -10,6 +10,7 @@
 //! | broadcast_in_dim, transpose | `linalg.generic` with the operand read through a projected map |
 //! | reshape | `tensor.collapse_shape` to 1-D, then `tensor.expand_shape` |
 //! | slice | `tensor.extract_slice` |
+//! | dynamic_slice, dynamic_update_slice | `tensor.extract_slice`, `tensor.insert_slice` at the starts clamped into range; an update in place (marked `shardc.in_place`, `native.rs`): the update materialized into a `memref.subview` of the output, which holds the operand |
 //! | concatenate | `tensor.empty` + one `tensor.insert_slice` per operand |
 //! | pad (edge, negative, interior) | `linalg.generic` over the result: index arithmetic, `tensor.extract` of the operand, `arith.select` of the padding value |
 //! | dot_general | operands transposed to `[batch, m, k]` / `[batch, k, n]` and reshaped; CPU: `linalg.matmul` (a batch is an `scf.for` of matmuls); GPU: a tiled shared-memory kernel (`gpu_matmul.rs`); i1: a contraction `linalg.generic` (AND, OR) |
@@ -128,8 +129,19 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
         reshaped: HashMap::new(),
         barriers: HashSet::new(),
     };
+    // An update in place: the operand it writes into is not a parameter; the caller
+    // passes its value as the one output, and the kernel writes the update there.
+    let (updated, into) = match in_place_operand(f)? {
+        Some((v, o)) => (Some(v), Some(o)),
+        None => (None, None),
+    };
     let mut params = Vec::new();
     for (i, &a) in f.args().iter().enumerate() {
+        if Some(a) == updated {
+            // Read by the update only, which writes into its output instead.
+            e.ssa.insert(a, String::new());
+            continue;
+        }
         let name = format!("%arg{i}");
         params.push(format!(
             "{name}: {} {{bufferization.writable = false}}",
@@ -147,6 +159,9 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
     for (i, &r) in f.results().iter().enumerate() {
         let ty = f.ty(r);
         params.push(format!("%out{i}: {}", memref(ty)));
+        if into == Some(i) {
+            continue;
+        }
         let (mut value, mut dest, mut dest_ty) =
             (e.ssa[&r].clone(), format!("%out{i}"), ty.clone());
         if flavour == Flavour::Gpu && ty.rank() == 0 {
@@ -188,9 +203,52 @@ pub fn emit(f: &Function, flavour: Flavour, math: Math) -> Result<Lowered, Lower
     Ok(Lowered {
         text: format!("module {{\n{func}}}\n"),
         ops: func,
-        inputs: f.arg_types(),
+        inputs: (f.args().iter())
+            .filter(|&&a| Some(a) != updated)
+            .map(|&a| f.ty(a).clone())
+            .collect(),
         outputs,
         matmuls: e.matmuls,
+    })
+}
+
+/// The attribute that marks a `dynamic_update_slice` its kernel computes in place: the
+/// caller passes operand 0's value as the kernel's one output, and the kernel writes the
+/// update into it (`native.rs` marks the clusters where that is safe).
+pub(crate) const IN_PLACE: &str = "shardc.in_place";
+
+fn is_in_place(op: &Op) -> bool {
+    op.kind == OpKind::DynamicUpdateSlice && op.attrs.iter().any(|(k, _)| k == IN_PLACE)
+}
+
+/// The argument an update in place writes into, and the result it is: operand 0 of the
+/// `dynamic_update_slice` marked [`IN_PLACE`], which must be an argument read by that op
+/// only, and its result, which the function must return once.
+fn in_place_operand(f: &Function) -> Result<Option<(ValueId, usize)>, LowerError> {
+    let Some((_, op)) = f.body_ops().find(|(_, op)| is_in_place(op)) else {
+        return Ok(None);
+    };
+    let into = op.operands[0];
+    let reads = f
+        .body_ops()
+        .flat_map(|(_, o)| o.operands.iter())
+        .filter(|&&v| v == into)
+        .count();
+    let returned: Vec<usize> = (f.results().iter().enumerate())
+        .filter(|&(_, r)| *r == op.results[0])
+        .map(|(i, _)| i)
+        .collect();
+    if let ([at], true, 1) = (returned.as_slice(), f.args().contains(&into), reads) {
+        return Ok(Some((into, *at)));
+    }
+    Err(LowerError::Unsupported {
+        op: "stablehlo.dynamic_update_slice".into(),
+        at: format!("a kernel function of {} arguments", f.args().len()),
+        why: format!(
+            "marked {IN_PLACE}, it must be the kernel's one result and update an \
+                 argument no other op reads"
+        ),
+        fix: "mark only the clusters `native::in_place` selects (a shardc bug)".into(),
     })
 }
 
@@ -261,6 +319,38 @@ fn emit_op(e: &mut Emitter, op: &Op) -> Result<Vec<String>, LowerError> {
                 tt(&ty(0)),
                 tt(&out(0))
             ))
+        }
+        OpKind::DynamicUpdateSlice if is_in_place(op) => {
+            // Into the caller's buffer, which holds operand 0 (`in_place_operand`).
+            let (full, sizes) = (ty(0), ty(1).shape.clone());
+            let at = clamped_starts(e, &op.operands[2..], &full.shape, &sizes);
+            let ones = list(&vec![1; sizes.len()]);
+            let strides: Vec<usize> = (0..full.rank())
+                .map(|d| full.shape[d + 1..].iter().product())
+                .collect();
+            let view = format!(
+                "memref<{}x{}, strided<[{}], offset: ?>>",
+                sizes
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join("x"),
+                scalar::storage(full.dtype),
+                list(&strides)
+            );
+            let into = in_place_operand(e.f)?.map_or(0, |(_, o)| o);
+            let sub = e.op(format!(
+                "memref.subview %out{into}[{}] [{}] [{ones}] : {} to {view}",
+                at.join(", "),
+                list(&sizes),
+                memref(&full)
+            ));
+            e.lines.push(format!(
+                "bufferization.materialize_in_destination {} in restrict writable {sub} : ({}, {view}) -> ()",
+                x(1),
+                tt(&ty(1))
+            ));
+            String::new()
         }
         OpKind::DynamicUpdateSlice => {
             let sizes = ty(1).shape.clone();

@@ -17,6 +17,7 @@
 use super::cluster::{cluster, is_host};
 use super::cpu::{CpuKernel, CpuOptions, compile_lowered, load_lowered};
 use super::gemm::Gemm;
+use super::linalg::IN_PLACE;
 use super::tier::{Optimizer, Tiered, Tiering};
 use super::{Flavour, KERNEL, LowerError, Lowered, segment_function};
 use shardc_ir::{Function, Literal, Module, text::print_function};
@@ -83,6 +84,9 @@ pub struct NativeStats {
     pub first_level: usize,
     /// First-level kernels compiled again at the full level since.
     pub optimized: usize,
+    /// Clusters whose kernel updates an input in place (a `dynamic_update_slice` writing
+    /// into its operand's buffer); counted in `kernels` too.
+    pub in_place: usize,
 }
 
 /// One kernel's share of the time [`NativeCompute::with_profiling`] measured.
@@ -351,6 +355,59 @@ struct Planned {
     host: bool,
     /// Run by the library GEMM, not compiled.
     gemm: Option<Arc<Gemm>>,
+    /// The input the kernel updates in place, and the output it becomes ([`in_place`]).
+    in_place: Option<InPlace>,
+}
+
+/// An update in place: the input of a cluster whose buffer becomes one of its outputs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct InPlace {
+    /// Its position among the cluster's inputs.
+    input: usize,
+    /// Its position among the cluster's outputs.
+    output: usize,
+}
+
+/// The input a cluster may update in place: the operand its root writes into, when no
+/// other op of the cluster reads it and the root's result leaves the cluster. The root
+/// is a compiled `dynamic_update_slice` (`lax.scan`'s stacked outputs, a cache written a
+/// row at a time; not of `i1`, which kernels write through bytes of their own) or a
+/// one-input `scatter` on the host (`x.at[i].set(v)` in a loop). Its kernel takes the
+/// operand's buffer as that output and writes the updated elements only (`linalg.rs`,
+/// `reference::scatter_onto`): a loop writing one row per iteration moves a row, not
+/// the whole tensor, each time.
+fn in_place(sf: &Function, c: &Segment) -> Option<InPlace> {
+    use shardc_ir::OpKind;
+    let root = sf.op(*c.ops.last()?);
+    let into = *root.operands.first()?;
+    let reads = |o: &shardc_ir::OpId| sf.op(*o).operands.iter().filter(|&&v| v == into).count();
+    let updates = match root.kind {
+        OpKind::DynamicUpdateSlice => sf.ty(into).dtype != shardc_ir::DType::I1,
+        OpKind::Scatter(_) => root.operands.len() == 3,
+        _ => false,
+    };
+    if !updates || c.ops.iter().map(reads).sum::<usize>() != 1 {
+        return None;
+    }
+    Some(InPlace {
+        input: c.inputs.iter().position(|&v| v == into)?,
+        output: c.outputs.iter().position(|v| root.results.contains(v))?,
+    })
+}
+
+/// The function of cluster `c` of `sf`, its root marked [`IN_PLACE`] when its kernel
+/// updates an input in place ([`in_place`]).
+fn cluster_function(sf: &Function, c: &Segment) -> Result<Function, LowerError> {
+    let mut cf = segment_function(sf, c)?;
+    if let Some(&root) = cf.body().ops.last()
+        && cf.op(root).kind == shardc_ir::OpKind::DynamicUpdateSlice
+        && in_place(sf, c).is_some()
+    {
+        cf.ops[root.index()]
+            .attrs
+            .push((IN_PLACE.to_string(), "true".to_string()));
+    }
+    Ok(cf)
 }
 
 /// A cluster whose op kernels do not lower (a loop, a case, `shardc.random`): its
@@ -364,10 +421,15 @@ struct HostKernel {
     /// `reference::scatter_into`, the GEMM (`conv.rs`) or
     /// `reference::select_and_scatter_into`.
     lone: Option<(shardc_ir::OpId, Vec<usize>)>,
+    /// A lone one-input `scatter` updating its operand in place ([`in_place`]): the
+    /// kernel is given the other arguments, and the operand's value as its output.
+    in_place: Option<InPlace>,
 }
 
 impl HostKernel {
-    fn new(f: Function) -> HostKernel {
+    /// `in_place`: the update in place the segment asks for, taken where the function is
+    /// a lone scatter of that operand.
+    fn new(f: Function, in_place: Option<InPlace>) -> HostKernel {
         use shardc_ir::OpKind;
         let lone = match (f.body_ops().collect::<Vec<_>>().as_slice(), f.results()) {
             ([(id, op)], [result])
@@ -385,7 +447,16 @@ impl HostKernel {
             }
             _ => None,
         };
+        let in_place = in_place.filter(|u| match &lone {
+            Some((op, at)) => {
+                matches!(f.op(*op).kind, OpKind::Scatter(_))
+                    && matches!(at.as_slice(), [x, i, up] if *x == u.input && *i != u.input && *up != u.input)
+                    && u.output == 0
+            }
+            None => false,
+        });
         HostKernel {
+            in_place,
             outputs: f.result_types(),
             module: Module {
                 functions: vec![f],
@@ -400,6 +471,9 @@ impl HostKernel {
         inputs: &[&Literal],
         outputs: &mut [Literal],
     ) -> Result<(), EngineError> {
+        if let Some(u) = self.in_place {
+            return self.run_in_place(u, inputs, outputs);
+        }
         if let (Some((op, at)), Some(f), [out]) =
             (&self.lone, self.module.functions.first(), &mut *outputs)
         {
@@ -423,6 +497,38 @@ impl HostKernel {
             }
         }
         let owned: Vec<Literal> = inputs.iter().map(|&l| l.clone()).collect();
+        let results = shardc_runtime::reference::run(&self.module, KERNEL, &owned)?;
+        for (slot, r) in outputs.iter_mut().zip(results) {
+            *slot = r;
+        }
+        Ok(())
+    }
+}
+
+impl HostKernel {
+    /// The lone scatter onto `outputs[u.output]`, which holds the value of argument
+    /// `u.input`; `inputs` are the other arguments.
+    fn run_in_place(
+        &self,
+        u: InPlace,
+        inputs: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
+        let arg = |k: usize| inputs.get(if k < u.input { k } else { k - 1 }).copied();
+        if let (Some((op, at)), Some(f)) = (&self.lone, self.module.functions.first())
+            && let [_, i, up] = at.as_slice()
+            && let (Some(indices), Some(update)) = (arg(*i), arg(*up))
+            && let Some(out) = outputs.get_mut(u.output)
+            && shardc_runtime::reference::scatter_onto(f, f.op(*op), indices, update, out)?
+        {
+            return Ok(());
+        }
+        // Another update computation: the interpreter, on the operand read back.
+        let mut owned: Vec<Literal> = inputs.iter().map(|&l| l.clone()).collect();
+        let operand = outputs
+            .get(u.output)
+            .ok_or("an update in place lacks its output")?;
+        owned.insert(u.input.min(owned.len()), operand.clone());
         let results = shardc_runtime::reference::run(&self.module, KERNEL, &owned)?;
         for (slot, r) in outputs.iter_mut().zip(results) {
             *slot = r;
@@ -488,23 +594,34 @@ impl RegionKernel {
         captured: &[&Literal],
         buffers: &mut Buffers,
     ) -> Result<Vec<Literal>, EngineError> {
+        let n = carried.len();
+        let mut old: Vec<Option<Literal>> = carried.into_iter().map(Some).collect();
         let mut outs: Vec<Option<Literal>> = match &self.kernel {
             Some(k) => {
-                let at = |j: usize| {
-                    carried
-                        .get(j)
-                        .unwrap_or_else(|| captured[j - carried.len()])
-                };
-                let inputs: Vec<&Literal> = self.reads.iter().map(|&j| at(j)).collect();
-                k.run_reusing(&inputs, buffers)?
+                // A carried value no result passes through is handed to the kernel,
+                // which may update it in place (a scan's stacked outputs).
+                let passed = |j: usize| self.results.contains(&Err(j));
+                let mut moved: Vec<Option<Literal>> = (self.reads.iter())
+                    .map(|&j| (j < n && !passed(j)).then(|| old[j].take()).flatten())
+                    .collect();
+                let inputs = (self.reads.iter().zip(moved.iter_mut()))
+                    .map(|(&j, m)| match m.take() {
+                        Some(l) => Ok(Input::Owned(l)),
+                        None => match old.get(j) {
+                            Some(Some(l)) => Ok(Input::Borrowed(l)),
+                            Some(None) => Err("a loop region reads a carried value twice"),
+                            None => Ok(Input::Borrowed(captured[j - n])),
+                        },
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                k.run_owning(inputs, buffers)?
+                    .outputs
                     .into_iter()
                     .map(Some)
                     .collect()
             }
             None => Vec::new(),
         };
-        let n = carried.len();
-        let mut old: Vec<Option<Literal>> = carried.into_iter().map(Some).collect();
         let mut next: Vec<Literal> = Vec::with_capacity(self.results.len());
         for (k, r) in self.results.iter().enumerate() {
             // A value returned twice is moved once and copied for the other.
@@ -745,7 +862,7 @@ fn plan(
     let clusters = cluster(&sf, library)
         .into_iter()
         .map(|c| {
-            let cf = segment_function(&sf, &c)?;
+            let cf = cluster_function(&sf, &c)?;
             let host = is_host(&sf, &c);
             Ok(Planned {
                 key: print_function(&cf),
@@ -753,6 +870,7 @@ fn plan(
                     .and_then(|min| Gemm::of(&cf, min))
                     .map(Arc::new),
                 host,
+                in_place: in_place(&sf, &c),
                 cluster: c,
             })
         })
@@ -788,6 +906,16 @@ fn describe(sf: &Function, c: &Segment) -> String {
     format!("{} -> {ty}", names.join(" + "))
 }
 
+/// A cluster and its kernel, as [`SegmentKernel::new`] takes them.
+struct Placed {
+    cluster: Segment,
+    kernel: ClusterKernel,
+    /// Its profile row.
+    profile: Option<usize>,
+    /// The input its kernel updates in place ([`in_place`]).
+    in_place: Option<InPlace>,
+}
+
 /// One cluster kernel of a segment: which buffers it reads and writes.
 struct Step {
     kernel: ClusterKernel,
@@ -796,6 +924,10 @@ struct Step {
     /// Buffers no later step reads (and the segment does not return): dropped after it.
     free: Vec<usize>,
     profile: Option<usize>,
+    /// The input whose buffer the kernel takes as one of its outputs, holding the
+    /// input's value, and updates: moved there when this step frees it and the run
+    /// owns it, else copied. The kernel is given the other inputs.
+    in_place: Option<InPlace>,
 }
 
 /// A segment as its cluster kernels. Buffers are numbered by the segment function's
@@ -821,21 +953,18 @@ struct SegmentKernel {
 type Workspace = Vec<Vec<Option<Literal>>>;
 
 impl SegmentKernel {
-    fn new(
-        sf: &Function,
-        clusters: Vec<(Segment, ClusterKernel, Option<usize>)>,
-        profile: Option<Arc<Profile>>,
-    ) -> SegmentKernel {
+    fn new(sf: &Function, clusters: Vec<Placed>, profile: Option<Arc<Profile>>) -> SegmentKernel {
         let outputs: Vec<usize> = sf.results().iter().map(|v| v.index()).collect();
         let mut needed: HashSet<usize> = outputs.iter().copied().collect();
         let mut steps: Vec<Step> = clusters
             .into_iter()
-            .map(|(c, kernel, profile)| Step {
-                kernel,
-                inputs: c.inputs.iter().map(|v| v.index()).collect(),
-                outputs: c.outputs.iter().map(|v| v.index()).collect(),
+            .map(|p| Step {
+                kernel: p.kernel,
+                inputs: p.cluster.inputs.iter().map(|v| v.index()).collect(),
+                outputs: p.cluster.outputs.iter().map(|v| v.index()).collect(),
                 free: Vec::new(),
-                profile,
+                profile: p.profile,
+                in_place: p.in_place,
             })
             .collect();
         for step in steps.iter_mut().rev() {
@@ -905,18 +1034,49 @@ impl Kernel for SegmentKernel {
                 .collect()
         });
         for (i, step) in self.steps.iter().enumerate() {
+            // An in-place update's output: its input's buffer, moved when this step is
+            // its last reader and the run owns it (a loop's carried value), else a copy.
+            let updated = match step.in_place.map(|u| step.inputs[u.input]) {
+                Some(b) if step.free.contains(&b) && matches!(env[b], Some(Cow::Owned(_))) => {
+                    let lit = env[b].take().map(Cow::into_owned);
+                    held -= lit.as_ref().map_or(0, stored_bytes) as i64;
+                    lit
+                }
+                // A copy, into storage of the run's (this step's buffer of the last run).
+                Some(b) => env[b].as_deref().map(|src| {
+                    let slot = step.in_place.and_then(|u| workspace[i][u.output].take());
+                    let mut copy = slot.unwrap_or_else(|| buffers.take(&src.ty));
+                    copy.copy_from(src);
+                    copy
+                }),
+                None => None,
+            };
+            let missing = "a cluster reads a buffer no earlier cluster wrote (a bug in clustering)";
+            if step.in_place.is_some() && updated.is_none() {
+                return Err(missing.into());
+            }
             let args = step
                 .inputs
                 .iter()
-                .map(|&b| env[b].as_deref())
+                .enumerate()
+                .filter(|&(k, _)| Some(k) != step.in_place.map(|u| u.input))
+                .map(|(_, &b)| env[b].as_deref())
                 .collect::<Option<Vec<&Literal>>>()
-                .ok_or("a cluster reads a buffer no earlier cluster wrote (a bug in clustering)")?;
-            let mut outs: Vec<Literal> = step
-                .kernel
-                .outputs()
-                .iter()
+                .ok_or(missing)?;
+            let mut updated = updated;
+            let at = step.in_place.map(|u| u.output);
+            let mut outs: Vec<Literal> = (step.kernel.outputs().iter())
                 .zip(workspace[i].iter_mut())
-                .map(|(t, slot)| slot.take().unwrap_or_else(|| buffers.take(t)))
+                .enumerate()
+                .map(|(o, (t, slot))| match updated.take_if(|_| Some(o) == at) {
+                    Some(lit) => {
+                        if let Some(spare) = slot.take() {
+                            buffers.give(spare);
+                        }
+                        lit
+                    }
+                    None => slot.take().unwrap_or_else(|| buffers.take(t)),
+                })
                 .collect();
             let start = step.profile.map(|_| Instant::now());
             step.kernel.run_refs_into(&args, &mut outs)?;
@@ -1024,7 +1184,7 @@ impl Compute for NativeCompute {
             for (sf, clusters) in planned.iter().flatten() {
                 for p in clusters.iter().filter(|p| !p.host && p.gemm.is_none()) {
                     if !cache.contains_key(&p.key) && seen.insert(&p.key) {
-                        match segment_function(sf, &p.cluster) {
+                        match cluster_function(sf, &p.cluster) {
                             Ok(cf) => wanted.push((p.key.clone(), cf)),
                             // Cannot fail: `plan` built the same function.
                             Err(_) => continue,
@@ -1063,6 +1223,7 @@ impl Compute for NativeCompute {
         let mut hosted = 0;
         let mut looped = 0;
         let mut library = 0;
+        let mut updated = 0;
         let kernels: Vec<Result<Box<dyn Kernel>, EngineError>> =
             planned
                 .into_iter()
@@ -1083,9 +1244,8 @@ impl Compute for NativeCompute {
                                 ClusterKernel::Gemm(Arc::clone(g))
                             } else if p.host {
                                 hosted += 1;
-                                ClusterKernel::Host(Arc::new(HostKernel::new(segment_function(
-                                    &sf, &p.cluster,
-                                )?)))
+                                let cf = segment_function(&sf, &p.cluster)?;
+                                ClusterKernel::Host(Arc::new(HostKernel::new(cf, p.in_place)))
                             } else {
                                 ClusterKernel::Compiled(cache.get(&p.key).cloned().ok_or(
                                     "a kernel is missing from the cache after compiling it",
@@ -1099,7 +1259,18 @@ impl Compute for NativeCompute {
                                 d
                             }
                         });
-                        steps.push((p.cluster, kernel, row));
+                        let in_place = match &kernel {
+                            ClusterKernel::Compiled(_) => p.in_place,
+                            ClusterKernel::Host(k) => k.in_place,
+                            _ => None,
+                        };
+                        updated += usize::from(in_place.is_some());
+                        steps.push(Placed {
+                            cluster: p.cluster,
+                            kernel,
+                            profile: row,
+                            in_place,
+                        });
                     }
                     used += steps.len();
                     Ok(
@@ -1112,6 +1283,7 @@ impl Compute for NativeCompute {
         stats.hosted += hosted;
         stats.loops += looped;
         stats.library += library;
+        stats.in_place += updated;
         stats.reused += used.saturating_sub(compiled + hosted + looped + library);
         kernels
     }

@@ -56,7 +56,7 @@ mod sort;
 pub use conv::select_and_scatter_into;
 pub use error::InterpError;
 pub use reduce::single_binary;
-pub use scatter::scatter_into;
+pub use scatter::{scatter_into, scatter_onto};
 
 use shardc_ir::{DType, Function, Literal, Module, Op, OpKind, ValueId};
 use std::borrow::Cow;

@@ -190,31 +190,70 @@ pub fn scatter_into(
     inputs: &[&Literal],
     out: &mut Literal,
 ) -> Result<bool, InterpError> {
-    let (OpKind::Scatter(d), [input, indices, update], [body]) =
-        (&op.kind, inputs, op.regions.as_slice())
+    let [input, indices, update] = inputs else {
+        return Ok(false);
+    };
+    if out.ty != input.ty || out.is_splat() || form(f, op, &update.ty).is_none() {
+        return Ok(false);
+    }
+    let copied = with_native!(input.ty.dtype, T => {
+        match (T::slice_mut(&mut out.elements), T::slice(&input.elements)) {
+            (Some(dest), Some(from)) if from.len() == dest.len() => {
+                dest.copy_from_slice(from);
+                true
+            }
+            (Some(dest), Some(&[x])) => {
+                dest.fill(x);
+                true
+            }
+            _ => false,
+        }
+    });
+    Ok(copied && scatter_onto(f, op, indices, update, out)?)
+}
+
+/// The dimensions and update of a one-input `scatter` whose update computation
+/// [`Combine`] reads, of updates of the operand's element type.
+fn form<'f>(
+    f: &'f Function,
+    op: &'f Op,
+    update: &TensorType,
+) -> Option<(&'f ScatterDims, Combine)> {
+    let (OpKind::Scatter(d), [body], [x, _, _]) =
+        (&op.kind, op.regions.as_slice(), op.operands.as_slice())
     else {
+        return None;
+    };
+    (f.ty(*x).dtype == update.dtype).then_some(())?;
+    Some((d, Combine::of(f, *body)?))
+}
+
+/// [`scatter_into`] where `out` already holds the scattered operand: only the updated
+/// elements are written (an update in place: a loop's `x.at[i].set(v)` writes a row,
+/// not the whole tensor). `Ok(false)`, with `out` untouched, where that form does not
+/// apply.
+pub fn scatter_onto(
+    f: &Function,
+    op: &Op,
+    indices: &Literal,
+    update: &Literal,
+    out: &mut Literal,
+) -> Result<bool, InterpError> {
+    let Some((d, how)) = form(f, op, &update.ty).filter(|_| update.ty.dtype == out.ty.dtype) else {
         return Ok(false);
     };
-    let Some(how) = Combine::of(f, *body) else {
-        return Ok(false);
-    };
-    if out.ty != input.ty || out.is_splat() || update.ty.dtype != input.ty.dtype {
-        return Ok(false);
+    if out.is_splat() {
+        *out = out.to_dense();
     }
     let site = Site { f, op };
     let starts = index_values(&indices.elements)
         .ok_or_else(|| site.unsupported(indices.ty.dtype, " as scatter indices".to_string()))?;
-    let pairs = writes(&input.ty, indices, &update.ty, d, &starts);
+    let pairs = writes(&out.ty, indices, &update.ty, d, &starts);
     let update = update.to_dense();
-    with_native!(input.ty.dtype, T => {
+    with_native!(out.ty.dtype, T => {
         let Some(dest) = T::slice_mut(&mut out.elements) else {
             return Ok(false);
         };
-        match T::slice(&input.elements) {
-            Some(from) if from.len() == dest.len() => dest.copy_from_slice(from),
-            Some(&[x]) => dest.fill(x),
-            _ => return Ok(false),
-        }
         combine::<T>(&site, how, dest, slice_of::<T>(&update.elements), &pairs)?;
     });
     Ok(true)
