@@ -620,6 +620,16 @@ fn calibrate_writes_a_profile_of_rates_by_size_and_latencies_by_group() {
     }
     assert!(!m.dot_class_rates.contains_key(&DotClass::Square));
     assert!(m.reduce_flops.is_some_and(|r| r > 0.0));
+    // A loop iteration's fixed cost (a scan step), measured.
+    assert!(
+        m.loop_iteration > 0.0 && m.loop_iteration < 1e-2,
+        "{}",
+        m.loop_iteration
+    );
+    assert_eq!(
+        raw["loop_iteration_us"].as_f64(),
+        Some(m.loop_iteration * 1e6)
+    );
     assert!(raw["matmul_ms"]["8x(64x64x64)"].as_f64().unwrap() > 0.0);
     assert!(raw["matmul_ms"]["8x2048x2048"].as_f64().unwrap() > 0.0);
     // Collectives of every size go through shared memory: its rate, measured.

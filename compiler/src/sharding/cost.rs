@@ -88,6 +88,12 @@ pub struct CostModel {
     /// before it was measured.
     #[serde(default)]
     pub step_overhead: f64,
+    /// Seconds every iteration of a loop pays whatever it computes: the engine calling
+    /// the condition's and the body's kernels (a scan step's slice, update and counter),
+    /// per device as [`CostModel::step_overhead`] is. 0 in profiles written before it
+    /// was measured.
+    #[serde(default)]
+    pub loop_iteration: f64,
     /// Seconds charged per byte a device holds (a tie-breaker towards smaller pieces).
     pub memory_weight: f64,
     /// When the devices are threads of one host that share its cores (the cpu backend),
@@ -211,6 +217,11 @@ impl DotClass {
     }
 }
 
+/// [`CostModel::loop_iteration`] of the cpu backend, per device: a scan step that slices
+/// a row, computes on it and writes it back took 11.6-13.6 µs at 8 devices, 5.6 at 4
+/// and 2.9 at 2 (`shardc calibrate --mesh data=N`, 2 cores, 2026-12-07).
+const LOOP_ITERATION: f64 = 1.5e-6;
+
 impl Default for CostModel {
     /// The cpu backend on the reference host ([`CostModel::cpu`] of two cores).
     fn default() -> CostModel {
@@ -298,6 +309,7 @@ impl CostModel {
             // A step of one elementwise op on 64 floats: 26 µs on one device, 100, 87 and
             // 195 µs on 2, 4 and 8 (2 cores, 2026-12-06): ~25 µs a device.
             step_overhead: 25e-6,
+            loop_iteration: LOOP_ITERATION,
             memory_weight: 1e-15,
             shared_host: Some(SharedHost { cores, devices: 1 }),
             topology: None,
@@ -328,6 +340,7 @@ impl CostModel {
             reduce_flops: None,
             memory_bandwidth: None,
             step_overhead: 0.0,
+            loop_iteration: 0.0,
             memory_weight: 1e-15,
             shared_host: None,
             topology: None,
@@ -364,6 +377,7 @@ impl CostModel {
         m.axis_bandwidth.values_mut().for_each(|b| *b *= factor);
         // Starting and joining the devices' threads: per device.
         m.step_overhead *= devices as f64 / host.devices.max(1) as f64;
+        m.loop_iteration *= devices as f64 / host.devices.max(1) as f64;
         m.shared_host = Some(SharedHost { devices, ..host });
         m
     }
@@ -405,9 +419,12 @@ impl CostModel {
             ));
         }
         let rates = [m.default_bandwidth, m.latency, m.flops, m.vector_flops];
-        if !(m.step_overhead.is_finite() && m.step_overhead >= 0.0) {
+        if ![m.step_overhead, m.loop_iteration]
+            .iter()
+            .all(|s| s.is_finite() && *s >= 0.0)
+        {
             return Err(format!(
-                "the cost profile {} has a step overhead that is not a number of seconds; measure again with `shardc calibrate`",
+                "the cost profile {} has a step or loop iteration overhead that is not a number of seconds; measure again with `shardc calibrate`",
                 path.display()
             ));
         }
@@ -770,6 +787,7 @@ impl CostModel {
             let op = f.op(id);
             if op.kind == OpKind::While {
                 let trips = crate::local::loops::costed_trips(f, op) as f64;
+                t.compute += times * trips * self.loop_iteration;
                 for &r in &op.regions {
                     self.block_time(f, r, names, times * trips, t);
                 }
@@ -1316,10 +1334,14 @@ func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
         let t = TensorType::new(shardc_ir::DType::F32, [64, 64]);
         let dot = model.op_time(&matmul(), &[t.clone(), t.clone()], &[t]);
         let time = model.program_time(f);
+        // Three dots, and three iterations' fixed cost.
+        let want = 3.0 * (dot + model.loop_iteration);
+        assert!(model.loop_iteration > 0.0);
         let predicted = time.compute;
         assert!(
-            (predicted - 3.0 * dot).abs() < 0.01 * dot,
-            "{predicted} vs 3 x {dot}"
+            (predicted - want).abs() < 0.01 * want,
+            "{predicted} vs 3 x ({dot} + {})",
+            model.loop_iteration
         );
         // The step's fixed cost once, whatever the loop does.
         assert_eq!(time.fixed, model.step_overhead);
