@@ -84,8 +84,8 @@ pub struct NativeStats {
     pub first_level: usize,
     /// First-level kernels compiled again at the full level since.
     pub optimized: usize,
-    /// Clusters whose kernel updates an input in place (a `dynamic_update_slice` writing
-    /// into its operand's buffer); counted in `kernels` too.
+    /// Clusters whose kernel updates an input in place (a `dynamic_update_slice` or a
+    /// `scatter` writing into its operand's buffer); counted in `kernels` too.
     pub in_place: usize,
 }
 
@@ -503,9 +503,7 @@ impl HostKernel {
         }
         Ok(())
     }
-}
 
-impl HostKernel {
     /// The lone scatter onto `outputs[u.output]`, which holds the value of argument
     /// `u.input`; `inputs` are the other arguments.
     fn run_in_place(
