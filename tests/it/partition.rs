@@ -934,6 +934,8 @@ fn jax_fixture_decisions() {
         // Both loops run on each device's rows of the batch, the stacked rows written in
         // place: none (XLA: none).
         ("lax_scan_stacked_rows_fwd", &[]),
+        // Solvers on replicated operands: every device runs them whole, none (XLA: none).
+        ("jax_scipy_iterative_solvers_fwd", &[]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[
