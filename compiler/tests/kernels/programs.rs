@@ -457,42 +457,18 @@ fn loops_run_their_compiled_regions_per_iteration() {
 }"#,
     )
     .unwrap();
-    let f = m.entry().unwrap();
-    let Step::Compute(seg) = &steps(f)[0] else {
-        panic!("a compute segment")
-    };
-    let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
-    let k = jit.prepare(&m, f, seg).unwrap();
     let args = [
         Literal::from_f64(DType::F32, &[4, 4], &values(16, 3, -0.9, 0.9)).unwrap(),
         Literal::from_f64(DType::F32, &[2, 4], &values(8, 5, -1.0, 1.0)).unwrap(),
     ];
-    // The segment reads its inputs in first-use order: %x (the loop's operand), then %w
-    // (captured by the body).
-    let inputs: Vec<Literal> = seg
-        .inputs
-        .iter()
-        .map(|v| args[f.args().iter().position(|a| a == v).unwrap()].clone())
-        .collect();
-    // and gives its outputs in the order they are defined: the function's results picked.
-    let outputs = k.run(&inputs).unwrap();
-    let got: Vec<&Literal> = f
-        .results()
-        .iter()
-        .map(|r| &outputs[seg.outputs.iter().position(|o| o == r).unwrap()])
-        .collect();
-    let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
-    for (g, w) in got.iter().zip(&want) {
-        super::compare(g, w, Tol::F32).unwrap();
-    }
+    let (got, _, stats) = run_segment(&m, &args);
     assert_eq!(got[1].get(0).as_i64(), 5);
     assert_eq!(
-        got[2], &args[1],
+        got[2], args[1],
         "the passed-through value comes back as it went in"
     );
     // Both loops run by the engine (the inner one inside the outer's body), nothing
     // interpreted.
-    let stats = jit.stats();
     assert_eq!((stats.loops, stats.hosted), (2, 0), "{stats:?}");
 }
 
@@ -1077,27 +1053,44 @@ fn scans_write_their_stacked_outputs_in_place() {
 }"#,
     )
     .unwrap();
+    let args = [
+        Literal::from_f64(DType::F32, &[4, 4], &values(16, 3, -0.9, 0.9)).unwrap(),
+        Literal::from_f64(DType::F32, &[2, 4], &values(8, 5, -1.0, 1.0)).unwrap(),
+    ];
+    let (_, want, stats) = run_segment(&m, &args);
+    // The last row read is the old (zero) one: the update into %zs was not seen.
+    assert!(want[3].to_f64_vec().iter().all(|&v| v == 0.0));
+    assert_eq!((stats.loops, stats.in_place), (1, 2), "{stats:?}");
+}
+
+/// The entry function of `m` (one compute segment) run by the engine on `args`, its
+/// arguments, and checked against the reference: the results in the function's order,
+/// the reference's, and what the engine did.
+fn run_segment(
+    m: &shardc_ir::Module,
+    args: &[Literal],
+) -> (Vec<Literal>, Vec<Literal>, cpu::NativeStats) {
     let f = m.entry().unwrap();
     let Step::Compute(seg) = &steps(f)[0] else {
         panic!("a compute segment")
     };
     let jit = cpu::NativeCompute::new(cpu::CpuOptions::default());
-    let k = jit.prepare(&m, f, seg).unwrap();
-    let args = [
-        Literal::from_f64(DType::F32, &[4, 4], &values(16, 3, -0.9, 0.9)).unwrap(),
-        Literal::from_f64(DType::F32, &[2, 4], &values(8, 5, -1.0, 1.0)).unwrap(),
-    ];
-    let inputs: Vec<Literal> = (seg.inputs.iter())
-        .map(|v| args[f.args().iter().position(|a| a == v).unwrap()].clone())
+    let k = jit.prepare(m, f, seg).unwrap();
+    // The segment reads its inputs in first-use order, and gives its outputs in the
+    // order they are defined: the function's results picked.
+    let position = |v: &shardc_ir::ValueId| f.args().iter().position(|a| a == v).unwrap();
+    let inputs: Vec<Literal> = seg
+        .inputs
+        .iter()
+        .map(|v| args[position(v)].clone())
         .collect();
     let outputs = k.run(&inputs).unwrap();
-    let want = shardc_runtime::reference::run(&m, "main", &args).unwrap();
-    for (r, w) in f.results().iter().zip(&want) {
-        let got = &outputs[seg.outputs.iter().position(|o| o == r).unwrap()];
-        super::compare(got, w, Tol::F32).unwrap();
+    let got: Vec<Literal> = (f.results().iter())
+        .map(|r| outputs[seg.outputs.iter().position(|o| o == r).unwrap()].clone())
+        .collect();
+    let want = shardc_runtime::reference::run(m, "main", args).unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        super::compare(g, w, Tol::F32).unwrap();
     }
-    // The last row read is the old (zero) one: the update into %zs was not seen.
-    assert!(want[3].to_f64_vec().iter().all(|&v| v == 0.0));
-    let stats = jit.stats();
-    assert_eq!((stats.loops, stats.in_place), (1, 2), "{stats:?}");
+    (got, want, jit.stats())
 }
