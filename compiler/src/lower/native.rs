@@ -719,14 +719,50 @@ impl LoopKernel {
         })
     }
 
-    fn run_refs_into(
+    /// The loop on `inputs` (the cluster function's arguments): an owned input that the
+    /// loop carries, and reads nowhere else, becomes the carried value itself; any
+    /// other carried value starts as a copy.
+    fn run_inputs(
         &self,
-        inputs: &[&Literal],
+        inputs: Vec<Input<'_>>,
         outputs: &mut [Literal],
     ) -> Result<(), EngineError> {
-        let operands: Vec<&Literal> = self.operands.iter().map(|&i| inputs[i]).collect();
-        let (start, captured) = operands.split_at(self.carried);
-        let mut carried: Vec<Literal> = start.iter().map(|&l| l.clone()).collect();
+        let start = &self.operands[..self.carried];
+        let once = |i: usize| self.operands.iter().filter(|&&o| o == i).count() == 1;
+        let mut moved: Vec<Option<Literal>> = Vec::with_capacity(inputs.len());
+        let mut kept: Vec<Option<Input<'_>>> = Vec::with_capacity(inputs.len());
+        for (i, x) in inputs.into_iter().enumerate() {
+            match x {
+                Input::Owned(l) if once(i) && start.contains(&i) => {
+                    moved.push(Some(l));
+                    kept.push(None);
+                }
+                x => {
+                    moved.push(None);
+                    kept.push(Some(x));
+                }
+            }
+        }
+        let at = |i: usize| kept.get(i).and_then(|x| x.as_ref().map(Input::literal));
+        let missing = "a loop's operand is not among its cluster's inputs";
+        let carried = (start.iter())
+            .map(|&i| match moved.get_mut(i).and_then(Option::take) {
+                Some(l) => Ok(l),
+                None => at(i).cloned().ok_or(missing),
+            })
+            .collect::<Result<Vec<Literal>, _>>()?;
+        let captured = (self.operands[self.carried..].iter())
+            .map(|&i| at(i).ok_or(missing))
+            .collect::<Result<Vec<&Literal>, _>>()?;
+        self.run(carried, &captured, outputs)
+    }
+
+    fn run(
+        &self,
+        mut carried: Vec<Literal>,
+        captured: &[&Literal],
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
         let mut buffers = Buffers::default();
         loop {
             let args: Vec<&Literal> = carried.iter().chain(captured.iter().copied()).collect();
@@ -747,10 +783,7 @@ impl LoopKernel {
             }
             carried = self.body.run(carried, captured, &mut buffers)?;
         }
-        for (slot, &r) in outputs.iter_mut().zip(&self.results) {
-            *slot = carried[r].clone();
-        }
-        Ok(())
+        hand_out(carried, &self.results, outputs)
     }
 }
 
@@ -801,11 +834,31 @@ impl CaseKernel {
             usize::try_from(inputs[self.index].get(0).as_i64()).map_or(last, |i| i.min(last));
         let captured: Vec<&Literal> = self.captured.iter().map(|&k| inputs[k]).collect();
         let results = self.branches[pick].run(Vec::new(), &captured, &mut Buffers::default())?;
-        for (slot, &r) in outputs.iter_mut().zip(&self.results) {
-            *slot = results[r].clone();
-        }
-        Ok(())
+        hand_out(results, &self.results, outputs)
     }
+}
+
+/// `outputs[k]` made `values[picks[k]]`: each value moved into the first output that
+/// takes it (a loop's stacked results are not copied once more) and copied into any
+/// other.
+fn hand_out(
+    values: Vec<Literal>,
+    picks: &[usize],
+    outputs: &mut [Literal],
+) -> Result<(), EngineError> {
+    let mut values: Vec<Option<Literal>> = values.into_iter().map(Some).collect();
+    for k in 0..picks.len().min(outputs.len()) {
+        let r = picks[k];
+        outputs[k] = match values.get_mut(r).and_then(Option::take) {
+            Some(v) => v,
+            None => {
+                let first = (picks[..k].iter().position(|&p| p == r))
+                    .ok_or("a loop's or branch's result was not computed")?;
+                outputs[first].clone()
+            }
+        };
+    }
+    Ok(())
 }
 
 /// The kernel of one cluster.
@@ -829,6 +882,21 @@ impl ClusterKernel {
         }
     }
 
+    /// [`ClusterKernel::run_refs_into`], a loop taking the owned inputs it carries.
+    fn run_inputs_into(
+        &self,
+        inputs: Vec<Input<'_>>,
+        outputs: &mut [Literal],
+    ) -> Result<(), EngineError> {
+        match self {
+            ClusterKernel::Loop(k) => k.run_inputs(inputs, outputs),
+            k => k.run_refs_into(
+                &inputs.iter().map(Input::literal).collect::<Vec<_>>(),
+                outputs,
+            ),
+        }
+    }
+
     fn run_refs_into(
         &self,
         inputs: &[&Literal],
@@ -838,7 +906,10 @@ impl ClusterKernel {
             ClusterKernel::Compiled(k) => Ok(k.run_refs_into(inputs, outputs)?),
             ClusterKernel::Gemm(k) => Ok(k.run_refs_into(inputs, outputs)?),
             ClusterKernel::Host(k) => k.run_refs_into(inputs, outputs),
-            ClusterKernel::Loop(k) => k.run_refs_into(inputs, outputs),
+            ClusterKernel::Loop(k) => k.run_inputs(
+                inputs.iter().map(|&l| Input::Borrowed(l)).collect(),
+                outputs,
+            ),
             ClusterKernel::Case(k) => k.run_refs_into(inputs, outputs),
         }
     }
@@ -1053,13 +1124,25 @@ impl Kernel for SegmentKernel {
             if step.in_place.is_some() && updated.is_none() {
                 return Err(missing.into());
             }
-            let args = step
-                .inputs
-                .iter()
-                .enumerate()
+            // A loop takes the values it reads last and the run owns: what it carries of
+            // them it carries without a copy.
+            let handed: Vec<Option<Literal>> = (step.inputs.iter())
+                .map(|&b| {
+                    let last = step.free.contains(&b) && matches!(env[b], Some(Cow::Owned(_)));
+                    let lit = (matches!(step.kernel, ClusterKernel::Loop(_)) && last)
+                        .then(|| env[b].take().map(Cow::into_owned))
+                        .flatten();
+                    held -= lit.as_ref().map_or(0, stored_bytes) as i64;
+                    lit
+                })
+                .collect();
+            let args = (step.inputs.iter().zip(handed).enumerate())
                 .filter(|&(k, _)| Some(k) != step.in_place.map(|u| u.input))
-                .map(|(_, &b)| env[b].as_deref())
-                .collect::<Option<Vec<&Literal>>>()
+                .map(|(_, (&b, h))| match h {
+                    Some(l) => Some(Input::Owned(l)),
+                    None => env[b].as_deref().map(Input::Borrowed),
+                })
+                .collect::<Option<Vec<Input>>>()
                 .ok_or(missing)?;
             let mut updated = updated;
             let at = step.in_place.map(|u| u.output);
@@ -1077,7 +1160,7 @@ impl Kernel for SegmentKernel {
                 })
                 .collect();
             let start = step.profile.map(|_| Instant::now());
-            step.kernel.run_refs_into(&args, &mut outs)?;
+            step.kernel.run_inputs_into(args, &mut outs)?;
             if let (Some(start), Some(row), Some(p)) = (start, step.profile, &self.profile) {
                 let elapsed = start.elapsed();
                 if let Some(r) = p
