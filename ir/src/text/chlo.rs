@@ -133,11 +133,7 @@ pub(super) fn parse(
     let xs: Vec<Use> = if generic {
         p.operand_parens(f)?
     } else {
-        let mut xs = vec![p.operand(f)?];
-        while p.eat(Tok::Comma)? {
-            xs.push(p.operand(f)?);
-        }
-        xs
+        p.operand_list(f)?
     };
     if xs.len() != arity {
         let n = xs.len();

@@ -113,11 +113,7 @@ pub(super) fn parse_part(
     let xs: Vec<Use> = if generic {
         p.operand_parens(f)?
     } else {
-        let mut xs = vec![p.operand(f)?];
-        while p.eat(Tok::Comma)? {
-            xs.push(p.operand(f)?);
-        }
-        xs
+        p.operand_list(f)?
     };
     if p.is(&Tok::LBrace) {
         p.op_attrs()?;
@@ -1068,15 +1064,20 @@ fn hypot(e: &mut Emit<'_>, a: ValueId, b: ValueId) -> R {
     e.bin(BinaryOp::Multiply, m, root)
 }
 
+/// `r (cos t + i sin t)`.
+fn polar(e: &mut Emit<'_>, r: ValueId, t: ValueId) -> R {
+    let cos = e.un(UnaryOp::Cosine, t)?;
+    let sin = e.un(UnaryOp::Sine, t)?;
+    let re = e.bin(BinaryOp::Multiply, r, cos)?;
+    let im = e.bin(BinaryOp::Multiply, r, sin)?;
+    e.pair(re, im)
+}
+
 /// `e^(a + bi) = e^a (cos b + i sin b)`.
 fn exponential(e: &mut Emit<'_>, z: ValueId) -> R {
     let (a, b) = e.parts(z)?;
     let ea = e.un(UnaryOp::Exponential, a)?;
-    let cos = e.un(UnaryOp::Cosine, b)?;
-    let sin = e.un(UnaryOp::Sine, b)?;
-    let re = e.bin(BinaryOp::Multiply, ea, cos)?;
-    let im = e.bin(BinaryOp::Multiply, ea, sin)?;
-    e.pair(re, im)
+    polar(e, ea, b)
 }
 
 /// `log z = log |z| + i atan2(b, a)`.
@@ -1096,11 +1097,7 @@ fn sqrt(e: &mut Emit<'_>, z: ValueId) -> R {
     let theta = e.bin(BinaryOp::Atan2, b, a)?;
     let half = e.splat(theta, 0.5);
     let t = e.bin(BinaryOp::Multiply, theta, half)?;
-    let cos = e.un(UnaryOp::Cosine, t)?;
-    let sin = e.un(UnaryOp::Sine, t)?;
-    let re = e.bin(BinaryOp::Multiply, root, cos)?;
-    let im = e.bin(BinaryOp::Multiply, root, sin)?;
-    e.pair(re, im)
+    polar(e, root, t)
 }
 
 /// `z / |z|`, and 0 where `z` is 0.
