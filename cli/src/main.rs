@@ -215,6 +215,12 @@ struct PlanArgs {
     /// collective (`Options::follow_annotations`).
     #[arg(long)]
     follow_annotations: bool,
+    /// Decompose each all-gather feeding a matmul, and each matmul feeding a
+    /// reduce-scatter, into ring steps whose permutes move while the products run
+    /// (collective matmul): `auto` (the flag alone) where the cost model predicts the
+    /// program faster so, `always` wherever it can, `off` (the default).
+    #[arg(long, default_value = "off", num_args = 0..=1, default_missing_value = "auto")]
+    collective_matmul: shardc::compiler::passes::decompose::CollectiveMatmul,
     /// Fuse all-reduces into buckets of at most this many bytes (default 26214400 =
     /// 25 MiB, as DDP buckets and XLA combines a step's all-reduces; 0: each all-reduce
     /// on its own).
@@ -303,6 +309,10 @@ enum Bench {
         /// `Options::prefetch`).
         #[arg(long, default_value_t = 0)]
         prefetch: usize,
+        /// Decompose all-gathers feeding matmuls and matmuls feeding reduce-scatters into
+        /// ring steps (`auto`: where predicted faster; `always`; `off`, the default).
+        #[arg(long, default_value = "off", num_args = 0..=1, default_missing_value = "auto")]
+        collective_matmul: shardc::compiler::passes::decompose::CollectiveMatmul,
     },
     /// A program's chosen plan beside the best plans of other machines' figures, each
     /// run on the cpu backend: predicted (one formula, the chosen model) vs measured.
@@ -559,6 +569,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     unroll_loops: plan.unroll_loops,
                     memory_per_device: plan.memory_per_device,
                     follow_annotations: plan.follow_annotations,
+                    collective_matmul: plan.collective_matmul,
                     ..Options::default()
                 },
                 pad,
@@ -602,6 +613,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     unroll_loops: plan.unroll_loops,
                     memory_per_device: plan.memory_per_device,
                     follow_annotations: plan.follow_annotations,
+                    collective_matmul: plan.collective_matmul,
                     ..Options::default()
                 },
             )?;
@@ -723,6 +735,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                     compare_collectives,
                     trace,
                     prefetch,
+                    collective_matmul,
                 },
         } => {
             let b = shardc_cli::peer::PeerBench {
@@ -736,6 +749,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 bucket_bytes,
                 trace,
                 prefetch,
+                collective_matmul,
             };
             emit(&format!("{:#}", shardc_cli::peer::peer(&b)?));
             Ok(())

@@ -40,6 +40,8 @@ pub struct PeerBench {
     pub trace: Option<PathBuf>,
     /// [`Options::prefetch`]: parameter gathers issued this many gathers early.
     pub prefetch: usize,
+    /// [`Options::collective_matmul`].
+    pub collective_matmul: shardc_compiler::passes::decompose::CollectiveMatmul,
 }
 
 /// The cases of a folder, sorted by name.
@@ -103,6 +105,7 @@ fn one_case(b: &PeerBench, name: &str) -> Result<Value, Error> {
         cost: b.cost.clone().unwrap_or_else(CostModel::host),
         bucket_bytes: buckets(b.bucket_bytes),
         prefetch: b.prefetch,
+        collective_matmul: b.collective_matmul,
         ..Options::default()
     };
     let c = compile(&m, &options).map_err(|e| Error::Compile(Box::new(e)))?;

@@ -845,3 +845,101 @@ fn plan_ranks_meshes_and_strategies_and_refuses_bad_requests() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// A sequence-parallel MLP (Megatron's with the batch split between the blocks): the batch
+/// all-gathered into the first matmul, the second's partial sums reduce-scattered back.
+const SEQUENCE_PARALLEL_MLP: &str = r#"module @sp_mlp {
+  sdy.mesh @mesh = <["model"=4]>
+  func.func @main(%x: tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>},
+                  %w1: tensor<32x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"model"}]>},
+                  %w2: tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>})
+      -> (tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"model"}, {}]>}) {
+    %h = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
+    %t = stablehlo.tanh %h : tensor<64x64xf32>
+    %y = stablehlo.dot_general %t, %w2, contracting_dims = [1] x [0] : (tensor<64x64xf32>, tensor<64x32xf32>) -> tensor<64x32xf32>
+    return %y : tensor<64x32xf32>
+  }
+}
+"#;
+
+#[test]
+fn collective_matmul_runs_the_gather_and_the_scatter_as_ring_steps() {
+    let tmp = std::env::temp_dir().join(format!("shardc-ring-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let file = tmp.join("sp_mlp.mlir");
+    std::fs::write(&file, SEQUENCE_PARALLEL_MLP).unwrap();
+    let shardc = env!("CARGO_BIN_EXE_shardc");
+    let out = |args: &[&str]| {
+        let o = std::process::Command::new(shardc)
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        (o.status.success(), text, err)
+    };
+    let path = file.to_str().unwrap();
+    // Whole: one all-gather and one reduce-scatter.
+    let (ok, whole, err) = out(&["compile", path, "--explain"]);
+    assert!(ok, "{whole}{err}");
+    assert!(!whole.contains("ring:"), "{whole}");
+    let sent = |text: &str| {
+        let line = text.lines().find(|l| l.starts_with("total ")).unwrap();
+        line.split(" B/device sent").next().unwrap().to_string()
+    };
+    // Decomposed: the same collectives described, each with its ring; the same bytes.
+    let (ok, ring, err) = out(&[
+        "compile",
+        path,
+        "--explain",
+        "--collective-matmul",
+        "always",
+    ]);
+    assert!(ok, "{ring}{err}");
+    assert_eq!(
+        ring.matches("ring:   decomposed into 4 ring steps").count(),
+        2,
+        "{ring}"
+    );
+    assert_eq!(sent(&ring), sent(&whole), "{ring}");
+    // Run: the permutes move the blocks and the outputs are the reference's, on the cpu
+    // backend and on four MPI processes.
+    let (ok, text, err) = out(&[
+        "run",
+        path,
+        "--collective-matmul",
+        "always",
+        "--check-reference",
+    ]);
+    assert!(ok, "{text}{err}");
+    assert_eq!(text.matches("collective_permute %").count(), 6, "{text}");
+    assert!(!text.contains("all_gather %"), "{text}");
+    assert!(text.contains("every result matches"), "{text}");
+    let (ok, text, err) = out(&[
+        "launch",
+        "-n",
+        "4",
+        "--max-restarts",
+        "0",
+        "--timeout",
+        "120",
+        "--",
+        shardc,
+        "run",
+        "--backend",
+        "mpi",
+        path,
+        "--collective-matmul",
+        "always",
+        "--check-reference",
+    ]);
+    assert!(ok, "{text}{err}");
+    assert!(text.contains("on the mpi backend (4 devices"), "{text}");
+    assert_eq!(text.matches("collective_permute %").count(), 6, "{text}");
+    assert!(text.contains("every result matches"), "{text}");
+    // A mode that does not exist is refused, naming the ones that do.
+    let (ok, _, err) = out(&["compile", path, "--collective-matmul", "sometimes"]);
+    assert!(!ok);
+    assert!(err.contains("off, auto") && err.contains("always"), "{err}");
+    std::fs::remove_dir_all(&tmp).ok();
+}

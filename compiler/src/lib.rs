@@ -33,6 +33,7 @@ pub mod pipeline;
 pub mod passes {
     pub mod bucket;
     pub mod constrain;
+    pub mod decompose;
     pub mod explain;
     pub mod extract;
     pub mod fold;

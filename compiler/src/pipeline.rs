@@ -1,13 +1,14 @@
 //! The pipeline, in order: verify, inline, trim, constrain, prune, fold, narrow, propagate,
 //! extract,
-//! partition, bucket, regather and prefetch (when asked), route (with a topology or
-//! compression), verify again.
+//! partition, bucket, regather and prefetch (when asked), decompose (when asked), route
+//! (with a topology or compression), verify again.
 //! Every stage's module prints with [`Compiled::as_text`]; how long each stage took is in
 //! [`Compiled::timings`].
 
 use crate::error::CompileError;
 use crate::passes::bucket::{Bucket, bucket};
 use crate::passes::constrain::constrain;
+use crate::passes::decompose::{CollectiveMatmul, Decomposition, decompose};
 use crate::passes::extract::{Extraction, extract};
 use crate::passes::fold::fold;
 use crate::passes::inline::inline;
@@ -59,6 +60,9 @@ pub struct Compiled {
     pub regathered: usize,
     /// All-gathers issued early (0 without `Options::prefetch`).
     pub prefetched: usize,
+    /// Collectives decomposed into ring steps with their dots (`None` without
+    /// `Options::collective_matmul`, or when none was predicted faster so).
+    pub decomposition: Option<Decomposition>,
     /// Each collective's route over the cost model's topology and each compressed
     /// all-reduce (empty without a topology or `Options::compress`).
     pub routes: Vec<Route>,
@@ -179,6 +183,17 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
             return Err(over_budget(&global, &partitioned, budget, &smallest));
         }
     }
+    let mut decomposition = None;
+    if opts.collective_matmul != CollectiveMatmul::Off {
+        let always = opts.collective_matmul == CollectiveMatmul::Always;
+        let (module, rings) = timings.time("decompose", || {
+            decompose(&partitioned.module, &propagated.cost, always)
+        })?;
+        if !rings.is_empty() {
+            let before = std::mem::replace(&mut partitioned.module, module);
+            decomposition = Some(Decomposition { before, rings });
+        }
+    }
     let mut routes = Vec::new();
     let topology = propagated.cost.topology.as_ref();
     if topology.is_some() || !opts.compress.is_empty() {
@@ -206,6 +221,7 @@ pub fn compile(m: &Module, opts: &Options) -> Result<Compiled, CompileError> {
         buckets,
         regathered,
         prefetched,
+        decomposition,
         routes,
         folded,
         narrowed,

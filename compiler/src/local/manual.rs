@@ -254,6 +254,7 @@ pub fn written_collectives(
             alternatives: Vec::new(),
             route: None,
             compressed: None,
+            ring: None,
             trips_unknown: looped.contains(&id),
         });
     }

@@ -122,6 +122,10 @@ pub struct Collective {
     /// sends without compression; `bytes_per_device` is what it sends compressed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub compressed: Option<Compressed>,
+    /// How it runs as ring steps with the dot it feeds or is fed by (`passes/decompose.rs`,
+    /// `Options::collective_matmul`); none when it runs whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring: Option<String>,
     /// It runs a number of times not known when compiling — once per iteration of a loop
     /// whose trip count is not (a `while_loop` bounded by an input), or when a branch of
     /// a shard_map body that holds it is taken — and is listed once; a loop of known
@@ -248,6 +252,7 @@ fn as_run(
                     alternatives: Vec::new(),
                     route: None,
                     compressed: None,
+                    ring: None,
                     trips_unknown: false,
                 };
                 let mut bucket = bucket;
@@ -518,6 +523,7 @@ impl Compiled {
                             alternatives: alternatives.clone(),
                             route: None,
                             compressed: None,
+                            ring: None,
                             trips_unknown: false,
                         });
                     }
@@ -586,6 +592,7 @@ impl Compiled {
                                 alternatives: alternatives.clone(),
                                 route: None,
                                 compressed: None,
+                                ring: None,
                                 trips_unknown: false,
                             });
                         }
@@ -614,10 +621,29 @@ impl Compiled {
             .map(String::as_str)
             .zip(names.iter().map(String::as_str))
             .collect();
-        let mut collectives = match self.partitioned.module.entry() {
+        // Described as planned: collectives decomposed into ring steps are described
+        // whole, with the rings they run as.
+        let run = match &self.decomposition {
+            Some(d) => &d.before,
+            None => &self.partitioned.module,
+        };
+        let mut collectives = match run.entry() {
             Some(per_device) => as_run(collectives, per_device, &by_text, &self.routes),
             None => collectives,
         };
+        for ring in self.decomposition.iter().flat_map(|d| &d.rings) {
+            let of: Vec<&str> = ring
+                .of
+                .iter()
+                .map(|n| by_text.get(n.as_str()).copied().unwrap_or(n.as_str()))
+                .collect();
+            if let Some(c) = collectives
+                .iter_mut()
+                .find(|c| c.ring.is_none() && c.kind == ring.kind && of.contains(&c.value.as_str()))
+            {
+                c.ring = Some(ring.describe());
+            }
+        }
         // A loop body's collectives: once, before the loop, or in every iteration of
         // the unrolled loop.
         for (id, op) in f.body_ops() {
@@ -929,6 +955,9 @@ impl fmt::Display for Explanation {
             writeln!(f, "    chosen: {}", cost_text(c.cost_us))?;
             if let Some(r) = &c.route {
                 writeln!(f, "    route:  {}", route_text(r))?;
+            }
+            if let Some(r) = &c.ring {
+                writeln!(f, "    ring:   {r}")?;
             }
             if let Some(k) = &c.compressed {
                 writeln!(

@@ -58,6 +58,11 @@ pub struct Options {
     /// FSDP's forward and backward prefetch). 0: gathers stay where partitioning and
     /// regathering put them.
     pub prefetch: usize,
+    /// Decompose all-gathers feeding dots and dots feeding reduce-scatters into ring steps
+    /// that overlap the communication with the products (`decompose.rs`; collective
+    /// matmul): off (the default), where the cost model predicts the program faster so, or
+    /// always (`shardc compile --collective-matmul [auto|always]`).
+    pub collective_matmul: crate::passes::decompose::CollectiveMatmul,
     /// Let shardings split dimensions their axes do not divide, padding each shard to
     /// `ceil(n / shards)` elements (`shardc compile --pad`; GSPMD's uneven shardings).
     /// Off (the default), such a sharding is an error naming the value, dimension and axes.
@@ -131,6 +136,7 @@ impl Default for Options {
             bucket_bytes: None,
             regather_gap: None,
             prefetch: 0,
+            collective_matmul: crate::passes::decompose::CollectiveMatmul::Off,
             pad_uneven: false,
             memory_per_device: None,
             compress: Vec::new(),

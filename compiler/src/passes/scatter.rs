@@ -113,7 +113,7 @@ pub fn scatter(m: &Module) -> Result<(Module, usize), CompileError> {
 
 /// Each value's reading ops anywhere in `f`; `None` when something else reads it (a
 /// block returns it).
-fn readers(f: &Function) -> HashMap<ValueId, Option<Vec<OpId>>> {
+pub(crate) fn readers(f: &Function) -> HashMap<ValueId, Option<Vec<OpId>>> {
     let mut readers: HashMap<ValueId, Option<Vec<OpId>>> = HashMap::new();
     let mut blocks = vec![BlockId::from_index(0)];
     while let Some(block) = blocks.pop() {
