@@ -1125,17 +1125,19 @@ impl Kernel for SegmentKernel {
                 return Err(missing.into());
             }
             // A loop takes the values it reads last and the run owns: what it carries of
-            // them it carries without a copy.
-            let handed: Vec<Option<Literal>> = (step.inputs.iter())
-                .map(|&b| {
-                    let last = step.free.contains(&b) && matches!(env[b], Some(Cow::Owned(_)));
-                    let lit = (matches!(step.kernel, ClusterKernel::Loop(_)) && last)
-                        .then(|| env[b].take().map(Cow::into_owned))
-                        .flatten();
-                    held -= lit.as_ref().map_or(0, stored_bytes) as i64;
-                    lit
-                })
-                .collect();
+            // them it carries without a copy. (Other kernels borrow every input.)
+            let handed: Vec<Option<Literal>> = match step.kernel {
+                ClusterKernel::Loop(_) => (step.inputs.iter())
+                    .map(|&b| {
+                        let last = step.free.contains(&b) && matches!(env[b], Some(Cow::Owned(_)));
+                        let lit = last.then(|| env[b].take().map(Cow::into_owned)).flatten();
+                        held -= lit.as_ref().map_or(0, stored_bytes) as i64;
+                        lit
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let handed = handed.into_iter().chain(std::iter::repeat_with(|| None));
             let args = (step.inputs.iter().zip(handed).enumerate())
                 .filter(|&(k, _)| Some(k) != step.in_place.map(|u| u.input))
                 .map(|(_, (&b, h))| match h {
