@@ -937,6 +937,43 @@ fn collective_matmul_runs_the_gather_and_the_scatter_as_ring_steps() {
     assert!(text.contains("on the mpi backend (4 devices"), "{text}");
     assert_eq!(text.matches("collective_permute %").count(), 6, "{text}");
     assert!(text.contains("every result matches"), "{text}");
+    // JAX's own programs whose collectives decompose (a Megatron GPT-2 forward, an FSDP
+    // AdamW step with bf16 moments, a Bart AdamW step under tensor parallelism): JAX's
+    // recorded outputs, with every ring.
+    for case in [
+        "hf_gpt2_megatron_fwd",
+        "optax_adamw_bf16_mu_fsdp_step",
+        "hf_bart_adamw_tp_step",
+    ] {
+        let case = format!(
+            "{}/../tests/fixtures/jax/{case}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let (mlir, json) = (format!("{case}.mlir"), format!("{case}.json"));
+        let (ok, text, err) = out(&[
+            "compile",
+            &mlir,
+            "--explain",
+            "--collective-matmul",
+            "always",
+        ]);
+        assert!(ok, "{text}{err}");
+        assert!(text.contains("ring:   decomposed"), "{case}: {text}");
+        let (ok, text, err) = out(&[
+            "run",
+            &mlir,
+            "--inputs",
+            &json,
+            "--collective-matmul",
+            "always",
+        ]);
+        assert!(ok, "{text}{err}");
+        assert!(text.contains("collective_permute %"), "{case}: {text}");
+        assert!(
+            text.contains("every result matches the outputs recorded"),
+            "{case}: {text}"
+        );
+    }
     // A mode that does not exist is refused, naming the ones that do.
     let (ok, _, err) = out(&["compile", path, "--collective-matmul", "sometimes"]);
     assert!(!ok);
