@@ -13,6 +13,7 @@
 
 use crate::peer::{Stepper, read};
 use serde_json::{Value, json};
+use shardc::compiler::passes::decompose::CollectiveMatmul;
 use shardc::compiler::{CostModel, Options, compile};
 use shardc::ir::OpKind;
 use shardc::{Engine, Error};
@@ -45,7 +46,9 @@ const UNROLLED_TRIPS: usize = 16;
 /// The alternatives: the best plans for other machines (changes of `cost`), every loop
 /// run whole (`loops_whole`: the plan before loops were partitioned), short loops
 /// that communicate unrolled (`unrolled`) and the annotations followed as JAX's own
-/// propagation follows them (`annotations_followed`), each as the options that compile it.
+/// propagation follows them (`annotations_followed`), and every all-gather into a dot and
+/// dot into a reduce-scatter run as ring steps (`collective_matmul`: what `auto` would
+/// weigh), each as the options that compile it.
 fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
     let mut free_comm = cost.clone();
     free_comm.default_bandwidth *= 1e3;
@@ -88,6 +91,13 @@ fn machines(cost: &CostModel, base: &Options) -> Vec<(&'static str, Options)> {
             "annotations_followed",
             Options {
                 follow_annotations: true,
+                ..with(cost.clone())
+            },
+        ),
+        (
+            "collective_matmul",
+            Options {
+                collective_matmul: CollectiveMatmul::Always,
                 ..with(cost.clone())
             },
         ),
