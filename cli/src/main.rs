@@ -91,6 +91,12 @@ enum Command {
         /// Write the outputs to a .safetensors file (tensors named 0, 1, ...).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Call the program this many more times after the first (kernels prepared once
+        /// on the cpu backend) and print the median call, and each device's compute,
+        /// communication and the time compute waited for it in the last call (the
+        /// exposed communication). The cpu and mpi backends.
+        #[arg(long, default_value_t = 0)]
+        steps: usize,
         /// Let shardings split dimensions their axes do not divide (padded).
         #[arg(long)]
         pad: bool,
@@ -547,12 +553,14 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             trace,
             check_reference,
             out,
+            steps,
             pad,
             compress,
             plan,
             cost,
         } => {
             let outcome = shardc_cli::run::run(&shardc_cli::run::Run {
+                steps,
                 file,
                 inputs,
                 backend,

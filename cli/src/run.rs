@@ -42,6 +42,8 @@ pub struct Run {
     pub check_reference: bool,
     /// Where to write the outputs (safetensors), if anywhere.
     pub out: Option<PathBuf>,
+    /// Calls after the first, timed (the cpu and mpi backends).
+    pub steps: usize,
     /// How to compile it.
     pub options: Options,
     /// Let shardings split dimensions their axes do not divide (padded).
@@ -117,7 +119,7 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
             .collect::<Result<Vec<_>, _>>()?,
     };
     let tolerance = record.as_ref().map_or(1e-4, |r| r.abs.max(r.rel));
-    let (outputs, report, prints) = execute(r, &c, &args, tolerance)?;
+    let (outputs, report, prints, walls) = execute(r, &c, &args, tolerance)?;
 
     let mut out = String::new();
     let f = m.entry().ok_or("the module has no function to run")?;
@@ -175,6 +177,9 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
                 op.group_size,
                 op.max_bytes()
             )?;
+        }
+        if !walls.is_empty() {
+            steps_text(&mut out, &walls, report)?;
         }
         if let Some(path) = &r.trace {
             report.write_trace(path)?;
@@ -336,7 +341,48 @@ fn input_types(m: &Module) -> Result<Vec<TensorType>, String> {
 
 /// A run's global outputs, its report (none for the simulated backend), and whether this
 /// process prints.
-type Executed = (Vec<Literal>, Option<RunReport>, bool);
+/// The outputs, the last call's report, whether this process prints, and the wall time
+/// of each call after the first ([`Run::steps`]).
+type Executed = (
+    Vec<Literal>,
+    Option<RunReport>,
+    bool,
+    Vec<std::time::Duration>,
+);
+
+/// `10 more calls: median 12.3 ms (11.9-13.0); in the last, per device: ...`.
+fn steps_text(
+    out: &mut String,
+    walls: &[std::time::Duration],
+    report: &RunReport,
+) -> Result<(), std::fmt::Error> {
+    let mut ms: Vec<f64> = walls.iter().map(|w| w.as_secs_f64() * 1e3).collect();
+    ms.sort_by(f64::total_cmp);
+    let median = ms[ms.len() / 2];
+    writeln!(
+        out,
+        "{} more call{}: median {median:.3} ms ({:.3}-{:.3}); in the last, per device:",
+        ms.len(),
+        if ms.len() == 1 { "" } else { "s" },
+        ms[0],
+        ms[ms.len() - 1]
+    )?;
+    for (d, s) in report.stats.devices.iter().enumerate() {
+        let comm = s.communication.as_secs_f64() * 1e3;
+        let waited = s.waiting.as_secs_f64() * 1e3;
+        let exposed = if comm > 0.0 {
+            format!(" ({:.0}% of it)", 100.0 * waited / comm)
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "  device {d}: compute {:.3} ms, communication {comm:.3} ms, compute waited {waited:.3} ms{exposed}",
+            s.compute.as_secs_f64() * 1e3
+        )?;
+    }
+    Ok(())
+}
 
 /// Runs on the chosen backend.
 fn execute(
@@ -346,20 +392,34 @@ fn execute(
     tolerance: f64,
 ) -> Result<Executed, Box<dyn std::error::Error>> {
     let engine = r.engine.compute();
+    let timed = |backend: &str| -> Result<(), String> {
+        match r.steps {
+            0 => Ok(()),
+            _ => Err(format!(
+                "--steps times the cpu and mpi backends; the {backend} backend runs the program once"
+            )),
+        }
+    };
     match r.backend {
-        Backend::Simulated => Ok((
-            run_simulated_with(engine.as_ref(), c, args, tolerance)?,
-            None,
-            true,
-        )),
+        Backend::Simulated => {
+            timed("simulated")?;
+            Ok((
+                run_simulated_with(engine.as_ref(), c, args, tolerance)?,
+                None,
+                true,
+                Vec::new(),
+            ))
+        }
         Backend::Cpu => {
-            let run = shardc::CpuProgram::new(c, engine.as_ref())?.run_with(
-                c,
-                args,
-                tolerance,
-                &RunOptions::default(),
-            )?;
-            Ok((run.outputs, Some(run.report), true))
+            let program = shardc::CpuProgram::new(c, engine.as_ref())?;
+            let options = RunOptions::default();
+            let mut run = program.run_with(c, args, tolerance, &options)?;
+            let mut walls = Vec::new();
+            for _ in 0..r.steps {
+                run = program.run_with(c, args, tolerance, &options)?;
+                walls.push(run.report.stats.wall);
+            }
+            Ok((run.outputs, Some(run.report), true, walls))
         }
         Backend::Mpi => {
             use shardc::runtime::backend::mpi::{MpiMesh, abort_on_panic, initialize, launched};
@@ -376,12 +436,18 @@ fn execute(
             abort_on_panic();
             let mesh = MpiMesh::world(&universe)?;
             let rank = mesh.device();
-            let run = shardc::run_mpi(&mesh, c, args, engine.as_ref(), tolerance)?;
-            Ok((run.outputs, Some(run.report), rank == 0))
+            let mut run = shardc::run_mpi(&mesh, c, args, engine.as_ref(), tolerance)?;
+            let mut walls = Vec::new();
+            for _ in 0..r.steps {
+                run = shardc::run_mpi(&mesh, c, args, engine.as_ref(), tolerance)?;
+                walls.push(run.report.stats.wall);
+            }
+            Ok((run.outputs, Some(run.report), rank == 0, walls))
         }
         Backend::Cuda => {
+            timed("cuda")?;
             let run = shardc::run_cuda(c, args, tolerance)?;
-            Ok((run.outputs, Some(run.report), true))
+            Ok((run.outputs, Some(run.report), true, Vec::new()))
         }
     }
 }

@@ -904,17 +904,27 @@ fn collective_matmul_runs_the_gather_and_the_scatter_as_ring_steps() {
     assert_eq!(sent(&ring), sent(&whole), "{ring}");
     // Run: the permutes move the blocks and the outputs are the reference's, on the cpu
     // backend and on four MPI processes.
+    // (`--steps 2`: two more calls timed, each device's exposed communication.)
     let (ok, text, err) = out(&[
         "run",
         path,
         "--collective-matmul",
         "always",
         "--check-reference",
+        "--steps",
+        "2",
     ]);
     assert!(ok, "{text}{err}");
     assert_eq!(text.matches("collective_permute %").count(), 6, "{text}");
     assert!(!text.contains("all_gather %"), "{text}");
     assert!(text.contains("every result matches"), "{text}");
+    assert!(text.contains("2 more calls: median "), "{text}");
+    assert_eq!(text.matches(", compute waited ").count(), 4, "{text}");
+    let (ok, _, err) = out(&["run", path, "--backend", "simulated", "--steps", "2"]);
+    assert!(
+        !ok && err.contains("--steps times the cpu and mpi backends"),
+        "{err}"
+    );
     let (ok, text, err) = out(&[
         "launch",
         "-n",
@@ -932,9 +942,13 @@ fn collective_matmul_runs_the_gather_and_the_scatter_as_ring_steps() {
         "--collective-matmul",
         "always",
         "--check-reference",
+        "--steps",
+        "1",
     ]);
     assert!(ok, "{text}{err}");
     assert!(text.contains("on the mpi backend (4 devices"), "{text}");
+    assert!(text.contains("1 more call: median "), "{text}");
+    assert_eq!(text.matches(", compute waited ").count(), 4, "{text}");
     assert_eq!(text.matches("collective_permute %").count(), 6, "{text}");
     assert!(text.contains("every result matches"), "{text}");
     // JAX's own programs whose collectives decompose (a Megatron GPT-2 forward, an FSDP
