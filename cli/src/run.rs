@@ -194,11 +194,9 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     if r.check_reference {
         let want = shardc::runtime::reference::run(&m, c.entry_name(), &args)?;
         let f = m.entry().ok_or("the module has no function to run")?;
-        let (tol, half) = reordering_tolerance(f);
-        let what = match half {
-            Some(d) => format!(
-                "the reference interpreter ({d} values in the program: sums split across devices round differently)"
-            ),
+        let (tol, why) = reordering_tolerance(f);
+        let what = match why {
+            Some(why) => format!("the reference interpreter ({why})"),
             None => "the reference interpreter".into(),
         };
         passed &= compare(&mut out, &what, &outputs, &want, tol, tol)?;
