@@ -388,6 +388,47 @@ fn jax_fixture_decisions() {
             &["all_to_all {data}", "all_to_all {data}"],
         ),
         ("shard_map_psum_fwd", &["all_reduce {data}"]),
+        // The shard_map tutorial's collectives by hand, six bodies: the layouts between
+        // them gathered first (their out_specs replicate), then each body's collectives
+        // as written — a collective matmul's 4 permutes (its fori_loop unrolled), the
+        // psum_scatter and its gathers, pmax / pmin / pmean, an all_to_all, a scan's 5
+        // permutes, a psum.
+        (
+            "shard_map_tutorial_fwd",
+            &[
+                "all_gather {model}",
+                "all_gather {data}",
+                "all_to_all {model}",
+                "all_gather {model}",
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_gather {model}",
+                "all_gather {data}",
+                "all_gather {data}",
+                "all_gather {model}",
+                "all_gather {model}",
+                "all_gather {model}",
+                "all_gather {model}",
+                "all_gather {data}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "reduce_scatter {model}",
+                "all_gather {model}",
+                "all_gather {model}",
+                "all_reduce {data}",
+                "all_reduce {data,model}",
+                "all_reduce {model}",
+                "all_to_all {model}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "collective_permute {model}",
+                "all_reduce {model}",
+            ],
+        ),
         // A placement annotation is its operand: row-parallel elementwise work, no
         // collective.
         ("offload_device_put_fwd", &[]),
