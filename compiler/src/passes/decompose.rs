@@ -702,4 +702,114 @@ module @m {
             }
         }
     }
+
+    /// A random site: `kind` 0-3 gathers the left free, left contracting, right free or
+    /// right contracting dimension into the dot; 4-5 reduce-scatters the dot's left or
+    /// right free dimension. Groups of 4 devices, or of 2 in either pairing; with or
+    /// without a batch dimension.
+    fn random_site(
+        kind: usize,
+        pairing: usize,
+        batch: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+    ) -> String {
+        let (groups, size, g) = match pairing {
+            0 => ("[[0, 1, 2, 3]]", "1x4", 4),
+            1 => ("[[0, 2], [1, 3]]", "2x2", 2),
+            _ => ("[[0, 1], [2, 3]]", "2x2", 2),
+        };
+        let ty = |dims: &[usize]| {
+            let mut all: Vec<usize> = if batch > 0 { vec![batch] } else { vec![] };
+            all.extend(dims);
+            let shape: Vec<String> = all.iter().map(|d| d.to_string()).collect();
+            format!("tensor<{}xf32>", shape.join("x"))
+        };
+        let nb = usize::from(batch > 0);
+        let (mm, kk, nn) = match kind {
+            0 | 4 => (m * g, k, n),
+            1 | 3 => (m, k * g, n),
+            _ => (m, k, n * g),
+        };
+        let (lhs, rhs, out) = (ty(&[mm, kk]), ty(&[kk, nn]), ty(&[mm, nn]));
+        let batching = if batch > 0 {
+            "batching_dims = [0] x [0], "
+        } else {
+            ""
+        };
+        let dot = |l: &str, r: &str, lt: &str, rt: &str| {
+            format!(
+                "    %y = stablehlo.dot_general {l}, {r}, {batching}contracting_dims = [{}] x [{}] : ({lt}, {rt}) -> {out}\n",
+                nb + 1,
+                nb
+            )
+        };
+        let gather = |x: &str, dim: usize, local: &str, whole: &str| {
+            format!(
+                "    %g = \"stablehlo.all_gather\"({x}) <{{all_gather_dim = {dim} : i64, replica_groups = dense<{groups}> : tensor<{size}xi64>}}> : ({local}) -> {whole}\n"
+            )
+        };
+        let (args, body, result) = match kind {
+            0 | 1 => {
+                // The left operand's block: `m` rows (kind 0) or `k` columns (kind 1) of
+                // the gathered `m g` or `k g`.
+                let local = ty(&[m, k]);
+                let dim = nb + kind;
+                (
+                    format!("%a: {local}, %b: {rhs}"),
+                    gather("%a", dim, &local, &lhs) + &dot("%g", "%b", &lhs, &rhs),
+                    out.clone(),
+                )
+            }
+            2 | 3 => {
+                let local = ty(&[k, n]);
+                let dim = if kind == 2 { nb + 1 } else { nb };
+                (
+                    format!("%a: {lhs}, %b: {local}"),
+                    gather("%b", dim, &local, &rhs) + &dot("%a", "%g", &lhs, &rhs),
+                    out.clone(),
+                )
+            }
+            _ => {
+                // Each device keeps `m` rows (kind 4) or `n` columns (kind 5) of the sum.
+                let (dim, piece) = (nb + kind - 4, ty(&[m, n]));
+                let scatter = format!(
+                    "    %s = \"stablehlo.reduce_scatter\"(%y) <{{replica_groups = dense<{groups}> : tensor<{size}xi64>, scatter_dimension = {dim} : i64}}> ({{\n    ^bb0(%p: tensor<f32>, %q: tensor<f32>):\n      %t = \"stablehlo.add\"(%p, %q) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n      \"stablehlo.return\"(%t) : (tensor<f32>) -> ()\n    }}) : ({out}) -> {piece}\n"
+                );
+                (
+                    format!("%a: {lhs}, %b: {rhs}"),
+                    dot("%a", "%b", &lhs, &rhs) + &scatter,
+                    piece,
+                )
+            }
+        };
+        let ret = if kind >= 4 { "%s" } else { "%y" };
+        format!(
+            "module @m {{\n  func.func @main({args}) -> {result} {{\n{body}    return {ret} : {result}\n  }}\n}}"
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn random_sites_compute_what_their_collectives_did(
+            kind in 0usize..6,
+            pairing in 0usize..3,
+            batch in 0usize..3,
+            m in 1usize..4,
+            k in 1usize..4,
+            n in 1usize..4,
+        ) {
+            let text = random_site(kind, pairing, batch, m, k, n);
+            let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let (out, done) = decompose(&m, &CostModel::default(), true).unwrap();
+            proptest::prop_assert_eq!(done.len(), 1, "{}", text);
+            shardc_ir::verify_module(&out).unwrap();
+            let (want, got) = (simulate(&m, 4), simulate(&out, 4));
+            for (a, b) in want.iter().flatten().flatten().zip(got.iter().flatten().flatten()) {
+                proptest::prop_assert!((a - b).abs() <= 1e-5 * a.abs().max(1.0), "{} against {} in\n{}", a, b, text);
+            }
+        }
+    }
 }
