@@ -902,6 +902,17 @@ fn collective_matmul_runs_the_gather_and_the_scatter_as_ring_steps() {
         "{ring}"
     );
     assert_eq!(sent(&ring), sent(&whole), "{ring}");
+    // `auto` (the flag alone) weighs each ring: this program's products are too small to
+    // hide four permutes behind, and explain says so.
+    let (ok, auto, err) = out(&["compile", path, "--explain", "--collective-matmul"]);
+    assert!(ok, "{auto}{err}");
+    assert_eq!(
+        auto.matches("ring:   kept whole, slower as 4 ring steps")
+            .count(),
+        2,
+        "{auto}"
+    );
+    assert_eq!(sent(&auto), sent(&whole), "{auto}");
     // Run: the permutes move the blocks and the outputs are the reference's, on the cpu
     // backend and on four MPI processes.
     // (`--steps 2`: two more calls timed, each device's exposed communication.)

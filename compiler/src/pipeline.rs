@@ -60,8 +60,8 @@ pub struct Compiled {
     pub regathered: usize,
     /// All-gathers issued early (0 without `Options::prefetch`).
     pub prefetched: usize,
-    /// Collectives decomposed into ring steps with their dots (`None` without
-    /// `Options::collective_matmul`, or when none was predicted faster so).
+    /// The collectives weighed as ring steps with their dots, and which were decomposed
+    /// (`None` without `Options::collective_matmul`, or without a collective to weigh).
     pub decomposition: Option<Decomposition>,
     /// Each collective's route over the cost model's topology and each compressed
     /// all-reduce (empty without a topology or `Options::compress`).

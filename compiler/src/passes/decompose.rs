@@ -72,9 +72,11 @@ impl std::str::FromStr for CollectiveMatmul {
     }
 }
 
-/// One collective decomposed into ring steps.
+/// One collective weighed as ring steps: decomposed, or kept whole.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Decomposed {
+    /// Whether it runs as ring steps (else whole: the model predicted the rings slower).
+    pub applied: bool,
     /// The collective, as the partitioned program before this pass named its result
     /// (`%12`).
     pub collective: String,
@@ -86,27 +88,33 @@ pub struct Decomposed {
     pub dot: String,
     /// Ring steps: the group's size (one product per block, a permute between two).
     pub steps: usize,
-    /// The program's predicted time (s) with this collective whole, the others as chosen.
+    /// The program's predicted time (s) with this collective whole, the ones weighed
+    /// before it as chosen.
     pub before: f64,
-    /// And with it decomposed.
+    /// And with it as ring steps.
     pub after: f64,
 }
 
-/// The collectives [`decompose`] decomposed, and the program before.
+/// The collectives [`decompose`] weighed, and the program before.
 #[derive(Clone, Debug)]
 pub struct Decomposition {
     /// The per-device program with its collectives whole (`explain` describes them there).
     pub before: Module,
-    /// The collectives decomposed, in program order.
+    /// The collectives weighed, in program order, decomposed or not.
     pub rings: Vec<Decomposed>,
 }
 
 impl Decomposed {
     /// `decomposed into 4 ring steps with its dot (collective matmul), predicted 120.0 ->
-    /// 100.0 us a step`.
+    /// 100.0 us a step`, or `kept whole, slower as 4 ring steps with its dot ...`.
     pub fn describe(&self) -> String {
         format!(
-            "decomposed into {} ring steps with its dot (collective matmul), predicted {:.1} -> {:.1} us a step",
+            "{} {} ring steps with its dot (collective matmul), predicted {:.1} -> {:.1} us a step",
+            if self.applied {
+                "decomposed into"
+            } else {
+                "kept whole, slower as"
+            },
             self.steps,
             self.before * 1e6,
             self.after * 1e6
@@ -144,7 +152,8 @@ impl Site {
 
 /// Decomposes each all-gather feeding a dot and each dot feeding a reduce-scatter whose
 /// ring steps `cost` predicts faster (every one, `always`). Returns the new module and the
-/// collectives decomposed, in program order, with the predicted times.
+/// collectives weighed, in program order, with the predicted times and whether each was
+/// decomposed.
 pub fn decompose(
     m: &Module,
     cost: &CostModel,
@@ -173,19 +182,21 @@ pub fn decompose(
         tried.push(site);
         let g = rewrite(f, &tried)?;
         let after = time(&g);
-        if after < best || always {
-            done.push(Decomposed {
-                collective: name(site.collective()),
-                of: f.op(site.collective()).of(),
-                kind: match site {
-                    Site::Gather { .. } => "all_gather",
-                    Site::Scatter { .. } => "reduce_scatter",
-                },
-                dot: name(site.dot()),
-                steps: group_of(f, site).group_size(),
-                before: best,
-                after,
-            });
+        let applied = after < best || always;
+        done.push(Decomposed {
+            applied,
+            collective: name(site.collective()),
+            of: f.op(site.collective()).of(),
+            kind: match site {
+                Site::Gather { .. } => "all_gather",
+                Site::Scatter { .. } => "reduce_scatter",
+            },
+            dot: name(site.dot()),
+            steps: group_of(f, site).group_size(),
+            before: best,
+            after,
+        });
+        if applied {
             best = after;
             kept = tried;
         }
@@ -572,8 +583,10 @@ module @m {
         let kinds = kinds(&out);
         let count = |k: &str| kinds.iter().filter(|n| *n == k).count();
         assert_eq!(
-            done.iter().map(|d| (d.kind, d.steps)).collect::<Vec<_>>(),
-            [("all_gather", 4), ("reduce_scatter", 4)]
+            done.iter()
+                .map(|d| (d.kind, d.steps, d.applied))
+                .collect::<Vec<_>>(),
+            [("all_gather", 4, true), ("reduce_scatter", 4, true)]
         );
         assert_eq!(count("stablehlo.all_gather"), 0, "{kinds:?}");
         assert_eq!(count("stablehlo.reduce_scatter"), 0, "{kinds:?}");
