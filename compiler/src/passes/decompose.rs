@@ -567,13 +567,7 @@ module @m {
 }
 "#;
 
-    fn kinds(m: &Module) -> Vec<String> {
-        m.entry()
-            .unwrap()
-            .body_ops()
-            .map(|(_, op)| op.kind.name())
-            .collect()
-    }
+    use shardc_ir::testing::body_op_names as kinds;
 
     #[test]
     fn gathers_and_scatters_become_ring_steps() {

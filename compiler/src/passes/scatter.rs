@@ -154,13 +154,7 @@ module @m {
 }
 "#;
 
-    fn kinds(m: &Module) -> Vec<String> {
-        m.entry()
-            .unwrap()
-            .body_ops()
-            .map(|(_, op)| op.kind.name())
-            .collect()
-    }
+    use shardc_ir::testing::body_op_names as kinds;
 
     #[test]
     fn an_all_reduce_only_sliced_becomes_a_reduce_scatter() {

@@ -1066,6 +1066,14 @@ fn gen_function_of(
     f
 }
 
+/// The names of the ops of `m`'s entry function's body, in order (`stablehlo.add`, ...):
+/// what a pass's tests compare to say what it made.
+pub fn body_op_names(m: &Module) -> Vec<String> {
+    m.entry()
+        .map(|f| f.body_ops().map(|(_, op)| op.kind.name()).collect())
+        .unwrap_or_default()
+}
+
 /// A module with 0 to 2 meshes, 0 to 2 private functions and a public `main` that may
 /// call them; every op kind and dtype appears across modules.
 pub fn gen_module(c: &mut Choices) -> Module {
