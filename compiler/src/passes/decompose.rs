@@ -27,8 +27,8 @@
 //! device holds the whole sum of its own block. Each permute is issued before the next
 //! product is computed, so it moves while that product runs.
 //!
-//! Each site is decomposed only when the cost model predicts the program faster so
-//! ([`CostModel::program_time`], which runs collectives beside compute): `n - 1` permutes
+//! Each site is decomposed only when the cost model predicts the program [`MARGIN`]
+//! faster so ([`CostModel::program_time`], which runs collectives beside compute): `n - 1` permutes
 //! pay `n - 1` latencies where the collective paid one, and win only where there is a
 //! product to hide them behind. The bytes each device sends are the collective's. Only
 //! top-level ops of the entry function are decomposed; dots whose split dimension is a
@@ -44,6 +44,15 @@ use shardc_ir::{
 };
 use std::collections::{HashMap, HashSet};
 
+/// How much faster a ring must be predicted than its collective whole for `auto` to take
+/// it. The model charges a ring's products at their FLOP rate and its slices and updates
+/// at their bytes, but not what splitting a product costs a library GEMM (the unsplit
+/// operand packed again per call) or a shared host (more, smaller kernels): on the cpu
+/// backend, rings predicted 0.8-1% faster measured 7-9% slower (`shardc bench plans`'
+/// `collective_matmul` plans of `mlp_fsdp` and the sequence-parallel MLP,
+/// `docs/topology.md`).
+pub const MARGIN: f64 = 0.05;
+
 /// Which collectives [`decompose`] decomposes (`Options::collective_matmul`;
 /// `shardc compile --collective-matmul [auto|always]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,7 +60,7 @@ pub enum CollectiveMatmul {
     /// None (the default).
     #[default]
     Off,
-    /// Those the cost model predicts faster as ring steps (`auto`).
+    /// Those the cost model predicts at least [`MARGIN`] faster as ring steps (`auto`).
     WhenFaster,
     /// Every one it can (`always`): to measure what the model declined.
     Always,
@@ -106,19 +115,23 @@ pub struct Decomposition {
 
 impl Decomposed {
     /// `decomposed into 4 ring steps with its dot (collective matmul), predicted 120.0 ->
-    /// 100.0 us a step`, or `kept whole, slower as 4 ring steps with its dot ...`.
+    /// 100.0 us a step`, or `kept whole; as 4 ring steps with its dot ... predicted 120.0 ->
+    /// 118.0 us a step (auto takes a ring predicted 5% faster)`.
     pub fn describe(&self) -> String {
-        format!(
-            "{} {} ring steps with its dot (collective matmul), predicted {:.1} -> {:.1} us a step",
-            if self.applied {
-                "decomposed into"
-            } else {
-                "kept whole, slower as"
-            },
+        let ring = format!(
+            "{} ring steps with its dot (collective matmul), predicted {:.1} -> {:.1} us a step",
             self.steps,
             self.before * 1e6,
             self.after * 1e6
-        )
+        );
+        if self.applied {
+            format!("decomposed into {ring}")
+        } else {
+            format!(
+                "kept whole; as {ring} (auto takes a ring predicted {:.0}% faster)",
+                MARGIN * 100.0
+            )
+        }
     }
 }
 
@@ -151,7 +164,7 @@ impl Site {
 }
 
 /// Decomposes each all-gather feeding a dot and each dot feeding a reduce-scatter whose
-/// ring steps `cost` predicts faster (every one, `always`). Returns the new module and the
+/// ring steps `cost` predicts at least [`MARGIN`] faster (every one, `always`). Returns the new module and the
 /// collectives weighed, in program order, with the predicted times and whether each was
 /// decomposed.
 pub fn decompose(
@@ -182,7 +195,7 @@ pub fn decompose(
         tried.push(site);
         let g = rewrite(f, &tried)?;
         let after = time(&g);
-        let applied = after < best || always;
+        let applied = after < best * (1.0 - MARGIN) || always;
         done.push(Decomposed {
             applied,
             collective: name(site.collective()),
