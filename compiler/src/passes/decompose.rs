@@ -205,7 +205,7 @@ pub fn decompose(
                 Site::Scatter { .. } => "reduce_scatter",
             },
             dot: name(site.dot()),
-            steps: group_of(f, site).group_size(),
+            steps: group_of(f, site).map_or(0, ReplicaGroups::group_size),
             before: best,
             after,
         });
@@ -304,10 +304,11 @@ fn scattered_operand(
     }
 }
 
-fn group_of(f: &Function, site: Site) -> &ReplicaGroups {
+/// The device groups of a site's collective (an all-gather or a reduce-scatter).
+fn group_of(f: &Function, site: Site) -> Option<&ReplicaGroups> {
     match &f.op(site.collective()).kind {
-        OpKind::AllGather { groups, .. } | OpKind::ReduceScatter { groups, .. } => groups,
-        _ => unreachable!("a site's collective is an all-gather or a reduce-scatter"),
+        OpKind::AllGather { groups, .. } | OpKind::ReduceScatter { groups, .. } => Some(groups),
+        _ => None,
     }
 }
 
@@ -342,13 +343,14 @@ fn rewrite(f: &Function, sites: &[Site]) -> Result<Function, CompileError> {
             }
             Some(&Site::Gather { gather, .. }) if gather == id => {
                 let OpKind::AllGather { groups, .. } = &op.kind else {
-                    unreachable!("a gather site's collective is an all-gather")
+                    return Err(bug("a gather site's collective is an all-gather".into()));
                 };
                 let r = axis_index(&mut b, groups)?;
-                let mut blocks = vec![map[&op.operands[0]]];
+                let mut last = map[&op.operands[0]];
+                let mut blocks = vec![last];
                 for _ in 1..groups.group_size() {
-                    let last = *blocks.last().expect("the device's own block");
-                    blocks.push(permute(&mut b, groups, last)?);
+                    last = permute(&mut b, groups, last)?;
+                    blocks.push(last);
                 }
                 rings.insert(id, (r, blocks));
             }
@@ -370,6 +372,11 @@ fn rewrite(f: &Function, sites: &[Site]) -> Result<Function, CompileError> {
     g.arg_attrs = f.arg_attrs.clone();
     g.result_attrs = f.result_attrs.clone();
     Ok(g)
+}
+
+/// A site [`sites`] should not have offered (a bug in this pass).
+fn bug(what: String) -> CompileError {
+    CompileError::internal("decompose", what)
 }
 
 fn axis_index(b: &mut FunctionBuilder, groups: &ReplicaGroups) -> Result<ValueId, CompileError> {
@@ -454,11 +461,11 @@ fn gathered_dot(
     map: &HashMap<ValueId, ValueId>,
 ) -> Result<ValueId, CompileError> {
     let OpKind::AllGather { dim, .. } = f.op(gather).kind else {
-        unreachable!("a gather site's collective is an all-gather")
+        return Err(bug("a gather site's collective is an all-gather".into()));
     };
     let d = f.op(dot);
     let OpKind::DotGeneral(dims) = &d.kind else {
-        unreachable!("a site's dot is a dot_general")
+        return Err(bug("a site's dot is a dot_general".into()));
     };
     let n = blocks.len();
     let block = f.ty(f.op(gather).operands[0]).shape[dim];
@@ -473,7 +480,7 @@ fn gathered_dot(
         let (lhs, rhs) = if side == 0 { (x, y) } else { (y, x) };
         b.push1_typed(OpKind::DotGeneral(dims.clone()), &[lhs, rhs], ty)
     };
-    let zero = zero_of(ty.dtype).expect("sites have a zero of the dot's type");
+    let zero = zero_of(ty.dtype).ok_or_else(|| bug(format!("no zero of {}", ty.dtype)))?;
     let mut acc = b.constant(Literal::splat(ty.clone(), zero));
     if let Some(i) = contracting.iter().position(|c| *c == dim) {
         // Gathered along a contracting dimension: the products of matching blocks, summed.
@@ -502,7 +509,7 @@ fn gathered_dot(
         + free
             .iter()
             .position(|&x| x == dim)
-            .expect("a gathered dimension neither batch nor contracting is free");
+            .ok_or_else(|| bug(format!("gathered dimension {dim} is not free in the dot")))?;
     let mut part = ty.clone();
     part.shape[at] = block;
     for (k, &x) in blocks.iter().enumerate() {
@@ -524,14 +531,14 @@ fn scattered_dot(
     map: &HashMap<ValueId, ValueId>,
 ) -> Result<ValueId, CompileError> {
     let OpKind::ReduceScatter { dim, groups } = &f.op(scatter).kind else {
-        unreachable!("a scatter site's collective is a reduce-scatter")
+        return Err(bug("a scatter site's collective is a reduce-scatter".into()));
     };
     let d = f.op(dot);
     let OpKind::DotGeneral(dims) = &d.kind else {
-        unreachable!("a site's dot is a dot_general")
+        return Err(bug("a site's dot is a dot_general".into()));
     };
-    let (side, operand_dim) =
-        scattered_operand(f, dot, dims, *dim).expect("sites scatter a free dimension");
+    let (side, operand_dim) = scattered_operand(f, dot, dims, *dim)
+        .ok_or_else(|| bug(format!("scattered dimension {dim} is not free in the dot")))?;
     let n = groups.group_size();
     let ty = f.ty(f.op(scatter).results[0]).clone();
     let block = ty.shape[*dim];
@@ -553,7 +560,7 @@ fn scattered_dot(
             None => p,
         });
     }
-    Ok(acc.expect("a group of at least two devices takes steps"))
+    acc.ok_or_else(|| bug("a reduce-scatter over groups of one device".into()))
 }
 
 #[cfg(test)]
