@@ -162,8 +162,9 @@ enum Command {
         command: Vec<String>,
     },
     /// Propose how to train a GPT-shaped model on N devices: mesh shapes (data, pipeline
-    /// stages, tensor parallelism), the data axis's ZeRO stage and which axes go on which
-    /// links, ranked by predicted step time within a memory limit (one JSON object;
+    /// stages, context and tensor parallelism), the data axis's ZeRO stage, per-layer
+    /// recompute and which axes go on which links, ranked by predicted step time within a
+    /// memory limit (one JSON object;
     /// `docs/topology.md`, The planner). `--measure K` trains the top K on the cpu
     /// backend and prints the measured ranking beside the predicted one.
     Plan {

@@ -804,7 +804,7 @@ fn plan_ranks_meshes_and_strategies_and_refuses_bad_requests() {
         .collect();
     assert!(ms.windows(2).all(|w| w[0] <= w[1]), "{ms:?}");
     for p in plans {
-        let product = ["data", "stages", "model"]
+        let product = ["data", "stages", "context", "model"]
             .iter()
             .map(|k| p[k].as_u64().unwrap())
             .product::<u64>();

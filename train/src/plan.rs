@@ -1,7 +1,8 @@
 //! Which mesh and strategies to train a GPT-shaped model with on `N` devices
-//! (`shardc plan`): every way of splitting the devices into data, pipeline-stage and
-//! tensor-parallel axes that the model's shapes allow, each with each way of holding the
-//! data axis's state (DDP, ZeRO-1, ZeRO-2, ZeRO-3), predicted from the cost model's
+//! (`shardc plan`): every way of splitting the devices into data, pipeline-stage,
+//! context-parallel (sequence) and tensor-parallel axes that the model's shapes allow,
+//! each with each way of holding the data axis's state (DDP, ZeRO-1, ZeRO-2, ZeRO-3),
+//! with and without per-layer activation recompute, predicted from the cost model's
 //! figures and ranked by step time within a memory limit.
 //!
 //! A step is predicted from per-layer formulas — one layer is planned and the others are
@@ -12,6 +13,15 @@
 //!   each device holds; a pipeline adds its bubble, `(p - 1) / (m + p - 1)` of the work;
 //! - tensor parallelism: two all-reduces of a micro-batch's activations per layer in the
 //!   forward pass and two in the backward, not overlapped;
+//! - context parallelism (each device a block of every sequence's positions, as
+//!   `strategy::Context` and Llama 3 do): every matmul, the scores of its queries against
+//!   all keys and the logits divided by the axis; per layer, the keys and values gathered
+//!   over the axis in the forward pass and three reduce-scatters of that volume in the
+//!   backward (keys', values' and the layer input's gradients), not overlapped; the
+//!   parameters' gradients reduced over data x context;
+//! - recompute (`models::Remat::Every(RematPolicy::Nothing)`, `torch.utils.checkpoint` per
+//!   layer): a second forward pass of every layer in the backward (its tensor-parallel
+//!   all-reduces and key/value gathers too), for keeping only each layer's input;
 //! - the data axis: DDP's gradient all-reduce (in 25 MB buckets) and ZeRO-1/2's
 //!   reduce-scatter and all-gather (one of each per parameter tensor, each paying a
 //!   collective's latency) overlap the backward pass (what does not fit behind it is
@@ -19,9 +29,11 @@
 //! - pipelines: each micro-batch's activations and their gradients between stages;
 //! - memory per device: parameters, gradients and AdamW's two moments by the ZeRO stage,
 //!   and the activations a layer keeps for the backward (Korthikanti et al.'s
-//!   `s·h·(10 + 24/t + 5·a·s/(h·t))` for 16 bits, doubled for f32), times the layers of a
-//!   stage and the micro-batches in flight (a pipeline's, or one of a step's accumulated
-//!   micro-batches), and one micro-batch's logits.
+//!   `s·h·(10 + 24/t + 5·a·s/(h·t))` for 16 bits, doubled for f32, over the `s/c`
+//!   positions a context axis of `c` leaves a device, plus the gathered keys and values),
+//!   or with recompute each layer's input and one layer's activations, times the layers
+//!   of a stage and the micro-batches in flight (a pipeline's, or one of a step's
+//!   accumulated micro-batches), and one micro-batch's logits.
 //!
 //! Collectives are charged by the links they cross: with a topology, an axis whose groups
 //! stay inside nodes runs on the intra-node link, one that spans nodes on the inter-node
@@ -74,15 +86,20 @@ pub struct Plan {
     pub data: usize,
     /// Pipeline stages (the layers split over them).
     pub stages: usize,
+    /// Devices along the context-parallel axis (each sequence's positions split over them).
+    pub context: usize,
     /// Devices along the tensor-parallel axis (Megatron's attention heads and MLP columns).
     pub model: usize,
     /// Micro-batches per step: a pipeline's, or without one the gradient accumulation's
     /// (the backward of each before the next forward; one reduction per step).
     pub micro_batches: usize,
-    /// How the data axis holds the state.
+    /// How the data axis holds the state (sharded over data x context, as torchtitan's
+    /// FSDP is, when there is a context axis).
     pub data_parallel: DataParallel,
-    /// The mesh's axes, outermost first (`data`, `stage`, `model`): the innermost has
-    /// consecutive devices, so it stays inside a node when it fits.
+    /// Every layer's activations recomputed in the backward pass (only its input kept).
+    pub recompute: bool,
+    /// The mesh's axes, outermost first (`data`, `stage`, `context`, `model`): the
+    /// innermost has consecutive devices, so it stays inside a node when it fits.
     pub axes: Vec<(&'static str, usize)>,
     /// What the cost model predicts.
     pub predicted: Predicted,
@@ -97,8 +114,12 @@ pub struct Predicted {
     pub compute_s: f64,
     /// Of it, the bubble.
     pub bubble_s: f64,
+    /// Of the compute, the forward passes recomputed in the backward.
+    pub recompute_s: f64,
     /// Tensor-parallel all-reduces.
     pub tensor_s: f64,
+    /// The context axis's key and value gathers and their gradients' reduce-scatters.
+    pub context_s: f64,
     /// The data axis's collectives not hidden behind the backward pass.
     pub data_exposed_s: f64,
     /// Between pipeline stages.
@@ -136,12 +157,18 @@ impl Plan {
         let mut parts = Vec::new();
         if self.data > 1 {
             parts.push(format!("{} data={}", self.data_parallel.name(), self.data));
+        } else if self.context > 1 && self.data_parallel != DataParallel::Ddp {
+            // Sharded over the context axis alone.
+            parts.push(self.data_parallel.name().to_string());
         }
         if self.stages > 1 {
             parts.push(format!(
                 "pipeline stage={} ({} micro-batches)",
                 self.stages, self.micro_batches
             ));
+        }
+        if self.context > 1 {
+            parts.push(format!("context parallel context={}", self.context));
         }
         if self.model > 1 {
             parts.push(format!("Megatron model={}", self.model));
@@ -155,6 +182,9 @@ impl Plan {
                 " ({} micro-batches accumulated)",
                 self.micro_batches
             ));
+        }
+        if self.recompute {
+            name.push_str(" with recompute");
         }
         name
     }
@@ -201,65 +231,18 @@ pub fn plan(
         if !d.heads.is_multiple_of(model_ways) || !d.d_ff.is_multiple_of(model_ways) {
             continue;
         }
-        for stages in divisors(devices / model_ways) {
-            if !model.layers.is_multiple_of(stages) {
+        // Context parallelism splits every sequence's positions.
+        for context in divisors(devices / model_ways) {
+            if !d.seq.is_multiple_of(context) {
                 continue;
             }
-            let data = devices / model_ways / stages;
-            if !d.batch.is_multiple_of(data) {
-                continue;
-            }
-            let local = d.batch / data;
-            let micro_batch_counts = if stages == 1 {
-                // Gradient accumulation: any number of micro-batches dividing the rows.
-                divisors(local)
-            } else {
-                // Enough micro-batches to keep the bubble small, each at least a sequence.
-                vec![
-                    divisors(local)
-                        .into_iter()
-                        .filter(|&m| m <= 4 * stages)
-                        .max()
-                        .unwrap_or(1),
-                ]
-            };
-            let orders: Vec<Vec<(&'static str, usize)>> = {
-                let inner_model = vec![("data", data), ("stage", stages), ("model", model_ways)];
-                let inner_data = vec![("model", model_ways), ("stage", stages), ("data", data)];
-                if cost.topology.is_some() && data > 1 && model_ways > 1 {
-                    vec![inner_model, inner_data]
-                } else {
-                    vec![inner_model]
-                }
-            };
-            let stage_kinds: &[DataParallel] = if data > 1 {
-                &DataParallel::ALL
-            } else {
-                &[DataParallel::Ddp]
-            };
-            for axes in orders {
-                for &data_parallel in stage_kinds {
-                    for &micro_batches in &micro_batch_counts {
-                        let mut p = Plan {
-                            data,
-                            stages,
-                            model: model_ways,
-                            micro_batches,
-                            data_parallel,
-                            axes: axes.clone(),
-                            predicted: Predicted::default(),
-                        };
-                        p.predicted = predict(model, &p, &cost);
-                        all.push(p);
-                    }
-                }
-            }
+            plan_splits(model, devices, model_ways, context, &cost, &mut all);
         }
     }
     if all.is_empty() {
         return Err(format!(
-            "no way to split {devices} devices for this model: the data axis must divide the batch ({}), the tensor-parallel axis the heads ({}) and the MLP width ({}), the pipeline stages the layers ({}); choose a device count they allow",
-            d.batch, d.heads, d.d_ff, model.layers
+            "no way to split {devices} devices for this model: the data axis must divide the batch ({}), the tensor-parallel axis the heads ({}) and the MLP width ({}), the context axis the sequence ({}), the pipeline stages the layers ({}); choose a device count they allow",
+            d.batch, d.heads, d.d_ff, d.seq, model.layers
         ));
     }
     let considered = all.len();
@@ -274,6 +257,88 @@ pub fn plan(
     })
 }
 
+/// Every plan with `model_ways`-way tensor and `context`-way context parallelism: the
+/// pipeline stages and data axis splitting the remaining devices, their micro-batches,
+/// axis orders, ZeRO stages and recompute, predicted into `all`.
+fn plan_splits(
+    model: &GptConfig,
+    devices: usize,
+    model_ways: usize,
+    context: usize,
+    cost: &CostModel,
+    all: &mut Vec<Plan>,
+) {
+    let d = &model.block;
+    for stages in divisors(devices / model_ways / context) {
+        if !model.layers.is_multiple_of(stages) {
+            continue;
+        }
+        let data = devices / model_ways / context / stages;
+        if !d.batch.is_multiple_of(data) {
+            continue;
+        }
+        let local = d.batch / data;
+        let micro_batch_counts = if stages == 1 {
+            // Gradient accumulation: any number of micro-batches dividing the rows.
+            divisors(local)
+        } else {
+            // Enough micro-batches to keep the bubble small, each at least a sequence.
+            vec![
+                divisors(local)
+                    .into_iter()
+                    .filter(|&m| m <= 4 * stages)
+                    .max()
+                    .unwrap_or(1),
+            ]
+        };
+        let orders: Vec<Vec<(&'static str, usize)>> = {
+            let inner_model = vec![
+                ("data", data),
+                ("stage", stages),
+                ("context", context),
+                ("model", model_ways),
+            ];
+            let inner_data = vec![
+                ("model", model_ways),
+                ("context", context),
+                ("stage", stages),
+                ("data", data),
+            ];
+            if cost.topology.is_some() && data > 1 && model_ways > 1 {
+                vec![inner_model, inner_data]
+            } else {
+                vec![inner_model]
+            }
+        };
+        let stage_kinds: &[DataParallel] = if data * context > 1 {
+            &DataParallel::ALL
+        } else {
+            &[DataParallel::Ddp]
+        };
+        for axes in orders {
+            for &data_parallel in stage_kinds {
+                for &micro_batches in &micro_batch_counts {
+                    for recompute in [false, true] {
+                        let mut p = Plan {
+                            data,
+                            stages,
+                            context,
+                            model: model_ways,
+                            micro_batches,
+                            data_parallel,
+                            recompute,
+                            axes: axes.clone(),
+                            predicted: Predicted::default(),
+                        };
+                        p.predicted = predict(model, &p, cost);
+                        all.push(p);
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn divisors(n: usize) -> Vec<usize> {
     (1..=n).filter(|&k| n.is_multiple_of(k)).collect()
 }
@@ -286,12 +351,22 @@ enum Collective {
     Gather,
 }
 
-/// The devices of the group of `axis` holding device 0: consecutive devices for the
-/// innermost axis, strided by the axes inside it otherwise.
-fn group(axes: &[(&str, usize)], axis: &str) -> Vec<usize> {
-    let at = axes.iter().position(|a| a.0 == axis).unwrap_or(0);
-    let stride: usize = axes[at + 1..].iter().map(|a| a.1).product();
-    (0..axes[at].1).map(|i| i * stride).collect()
+/// The devices of the group of `names` (axes of `axes`) holding device 0: consecutive
+/// devices along the innermost axis, strided by the axes inside it otherwise.
+fn group(axes: &[(&str, usize)], names: &[&str]) -> Vec<usize> {
+    let mut devices = vec![0];
+    for (at, &(name, size)) in axes.iter().enumerate() {
+        if !names.contains(&name) {
+            continue;
+        }
+        let stride: usize = axes[at + 1..].iter().map(|a| a.1).product();
+        devices = devices
+            .iter()
+            .flat_map(|&d| (0..size).map(move |i| d + i * stride))
+            .collect();
+    }
+    devices.sort_unstable();
+    devices
 }
 
 /// Seconds and link class of one collective of `bytes` (the full buffer) over `group`.
@@ -353,13 +428,16 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
         model.vocab as f64,
     );
     let t = p.model as f64;
+    let c = p.context as f64;
     let layers = (model.layers / p.stages) as f64;
     let local_seqs = (d.batch / p.data) as f64;
     let mb_seqs = local_seqs / p.micro_batches as f64;
-    let tokens = local_seqs * s;
+    // A device's positions: its block of each sequence.
+    let tokens = local_seqs * s / c;
     // One layer's matmuls on a micro-batch (forward): q, k, v and out (4h² per token),
-    // the MLP (2·h·f), attention scores and context (2·s·h per token), each split t ways.
-    let mb_tokens = mb_seqs * s;
+    // the MLP (2·h·f), attention scores and context (2·s·h per token: a device's queries
+    // against every key), each split t ways.
+    let mb_tokens = mb_seqs * s / c;
     let dot = |class: DotClass, flops: f64| flops / cost.dot_rate(class, flops);
     let layer_fwd = dot(DotClass::Square, 2.0 * mb_tokens * 4.0 * h * h / t)
         + dot(DotClass::Square, 2.0 * mb_tokens * 2.0 * h * f / t)
@@ -367,8 +445,12 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     // Elementwise and reductions: layer norms, softmax, GELU, residuals (~8 FLOPs per
     // element they touch).
     let layer_vec = 8.0 * mb_tokens * (6.0 * h + (2.0 * f + 2.0 * a * s) / t) / cost.vector_flops;
-    // Forward and backward (twice the forward) of every layer and micro-batch.
-    let body = 3.0 * (layer_fwd + layer_vec) * layers * p.micro_batches as f64;
+    // Forward and backward (twice the forward) of every layer and micro-batch, and with
+    // recompute the forward once more.
+    let forwards = if p.recompute { 2.0 } else { 1.0 };
+    let one_pass = (layer_fwd + layer_vec) * layers * p.micro_batches as f64;
+    let body = (forwards + 2.0) * one_pass;
+    let recompute = (forwards - 1.0) * one_pass;
     // The embedding lookup and the logits (replicated over the model axis, as the demo's
     // specs have it), on the last stage.
     let head = 3.0 * dot(DotClass::Square, 2.0 * tokens * h * v);
@@ -378,7 +460,8 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     let shared_params = v * h + s * h + 2.0 * h;
     let block_params = (all as f64 - shared_params) / model.layers as f64 / t * layers;
     let params = block_params + shared_params;
-    let n = p.data as f64;
+    // The devices the parameters are replicated over (their gradients reduced over).
+    let n = (p.data * p.context) as f64;
     let (param_div, grad_div, state_div) = match p.data_parallel {
         DataParallel::Ddp => (1.0, 1.0, 1.0),
         DataParallel::Zero1 => (1.0, 1.0, n),
@@ -396,25 +479,44 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     let mut add = |class: &str, b: f64| {
         *bytes_per_link.entry(class.to_string()).or_default() += b as u64;
     };
-    // Tensor parallelism: 4 all-reduces of a micro-batch's activations per layer.
+    // Tensor parallelism: 4 all-reduces of a micro-batch's activations per layer, and the
+    // forward's 2 again when it is recomputed.
     let mut tensor = 0.0;
     if p.model > 1 {
         let (sec, class, sent) = collective(
             cost,
-            &group(&p.axes, "model"),
+            &group(&p.axes, &["model"]),
             mb_tokens * h * 4.0,
             Collective::AllReduce,
         );
-        let count = 4.0 * layers * p.micro_batches as f64;
+        let count = (2.0 * forwards + 2.0) * layers * p.micro_batches as f64;
         tensor = sec * count;
         add(class, sent * count);
     }
-    // The data axis: the gradients of the device's parameters. DDP all-reduces them in
-    // buckets of 25 MB (the strategy's `bucket_bytes`); the ZeRO stages reduce-scatter and
-    // gather each parameter on its own, paying a collective's latency per tensor.
+    // Context parallelism: each layer's keys and values (this device's heads, every
+    // position) gathered in each forward pass; their gradients and the layer input's
+    // reduce-scattered back to positions in the backward.
+    let mut context = 0.0;
+    if p.context > 1 {
+        let g = group(&p.axes, &["context"]);
+        let gathered = mb_seqs * s * h / t * 4.0;
+        let per_layer = layers * p.micro_batches as f64;
+        for (kind, count) in [
+            (Collective::Gather, 2.0 * forwards * per_layer),
+            (Collective::ReduceScatter, 3.0 * per_layer),
+        ] {
+            let (sec, class, sent) = collective(cost, &g, gathered, kind);
+            context += sec * count;
+            add(class, sent * count);
+        }
+    }
+    // The data axis: the gradients of the device's parameters, reduced over data x
+    // context. DDP all-reduces them in buckets of 25 MB (the strategy's `bucket_bytes`);
+    // the ZeRO stages reduce-scatter and gather each parameter on its own, paying a
+    // collective's latency per tensor.
     let mut data_exposed = 0.0;
-    if p.data > 1 {
-        let g = group(&p.axes, "data");
+    if n > 1.0 {
+        let g = group(&p.axes, &["data", "context"]);
         let grads = params * 4.0;
         let tensors = model.param_types().len() as f64;
         // `count` collectives moving `bytes` in all.
@@ -446,13 +548,13 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
                 charge(per(Collective::ReduceScatter, grads, tensors), true);
             }
         }
-        let backward = body * 2.0 / 3.0;
+        let backward = body - one_pass;
         data_exposed = exposed + (hidden - backward).max(hidden / layers.max(1.0));
     }
     // Pipelines: each micro-batch's activations forward and their gradients back.
     let mut pipeline = 0.0;
     if p.stages > 1 {
-        let g = group(&p.axes, "stage");
+        let g = group(&p.axes, &["stage"]);
         let pair = [g[0], g[1]];
         let (sec, class, _) = collective(cost, &pair, mb_tokens * h * 4.0, Collective::Gather);
         // A pair's "gather" sends the whole buffer once: a point-to-point message.
@@ -460,16 +562,28 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
         pipeline = sec * count;
         add(class, mb_tokens * h * 4.0 * count);
     }
-    // Activations kept per layer and sequence (f32), the layers of a stage, and the
-    // micro-batches in flight (1F1B: as many as stages, at most all).
-    let per_seq_layer = 2.0 * s * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+    // Activations kept per layer and sequence (f32): a device's `s/c` positions, their
+    // scores against every key, and with a context axis the gathered keys and values.
+    // With recompute a layer keeps its input, and the layer being recomputed all of it.
+    let kv = if p.context > 1 {
+        2.0 * s * h / t * 4.0
+    } else {
+        0.0
+    };
+    let per_seq_layer = 2.0 * (s / c) * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)) + kv;
+    let per_seq = if p.recompute {
+        (s / c) * h * 4.0 * layers + per_seq_layer
+    } else {
+        per_seq_layer * layers
+    };
+    // The micro-batches in flight (1F1B: as many as stages, at most all).
     let in_flight = if p.stages > 1 {
         (p.stages.min(p.micro_batches) as f64) * mb_seqs
     } else {
         mb_seqs
     };
     // The logits of a micro-batch (the loss is computed one micro-batch at a time).
-    let activations = per_seq_layer * layers * in_flight + mb_tokens * v * 4.0;
+    let activations = per_seq * in_flight + mb_tokens * v * 4.0;
     let memory = Memory {
         params: (params * 4.0 / param_div) as u64,
         grads: (params * 4.0 / grad_div) as u64,
@@ -478,10 +592,12 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     };
     let compute = work + bubble;
     Predicted {
-        step_s: compute + tensor + data_exposed + pipeline,
+        step_s: compute + tensor + context + data_exposed + pipeline,
         compute_s: compute,
         bubble_s: bubble,
+        recompute_s: recompute,
         tensor_s: tensor,
+        context_s: context,
         data_exposed_s: data_exposed,
         pipeline_s: pipeline,
         memory,
@@ -543,24 +659,28 @@ mod tests {
         // sequences (1, 2, 4, ...).
         let mut want = 0;
         for t in [1usize, 2, 4] {
-            for p in [1usize, 2, 4, 8] {
-                if 8 % (t * p) != 0 || 4 % p != 0 {
-                    continue;
+            // Context parallelism: any count dividing the 64 positions.
+            for c in [1usize, 2, 4, 8] {
+                for p in [1usize, 2, 4, 8] {
+                    if 8 % (t * c * p) != 0 || 4 % p != 0 {
+                        continue;
+                    }
+                    let data = 8 / (t * c * p);
+                    let kinds = if data * c > 1 { 4 } else { 1 };
+                    let counts = if p == 1 {
+                        (16 / data).trailing_zeros() as usize + 1
+                    } else {
+                        1
+                    };
+                    // With and without recompute.
+                    want += kinds * counts * 2;
                 }
-                let data = 8 / (t * p);
-                let kinds = if data > 1 { 4 } else { 1 };
-                let counts = if p == 1 {
-                    (16 / data).trailing_zeros() as usize + 1
-                } else {
-                    1
-                };
-                want += kinds * counts;
             }
         }
         assert_eq!(plans.considered, want);
         assert_eq!(plans.ranked.len(), want);
         for p in &plans.ranked {
-            assert_eq!(p.data * p.stages * p.model, 8, "{}", p.name());
+            assert_eq!(p.data * p.stages * p.context * p.model, 8, "{}", p.name());
             assert!(p.predicted.step_s > 0.0);
         }
         assert!(
@@ -589,7 +709,7 @@ mod tests {
             let p = plans
                 .ranked
                 .iter()
-                .find(|p| p.data == 8 && p.data_parallel == dp)
+                .find(|p| p.data == 8 && p.data_parallel == dp && !p.recompute)
                 .unwrap();
             let m = p.predicted.memory;
             let per_param = (m.params + m.grads + m.optimizer) as f64 / params as f64;
@@ -608,7 +728,12 @@ mod tests {
         let ddp = all
             .ranked
             .iter()
-            .find(|p| p.data == 8 && p.data_parallel == DataParallel::Ddp && p.micro_batches == 1)
+            .find(|p| {
+                p.data == 8
+                    && p.data_parallel == DataParallel::Ddp
+                    && p.micro_batches == 1
+                    && !p.recompute
+            })
             .unwrap();
         let limit = ddp.predicted.memory.total() - 1;
         let within = plan(&cfg, 8, &CostModel::cpu(2), Some(limit)).unwrap();
@@ -644,6 +769,7 @@ mod tests {
                         && p.stages == 1
                         && p.micro_batches == 1
                         && p.data_parallel == DataParallel::Ddp
+                        && !p.recompute
                         && p.axes.last().unwrap().0 == inner
                 })
                 .unwrap()
@@ -674,7 +800,7 @@ mod tests {
         for devices in [8, 64, 1024] {
             let plans = plan(&cfg, devices, &CostModel::gpu_cluster(), Some(80 << 30)).unwrap();
             let best = &plans.ranked[0];
-            assert_eq!(best.data * best.stages * best.model, devices);
+            assert_eq!(best.data * best.stages * best.context * best.model, devices);
             assert!(best.predicted.memory.total() <= 80 << 30);
         }
     }
@@ -695,6 +821,127 @@ mod tests {
         .unwrap();
         let text = shardc_ir::text::print_module(ts.program.module());
         assert!(text.contains("stablehlo.while"), "no accumulation loop");
+    }
+
+    /// The plan of `cfg` on `devices` with these axes, DDP, one micro-batch.
+    fn find(cfg: &GptConfig, data: usize, context: usize, model: usize, recompute: bool) -> Plan {
+        let devices = data * context * model;
+        plan(cfg, devices, &CostModel::cpu(2), None)
+            .unwrap()
+            .ranked
+            .into_iter()
+            .find(|p| {
+                (
+                    p.data,
+                    p.stages,
+                    p.context,
+                    p.model,
+                    p.micro_batches,
+                    p.recompute,
+                ) == (data, 1, context, model, 1, recompute)
+                    && p.data_parallel == DataParallel::Ddp
+            })
+            .unwrap()
+    }
+
+    /// A context axis of 2 beside data 4 against data 8: the same tokens per device (twice
+    /// the sequences, half the positions), so the same compute; per layer two gathers of
+    /// the keys and values and three reduce-scatters of that volume over the context
+    /// pairs, the gradients still all-reduced over all 8 devices; activations per layer
+    /// the positions' share plus the gathered keys and values.
+    #[test]
+    fn context_parallelism_gathers_keys_and_values_per_layer() {
+        let cfg = demo();
+        let (d, layers) = (cfg.block, cfg.layers as f64);
+        let flat = find(&cfg, 8, 1, 1, false);
+        let cp = find(&cfg, 4, 2, 1, false);
+        assert_eq!(cp.name(), "DDP data=4 x context parallel context=2");
+        assert!((cp.predicted.compute_s / flat.predicted.compute_s - 1.0).abs() < 1e-9);
+        assert_eq!(flat.predicted.context_s, 0.0);
+        assert!(cp.predicted.context_s > 0.0);
+        // Keys (or values) of a device's 4 sequences, every position, f32; half of each
+        // gathered buffer comes from the other device of the pair.
+        let gathered = (4 * d.seq * d.d_model * 4) as f64;
+        let context_bytes = layers * (2.0 + 3.0) * gathered / 2.0;
+        let link = |p: &Plan| p.predicted.bytes_per_link["link"] as f64;
+        assert!(
+            (link(&cp) - link(&flat) - context_bytes).abs() < 16.0,
+            "{} vs {} + {context_bytes}",
+            link(&cp),
+            link(&flat)
+        );
+        // Activations: per sequence and layer 2·s·h·(10 + 24 + 5·a·s/h) bytes over its
+        // half of the positions, plus 2·s·h·4 of keys and values; the logits.
+        let (s, h, a) = (d.seq as f64, d.d_model as f64, d.heads as f64);
+        let per_seq_layer = 2.0 * (s / 2.0) * h * (34.0 + 5.0 * a * s / h) + 8.0 * s * h;
+        let want = per_seq_layer * layers * 4.0 + 4.0 * (s / 2.0) * cfg.vocab as f64 * 4.0;
+        let got = cp.predicted.memory.activations as f64;
+        assert!((got - want).abs() <= 1.0, "{got} vs {want}");
+    }
+
+    /// Recompute runs every layer's forward pass again in the backward pass: a third more
+    /// layer compute, the forward's tensor-parallel all-reduces again (6 a layer, not
+    /// 4), and only each layer's input kept beside one layer's activations.
+    #[test]
+    fn recompute_trades_a_forward_pass_for_the_activations() {
+        let cfg = demo();
+        let (d, layers) = (cfg.block, cfg.layers as f64);
+        let kept = find(&cfg, 4, 1, 2, false);
+        let again = find(&cfg, 4, 1, 2, true);
+        assert!(again.name().ends_with("with recompute"), "{}", again.name());
+        assert_eq!(kept.predicted.recompute_s, 0.0);
+        let extra = again.predicted.compute_s - kept.predicted.compute_s;
+        assert!((extra - again.predicted.recompute_s).abs() < 1e-12);
+        assert!(again.predicted.recompute_s > 0.0);
+        assert!((again.predicted.tensor_s / kept.predicted.tensor_s - 1.5).abs() < 1e-9);
+        let (s, h) = (d.seq as f64, d.d_model as f64);
+        let logits = 4.0 * s * cfg.vocab as f64 * 4.0;
+        let full = (kept.predicted.memory.activations as f64 - logits) / layers / 4.0;
+        let want = 4.0 * (s * h * 4.0 * layers + full) + logits;
+        let got = again.predicted.memory.activations as f64;
+        assert!((got - want).abs() <= 2.0, "{got} vs {want}");
+        assert!(got < kept.predicted.memory.activations as f64 / 2.0);
+    }
+
+    /// Sequences of 8,192 positions: a sequence's activations of one layer (its scores
+    /// above all) are 12 GB, 285 GB for the 24 layers, so every plan within 80 GB splits
+    /// the positions (context parallelism), the heads (tensor parallelism) or recomputes,
+    /// and context parallelism alone fits.
+    #[test]
+    fn long_sequences_fit_only_when_split_or_recomputed() {
+        let mut cfg = gpt_1b();
+        cfg.block.seq = 8192;
+        cfg.block.batch = 8;
+        let plans = plan(&cfg, 8, &CostModel::gpu_cluster(), Some(80 << 30)).unwrap();
+        assert!(!plans.ranked.is_empty());
+        for p in &plans.ranked {
+            assert!(
+                p.context > 1 || p.model > 1 || p.recompute,
+                "{} fits",
+                p.name()
+            );
+        }
+        assert!(
+            plans
+                .ranked
+                .iter()
+                .any(|p| p.context > 1 && p.model == 1 && !p.recompute)
+        );
+        assert!(
+            plans
+                .over_budget
+                .iter()
+                .any(|p| p.context == 1 && p.model == 1 && !p.recompute)
+        );
+    }
+
+    #[test]
+    fn a_group_over_two_axes_holds_their_devices() {
+        let axes = [("data", 2), ("stage", 1), ("context", 2), ("model", 2)];
+        assert_eq!(group(&axes, &["model"]), vec![0, 1]);
+        assert_eq!(group(&axes, &["context"]), vec![0, 2]);
+        assert_eq!(group(&axes, &["data"]), vec![0, 4]);
+        assert_eq!(group(&axes, &["data", "context"]), vec![0, 2, 4, 6]);
     }
 
     #[test]

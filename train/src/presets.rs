@@ -1,7 +1,7 @@
 //! The demo's model, optimizer and text, shared by the demo, the benchmarks and the tests.
 
 use crate::data::CharDataset;
-use crate::models::{GptConfig, TransformerDims, gpt_loss};
+use crate::models::{Blocks, GptConfig, TransformerDims, gpt_loss_with};
 use crate::step::{Optimizer, TrainStep, train_step_accumulated};
 use crate::strategy::Strategy;
 use shardc::{DType, Error, Mesh, Tensor, TensorType};
@@ -72,8 +72,28 @@ pub fn gpt_step(
     optimizer: Optimizer,
     microbatches: usize,
 ) -> Result<TrainStep, Error> {
+    gpt_step_with(
+        cfg,
+        mesh,
+        strategy,
+        optimizer,
+        microbatches,
+        Blocks::default(),
+    )
+}
+
+/// [`gpt_step`] with every block computed as `blocks` says (its attention, and which
+/// blocks are recomputed in the backward pass).
+pub fn gpt_step_with(
+    cfg: GptConfig,
+    mesh: &Mesh,
+    strategy: Strategy,
+    optimizer: Optimizer,
+    microbatches: usize,
+    blocks: Blocks,
+) -> Result<TrainStep, Error> {
     let tokens = TensorType::new(DType::I32, [cfg.block.batch, cfg.block.seq]);
-    let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss(&cfg, &b[0], &b[1], p);
+    let loss = move |p: &[Tensor], b: &[Tensor]| gpt_loss_with(&cfg, &b[0], &b[1], p, &blocks);
     train_step_accumulated(
         "gpt",
         loss,
