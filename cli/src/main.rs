@@ -4,7 +4,7 @@
 //! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole] [--unroll-loops N] [--memory-per-device B]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
-//! shardc plan demo|gpt-1b|SHAPES.json --devices N [--topology FILE] [--memory-per-device B] [--top K] [--measure K]
+//! shardc plan demo|gpt-1b|gpt-1b-moe|SHAPES.json --devices N [--topology FILE] [--memory-per-device B] [--top K] [--measure K]
 //! shardc bench peer [--dir tests/fixtures/peer] [--cases a,b] [--steps 10] [--profile] [--trace DIR] [--prefetch N]
 //! shardc bench plans FILE.mlir... [--steps 5] [--cost-profile FILE]
 //! shardc bench compile [--blocks 4,16,64,256]
@@ -162,15 +162,16 @@ enum Command {
         command: Vec<String>,
     },
     /// Propose how to train a GPT-shaped model on N devices: mesh shapes (data, pipeline
-    /// stages, context and tensor parallelism), the data axis's ZeRO stage, per-layer
+    /// stages, context, tensor and expert parallelism), the data axis's ZeRO stage, per-layer
     /// recompute and which axes go on which links, ranked by predicted step time within a
     /// memory limit (one JSON object;
     /// `docs/topology.md`, The planner). `--measure K` trains the top K on the cpu
     /// backend and prints the measured ranking beside the predicted one.
     Plan {
-        /// `demo` (the demo's GPT), `gpt-1b` (1.3 B parameters' shapes, not run), or a
-        /// JSON file of a GPT's shapes (`vocab`, `layers`, `batch`, `seq`, `d_model`,
-        /// `heads`, `d_ff`).
+        /// `demo` (the demo's GPT), `gpt-1b` (1.3 B parameters' shapes, not run),
+        /// `gpt-1b-moe` (its MLPs as 8 experts, 2 per token), or a JSON file of a GPT's
+        /// shapes (`vocab`, `layers`, `batch`, `seq`, `d_model`, `heads`, `d_ff`; with
+        /// `experts`, and optionally `top_k` and `capacity_factor`, its MLPs as experts).
         model: String,
         /// Devices to plan for.
         #[arg(long)]

@@ -8,13 +8,13 @@ use shardc::RematPolicy;
 use shardc::compiler::CostModel;
 use shardc::{Engine, Error};
 use shardc_train::models::{Blocks, GptConfig, Remat, TransformerDims};
-use shardc_train::plan::{DataParallel, Plan, kendall_tau, plan};
+use shardc_train::plan::{DataParallel, Experts, Model, Plan, kendall_tau, plan};
 use shardc_train::strategy::Strategy;
 use std::time::Instant;
 
 /// What `shardc plan` is asked.
 pub struct PlanArgs {
-    /// `demo`, `gpt-1b`, or a JSON file of a GPT's shapes.
+    /// `demo`, `gpt-1b`, `gpt-1b-moe`, or a JSON file of a GPT's shapes.
     pub model: String,
     /// Devices to plan for.
     pub devices: usize,
@@ -33,15 +33,17 @@ pub struct PlanArgs {
 }
 
 /// The model's shapes: a preset or a file (`{"vocab", "layers", "batch", "seq",
-/// "d_model", "heads", "d_ff"}`).
-pub fn model(name: &str) -> Result<GptConfig, Error> {
+/// "d_model", "heads", "d_ff"}`, and `"experts"`, `"top_k"`, `"capacity_factor"` for a
+/// mixture of experts).
+pub fn model(name: &str) -> Result<Model, Error> {
     match name {
-        "demo" => Ok(shardc_train::presets::demo_config()),
-        "gpt-1b" => Ok(shardc_train::plan::gpt_1b()),
+        "demo" => Ok(shardc_train::presets::demo_config().into()),
+        "gpt-1b" => Ok(shardc_train::plan::gpt_1b().into()),
+        "gpt-1b-moe" => Ok(shardc_train::plan::gpt_1b_moe()),
         file => {
             let text = std::fs::read_to_string(file).map_err(|e| {
                 Error::Usage(format!(
-                    "{file}: {e} (give `demo`, `gpt-1b`, or a JSON file of a GPT's shapes)"
+                    "{file}: {e} (give `demo`, `gpt-1b`, `gpt-1b-moe`, or a JSON file of a GPT's shapes)"
                 ))
             })?;
             let v: Value = serde_json::from_str(&text)
@@ -74,7 +76,24 @@ pub fn model(name: &str) -> Result<GptConfig, Error> {
                     cfg.block.d_model, cfg.block.heads
                 )));
             }
-            Ok(cfg)
+            // A mixture of experts when `experts` is given: `top_k` (1) of them per
+            // token, buffers `capacity_factor` (1.25) times their share.
+            let experts = match v.get("experts") {
+                None => None,
+                Some(_) => Some(Experts {
+                    count: field("experts")?,
+                    top_k: v.get("top_k").map_or(Ok(1), |_| field("top_k"))?,
+                    capacity_factor: match v.get("capacity_factor") {
+                        None => 1.25,
+                        Some(c) => c.as_f64().filter(|&c| c > 0.0).ok_or_else(|| {
+                            Error::Usage(format!(
+                                "{file}: `capacity_factor` must be a positive number (each expert's buffer over its even share of the tokens, 1.0-2.0)"
+                            ))
+                        })?,
+                    },
+                }),
+            };
+            Ok(Model { gpt: cfg, experts })
         }
     }
 }
@@ -88,6 +107,7 @@ fn row(p: &Plan) -> Value {
         "stages": p.stages,
         "context": p.context,
         "model": p.model,
+        "experts_over": p.expert,
         "recompute": p.recompute,
         "micro_batches": p.micro_batches,
         "data_parallel": p.data_parallel.name(),
@@ -98,6 +118,7 @@ fn row(p: &Plan) -> Value {
             "recompute": p.predicted.recompute_s * 1e3,
             "tensor_parallel": p.predicted.tensor_s * 1e3,
             "context_parallel": p.predicted.context_s * 1e3,
+            "expert_all_to_all": p.predicted.expert_s * 1e3,
             "data_exposed": p.predicted.data_exposed_s * 1e3,
             "pipeline": p.predicted.pipeline_s * 1e3,
         },
@@ -191,17 +212,17 @@ fn measure(
 
 /// One JSON object: the ranked plans, and the measured ones.
 pub fn run(a: &PlanArgs) -> Result<Value, Error> {
-    let cfg = model(&a.model)?;
-    let params: usize = cfg.param_types().iter().map(|t| t.num_elements()).sum();
+    let m = model(&a.model)?;
+    let cfg = m.gpt;
     let start = Instant::now();
-    let plans = plan(&cfg, a.devices, &a.cost, a.memory_per_device).map_err(Error::Usage)?;
+    let plans = plan(&m, a.devices, &a.cost, a.memory_per_device).map_err(Error::Usage)?;
     let planned_ms = start.elapsed().as_secs_f64() * 1e3;
     let mut measured = Vec::new();
     let (mut predicted_ms, mut measured_ms, mut compiler) = (Vec::new(), Vec::new(), Vec::new());
     for p in plans.ranked.iter().take(a.measure) {
-        let Some(s) = strategy(p, &cfg) else {
+        let Some(s) = m.experts.is_none().then(|| strategy(p, &cfg)).flatten() else {
             measured.push(json!({"plan": p.name(), "measured_step_ms": null,
-                "why_not": "shardc has no strategy for it yet (pipelines, ZeRO-1/2 with tensor parallelism, ZeRO with context parallelism)"}));
+                "why_not": "shardc has no strategy for it yet (pipelines, ZeRO-1/2 with tensor parallelism, ZeRO with context parallelism, a GPT with experts)"}));
             continue;
         };
         let (ms, compiler_ms) = measure(p, &cfg, s, a.steps, a.engine, &a.cost)?;
@@ -215,8 +236,9 @@ pub fn run(a: &PlanArgs) -> Result<Value, Error> {
     }
     let d = cfg.block;
     Ok(json!({
-        "model": {"name": a.model, "parameters": params, "layers": cfg.layers, "d_model": d.d_model,
-            "heads": d.heads, "d_ff": d.d_ff, "seq": d.seq, "global_batch": d.batch, "vocab": cfg.vocab},
+        "model": {"name": a.model, "parameters": m.parameters(), "layers": cfg.layers, "d_model": d.d_model,
+            "heads": d.heads, "d_ff": d.d_ff, "seq": d.seq, "global_batch": d.batch, "vocab": cfg.vocab,
+            "experts": m.experts.map(|x| json!({"count": x.count, "top_k": x.top_k, "capacity_factor": x.capacity_factor}))},
         "devices": a.devices,
         "cost_model": a.cost.source,
         "topology": a.cost.topology.as_ref().map(|t| format!("{} nodes x {} devices", t.nodes, t.devices_per_node)),
@@ -255,7 +277,7 @@ mod tests {
     };
 
     fn plan_of(context: usize, model: usize, recompute: bool) -> Plan {
-        plan(&TINY, 4, &CostModel::cpu(2), None)
+        plan(&TINY.into(), 4, &CostModel::cpu(2), None)
             .unwrap()
             .ranked
             .into_iter()
@@ -313,7 +335,7 @@ mod tests {
         // The demo's (on the tiny model the loop is predicted cheaper whole: its
         // collectives' latencies outweigh its compute).
         let cfg = shardc_train::presets::demo_config();
-        let p = plan(&cfg, 8, &CostModel::cpu(2), None)
+        let p = plan(&cfg.into(), 8, &CostModel::cpu(2), None)
             .unwrap()
             .ranked
             .into_iter()

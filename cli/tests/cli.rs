@@ -829,7 +829,38 @@ fn plan_ranks_meshes_and_strategies_and_refuses_bad_requests() {
     assert!(v["model"]["parameters"].as_u64().unwrap() > 1_200_000_000);
     let best = &v["plans"][0];
     assert!(best["memory_per_device"]["total"].as_u64().unwrap() <= 80 << 30);
+    // The mixture of experts: 7 B parameters, planned with its experts split over the
+    // data axis.
+    let out = run(&[
+        "plan",
+        "gpt-1b-moe",
+        "--devices",
+        "64",
+        "--gpu-cluster",
+        "--memory-per-device",
+        &limit,
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model"]["experts"]["count"], 8);
+    assert!(v["model"]["parameters"].as_u64().unwrap() > 6_900_000_000);
+    assert!(
+        v["plans"][0]["experts_over"].as_u64().unwrap() > 1,
+        "{}",
+        v["plans"][0]
+    );
+    let shapes = std::env::temp_dir().join(format!("shardc-moe-{}.json", std::process::id()));
+    std::fs::write(
+        &shapes,
+        r#"{"vocab": 64, "layers": 2, "batch": 8, "seq": 16, "d_model": 32, "heads": 4, "d_ff": 64, "experts": 4, "capacity_factor": -1}"#,
+    )
+    .unwrap();
+    let shapes = shapes.to_str().unwrap();
     for (args, want) in [
+        (
+            vec!["plan", shapes, "--devices", "8"],
+            "`capacity_factor` must be a positive number",
+        ),
         (
             vec!["plan", "demo", "--devices", "7"],
             "no way to split 7 devices",

@@ -19,6 +19,12 @@
 //!   over the axis in the forward pass and three reduce-scatters of that volume in the
 //!   backward (keys', values' and the layer input's gradients), not overlapped; the
 //!   parameters' gradients reduced over data x context;
+//! - experts (a mixture-of-experts model, [`Experts`]): each token's MLP run by `top_k`
+//!   experts in buffers `capacity_factor` times their even share, the experts split over
+//!   `e` devices of the data axis (GShard's expert parallelism); per layer, tokens sent to
+//!   their experts and back by two all-to-alls over those devices in each forward pass and
+//!   two in the backward, not overlapped; the experts' gradients reduced over the `n/e`
+//!   devices holding the same experts;
 //! - recompute (`models::Remat::Every(RematPolicy::Nothing)`, `torch.utils.checkpoint` per
 //!   layer): a second forward pass of every layer in the backward (its tensor-parallel
 //!   all-reduces and key/value gathers too), for keeping only each layer's input;
@@ -79,6 +85,64 @@ impl DataParallel {
     }
 }
 
+/// What the planner plans: a GPT's shapes, its MLPs dense or mixtures of experts.
+#[derive(Clone, Copy, Debug)]
+pub struct Model {
+    /// The GPT's shapes (with experts, each expert's MLP is the GPT's).
+    pub gpt: GptConfig,
+    /// Every layer's MLP as experts, or dense.
+    pub experts: Option<Experts>,
+}
+
+impl From<GptConfig> for Model {
+    fn from(gpt: GptConfig) -> Model {
+        Model { gpt, experts: None }
+    }
+}
+
+impl Model {
+    /// Parameters in all: the GPT's, each layer's MLP counted once per expert, and the
+    /// routers.
+    pub fn parameters(&self) -> usize {
+        let dense: usize = self
+            .gpt
+            .param_types()
+            .iter()
+            .map(|t| t.num_elements())
+            .sum();
+        let d = &self.gpt.block;
+        self.experts.map_or(dense, |x| {
+            dense + self.gpt.layers * ((x.count - 1) * 2 * d.d_model * d.d_ff + d.d_model * x.count)
+        })
+    }
+}
+
+/// [`gpt_1b`]'s shapes with every MLP as 8 experts, each token routed to 2 (Mixtral's
+/// routing, GShard's capacity factor 1.25): 7.0 B parameters, for planning only.
+pub fn gpt_1b_moe() -> Model {
+    Model {
+        gpt: gpt_1b(),
+        experts: Some(Experts {
+            count: 8,
+            top_k: 2,
+            capacity_factor: 1.25,
+        }),
+    }
+}
+
+/// Every layer's MLP as `count` MLPs of the same shape and a router (GShard, Switch):
+/// each token goes to `top_k` of them, each expert's buffer holding `capacity_factor`
+/// times its even share of the tokens.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Experts {
+    /// Experts per layer.
+    pub count: usize,
+    /// Experts each token goes to.
+    pub top_k: usize,
+    /// Each expert's buffer over its even share of the tokens (1.0-2.0).
+    pub capacity_factor: f64,
+}
+
 /// A way to train the model on the devices.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
@@ -90,6 +154,9 @@ pub struct Plan {
     pub context: usize,
     /// Devices along the tensor-parallel axis (Megatron's attention heads and MLP columns).
     pub model: usize,
+    /// Devices of the data axis the experts split over (1: every device holds them all,
+    /// or the model is dense).
+    pub expert: usize,
     /// Micro-batches per step: a pipeline's, or without one the gradient accumulation's
     /// (the backward of each before the next forward; one reduction per step).
     pub micro_batches: usize,
@@ -120,6 +187,8 @@ pub struct Predicted {
     pub tensor_s: f64,
     /// The context axis's key and value gathers and their gradients' reduce-scatters.
     pub context_s: f64,
+    /// The experts' all-to-alls: tokens to their experts and back.
+    pub expert_s: f64,
     /// The data axis's collectives not hidden behind the backward pass.
     pub data_exposed_s: f64,
     /// Between pipeline stages.
@@ -157,6 +226,9 @@ impl Plan {
         let mut parts = Vec::new();
         if self.data > 1 {
             parts.push(format!("{} data={}", self.data_parallel.name(), self.data));
+            if self.expert > 1 {
+                parts.push(format!("experts over {} of data", self.expert));
+            }
         } else if self.context > 1 && self.data_parallel != DataParallel::Ddp {
             // Sharded over the context axis alone.
             parts.push(self.data_parallel.name().to_string());
@@ -205,7 +277,7 @@ pub struct Plans {
 /// says which links the axes cross), ranked; plans needing more than `memory_per_device`
 /// bytes on a device are set apart. The model's batch is the global batch.
 pub fn plan(
-    model: &GptConfig,
+    model: &Model,
     devices: usize,
     cost: &CostModel,
     memory_per_device: Option<u64>,
@@ -223,7 +295,15 @@ pub fn plan(
             t.devices_per_node
         ));
     }
-    let d = &model.block;
+    let d = &model.gpt.block;
+    if let Some(x) = model.experts
+        && (x.count == 0 || x.top_k == 0 || x.top_k > x.count || x.capacity_factor <= 0.0)
+    {
+        return Err(format!(
+            "experts: {} of them, {} per token, capacity factor {}: give at least one expert, at most that many per token, and a positive capacity factor",
+            x.count, x.top_k, x.capacity_factor
+        ));
+    }
     let cost = cost.for_devices(devices);
     let mut all = Vec::new();
     for model_ways in divisors(devices) {
@@ -242,7 +322,7 @@ pub fn plan(
     if all.is_empty() {
         return Err(format!(
             "no way to split {devices} devices for this model: the data axis must divide the batch ({}), the tensor-parallel axis the heads ({}) and the MLP width ({}), the context axis the sequence ({}), the pipeline stages the layers ({}); choose a device count they allow",
-            d.batch, d.heads, d.d_ff, d.seq, model.layers
+            d.batch, d.heads, d.d_ff, d.seq, model.gpt.layers
         ));
     }
     let considered = all.len();
@@ -261,16 +341,16 @@ pub fn plan(
 /// pipeline stages and data axis splitting the remaining devices, their micro-batches,
 /// axis orders, ZeRO stages and recompute, predicted into `all`.
 fn plan_splits(
-    model: &GptConfig,
+    model: &Model,
     devices: usize,
     model_ways: usize,
     context: usize,
     cost: &CostModel,
     all: &mut Vec<Plan>,
 ) {
-    let d = &model.block;
+    let d = &model.gpt.block;
     for stages in divisors(devices / model_ways / context) {
-        if !model.layers.is_multiple_of(stages) {
+        if !model.gpt.layers.is_multiple_of(stages) {
             continue;
         }
         let data = devices / model_ways / context / stages;
@@ -310,6 +390,14 @@ fn plan_splits(
                 vec![inner_model]
             }
         };
+        // Experts split over some devices of the data axis (dividing both).
+        let expert_ways: Vec<usize> = match model.experts {
+            Some(x) => divisors(data)
+                .into_iter()
+                .filter(|e| x.count.is_multiple_of(*e))
+                .collect(),
+            None => vec![1],
+        };
         let stage_kinds: &[DataParallel] = if data * context > 1 {
             &DataParallel::ALL
         } else {
@@ -318,20 +406,23 @@ fn plan_splits(
         for axes in orders {
             for &data_parallel in stage_kinds {
                 for &micro_batches in &micro_batch_counts {
-                    for recompute in [false, true] {
-                        let mut p = Plan {
-                            data,
-                            stages,
-                            context,
-                            model: model_ways,
-                            micro_batches,
-                            data_parallel,
-                            recompute,
-                            axes: axes.clone(),
-                            predicted: Predicted::default(),
-                        };
-                        p.predicted = predict(model, &p, cost);
-                        all.push(p);
+                    for &expert in &expert_ways {
+                        for recompute in [false, true] {
+                            let mut p = Plan {
+                                data,
+                                stages,
+                                context,
+                                model: model_ways,
+                                expert,
+                                micro_batches,
+                                data_parallel,
+                                recompute,
+                                axes: axes.clone(),
+                                predicted: Predicted::default(),
+                            };
+                            p.predicted = predict(model, &p, cost);
+                            all.push(p);
+                        }
                     }
                 }
             }
@@ -349,6 +440,7 @@ enum Collective {
     AllReduce,
     ReduceScatter,
     Gather,
+    AllToAll,
 }
 
 /// The devices of the group of `names` (axes of `axes`) holding device 0: consecutive
@@ -384,7 +476,7 @@ fn collective(
     // reduce-scatter (n-1)/n.
     let factor = match kind {
         Collective::AllReduce => 2.0 * (n - 1.0) / n,
-        Collective::ReduceScatter | Collective::Gather => (n - 1.0) / n,
+        Collective::ReduceScatter | Collective::Gather | Collective::AllToAll => (n - 1.0) / n,
     };
     let sent = factor * bytes;
     match &cost.topology {
@@ -397,7 +489,9 @@ fn collective(
                     t.hierarchical_all_reduce_s(group, bytes as u64)
                         .map_or(ring, |h| h.min(ring))
                 }
-                Collective::ReduceScatter | Collective::Gather => t.ring_link(group).time(sent),
+                Collective::ReduceScatter | Collective::Gather | Collective::AllToAll => {
+                    t.ring_link(group).time(sent)
+                }
             };
             (seconds, class, sent)
         }
@@ -409,7 +503,7 @@ fn collective(
                     / cost.collective_bandwidth(
                         cost.default_bandwidth,
                         bytes as u64,
-                        !matches!(kind, Collective::Gather),
+                        !matches!(kind, Collective::Gather | Collective::AllToAll),
                     ),
             "link",
             sent,
@@ -418,18 +512,19 @@ fn collective(
 }
 
 /// A plan's step on `cost`'s machine.
-pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
-    let d = &model.block;
+pub fn predict(model: &Model, p: &Plan, cost: &CostModel) -> Predicted {
+    let (gpt, experts) = (&model.gpt, model.experts);
+    let d = &gpt.block;
     let (h, s, a, f, v) = (
         d.d_model as f64,
         d.seq as f64,
         d.heads as f64,
         d.d_ff as f64,
-        model.vocab as f64,
+        gpt.vocab as f64,
     );
     let t = p.model as f64;
     let c = p.context as f64;
-    let layers = (model.layers / p.stages) as f64;
+    let layers = (gpt.layers / p.stages) as f64;
     let local_seqs = (d.batch / p.data) as f64;
     let mb_seqs = local_seqs / p.micro_batches as f64;
     // A device's positions: its block of each sequence.
@@ -439,12 +534,19 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     // against every key), each split t ways.
     let mb_tokens = mb_seqs * s / c;
     let dot = |class: DotClass, flops: f64| flops / cost.dot_rate(class, flops);
+    // With experts, each token's MLP runs `top_k` times in buffers `capacity_factor`
+    // times their share, after the router's scores.
+    let (routed, count) = experts.map_or((1.0, 0.0), |x| {
+        (x.top_k as f64 * x.capacity_factor, x.count as f64)
+    });
     let layer_fwd = dot(DotClass::Square, 2.0 * mb_tokens * 4.0 * h * h / t)
-        + dot(DotClass::Square, 2.0 * mb_tokens * 2.0 * h * f / t)
-        + dot(DotClass::Batched, 2.0 * mb_tokens * 2.0 * s * h / t);
+        + dot(DotClass::Square, 2.0 * mb_tokens * 2.0 * h * f / t * routed)
+        + dot(DotClass::Batched, 2.0 * mb_tokens * 2.0 * s * h / t)
+        + dot(DotClass::Square, 2.0 * mb_tokens * h * count);
     // Elementwise and reductions: layer norms, softmax, GELU, residuals (~8 FLOPs per
     // element they touch).
-    let layer_vec = 8.0 * mb_tokens * (6.0 * h + (2.0 * f + 2.0 * a * s) / t) / cost.vector_flops;
+    let layer_vec =
+        8.0 * mb_tokens * (6.0 * h + (2.0 * f * routed + 2.0 * a * s) / t) / cost.vector_flops;
     // Forward and backward (twice the forward) of every layer and micro-batch, and with
     // recompute the forward once more.
     let forwards = if p.recompute { 2.0 } else { 1.0 };
@@ -455,20 +557,34 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     // specs have it), on the last stage.
     let head = 3.0 * dot(DotClass::Square, 2.0 * tokens * h * v);
     // Parameters: blocks split over model and stages; embeddings, positions and the final
-    // norm on every device.
-    let all: usize = model.param_types().iter().map(|t| t.num_elements()).sum();
+    // norm on every device. With experts, a layer's MLP (2·h·f) is `count` of them and a
+    // router (h·count), the experts split over `e` devices of the data axis too.
+    let all: usize = gpt.param_types().iter().map(|t| t.num_elements()).sum();
     let shared_params = v * h + s * h + 2.0 * h;
-    let block_params = (all as f64 - shared_params) / model.layers as f64 / t * layers;
-    let params = block_params + shared_params;
-    // The devices the parameters are replicated over (their gradients reduced over).
+    let dense_block = (all as f64 - shared_params) / gpt.layers as f64;
+    let (other_block, expert_block) = match experts {
+        Some(_) => (dense_block - 2.0 * h * f + h * count, count * 2.0 * h * f),
+        None => (dense_block, 0.0),
+    };
+    let e = p.expert as f64;
+    // Parameters a device holds before ZeRO splits them: replicated over the `n` devices
+    // of data x context (the experts over `n / e` of them).
+    let params = other_block / t * layers + shared_params;
+    let expert_params = expert_block / t / e * layers;
     let n = (p.data * p.context) as f64;
-    let (param_div, grad_div, state_div) = match p.data_parallel {
+    let zero = |n: f64| match p.data_parallel {
         DataParallel::Ddp => (1.0, 1.0, 1.0),
         DataParallel::Zero1 => (1.0, 1.0, n),
         DataParallel::Zero2 => (1.0, n, n),
         DataParallel::Zero3 => (n, n, n),
     };
-    let update = 12.0 * params / state_div / cost.vector_flops;
+    // Bytes per element of each kind held: parameters, gradients, AdamW's two moments.
+    let held = |bytes: f64, k: usize| {
+        let (dense, routed) = (zero(n), zero(n / e));
+        let of = |z: (f64, f64, f64)| [z.0, z.1, z.2][k];
+        bytes * (params / of(dense) + expert_params / of(routed))
+    };
+    let update = 12.0 * (params / zero(n).2 + expert_params / zero(n / e).2) / cost.vector_flops;
     let work = body + head + update;
     let bubble = if p.stages > 1 {
         body * (p.stages - 1) as f64 / p.micro_batches as f64
@@ -510,6 +626,21 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
             add(class, sent * count);
         }
     }
+    // Experts: each layer's tokens to their experts and back, in each forward pass and in
+    // the backward, by all-to-alls over the devices holding different experts.
+    let mut expert = 0.0;
+    if p.expert > 1 {
+        let g = group(&p.axes, &["data"]);
+        let (sec, class, sent) = collective(
+            cost,
+            &g[..p.expert],
+            mb_tokens * routed * h * 4.0,
+            Collective::AllToAll,
+        );
+        let count = (2.0 * forwards + 2.0) * layers * p.micro_batches as f64;
+        expert = sec * count;
+        add(class, sent * count);
+    }
     // The data axis: the gradients of the device's parameters, reduced over data x
     // context. DDP all-reduces them in buckets of 25 MB (the strategy's `bucket_bytes`);
     // the ZeRO stages reduce-scatter and gather each parameter on its own, paying a
@@ -517,35 +648,46 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     let mut data_exposed = 0.0;
     if n > 1.0 {
         let g = group(&p.axes, &["data", "context"]);
-        let grads = params * 4.0;
-        let tensors = model.param_types().len() as f64;
-        // `count` collectives moving `bytes` in all.
-        let per = |kind, bytes: f64, count: f64| {
-            let (sec, class, sent) = collective(cost, &g, bytes / count, kind);
-            (sec * count, class, sent * count)
-        };
+        // The experts' replicas: the devices holding the same experts (every `e`-th of
+        // the data axis, with the context axis).
+        let replicas: Vec<usize> = g.iter().copied().step_by(p.expert).collect();
         let (mut hidden, mut exposed) = (0.0, 0.0);
-        let mut charge = |(sec, class, sent): (f64, &str, f64), behind_backward: bool| {
-            add(class, sent);
-            if behind_backward {
-                hidden += sec;
-            } else {
-                exposed += sec;
+        let tensors = gpt.param_types().len() as f64;
+        // Dense parameters over `g`, the experts (two tensors a layer) over their replicas.
+        for (group, grads, tensors) in [
+            (&g, params * 4.0, tensors),
+            (&replicas, expert_params * 4.0, 2.0 * layers),
+        ] {
+            if grads == 0.0 || group.len() < 2 {
+                continue;
             }
-        };
-        let buckets = (grads / (25u64 << 20) as f64).ceil().max(1.0);
-        match p.data_parallel {
-            DataParallel::Ddp => charge(per(Collective::AllReduce, grads, buckets), true),
-            DataParallel::Zero1 | DataParallel::Zero2 => {
-                charge(per(Collective::ReduceScatter, grads, tensors), true);
-                charge(per(Collective::Gather, grads, tensors), false);
-            }
-            DataParallel::Zero3 => {
-                // Gathered for the forward (exposed: no prefetch yet) and again for the
-                // backward; gradients reduce-scattered.
-                charge(per(Collective::Gather, grads, tensors), false);
-                charge(per(Collective::Gather, grads, tensors), true);
-                charge(per(Collective::ReduceScatter, grads, tensors), true);
+            // `count` collectives moving `bytes` in all.
+            let per = |kind, bytes: f64, count: f64| {
+                let (sec, class, sent) = collective(cost, group, bytes / count, kind);
+                (sec * count, class, sent * count)
+            };
+            let mut charge = |(sec, class, sent): (f64, &str, f64), behind_backward: bool| {
+                add(class, sent);
+                if behind_backward {
+                    hidden += sec;
+                } else {
+                    exposed += sec;
+                }
+            };
+            let buckets = (grads / (25u64 << 20) as f64).ceil().max(1.0);
+            match p.data_parallel {
+                DataParallel::Ddp => charge(per(Collective::AllReduce, grads, buckets), true),
+                DataParallel::Zero1 | DataParallel::Zero2 => {
+                    charge(per(Collective::ReduceScatter, grads, tensors), true);
+                    charge(per(Collective::Gather, grads, tensors), false);
+                }
+                DataParallel::Zero3 => {
+                    // Gathered for the forward (exposed: no prefetch yet) and again for
+                    // the backward; gradients reduce-scattered.
+                    charge(per(Collective::Gather, grads, tensors), false);
+                    charge(per(Collective::Gather, grads, tensors), true);
+                    charge(per(Collective::ReduceScatter, grads, tensors), true);
+                }
             }
         }
         let backward = body - one_pass;
@@ -570,7 +712,10 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     } else {
         0.0
     };
-    let per_seq_layer = 2.0 * (s / c) * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)) + kv;
+    // With experts, the MLP's share of them (3 + 16/t of the 34) for each routed copy.
+    let per_seq_layer = 2.0 * (s / c) * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t))
+        + 2.0 * (s / c) * h * (3.0 + 16.0 / t) * (routed - 1.0)
+        + kv;
     let per_seq = if p.recompute {
         (s / c) * h * 4.0 * layers + per_seq_layer
     } else {
@@ -585,19 +730,20 @@ pub fn predict(model: &GptConfig, p: &Plan, cost: &CostModel) -> Predicted {
     // The logits of a micro-batch (the loss is computed one micro-batch at a time).
     let activations = per_seq * in_flight + mb_tokens * v * 4.0;
     let memory = Memory {
-        params: (params * 4.0 / param_div) as u64,
-        grads: (params * 4.0 / grad_div) as u64,
-        optimizer: (params * 8.0 / state_div) as u64,
+        params: held(4.0, 0) as u64,
+        grads: held(4.0, 1) as u64,
+        optimizer: held(8.0, 2) as u64,
         activations: activations as u64,
     };
     let compute = work + bubble;
     Predicted {
-        step_s: compute + tensor + context + data_exposed + pipeline,
+        step_s: compute + tensor + context + expert + data_exposed + pipeline,
         compute_s: compute,
         bubble_s: bubble,
         recompute_s: recompute,
         tensor_s: tensor,
         context_s: context,
+        expert_s: expert,
         data_exposed_s: data_exposed,
         pipeline_s: pipeline,
         memory,
@@ -652,7 +798,7 @@ mod tests {
     #[test]
     fn every_way_of_splitting_the_devices_the_shapes_allow_is_predicted() {
         let cost = CostModel::cpu(2);
-        let plans = plan(&demo(), 8, &cost, None).unwrap();
+        let plans = plan(&demo().into(), 8, &cost, None).unwrap();
         // Tensor parallelism 1, 2 or 4 (4 heads); stages dividing 4 layers; data the
         // rest; 4 ZeRO stages where data > 1, one plan where it is 1; without a pipeline,
         // as many plans again as the counts of micro-batches dividing a device's 16/data
@@ -698,7 +844,7 @@ mod tests {
     fn state_bytes_follow_the_zero_stages() {
         let cfg = demo();
         let params: usize = cfg.param_types().iter().map(|t| t.num_elements()).sum();
-        let plans = plan(&cfg, 8, &CostModel::cpu(2), None).unwrap();
+        let plans = plan(&cfg.into(), 8, &CostModel::cpu(2), None).unwrap();
         let n = 8.0;
         for (dp, bytes) in [
             (DataParallel::Ddp, 16.0),
@@ -724,7 +870,7 @@ mod tests {
     #[test]
     fn a_memory_limit_sets_the_plans_over_it_apart() {
         let cfg = demo();
-        let all = plan(&cfg, 8, &CostModel::cpu(2), None).unwrap();
+        let all = plan(&cfg.into(), 8, &CostModel::cpu(2), None).unwrap();
         let ddp = all
             .ranked
             .iter()
@@ -736,7 +882,7 @@ mod tests {
             })
             .unwrap();
         let limit = ddp.predicted.memory.total() - 1;
-        let within = plan(&cfg, 8, &CostModel::cpu(2), Some(limit)).unwrap();
+        let within = plan(&cfg.into(), 8, &CostModel::cpu(2), Some(limit)).unwrap();
         assert!(
             within
                 .ranked
@@ -758,7 +904,7 @@ mod tests {
     fn tensor_parallelism_goes_inside_the_nodes() {
         let t = Topology::new(2, 4, LinkClass::new(16e9, 5e-6), LinkClass::new(1e9, 2e-5)).unwrap();
         let cost = CostModel::gpu_cluster().with_topology(t);
-        let plans = plan(&gpt_1b(), 8, &cost, None).unwrap();
+        let plans = plan(&gpt_1b().into(), 8, &cost, None).unwrap();
         let of = |inner: &str| {
             plans
                 .ranked
@@ -786,9 +932,9 @@ mod tests {
         let links = &inside.predicted.bytes_per_link;
         assert!(links["intra"] > 0 && links["inter"] > 0, "{links:?}");
         // A topology of another size is refused, and so is a device count nothing splits.
-        let err = plan(&gpt_1b(), 16, &cost, None).unwrap_err();
+        let err = plan(&gpt_1b().into(), 16, &cost, None).unwrap_err();
         assert!(err.contains("the topology has 8 devices"), "{err}");
-        let err = plan(&demo(), 7, &CostModel::cpu(2), None).unwrap_err();
+        let err = plan(&demo().into(), 7, &CostModel::cpu(2), None).unwrap_err();
         assert!(err.contains("no way to split 7 devices"), "{err}");
     }
 
@@ -798,7 +944,13 @@ mod tests {
         let params: usize = cfg.param_types().iter().map(|t| t.num_elements()).sum();
         assert!((1.2e9..1.4e9).contains(&(params as f64)), "{params}");
         for devices in [8, 64, 1024] {
-            let plans = plan(&cfg, devices, &CostModel::gpu_cluster(), Some(80 << 30)).unwrap();
+            let plans = plan(
+                &cfg.into(),
+                devices,
+                &CostModel::gpu_cluster(),
+                Some(80 << 30),
+            )
+            .unwrap();
             let best = &plans.ranked[0];
             assert_eq!(best.data * best.stages * best.context * best.model, devices);
             assert!(best.predicted.memory.total() <= 80 << 30);
@@ -826,7 +978,7 @@ mod tests {
     /// The plan of `cfg` on `devices` with these axes, DDP, one micro-batch.
     fn find(cfg: &GptConfig, data: usize, context: usize, model: usize, recompute: bool) -> Plan {
         let devices = data * context * model;
-        plan(cfg, devices, &CostModel::cpu(2), None)
+        plan(&(*cfg).into(), devices, &CostModel::cpu(2), None)
             .unwrap()
             .ranked
             .into_iter()
@@ -912,7 +1064,7 @@ mod tests {
         let mut cfg = gpt_1b();
         cfg.block.seq = 8192;
         cfg.block.batch = 8;
-        let plans = plan(&cfg, 8, &CostModel::gpu_cluster(), Some(80 << 30)).unwrap();
+        let plans = plan(&cfg.into(), 8, &CostModel::gpu_cluster(), Some(80 << 30)).unwrap();
         assert!(!plans.ranked.is_empty());
         for p in &plans.ranked {
             assert!(
@@ -933,6 +1085,76 @@ mod tests {
                 .iter()
                 .any(|p| p.context == 1 && p.model == 1 && !p.recompute)
         );
+    }
+
+    /// The 1.3 B GPT with 8 experts a layer, 2 per token, on 64 devices: the experts split
+    /// over 8 devices of the data axis hold an eighth of the experts' parameters, send each
+    /// layer's routed tokens by 4 all-to-alls (2 forward, 2 backward), and reduce the
+    /// experts' gradients over the 8 devices holding the same experts; without the split,
+    /// DDP's 16 bytes per parameter of 7 B parameters do not fit 80 GB.
+    #[test]
+    fn experts_split_over_the_data_axis_send_tokens_by_all_to_all() {
+        let m = gpt_1b_moe();
+        let x = m.experts.unwrap();
+        let (g, d) = (m.gpt, m.gpt.block);
+        assert!(
+            (6.9e9..7.0e9).contains(&(m.parameters() as f64)),
+            "{}",
+            m.parameters()
+        );
+        let plans = plan(&m, 64, &CostModel::gpu_cluster(), None).unwrap();
+        let of = |e: usize| {
+            plans
+                .ranked
+                .iter()
+                .find(|p| {
+                    (p.data, p.expert, p.micro_batches, p.recompute) == (64, e, 1, false)
+                        && p.data_parallel == DataParallel::Ddp
+                })
+                .unwrap()
+        };
+        let (all, split) = (of(1), of(8));
+        assert_eq!(split.name(), "DDP data=64 x experts over 8 of data");
+        assert_eq!(all.predicted.expert_s, 0.0);
+        assert!(split.predicted.expert_s > 0.0);
+        let (h, f) = (d.d_model as f64, d.d_ff as f64);
+        let experts = g.layers as f64 * x.count as f64 * 2.0 * h * f;
+        let dense = m.parameters() as f64 - experts;
+        assert_eq!(
+            all.predicted.memory.params as f64,
+            (4.0 * m.parameters() as f64).floor()
+        );
+        assert_eq!(
+            split.predicted.memory.params as f64,
+            (4.0 * (dense + experts / 8.0)).floor()
+        );
+        // Bytes: the all-to-alls, 7/8 of each routed buffer (4 sequences of 2048 tokens,
+        // 2.5 copies each), and the gradients' all-reduces: the dense parameters' over 64
+        // devices, the experts' over 8.
+        let tokens = 4.0 * d.seq as f64;
+        let a2a = 4.0 * g.layers as f64 * tokens * 2.5 * h * 4.0 * 7.0 / 8.0;
+        let ring = |n: f64, p: f64| 2.0 * (n - 1.0) / n * p * 4.0;
+        let want = a2a + ring(64.0, dense) + ring(8.0, experts / 8.0);
+        let got = split.predicted.bytes_per_link["link"] as f64;
+        assert!((got / want - 1.0).abs() < 1e-6, "{got} vs {want}");
+        let within = plan(&m, 64, &CostModel::gpu_cluster(), Some(80 << 30)).unwrap();
+        assert!(within.ranked.iter().any(|p| p.expert > 1));
+        // Every DDP plan that fits splits the parameters: the experts, or by tensor
+        // parallelism or pipeline stages.
+        for p in within
+            .ranked
+            .iter()
+            .filter(|p| p.data_parallel == DataParallel::Ddp && p.model * p.stages == 1)
+        {
+            assert!(p.expert > 1, "{} fits", p.name());
+        }
+        // Experts nobody can run are refused.
+        let bad = Model {
+            experts: Some(Experts { top_k: 9, ..x }),
+            ..m
+        };
+        let err = plan(&bad, 8, &CostModel::gpu_cluster(), None).unwrap_err();
+        assert!(err.contains("9 per token"), "{err}");
     }
 
     #[test]
