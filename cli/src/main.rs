@@ -186,7 +186,8 @@ enum Command {
         /// them.
         #[arg(long, default_value_t = 0)]
         measure: usize,
-        /// Timed steps per measured plan, after one untimed.
+        /// Timed steps per measured plan, each after an untimed one (the plans stepped in
+        /// turn, so that every plan sees the same machine).
         #[arg(long, default_value_t = 5)]
         steps: usize,
         #[arg(long, default_value = "native")]

@@ -2,7 +2,7 @@
 //! printed as JSON, and with `--measure K` the top `K` plans shardc's strategies can run
 //! trained on the cpu backend and timed, the measured ranking beside the predicted one.
 
-use crate::peer::step;
+use crate::peer::Stepper;
 use serde_json::{Value, json};
 use shardc::RematPolicy;
 use shardc::compiler::CostModel;
@@ -189,25 +189,22 @@ fn train_step(
     )
 }
 
-/// Trains plan `p` of `cfg` for `steps` steps on the cpu backend: the median step, and
-/// what the compiler's cost model predicts for the program it partitioned, ms.
-fn measure(
+/// Plan `p` of `cfg` compiled for the cpu backend: its step, the partitioned program, and
+/// what the compiler's cost model predicts for it, ms.
+fn compiled(
     p: &Plan,
     cfg: &GptConfig,
     strategy: Strategy,
-    steps: usize,
-    engine: Engine,
     cost: &CostModel,
-) -> Result<(f64, f64), Error> {
+) -> Result<(shardc_train::step::TrainStep, shardc::Compiled, f64), Error> {
     let ts = train_step(p, cfg, strategy)?;
     let c = ts.program.compile(&ts.options())?;
-    let compiled = c.partitioned.module.entry().map_or(0.0, |f| {
+    let predicted = c.partitioned.module.entry().map_or(0.0, |f| {
         cost.for_devices(p.data * p.context * p.model)
             .program_time(f)
             .total()
     });
-    let s = step(ts.program.module(), &c, engine, steps)?;
-    Ok((s.median.as_secs_f64() * 1e3, compiled * 1e3))
+    Ok((ts, c, predicted * 1e3))
 }
 
 /// One JSON object: the ranked plans, and the measured ones.
@@ -217,22 +214,41 @@ pub fn run(a: &PlanArgs) -> Result<Value, Error> {
     let start = Instant::now();
     let plans = plan(&m, a.devices, &a.cost, a.memory_per_device).map_err(Error::Usage)?;
     let planned_ms = start.elapsed().as_secs_f64() * 1e3;
+    // The top plans shardc can run, compiled; the others said why not.
     let mut measured = Vec::new();
-    let (mut predicted_ms, mut measured_ms, mut compiler) = (Vec::new(), Vec::new(), Vec::new());
+    let mut runnable = Vec::new();
     for p in plans.ranked.iter().take(a.measure) {
-        let Some(s) = m.experts.is_none().then(|| strategy(p, &cfg)).flatten() else {
-            measured.push(json!({"plan": p.name(), "measured_step_ms": null,
-                "why_not": "shardc has no strategy for it yet (pipelines, ZeRO-1/2 with tensor parallelism, ZeRO with context parallelism, a GPT with experts)"}));
-            continue;
-        };
-        let (ms, compiler_ms) = measure(p, &cfg, s, a.steps, a.engine, &a.cost)?;
+        match m.experts.is_none().then(|| strategy(p, &cfg)).flatten() {
+            Some(s) => {
+                let (ts, c, compiler_ms) = compiled(p, &cfg, s, &a.cost)?;
+                measured.push(Value::Null);
+                runnable.push((measured.len() - 1, p, ts, c, compiler_ms));
+            }
+            None => measured.push(json!({"plan": p.name(), "measured_step_ms": null,
+                "why_not": "shardc has no strategy for it yet (pipelines, ZeRO-1/2 with tensor parallelism, ZeRO with context parallelism, a GPT with experts)"})),
+        }
+    }
+    // Stepped in turn, so that a machine that gets busier or quieter touches every plan
+    // alike (as `bench plans` does): each plan's timed step right after an untimed one of
+    // its own.
+    let mut steppers = runnable
+        .iter()
+        .map(|(_, _, ts, c, _)| Stepper::new(ts.program.module(), c, a.engine))
+        .collect::<Result<Vec<_>, _>>()?;
+    for _ in 0..a.steps.max(1) {
+        for s in &mut steppers {
+            s.warm()?;
+            s.step()?;
+        }
+    }
+    let (mut predicted_ms, mut measured_ms, mut compiler) = (Vec::new(), Vec::new(), Vec::new());
+    for ((at, p, _, _, compiler_ms), s) in runnable.iter().zip(steppers) {
+        let ms = s.stepped(Vec::new()).median.as_secs_f64() * 1e3;
         predicted_ms.push(p.predicted.step_s * 1e3);
-        compiler.push(compiler_ms);
+        compiler.push(*compiler_ms);
         measured_ms.push(ms);
-        measured.push(
-            json!({"plan": p.name(), "predicted_step_ms": p.predicted.step_s * 1e3,
-            "compiler_predicted_step_ms": compiler_ms, "measured_step_ms": ms}),
-        );
+        measured[*at] = json!({"plan": p.name(), "predicted_step_ms": p.predicted.step_s * 1e3,
+            "compiler_predicted_step_ms": compiler_ms, "measured_step_ms": ms});
     }
     let d = cfg.block;
     Ok(json!({

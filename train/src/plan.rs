@@ -10,7 +10,9 @@
 //!
 //! - compute: each matmul's FLOPs on its local pieces at the cost model's rate for its
 //!   size, the other ops' FLOPs at its vector rate, the optimizer update on the state
-//!   each device holds; a pipeline adds its bubble, `(p - 1) / (m + p - 1)` of the work;
+//!   each device holds; accumulated micro-batches each a loop iteration's fixed cost and
+//!   the adding of its gradients; a pipeline adds its bubble, `(p - 1) / (m + p - 1)` of
+//!   the work;
 //! - tensor parallelism: two all-reduces of a micro-batch's activations per layer in the
 //!   forward pass and two in the backward, not overlapped;
 //! - context parallelism (each device a block of every sequence's positions, as
@@ -28,10 +30,13 @@
 //! - recompute (`models::Remat::Every(RematPolicy::Nothing)`, `torch.utils.checkpoint` per
 //!   layer): a second forward pass of every layer in the backward (its tensor-parallel
 //!   all-reduces and key/value gathers too), for keeping only each layer's input;
-//! - the data axis: DDP's gradient all-reduce (in 25 MB buckets) and ZeRO-1/2's
-//!   reduce-scatter and all-gather (one of each per parameter tensor, each paying a
-//!   collective's latency) overlap the backward pass (what does not fit behind it is
-//!   exposed, and at least one layer's share); ZeRO-3's forward all-gathers are exposed;
+//! - the data axis: DDP's gradient all-reduce (in 25 MB buckets), ZeRO-1's all-reduce
+//!   (every device keeps the whole sum, `strategy::Zero1`) and ZeRO-2's reduce-scatter
+//!   (one per parameter tensor, each paying a collective's latency) overlap the backward
+//!   pass (what does not fit behind it is exposed, and at least one layer's share); the
+//!   updated parameters' all-gathers (ZeRO-1/2, one per tensor) are exposed, ZeRO-3's
+//!   all-gathers (for each micro-batch's forward and backward pass) overlap their pass
+//!   (each issued a layer ahead, as `strategy::Zero3` prefetches);
 //! - pipelines: each micro-batch's activations and their gradients between stages;
 //! - memory per device: parameters, gradients and AdamW's two moments by the ZeRO stage,
 //!   and the activations a layer keeps for the backward (Korthikanti et al.'s
@@ -434,6 +439,14 @@ fn divisors(n: usize) -> Vec<usize> {
     (1..=n).filter(|&k| n.is_multiple_of(k)).collect()
 }
 
+/// What a data-axis collective runs behind.
+#[derive(Clone, Copy)]
+enum Behind {
+    Forward,
+    Backward,
+    Nothing,
+}
+
 /// A collective over the devices of one axis.
 #[derive(Clone, Copy)]
 enum Collective {
@@ -585,7 +598,15 @@ pub fn predict(model: &Model, p: &Plan, cost: &CostModel) -> Predicted {
         bytes * (params / of(dense) + expert_params / of(routed))
     };
     let update = 12.0 * (params / zero(n).2 + expert_params / zero(n / e).2) / cost.vector_flops;
-    let work = body + head + update;
+    // Accumulated micro-batches (without a pipeline) run as a loop: each iteration pays
+    // the loop's fixed cost and adds its gradients to the accumulators.
+    let accumulate = if p.stages == 1 && p.micro_batches > 1 {
+        let m = p.micro_batches as f64;
+        m * ((params + expert_params) / cost.vector_flops + cost.loop_iteration)
+    } else {
+        0.0
+    };
+    let work = body + head + update + accumulate;
     let bubble = if p.stages > 1 {
         body * (p.stages - 1) as f64 / p.micro_batches as f64
     } else {
@@ -651,7 +672,8 @@ pub fn predict(model: &Model, p: &Plan, cost: &CostModel) -> Predicted {
         // The experts' replicas: the devices holding the same experts (every `e`-th of
         // the data axis, with the context axis).
         let replicas: Vec<usize> = g.iter().copied().step_by(p.expert).collect();
-        let (mut hidden, mut exposed) = (0.0, 0.0);
+        // Seconds behind the forward pass, behind the backward, and exposed.
+        let (mut forward, mut backward, mut exposed) = (0.0, 0.0, 0.0);
         let tensors = gpt.param_types().len() as f64;
         // Dense parameters over `g`, the experts (two tensors a layer) over their replicas.
         for (group, grads, tensors) in [
@@ -666,32 +688,48 @@ pub fn predict(model: &Model, p: &Plan, cost: &CostModel) -> Predicted {
                 let (sec, class, sent) = collective(cost, group, bytes / count, kind);
                 (sec * count, class, sent * count)
             };
-            let mut charge = |(sec, class, sent): (f64, &str, f64), behind_backward: bool| {
+            let mut charge = |(sec, class, sent): (f64, &str, f64), behind: Behind| {
                 add(class, sent);
-                if behind_backward {
-                    hidden += sec;
-                } else {
-                    exposed += sec;
-                }
+                *match behind {
+                    Behind::Forward => &mut forward,
+                    Behind::Backward => &mut backward,
+                    Behind::Nothing => &mut exposed,
+                } += sec;
             };
             let buckets = (grads / (25u64 << 20) as f64).ceil().max(1.0);
             match p.data_parallel {
-                DataParallel::Ddp => charge(per(Collective::AllReduce, grads, buckets), true),
-                DataParallel::Zero1 | DataParallel::Zero2 => {
-                    charge(per(Collective::ReduceScatter, grads, tensors), true);
-                    charge(per(Collective::Gather, grads, tensors), false);
+                DataParallel::Ddp => {
+                    charge(per(Collective::AllReduce, grads, buckets), Behind::Backward)
+                }
+                DataParallel::Zero1 => {
+                    charge(per(Collective::AllReduce, grads, tensors), Behind::Backward);
+                    charge(per(Collective::Gather, grads, tensors), Behind::Nothing);
+                }
+                DataParallel::Zero2 => {
+                    charge(
+                        per(Collective::ReduceScatter, grads, tensors),
+                        Behind::Backward,
+                    );
+                    charge(per(Collective::Gather, grads, tensors), Behind::Nothing);
                 }
                 DataParallel::Zero3 => {
-                    // Gathered for the forward (exposed: no prefetch yet) and again for
-                    // the backward; gradients reduce-scattered.
-                    charge(per(Collective::Gather, grads, tensors), false);
-                    charge(per(Collective::Gather, grads, tensors), true);
-                    charge(per(Collective::ReduceScatter, grads, tensors), true);
+                    // Gathered for each micro-batch's forward, each a layer ahead
+                    // (`strategy::Zero3`'s prefetch), and again for its backward;
+                    // gradients reduce-scattered.
+                    let m = p.micro_batches as f64;
+                    let gathers = per(Collective::Gather, grads * m, tensors * m);
+                    charge(gathers, Behind::Forward);
+                    charge(gathers, Behind::Backward);
+                    charge(
+                        per(Collective::ReduceScatter, grads, tensors),
+                        Behind::Backward,
+                    );
                 }
             }
         }
-        let backward = body - one_pass;
-        data_exposed = exposed + (hidden - backward).max(hidden / layers.max(1.0));
+        // What does not fit behind its pass is exposed, and at least one layer's share.
+        let over = |sec: f64, pass: f64| (sec - pass).max(sec / layers.max(1.0));
+        data_exposed = exposed + over(forward, one_pass) + over(backward, body - one_pass);
     }
     // Pipelines: each micro-batch's activations forward and their gradients back.
     let mut pipeline = 0.0;
@@ -1155,6 +1193,40 @@ mod tests {
         };
         let err = plan(&bad, 8, &CostModel::gpu_cluster(), None).unwrap_err();
         assert!(err.contains("9 per token"), "{err}");
+    }
+
+    /// ZeRO-1 all-reduces its gradients (every device keeps the sum) before gathering the
+    /// updated parameters: a ring all-reduce's bytes plus a gather's, where ZeRO-2 sends a
+    /// reduce-scatter's and a gather's; ZeRO-3 gathers for every micro-batch; accumulated
+    /// micro-batches each pay a loop iteration and the adding of the gradients.
+    #[test]
+    fn the_data_axis_moves_what_each_stage_moves() {
+        let cfg = demo();
+        let cost = CostModel::cpu(2);
+        let plans = plan(&cfg.into(), 8, &cost, None).unwrap();
+        let of = |dp: DataParallel, m: usize| {
+            plans
+                .ranked
+                .iter()
+                .find(|p| {
+                    (p.data, p.micro_batches, p.recompute) == (8, m, false) && p.data_parallel == dp
+                })
+                .unwrap()
+        };
+        let bytes = |p: &Plan| p.predicted.bytes_per_link["link"] as f64;
+        let grads = of(DataParallel::Ddp, 1).predicted.memory.grads as f64;
+        let ring = 2.0 * 7.0 / 8.0 * grads;
+        assert!((bytes(of(DataParallel::Zero1, 1)) - 1.5 * ring).abs() < 64.0);
+        assert!((bytes(of(DataParallel::Zero2, 1)) - ring).abs() < 64.0);
+        // ZeRO-3: two gathers per micro-batch and one reduce-scatter.
+        let zero3 = |m: usize| bytes(of(DataParallel::Zero3, m));
+        assert!((zero3(1) - 1.5 * ring).abs() < 64.0);
+        assert!((zero3(2) - 2.5 * ring).abs() < 64.0);
+        let (one, two) = (of(DataParallel::Ddp, 1), of(DataParallel::Ddp, 2));
+        let cost = cost.for_devices(8);
+        let params = grads / 4.0;
+        let loop_cost = 2.0 * (params / cost.vector_flops + cost.loop_iteration);
+        assert!(two.predicted.compute_s - one.predicted.compute_s >= loop_cost);
     }
 
     #[test]
