@@ -48,14 +48,16 @@ pub fn model(name: &str) -> Result<Model, Error> {
             })?;
             let v: Value = serde_json::from_str(&text)
                 .map_err(|e| Error::Usage(format!("{file}: not JSON: {e}")))?;
+            // Up to 2^31 each: their products (a weight's elements, a batch's tokens) stay
+            // far inside 64 bits.
             let field = |k: &str| -> Result<usize, Error> {
                 v.get(k)
                     .and_then(Value::as_u64)
-                    .filter(|&n| n > 0)
+                    .filter(|&n| n > 0 && n <= 1 << 31)
                     .map(|n| n as usize)
                     .ok_or_else(|| {
                         Error::Usage(format!(
-                            "{file}: `{k}` must be a positive integer (a GPT's shapes: vocab, layers, batch, seq, d_model, heads, d_ff)"
+                            "{file}: `{k}` must be an integer from 1 to 2^31 (a GPT's shapes: vocab, layers, batch, seq, d_model, heads, d_ff)"
                         ))
                     })
             };

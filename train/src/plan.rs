@@ -287,8 +287,10 @@ pub fn plan(
     cost: &CostModel,
     memory_per_device: Option<u64>,
 ) -> Result<Plans, String> {
-    if devices == 0 {
-        return Err("plan for at least one device".into());
+    if devices == 0 || devices > MAX_DEVICES {
+        return Err(format!(
+            "{devices} devices: plan for 1 to {MAX_DEVICES} devices"
+        ));
     }
     if let Some(t) = &cost.topology
         && t.devices() != devices
@@ -364,14 +366,16 @@ fn plan_splits(
         }
         let local = d.batch / data;
         let micro_batch_counts = if stages == 1 {
-            // Gradient accumulation: any number of micro-batches dividing the rows.
-            divisors(local)
+            // Gradient accumulation: any number of micro-batches dividing the rows, up to
+            // `MAX_MICRO_BATCHES`.
+            (1..=local.min(MAX_MICRO_BATCHES))
+                .filter(|&m| local.is_multiple_of(m))
+                .collect()
         } else {
             // Enough micro-batches to keep the bubble small, each at least a sequence.
             vec![
-                divisors(local)
-                    .into_iter()
-                    .filter(|&m| m <= 4 * stages)
+                (1..=local.min(4 * stages))
+                    .filter(|&m| local.is_multiple_of(m))
                     .max()
                     .unwrap_or(1),
             ]
@@ -435,8 +439,28 @@ fn plan_splits(
     }
 }
 
+/// The most devices [`plan`] plans for (2^20): beyond, the splits to weigh run into the
+/// millions.
+pub const MAX_DEVICES: usize = 1 << 20;
+
+/// The most micro-batches a step is accumulated in that [`plan`] weighs.
+pub const MAX_MICRO_BATCHES: usize = 1024;
+
+/// The divisors of `n`, increasing (pairs up to its square root).
 fn divisors(n: usize) -> Vec<usize> {
-    (1..=n).filter(|&k| n.is_multiple_of(k)).collect()
+    let (mut low, mut high) = (Vec::new(), Vec::new());
+    let mut k = 1;
+    while k * k <= n {
+        if n.is_multiple_of(k) {
+            low.push(k);
+            if k * k != n {
+                high.push(n / k);
+            }
+        }
+        k += 1;
+    }
+    low.extend(high.into_iter().rev());
+    low
 }
 
 /// What a data-axis collective runs behind.
@@ -470,7 +494,7 @@ fn group(axes: &[(&str, usize)], names: &[&str]) -> Vec<usize> {
             .flat_map(|&d| (0..size).map(move |i| d + i * stride))
             .collect();
     }
-    devices.sort_unstable();
+    // Outer axes step further than all the inner ones together: in order already.
     devices
 }
 
@@ -1236,6 +1260,31 @@ mod tests {
         assert_eq!(group(&axes, &["context"]), vec![0, 2]);
         assert_eq!(group(&axes, &["data"]), vec![0, 4]);
         assert_eq!(group(&axes, &["data", "context"]), vec![0, 2, 4, 6]);
+    }
+
+    #[test]
+    fn divisors_come_in_order_and_huge_requests_are_refused_quickly() {
+        assert_eq!(divisors(1), vec![1]);
+        assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(16), vec![1, 2, 4, 8, 16]);
+        assert_eq!(divisors(13), vec![1, 13]);
+        let cost = CostModel::cpu(2);
+        for devices in [0, MAX_DEVICES + 1, 1_000_000_000_007] {
+            let err = plan(&demo().into(), devices, &cost, None).unwrap_err();
+            assert!(err.contains("plan for 1 to"), "{err}");
+        }
+        // A batch of 2^40 sequences: micro-batch counts stop at `MAX_MICRO_BATCHES`.
+        let mut cfg = demo();
+        cfg.block.batch = 1 << 40;
+        let start = std::time::Instant::now();
+        let plans = plan(&cfg.into(), 4096, &cost, None).unwrap();
+        assert!(start.elapsed().as_secs_f64() < 10.0);
+        assert!(
+            plans
+                .ranked
+                .iter()
+                .all(|p| p.micro_batches <= MAX_MICRO_BATCHES)
+        );
     }
 
     #[test]
