@@ -393,6 +393,30 @@ fn jax_fixture_decisions() {
         // as written — a collective matmul's 4 permutes (its fori_loop unrolled), the
         // psum_scatter and its gathers, pmax / pmin / pmean, an all_to_all, a scan's 5
         // permutes, a psum.
+        // Convergence loops of the incomplete gamma and beta functions run whole: their
+        // conditions read every element (`any(not converged)`).
+        (
+            "jax_scipy_stats_logpdfs_fwd",
+            &["all_gather {data}"; 3],
+        ),
+        ("jnp_interp_convolve2d_map_coordinates_fwd", &[]),
+        // BatchNorm's batch statistics summed across the devices (`psum` over `data`).
+        ("flax_sync_batchnorm_shard_map_fwd", &["all_reduce {data}"]),
+        // Flax's logical rules as JAX resolves them: the MLP's hidden units on `model`
+        // (its second matmul's partial sums all-reduced), the gradients summed over
+        // `data`, the first bias gathered for its replicated result.
+        (
+            "flax_logical_rules_sgd_step",
+            &[
+                "all_reduce {model}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_gather {model}",
+            ],
+        ),
         (
             "shard_map_tutorial_fwd",
             &[
