@@ -279,23 +279,13 @@ pub fn run(a: &PlanArgs) -> Result<Value, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shardc_train::models::TransformerDims;
-
     /// A GPT small enough to compile and run in a test.
-    const TINY: GptConfig = GptConfig {
-        vocab: 16,
-        layers: 2,
-        block: TransformerDims {
-            batch: 4,
-            seq: 8,
-            d_model: 16,
-            heads: 2,
-            d_ff: 32,
-        },
-    };
+    fn tiny() -> GptConfig {
+        shardc_train::presets::tiny_config()
+    }
 
     fn plan_of(context: usize, model: usize, recompute: bool) -> Plan {
-        plan(&TINY.into(), 4, &CostModel::cpu(2), None)
+        plan(&tiny().into(), 4, &CostModel::cpu(2), None)
             .unwrap()
             .ranked
             .into_iter()
@@ -310,8 +300,8 @@ mod tests {
     /// What the partitioned step of a plan runs: its collectives by kind and axes, and its
     /// dots.
     fn ops(p: &Plan) -> (Vec<(String, String)>, usize) {
-        let s = strategy(p, &TINY).unwrap();
-        let ts = train_step(p, &TINY, s).unwrap();
+        let s = strategy(p, &tiny()).unwrap();
+        let ts = train_step(p, &tiny(), s).unwrap();
         let c = ts.program.compile(&ts.options()).unwrap();
         let collectives = c
             .explain()
@@ -341,7 +331,7 @@ mod tests {
         // ZeRO with a context axis is predicted, not run.
         let mut zero = plan_of(2, 1, false);
         zero.data_parallel = DataParallel::Zero3;
-        assert!(strategy(&zero, &TINY).is_none());
+        assert!(strategy(&zero, &tiny()).is_none());
     }
 
     /// An accumulated context-parallel step runs its micro-batch loop on every device's
@@ -350,8 +340,8 @@ mod tests {
     /// the loop whole on every device: 204 ms where it runs in 65).
     #[test]
     fn an_accumulated_context_parallel_step_loops_on_pieces() {
-        // The demo's (on the tiny model the loop is predicted cheaper whole: its
-        // collectives' latencies outweigh its compute).
+        // The demo's (on a 2-layer model of width 16 the loop is predicted cheaper whole,
+        // rightly: its collectives' latencies outweigh its compute).
         let cfg = shardc_train::presets::demo_config();
         let p = plan(&cfg.into(), 8, &CostModel::cpu(2), None)
             .unwrap()

@@ -395,10 +395,7 @@ fn jax_fixture_decisions() {
         // permutes, a psum.
         // Convergence loops of the incomplete gamma and beta functions run whole: their
         // conditions read every element (`any(not converged)`).
-        (
-            "jax_scipy_stats_logpdfs_fwd",
-            &["all_gather {data}"; 3],
-        ),
+        ("jax_scipy_stats_logpdfs_fwd", &["all_gather {data}"; 3]),
         ("jnp_interp_convolve2d_map_coordinates_fwd", &[]),
         // BatchNorm's batch statistics summed across the devices (`psum` over `data`).
         ("flax_sync_batchnorm_shard_map_fwd", &["all_reduce {data}"]),
