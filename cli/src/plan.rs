@@ -8,7 +8,7 @@ use shardc::RematPolicy;
 use shardc::compiler::CostModel;
 use shardc::{Engine, Error};
 use shardc_train::models::{Blocks, GptConfig, Remat, TransformerDims};
-use shardc_train::plan::{DataParallel, Experts, Model, Plan, kendall_tau, plan};
+use shardc_train::plan::{DataParallel, Experts, Plan, Shapes, kendall_tau, plan};
 use shardc_train::strategy::Strategy;
 use std::time::Instant;
 
@@ -35,7 +35,7 @@ pub struct PlanArgs {
 /// The model's shapes: a preset or a file (`{"vocab", "layers", "batch", "seq",
 /// "d_model", "heads", "d_ff"}`, and `"experts"`, `"top_k"`, `"capacity_factor"` for a
 /// mixture of experts).
-pub fn model(name: &str) -> Result<Model, Error> {
+pub fn model(name: &str) -> Result<Shapes, Error> {
     match name {
         "demo" => Ok(shardc_train::presets::demo_config().into()),
         "gpt-1b" => Ok(shardc_train::plan::gpt_1b().into()),
@@ -95,7 +95,7 @@ pub fn model(name: &str) -> Result<Model, Error> {
                     },
                 }),
             };
-            Ok(Model { gpt: cfg, experts })
+            Ok(Shapes { gpt: cfg, experts })
         }
     }
 }

@@ -92,20 +92,20 @@ impl DataParallel {
 
 /// What the planner plans: a GPT's shapes, its MLPs dense or mixtures of experts.
 #[derive(Clone, Copy, Debug)]
-pub struct Model {
+pub struct Shapes {
     /// The GPT's shapes (with experts, each expert's MLP is the GPT's).
     pub gpt: GptConfig,
     /// Every layer's MLP as experts, or dense.
     pub experts: Option<Experts>,
 }
 
-impl From<GptConfig> for Model {
-    fn from(gpt: GptConfig) -> Model {
-        Model { gpt, experts: None }
+impl From<GptConfig> for Shapes {
+    fn from(gpt: GptConfig) -> Shapes {
+        Shapes { gpt, experts: None }
     }
 }
 
-impl Model {
+impl Shapes {
     /// Parameters in all: the GPT's, each layer's MLP counted once per expert, and the
     /// routers.
     pub fn parameters(&self) -> usize {
@@ -124,8 +124,8 @@ impl Model {
 
 /// [`gpt_1b`]'s shapes with every MLP as 8 experts, each token routed to 2 (Mixtral's
 /// routing, GShard's capacity factor 1.25): 7.0 B parameters, for planning only.
-pub fn gpt_1b_moe() -> Model {
-    Model {
+pub fn gpt_1b_moe() -> Shapes {
+    Shapes {
         gpt: gpt_1b(),
         experts: Some(Experts {
             count: 8,
@@ -278,11 +278,11 @@ pub struct Plans {
     pub over_budget: Vec<Plan>,
 }
 
-/// Every plan of `model` on `devices` devices, predicted by `cost` (its topology, if any,
+/// Every plan of `shapes` on `devices` devices, predicted by `cost` (its topology, if any,
 /// says which links the axes cross), ranked; plans needing more than `memory_per_device`
 /// bytes on a device are set apart. The model's batch is the global batch.
 pub fn plan(
-    model: &Model,
+    shapes: &Shapes,
     devices: usize,
     cost: &CostModel,
     memory_per_device: Option<u64>,
@@ -302,8 +302,8 @@ pub fn plan(
             t.devices_per_node
         ));
     }
-    let d = &model.gpt.block;
-    if let Some(x) = model.experts
+    let d = &shapes.gpt.block;
+    if let Some(x) = shapes.experts
         && (x.count == 0 || x.top_k == 0 || x.top_k > x.count || x.capacity_factor <= 0.0)
     {
         return Err(format!(
@@ -323,13 +323,13 @@ pub fn plan(
             if !d.seq.is_multiple_of(context) {
                 continue;
             }
-            plan_splits(model, devices, model_ways, context, &cost, &mut all);
+            plan_splits(shapes, devices, model_ways, context, &cost, &mut all);
         }
     }
     if all.is_empty() {
         return Err(format!(
             "no way to split {devices} devices for this model: the data axis must divide the batch ({}), the tensor-parallel axis the heads ({}) and the MLP width ({}), the context axis the sequence ({}), the pipeline stages the layers ({}); choose a device count they allow",
-            d.batch, d.heads, d.d_ff, d.seq, model.gpt.layers
+            d.batch, d.heads, d.d_ff, d.seq, shapes.gpt.layers
         ));
     }
     let considered = all.len();
@@ -348,16 +348,16 @@ pub fn plan(
 /// pipeline stages and data axis splitting the remaining devices, their micro-batches,
 /// axis orders, ZeRO stages and recompute, predicted into `all`.
 fn plan_splits(
-    model: &Model,
+    shapes: &Shapes,
     devices: usize,
     model_ways: usize,
     context: usize,
     cost: &CostModel,
     all: &mut Vec<Plan>,
 ) {
-    let d = &model.gpt.block;
+    let d = &shapes.gpt.block;
     for stages in divisors(devices / model_ways / context) {
-        if !model.gpt.layers.is_multiple_of(stages) {
+        if !shapes.gpt.layers.is_multiple_of(stages) {
             continue;
         }
         let data = devices / model_ways / context / stages;
@@ -400,7 +400,7 @@ fn plan_splits(
             }
         };
         // Experts split over some devices of the data axis (dividing both).
-        let expert_ways: Vec<usize> = match model.experts {
+        let expert_ways: Vec<usize> = match shapes.experts {
             Some(x) => divisors(data)
                 .into_iter()
                 .filter(|e| x.count.is_multiple_of(*e))
@@ -429,7 +429,7 @@ fn plan_splits(
                                 axes: axes.clone(),
                                 predicted: Predicted::default(),
                             };
-                            p.predicted = predict(model, &p, cost);
+                            p.predicted = predict(shapes, &p, cost);
                             all.push(p);
                         }
                     }
@@ -549,8 +549,8 @@ fn collective(
 }
 
 /// A plan's step on `cost`'s machine.
-pub fn predict(model: &Model, p: &Plan, cost: &CostModel) -> Predicted {
-    let (gpt, experts) = (&model.gpt, model.experts);
+pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
+    let (gpt, experts) = (&shapes.gpt, shapes.experts);
     let d = &gpt.block;
     let (h, s, a, f, v) = (
         d.d_model as f64,
@@ -1211,7 +1211,7 @@ mod tests {
             assert!(p.expert > 1, "{} fits", p.name());
         }
         // Experts nobody can run are refused.
-        let bad = Model {
+        let bad = Shapes {
             experts: Some(Experts { top_k: 9, ..x }),
             ..m
         };
