@@ -480,28 +480,65 @@ enum Collective {
     AllToAll,
 }
 
-/// The devices of the group of `names` (axes of `axes`) holding device 0: consecutive
-/// devices along the innermost axis, strided by the axes inside it otherwise.
-fn group(axes: &[(&str, usize)], names: &[&str]) -> Vec<usize> {
-    let mut devices = vec![0];
-    for (at, &(name, size)) in axes.iter().enumerate() {
-        if !names.contains(&name) {
-            continue;
+/// The group of a collective holding device 0: its devices when a topology needs them
+/// (which nodes they are on), else only how many (a group of a million devices is not
+/// listed for every plan).
+enum Group {
+    Devices(Vec<usize>),
+    Count(usize),
+}
+
+impl Group {
+    /// The group of `names` (axes of `axes`): consecutive devices along the innermost
+    /// axis, strided by the axes inside it otherwise; listed when `listed`.
+    fn of(axes: &[(&str, usize)], names: &[&str], listed: bool) -> Group {
+        if !listed {
+            let n = axes.iter().filter(|a| names.contains(&a.0)).map(|a| a.1);
+            return Group::Count(n.product());
         }
-        let stride: usize = axes[at + 1..].iter().map(|a| a.1).product();
-        devices = devices
-            .iter()
-            .flat_map(|&d| (0..size).map(move |i| d + i * stride))
-            .collect();
+        let mut devices = vec![0];
+        for (at, &(name, size)) in axes.iter().enumerate() {
+            if !names.contains(&name) {
+                continue;
+            }
+            let stride: usize = axes[at + 1..].iter().map(|a| a.1).product();
+            devices = devices
+                .iter()
+                .flat_map(|&d| (0..size).map(move |i| d + i * stride))
+                .collect();
+        }
+        // Outer axes step further than all the inner ones together: in order already.
+        Group::Devices(devices)
     }
-    // Outer axes step further than all the inner ones together: in order already.
-    devices
+
+    fn len(&self) -> usize {
+        match self {
+            Group::Devices(d) => d.len(),
+            Group::Count(n) => *n,
+        }
+    }
+
+    /// Its first `k` devices.
+    fn first(&self, k: usize) -> Group {
+        match self {
+            Group::Devices(d) => Group::Devices(d[..k.min(d.len())].to_vec()),
+            Group::Count(n) => Group::Count(k.min(*n)),
+        }
+    }
+
+    /// Every `k`-th of its devices, from the first.
+    fn every(&self, k: usize) -> Group {
+        match self {
+            Group::Devices(d) => Group::Devices(d.iter().copied().step_by(k).collect()),
+            Group::Count(n) => Group::Count(n.div_ceil(k)),
+        }
+    }
 }
 
 /// Seconds and link class of one collective of `bytes` (the full buffer) over `group`.
 fn collective(
     cost: &CostModel,
-    group: &[usize],
+    group: &Group,
     bytes: f64,
     kind: Collective,
 ) -> (f64, &'static str, f64) {
@@ -516,8 +553,8 @@ fn collective(
         Collective::ReduceScatter | Collective::Gather | Collective::AllToAll => (n - 1.0) / n,
     };
     let sent = factor * bytes;
-    match &cost.topology {
-        Some(t) => {
+    match (&cost.topology, group) {
+        (Some(t), Group::Devices(group)) => {
             let crosses = group.iter().any(|&g| t.node_of(g) != t.node_of(group[0]));
             let class = if crosses { "inter" } else { "intra" };
             let seconds = match kind {
@@ -532,7 +569,7 @@ fn collective(
             };
             (seconds, class, sent)
         }
-        None => (
+        _ => (
             // Through shared memory when the buffer is large enough (the gathered
             // buffer of a gather, the operand of a reduce-scatter: an upper bound).
             cost.latency_of(group.len())
@@ -551,6 +588,8 @@ fn collective(
 /// A plan's step on `cost`'s machine.
 pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     let (gpt, experts) = (&shapes.gpt, shapes.experts);
+    // Groups' devices are listed only for a topology to place them on.
+    let listed = cost.topology.is_some();
     let d = &gpt.block;
     let (h, s, a, f, v) = (
         d.d_model as f64,
@@ -596,9 +635,9 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     // Parameters: blocks split over model and stages; embeddings, positions and the final
     // norm on every device. With experts, a layer's MLP (2·h·f) is `count` of them and a
     // router (h·count), the experts split over `e` devices of the data axis too.
-    let all: usize = gpt.param_types().iter().map(|t| t.num_elements()).sum();
+    let block_types = crate::models::block_weight_types(d);
     let shared_params = v * h + s * h + 2.0 * h;
-    let dense_block = (all as f64 - shared_params) / gpt.layers as f64;
+    let dense_block = block_types.iter().map(|t| t.num_elements()).sum::<usize>() as f64;
     let (other_block, expert_block) = match experts {
         Some(_) => (dense_block - 2.0 * h * f + h * count, count * 2.0 * h * f),
         None => (dense_block, 0.0),
@@ -646,7 +685,7 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     if p.model > 1 {
         let (sec, class, sent) = collective(
             cost,
-            &group(&p.axes, &["model"]),
+            &Group::of(&p.axes, &["model"], listed),
             mb_tokens * h * 4.0,
             Collective::AllReduce,
         );
@@ -659,7 +698,7 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     // reduce-scattered back to positions in the backward.
     let mut context = 0.0;
     if p.context > 1 {
-        let g = group(&p.axes, &["context"]);
+        let g = Group::of(&p.axes, &["context"], listed);
         let gathered = mb_seqs * s * h / t * 4.0;
         let per_layer = layers * p.micro_batches as f64;
         for (kind, count) in [
@@ -675,13 +714,9 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     // the backward, by all-to-alls over the devices holding different experts.
     let mut expert = 0.0;
     if p.expert > 1 {
-        let g = group(&p.axes, &["data"]);
-        let (sec, class, sent) = collective(
-            cost,
-            &g[..p.expert],
-            mb_tokens * routed * h * 4.0,
-            Collective::AllToAll,
-        );
+        let g = Group::of(&p.axes, &["data"], listed).first(p.expert);
+        let (sec, class, sent) =
+            collective(cost, &g, mb_tokens * routed * h * 4.0, Collective::AllToAll);
         let count = (2.0 * forwards + 2.0) * layers * p.micro_batches as f64;
         expert = sec * count;
         add(class, sent * count);
@@ -692,13 +727,14 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     // collective's latency per tensor.
     let mut data_exposed = 0.0;
     if n > 1.0 {
-        let g = group(&p.axes, &["data", "context"]);
+        let g = Group::of(&p.axes, &["data", "context"], listed);
         // The experts' replicas: the devices holding the same experts (every `e`-th of
         // the data axis, with the context axis).
-        let replicas: Vec<usize> = g.iter().copied().step_by(p.expert).collect();
+        let replicas = g.every(p.expert);
         // Seconds behind the forward pass, behind the backward, and exposed.
         let (mut forward, mut backward, mut exposed) = (0.0, 0.0, 0.0);
-        let tensors = gpt.param_types().len() as f64;
+        // The embeddings, positions, final norm's two, and every layer's.
+        let tensors = (4 + block_types.len() * gpt.layers) as f64;
         // Dense parameters over `g`, the experts (two tensors a layer) over their replicas.
         for (group, grads, tensors) in [
             (&g, params * 4.0, tensors),
@@ -758,8 +794,7 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
     // Pipelines: each micro-batch's activations forward and their gradients back.
     let mut pipeline = 0.0;
     if p.stages > 1 {
-        let g = group(&p.axes, &["stage"]);
-        let pair = [g[0], g[1]];
+        let pair = Group::of(&p.axes, &["stage"], listed).first(2);
         let (sec, class, _) = collective(cost, &pair, mb_tokens * h * 4.0, Collective::Gather);
         // A pair's "gather" sends the whole buffer once: a point-to-point message.
         let count = 2.0 * p.micro_batches as f64;
@@ -1256,10 +1291,22 @@ mod tests {
     #[test]
     fn a_group_over_two_axes_holds_their_devices() {
         let axes = [("data", 2), ("stage", 1), ("context", 2), ("model", 2)];
-        assert_eq!(group(&axes, &["model"]), vec![0, 1]);
-        assert_eq!(group(&axes, &["context"]), vec![0, 2]);
-        assert_eq!(group(&axes, &["data"]), vec![0, 4]);
-        assert_eq!(group(&axes, &["data", "context"]), vec![0, 2, 4, 6]);
+        let devices = |names: &[&str]| match Group::of(&axes, names, true) {
+            Group::Devices(d) => d,
+            Group::Count(_) => unreachable!("listed"),
+        };
+        assert_eq!(devices(&["model"]), vec![0, 1]);
+        assert_eq!(devices(&["context"]), vec![0, 2]);
+        assert_eq!(devices(&["data"]), vec![0, 4]);
+        assert_eq!(devices(&["data", "context"]), vec![0, 2, 4, 6]);
+        let listed = Group::of(&axes, &["data", "context"], true);
+        assert_eq!(listed.every(2).len(), 2);
+        assert_eq!(listed.first(3).len(), 3);
+        // Counted, not listed, without a topology.
+        let counted = Group::of(&axes, &["data", "context"], false);
+        assert!(matches!(counted, Group::Count(4)));
+        assert_eq!(counted.every(2).len(), 2);
+        assert_eq!(counted.first(3).len(), 3);
     }
 
     #[test]
