@@ -397,6 +397,10 @@ fn jax_fixture_decisions() {
         // conditions read every element (`any(not converged)`).
         ("jax_scipy_stats_logpdfs_fwd", &["all_gather {data}"; 3]),
         ("jnp_interp_convolve2d_map_coordinates_fwd", &[]),
+        // Solvers on replicated values: their while loops run on every device, no
+        // communication.
+        ("jax_odeint_fwd", &[]),
+        ("jax_scipy_minimize_bfgs_fwd", &[]),
         // BatchNorm's batch statistics summed across the devices (`psum` over `data`).
         ("flax_sync_batchnorm_shard_map_fwd", &["all_reduce {data}"]),
         // Flax's logical rules as JAX resolves them: the MLP's hidden units on `model`
