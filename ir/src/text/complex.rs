@@ -317,8 +317,9 @@ pub(super) fn lower(
             ),
         )
     };
-    // An op given the wrong number of operands or results is left as written, for its
-    // typing rule to name what is wrong.
+    // An op given the wrong number of operands or results, or a signature whose operand
+    // types do not match its operands one for one, is left as written, for its typing
+    // rule to name what is wrong.
     let arity = match parsed.kind {
         OpKind::Select => Some(3),
         OpKind::Pad { .. }
@@ -331,6 +332,7 @@ pub(super) fn lower(
     };
     let rank_ok = |t: &TensorType| t.rank() > 0;
     if arity.is_some_and(|a| cx.len() != a)
+        || parsed.operand_types.len() != cx.len()
         || (matches!(parsed.kind, OpKind::DynamicUpdateSlice) && cx.len() < 2)
         || (matches!(parsed.kind, OpKind::DynamicSlice { .. }) && cx.is_empty())
         || (matches!(parsed.kind, OpKind::Convert | OpKind::BroadcastInDim { .. })

@@ -107,3 +107,16 @@ func.func @main(%a: tensor<8xcomplex<f32>>, %b: tensor<8xcomplex<f32>>) -> tenso
     }
   return %0#0 : tensor<complex<f32>>
 }
+
+// -----
+
+// a complex cumulative sum whose signature lists one operand type for two (a fuzzer's panic)
+func.func @main(%a: tensor<8x6xcomplex<f32>>) -> tensor<8x6xcomplex<f32>> {
+  %cst = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
+  %0 = "stablehlo.reduce_window"(%a, %cst) <{padding = dense<[[0, 0], [5, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 6>}> ({
+  ^bb0(%x: tensor<complex<f32>>, %y: tensor<complex<f32>>):
+    %1 = stablehlo.add %x, %y : tensor<complex<f32>>
+    stablehlo.return %1 : tensor<complex<f32>>
+  }) : (tensor<8x6xcomplex<f32>>) -> tensor<8x6xcomplex<f32>>
+  return %0 : tensor<8x6xcomplex<f32>>
+}
