@@ -406,6 +406,38 @@ fn jax_fixture_decisions() {
         // Flax's logical rules as JAX resolves them: the MLP's hidden units on `model`
         // (its second matmul's partial sums all-reduced), the gradients summed over
         // `data`, the first bias gathered for its replicated result.
+        // Float8 values held as f32 and rounded where computed: the rounding is
+        // element-wise, so the decisions are those of the f32 program. Flax's fp8_ops: the
+        // inputs' and output gradients' amax over the batch (max over `data`, two a
+        // layer), the loss and the four parameters' gradients summed over `data`.
+        ("jnp_float8_edges_fwd", &[]),
+        ("flax_fp8_dense_grad", &["all_reduce {data}"; 9]),
+        // GShard's einsum dispatch with the experts on `expert`: the capacity positions
+        // are a cumsum over every token, so the routing mask is gathered over `data`; the
+        // combine (and the dispatch's gradient) sums over the experts (`expert`); the
+        // gradients are summed over `data`.
+        (
+            "moe_gshard_einsum_adamw_step",
+            &[
+                "all_gather {data}",
+                "all_reduce {data}",
+                "all_reduce {expert}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {expert}",
+                "all_reduce {data}",
+            ],
+        ),
+        // A shard_map manual over `data` only: the operands resharded to its in_specs
+        // (XLA's three collectives, the same kinds), the body's psum over `data`.
+        (
+            "shard_map_partial_auto_fwd",
+            &["all_to_all {data}", "all_gather {model}", "all_reduce {data}"],
+        ),
+        ("hf_big_bird_block_sparse_fwd", &[]),
+        ("int8_quantized_matmul_fwd", &[]),
+        ("jax_random_rbg_fwd", &[]),
         (
             "flax_logical_rules_sgd_step",
             &[

@@ -457,12 +457,17 @@ fn float_bits(d: DType) -> Option<(i64, i64)> {
 const FROM: &str = "shardc.from";
 
 /// Adds the ops of a decomposition, each marked with the `chlo` op it came from.
-struct Emit<'a> {
+pub(super) struct Emit<'a> {
     b: &'a mut FunctionBuilder,
     from: String,
 }
 
-impl Emit<'_> {
+impl<'a> Emit<'a> {
+    /// Adds ops to `b`, each marked as coming from `from` (an op name, quoted).
+    pub(super) fn new(b: &'a mut FunctionBuilder, from: String) -> Emit<'a> {
+        Emit { b, from }
+    }
+
     fn mark(&mut self, v: ValueId) -> ValueId {
         if let Some(op) = self.b.func().defining_op(v) {
             self.b
@@ -479,7 +484,7 @@ impl Emit<'_> {
     }
 
     /// A splat of `value` shaped and typed as `like`.
-    fn c(&mut self, like: ValueId, value: f64) -> ValueId {
+    pub(super) fn c(&mut self, like: ValueId, value: f64) -> ValueId {
         let ty = self.b.ty(like).clone();
         let s = if ty.dtype.is_float() {
             Scalar::Float(value)
@@ -494,7 +499,7 @@ impl Emit<'_> {
         self.push(OpKind::Binary(op), &[x, y])
     }
 
-    fn un(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
+    pub(super) fn un(&mut self, op: UnaryOp, x: ValueId) -> Result<ValueId, IrError> {
         self.push(OpKind::Unary(op), &[x])
     }
 
@@ -506,7 +511,7 @@ impl Emit<'_> {
         self.bin(BinaryOp::Subtract, x, y)
     }
 
-    fn mul(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+    pub(super) fn mul(&mut self, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.bin(BinaryOp::Multiply, x, y)
     }
 
@@ -514,7 +519,7 @@ impl Emit<'_> {
         self.bin(BinaryOp::Divide, x, y)
     }
 
-    fn cmp(
+    pub(super) fn cmp(
         &mut self,
         direction: ComparisonDirection,
         x: ValueId,
@@ -529,7 +534,12 @@ impl Emit<'_> {
         )
     }
 
-    fn select(&mut self, p: ValueId, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+    pub(super) fn select(
+        &mut self,
+        p: ValueId,
+        x: ValueId,
+        y: ValueId,
+    ) -> Result<ValueId, IrError> {
         self.push(OpKind::Select, &[p, x, y])
     }
 
@@ -592,7 +602,7 @@ impl Emit<'_> {
 
     /// `reduce_precision`'s decomposition (see [`reduce_precision`]): on `x`'s bits as a
     /// signed integer of its width, as XLA's elemental emitter computes it.
-    fn reduce_precision(
+    pub(super) fn reduce_precision(
         &mut self,
         x: ValueId,
         exponent: u32,

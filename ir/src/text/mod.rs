@@ -67,6 +67,7 @@ mod attr;
 mod chlo;
 mod complex;
 mod custom_call;
+mod float8;
 mod format;
 mod generic;
 mod lexer;

@@ -10,7 +10,7 @@
 
 use super::format::{self, i64_array, int_list, join};
 use super::lexer::Tok;
-use super::parse::{FuncState, GenericAttrs, PResult, Parsed, Parser, Site, Use};
+use super::parse::{BlockArg, FuncState, GenericAttrs, PResult, Parsed, Parser, Site, Use};
 use super::print::Pretty;
 use crate::dtype::TensorType;
 use crate::module::BlockId;
@@ -1564,7 +1564,7 @@ fn reducer(p: &mut Parser<'_>, f: &mut FuncState, operands: &[Use], n: usize) ->
                 // A complex scalar, as a pair.
                 want.shape.push(2);
             }
-            for (name, offset, ty, _) in [a, e] {
+            for (name, offset, ty, _, _) in [a, e] {
                 if *ty != want {
                     return p.err_at(*offset, format!("reducer argument %{name} has type {ty} but input {k} needs {want}; the reducer takes scalars of each input's element type"));
                 }
@@ -1734,10 +1734,13 @@ fn parse_while(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed
         ));
     }
     let attrs = p.op_attrs()?;
-    let block_args: Vec<(&str, usize, TensorType, bool)> = carried
+    let block_args: Vec<BlockArg<'_>> = carried
         .iter()
         .zip(&types)
-        .map(|((n, o, u), t)| (*n, *o, t.clone(), f.complex.contains(&u.id)))
+        .map(|((n, o, u), t)| {
+            let float8 = f.float8.get(&u.id).copied();
+            (*n, *o, t.clone(), f.complex.contains(&u.id), float8)
+        })
         .collect();
     p.expect_ident(
         "cond",

@@ -9,6 +9,7 @@
 
 use super::attr::Entry;
 use super::chlo;
+use super::float8::{self, Float8};
 use super::lexer::{Lexer, Tok, Token, error_at};
 use super::ops::{self, OpSyntax};
 use crate::builder::FunctionBuilder;
@@ -28,8 +29,9 @@ const CUSTOM_CALL: &str = "stablehlo.custom_call";
 /// Deepest nesting of regions (a reduce in the reducer of a reduce in ...).
 pub(super) const MAX_REGION_DEPTH: usize = 16;
 
-/// A block argument as written: its name, offset, type and whether it is complex.
-pub(super) type BlockArg<'a> = (&'a str, usize, TensorType, bool);
+/// A block argument as written: its name, offset, type, whether it is complex, and its
+/// float8 format (held as f32, see `float8.rs`).
+pub(super) type BlockArg<'a> = (&'a str, usize, TensorType, bool, Option<Float8>);
 
 /// A use of a value, as written.
 #[derive(Clone, Debug)]
@@ -117,6 +119,8 @@ pub(super) struct FuncState {
     scopes: Vec<HashMap<String, Binding>>,
     /// The values that hold complex numbers as pairs (see `complex.rs`).
     pub complex: HashSet<ValueId>,
+    /// The f32 values that hold float8 values (see `float8.rs`), with their format.
+    pub float8: HashMap<ValueId, Float8>,
 }
 
 impl FuncState {
@@ -126,6 +130,7 @@ impl FuncState {
             name: name.to_string(),
             scopes: vec![HashMap::new()],
             complex: HashSet::new(),
+            float8: HashMap::new(),
         }
     }
 
@@ -194,6 +199,9 @@ pub(super) struct Parser<'a> {
     op_locs: Vec<(String, usize, Loc)>,
     /// For each tensor type read so far, whether it was complex (read as pairs).
     pub complex: Vec<bool>,
+    /// For each tensor type read so far, its float8 format and where it was written, if
+    /// it was one (read as f32).
+    pub float8: Vec<Option<(Float8, usize)>>,
 }
 
 /// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
@@ -231,6 +239,7 @@ impl<'a> Parser<'a> {
             arg_locs: Vec::new(),
             op_locs: Vec::new(),
             complex: Vec::new(),
+            float8: Vec::new(),
         };
         p.file()?;
         p.run_deferred()?;
@@ -734,6 +743,7 @@ impl<'a> Parser<'a> {
         self.expect(Tok::LParen, "to open the function's arguments")?;
         let mut args: Vec<(&'a str, usize, TensorType, ValueAttrs, Option<usize>)> = Vec::new();
         let mut complex_args = Vec::new();
+        let float8_mark = self.float8.len();
         if !self.eat(Tok::RParen)? {
             loop {
                 let offset = self.tok.start;
@@ -797,6 +807,7 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
+        let float8_args = self.float8_signature(float8_mark, &name, visibility)?;
         if self.is_ident("attributes") {
             return self.err(format!(
                 "function attributes are not supported; remove `attributes {{...}}` from @{name}"
@@ -808,6 +819,9 @@ impl<'a> Parser<'a> {
         let mut f = FuncState::new(b, &name);
         for (i, (arg, offset, ty, attrs, at)) in args.into_iter().enumerate() {
             let id = f.b.arg(i);
+            if let Some(format) = float8_args.get(i).copied().flatten() {
+                f.float8.insert(id, format);
+            }
             if complex_args[i] {
                 f.complex.insert(id);
             }
@@ -830,6 +844,7 @@ impl<'a> Parser<'a> {
         })?;
         self.check_new_function(&name, offset)?;
         let mark = self.complex.len();
+        let float8_mark = self.float8.len();
         let (arg_types, result_types) = self.required_prop(
             &mut g,
             "function_type",
@@ -871,9 +886,15 @@ impl<'a> Parser<'a> {
                 super::complex::widen_attrs(self, attrs, *at, ty, &what)?;
             }
         }
+        let float8_args = self.float8_signature(float8_mark, &name, visibility)?;
         let mut b = FunctionBuilder::new(&name, &arg_types);
         b.set_visibility(visibility);
         let mut f = FuncState::new(b, &name);
+        for (i, format) in float8_args.into_iter().take(arg_types.len()).enumerate() {
+            if let Some(format) = format {
+                f.float8.insert(f.b.arg(i), format);
+            }
+        }
         for (i, (attrs, at)) in arg_attrs.into_iter().enumerate() {
             if let (Some(s), Some(at)) = (&attrs.sharding, at) {
                 self.check_sharding(at, s, &arg_types[i], format!("argument {i} of @{name}"))?;
@@ -900,7 +921,7 @@ impl<'a> Parser<'a> {
                     ),
                 );
             }
-            for (i, (arg, at, ty, _)) in args.into_iter().enumerate() {
+            for (i, (arg, at, ty, _, _)) in args.into_iter().enumerate() {
                 if ty != arg_types[i] {
                     return self.err_at(
                         at,
@@ -1169,8 +1190,9 @@ impl<'a> Parser<'a> {
             self.expect(Tok::Colon, &format!("after the block argument %{name}"))?;
             let ty = self.tensor_type(&format!("for the block argument %{name}"))?;
             let complex = self.complex.last() == Some(&true);
+            let float8 = self.float8.last().copied().flatten().map(|(f, _)| f);
             self.skip_loc()?;
-            out.push((name, offset, ty, complex));
+            out.push((name, offset, ty, complex, float8));
             if self.eat(Tok::Comma)? {
                 continue;
             }
@@ -1189,9 +1211,12 @@ impl<'a> Parser<'a> {
         let types: Vec<TensorType> = args.iter().map(|a| a.2.clone()).collect();
         let ids = f.b.begin_block(&types);
         f.scopes.push(HashMap::new());
-        for ((name, offset, _, complex), id) in args.into_iter().zip(ids) {
+        for ((name, offset, _, complex, float8), id) in args.into_iter().zip(ids) {
             if complex {
                 f.complex.insert(id);
+            }
+            if let Some(format) = float8 {
+                f.float8.insert(id, format);
             }
             self.define(f, name, vec![id], offset)?;
         }
@@ -1388,6 +1413,7 @@ impl<'a> Parser<'a> {
         let groups = self.result_groups(f)?;
         let name_offset = self.tok.start;
         let mark = self.complex.len();
+        let float8_mark = self.float8.len();
         let first_op = f.b.func().ops.len();
         let part = match &self.tok.tok {
             Tok::Str(n) if super::complex::PARTS.contains(&n.as_str()) => Some((n.clone(), true)),
@@ -1397,6 +1423,7 @@ impl<'a> Parser<'a> {
         if let Some((name, generic)) = part {
             self.bump()?;
             let value = super::complex::parse_part(self, f, &name, name_offset, generic)?;
+            self.refuse_float8(float8_mark, name_offset, &name)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, &name, vec![value]);
         }
@@ -1409,6 +1436,7 @@ impl<'a> Parser<'a> {
             self.bump()?;
             let values = chlo::top_k(self, f, "chlo.top_k", name_offset, generic)?;
             self.refuse_complex(mark, name_offset, "chlo.top_k")?;
+            self.refuse_float8(float8_mark, name_offset, "chlo.top_k")?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, "chlo.top_k", values);
         }
@@ -1422,6 +1450,7 @@ impl<'a> Parser<'a> {
             let name = "stablehlo.reduce_precision";
             let values = chlo::reduce_precision(self, f, name, name_offset, generic)?;
             self.refuse_complex(mark, name_offset, name)?;
+            self.refuse_float8(float8_mark, name_offset, name)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, name, values);
         }
@@ -1434,6 +1463,7 @@ impl<'a> Parser<'a> {
             self.bump()?;
             let values = super::custom_call::parse(self, f, CUSTOM_CALL, name_offset, generic)?;
             self.refuse_complex(mark, name_offset, CUSTOM_CALL)?;
+            self.refuse_float8(float8_mark, name_offset, CUSTOM_CALL)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, CUSTOM_CALL, values);
         }
@@ -1490,11 +1520,105 @@ impl<'a> Parser<'a> {
                     f.complex.insert(r);
                 }
             }
+        } else if float8::involved(f, &parsed, &self.float8[float8_mark..]) {
+            self.float8_op(f, &groups, syntax, name_offset, parsed, float8_mark)?;
         } else {
             self.finish_op(f, &groups, syntax, name_offset, parsed)?;
         }
         if let (Some(loc), Some(last)) = (loc, f.b.func().ops.len().checked_sub(1)) {
             self.op_locs.push((f.name.clone(), last, loc));
+        }
+        Ok(())
+    }
+
+    /// Adds an op on float8 values (see `float8.rs`): it computes on the f32 values that
+    /// hold them, and each result its text types as float8 is rounded to that format,
+    /// unless the op only moves values.
+    fn float8_op(
+        &mut self,
+        f: &mut FuncState,
+        groups: &[ResultGroup<'a>],
+        syntax: &OpSyntax,
+        offset: usize,
+        parsed: Parsed,
+        mark: usize,
+    ) -> PResult<()> {
+        let name = parsed.kind.name();
+        let computes = float8::computes(&parsed.kind).map_err(|why| {
+            let value = parsed
+                .operands
+                .iter()
+                .find(|u| f.float8.contains_key(&u.id))
+                .map_or_else(|| "a float8 value".to_string(), |u| u.name.clone());
+            self.error_at(offset, format!("{name} of {value} is not read: it {why}"))
+        })?;
+        // The formats of the results, from the types the text wrote last.
+        let written = &self.float8[mark..];
+        let n = parsed.result_types.len();
+        let mut formats: Vec<Option<Float8>> = written[written.len().saturating_sub(n)..]
+            .iter()
+            .map(|w| w.map(|(format, _)| format))
+            .collect();
+        formats.resize(n, None);
+        self.finish_op(f, groups, syntax, offset, parsed)?;
+        let op = f.b.func().ops.len() - 1;
+        let results = f.b.func().ops[op].results.clone();
+        let mut values = Vec::with_capacity(n);
+        for (r, format) in results.into_iter().zip(formats) {
+            let v = match format {
+                Some(format) if computes => float8::round(&mut f.b, r, format)
+                    .map_err(|e| self.error_at(offset, e.to_string()))?,
+                _ => r,
+            };
+            if let Some(format) = format {
+                f.float8.insert(v, format);
+            }
+            values.push(v);
+        }
+        // The names the text gives the results name the rounded values.
+        let mut rest = values.as_slice();
+        for g in groups {
+            let (vals, tail) = rest.split_at(g.count.min(rest.len()));
+            rest = tail;
+            if let Some(binding) = f.scopes.last_mut().and_then(|s| s.get_mut(g.name)) {
+                binding.values = vals.to_vec();
+            }
+        }
+        Ok(())
+    }
+
+    /// The float8 formats of a function's signature, read since `mark` (arguments first):
+    /// an error for a public function, whose callers pass and take bytes, where shardc
+    /// holds float8 values as f32 inside a program only.
+    fn float8_signature(
+        &self,
+        mark: usize,
+        function: &str,
+        visibility: Visibility,
+    ) -> PResult<Vec<Option<Float8>>> {
+        let written = &self.float8[mark..];
+        if visibility == Visibility::Public
+            && let Some((format, at)) = written.iter().flatten().next()
+        {
+            return self.err_at(
+                *at,
+                format!("@{function} takes or gives a tensor of {}: shardc reads float8 values inside a program only (held as f32, rounded where computed); pass and return them as bf16 or f32 (`x.astype(jnp.bfloat16)`)", format.name()),
+            );
+        }
+        Ok(written
+            .iter()
+            .map(|w| w.map(|(format, _)| format))
+            .collect())
+    }
+
+    /// An error if an op read by its own reader (`chlo.top_k`, `custom_call`, ...) wrote a
+    /// float8 type since `mark`.
+    fn refuse_float8(&self, mark: usize, offset: usize, name: &str) -> PResult<()> {
+        if let Some((format, _)) = self.float8[mark..].iter().flatten().next() {
+            return self.err_at(
+                offset,
+                format!("{name} of {} values is not read: shardc holds float8 values as f32, rounded where computed, and reads {name} for other types only; convert to f32 before it (`x.astype(jnp.float32)`)", format.name()),
+            );
         }
         Ok(())
     }
