@@ -433,7 +433,11 @@ fn jax_fixture_decisions() {
         // (XLA's three collectives, the same kinds), the body's psum over `data`.
         (
             "shard_map_partial_auto_fwd",
-            &["all_to_all {data}", "all_gather {model}", "all_reduce {data}"],
+            &[
+                "all_to_all {data}",
+                "all_gather {model}",
+                "all_reduce {data}",
+            ],
         ),
         ("hf_big_bird_block_sparse_fwd", &[]),
         ("int8_quantized_matmul_fwd", &[]),
