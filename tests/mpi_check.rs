@@ -158,7 +158,8 @@ fn programs() -> Vec<Program> {
         let opts = Options {
             pad_uneven: text.lines().any(|l| l.trim() == "// options: pad_uneven"),
             ..Options::default()
-        };
+        }
+        .deterministic();
         let m = shardc::ir::text::parse_module_with(&text, opts.uneven())
             .expect("a canonical case parses");
         let args = det_inputs(&m);
@@ -173,7 +174,7 @@ fn programs() -> Vec<Program> {
         out.push((
             name,
             fx.module,
-            Options::default(),
+            Options::default().deterministic(),
             fx.inputs,
             Some(fx.outputs),
             fx.abs,
@@ -201,7 +202,7 @@ fn programs() -> Vec<Program> {
         out.push((
             name,
             p.module,
-            Options::default(),
+            Options::default().deterministic(),
             p.inputs,
             None,
             1e-4,
@@ -273,7 +274,7 @@ fn pipelines() -> Vec<Program> {
 /// need no collective, or only local slices).
 fn communicates(m: &Module) -> bool {
     use shardc::ir::OpKind::*;
-    compile(m, &Options::default()).is_ok_and(|c| {
+    compile(m, &Options::default().deterministic()).is_ok_and(|c| {
         c.partitioned.module.entry().is_some_and(|f| {
             f.body_ops().any(|(_, op)| {
                 matches!(
@@ -409,7 +410,7 @@ impl Checker<'_> {
         );
         let text = std::fs::read_to_string(path).expect("a canonical case");
         let m = shardc::ir::text::parse_module(&text).expect("it parses");
-        let c = compile(&m, &Options::default()).expect("it compiles");
+        let c = compile(&m, &Options::default().deterministic()).expect("it compiles");
         let args = det_inputs(&m);
         let w = self.world_size;
         let world = self.mesh(w);
@@ -470,7 +471,7 @@ impl Checker<'_> {
             .replace("@MESH@", r#"["data"=2, "model"=2]"#)
             .replace("@OUT@", out);
         let m = shardc::ir::text::parse_module(&text).map_err(|e| e.to_string())?;
-        let c = compile(&m, &Options::default()).map_err(|e| e.to_string())?;
+        let c = compile(&m, &Options::default().deterministic()).map_err(|e| e.to_string())?;
         let mesh = self.mesh(4);
         let program = MpiProgram::new(mesh, &c, &Interpreted).map_err(|e| e.to_string())?;
         let mut global = det_inputs(&m);

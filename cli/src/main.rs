@@ -562,6 +562,23 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             plan,
             cost,
         } => {
+            let options = Options {
+                bucket_bytes: shardc_cli::peer::buckets(plan.bucket_bytes),
+                pad_uneven: pad,
+                cost: cost.model()?,
+                compress,
+                partition_loops: !plan.loops_whole,
+                unroll_loops: plan.unroll_loops,
+                memory_per_device: plan.memory_per_device,
+                follow_annotations: plan.follow_annotations,
+                collective_matmul: plan.collective_matmul,
+                ..Options::default()
+            };
+            // Each rank compiles the program: they must reach the same one.
+            let options = match backend {
+                shardc_cli::run::Backend::Mpi => options.deterministic(),
+                _ => options,
+            };
             let outcome = shardc_cli::run::run(&shardc_cli::run::Run {
                 steps,
                 file,
@@ -571,18 +588,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 trace,
                 check_reference,
                 out,
-                options: Options {
-                    bucket_bytes: shardc_cli::peer::buckets(plan.bucket_bytes),
-                    pad_uneven: pad,
-                    cost: cost.model()?,
-                    compress,
-                    partition_loops: !plan.loops_whole,
-                    unroll_loops: plan.unroll_loops,
-                    memory_per_device: plan.memory_per_device,
-                    follow_annotations: plan.follow_annotations,
-                    collective_matmul: plan.collective_matmul,
-                    ..Options::default()
-                },
+                options,
                 pad,
             })?;
             if outcome.prints {

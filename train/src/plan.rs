@@ -10,7 +10,8 @@
 //!
 //! - compute: each matmul's FLOPs on its local pieces at the cost model's rate for its
 //!   size, the other ops' FLOPs at its vector rate, the optimizer update on the state
-//!   each device holds; accumulated micro-batches each a loop iteration's fixed cost and
+//!   each device holds (one fused pass: its bytes at the elementwise byte rate);
+//!   accumulated micro-batches each a loop iteration's fixed cost and
 //!   the adding of its gradients; a pipeline adds its bubble, `(p - 1) / (m + p - 1)` of
 //!   the work;
 //! - tensor parallelism: two all-reduces of a micro-batch's activations per layer in the
@@ -56,6 +57,10 @@ use crate::models::GptConfig;
 use shardc_compiler::CostModel;
 use shardc_compiler::sharding::cost::DotClass;
 use std::collections::BTreeMap;
+
+/// Bytes AdamW's update moves per f32 parameter: it reads the parameter, its gradient and
+/// both moments, and writes the parameter and the moments.
+const ADAMW_UPDATE_BYTES: f64 = 28.0;
 
 /// How the data axis holds parameters, gradients and optimizer state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -660,7 +665,11 @@ pub fn predict(shapes: &Shapes, p: &Plan, cost: &CostModel) -> Predicted {
         let of = |z: (f64, f64, f64)| [z.0, z.1, z.2][k];
         bytes * (params / of(dense) + expert_params / of(routed))
     };
-    let update = 12.0 * (params / zero(n).2 + expert_params / zero(n / e).2) / cost.vector_flops;
+    // The optimizer update is one fused elementwise pass over the state a device
+    // updates, as the kernels run it: its cost is its traffic, AdamW reading a parameter,
+    // its gradient and two moments and writing back the parameter and the moments.
+    let updated = params / zero(n).2 + expert_params / zero(n / e).2;
+    let update = ADAMW_UPDATE_BYTES * updated / cost.elementwise_bytes_per_s();
     // Accumulated micro-batches (without a pipeline) run as a loop: each iteration pays
     // the loop's fixed cost and adds its gradients to the accumulators.
     let accumulate = if p.stages == 1 && p.micro_batches > 1 {

@@ -42,7 +42,10 @@ pub struct Options {
     pub node_limit: usize,
     /// Stop after visiting ops this many times the number of ops.
     pub visit_limit: usize,
-    /// Wall time saturation may take before it stops (`SHARDC_TIME_LIMIT_MS`).
+    /// Wall time saturation may take before it stops (`SHARDC_TIME_LIMIT_MS`). Unlike
+    /// the node and visit limits, where it stops depends on the machine's load: processes
+    /// that compile the same program apart and must agree on the result (the mpi
+    /// backend's ranks) use [`Options::deterministic`].
     pub time_limit: Duration,
     /// The cost model extraction optimises with (the backend's figures).
     pub cost: CostModel,
@@ -122,6 +125,23 @@ impl Options {
 /// bucket: 4.0-6.2 ms; `shardc bench peer --dir tests/fixtures/jax --cases
 /// hf_bert_adamw_step [--bucket-bytes 0]`).
 pub const DEFAULT_BUCKET_BYTES: usize = 25 << 20;
+
+impl Options {
+    /// These options with no wall-time limit unless `SHARDC_TIME_LIMIT_MS` sets one: only
+    /// the node and visit limits stop propagation, and they stop it alike on every
+    /// machine. The mpi backend's ranks each compile the program; 8 ranks on 2 cores
+    /// compile 4 times slower than one, and a wall-time limit reached on some ranks only
+    /// gave them different programs.
+    pub fn deterministic(self) -> Options {
+        if std::env::var_os("SHARDC_TIME_LIMIT_MS").is_some() {
+            return self;
+        }
+        Options {
+            time_limit: Duration::MAX,
+            ..self
+        }
+    }
+}
 
 impl Default for Options {
     fn default() -> Options {

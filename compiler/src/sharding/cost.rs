@@ -229,6 +229,10 @@ impl Default for CostModel {
     }
 }
 
+/// Bytes a calibrated elementwise chain moves per FLOP: `multiply, add, maximum` over two
+/// f32 operands into one result, 12 bytes for 3 FLOPs ([`CostModel::elementwise_bytes_per_s`]).
+const ELEMENTWISE_CHAIN_BYTES_PER_FLOP: f64 = 4.0;
+
 impl CostModel {
     /// The version of the JSON profile [`CostModel::to_json`] writes.
     pub const VERSION: u32 = 1;
@@ -583,6 +587,15 @@ impl CostModel {
             .and_then(|t| interpolate(t, flops.ln(), f64::ln))
             .or_else(|| interpolate(&self.dot_rates, flops.ln(), f64::ln))
             .unwrap_or(self.flops)
+    }
+
+    /// Bytes per second a device moves through a fused elementwise pass (read and
+    /// written together): [`CostModel::vector_flops`] is measured on such a pass, a chain
+    /// of three FLOPs per element that reads two f32 operands and writes one result
+    /// (`shardc calibrate`), 4 bytes per FLOP. A pass with few FLOPs per byte (an
+    /// optimizer's update) costs its traffic at this rate.
+    pub fn elementwise_bytes_per_s(&self) -> f64 {
+        self.vector_flops * ELEMENTWISE_CHAIN_BYTES_PER_FLOP
     }
 
     /// The memory tie-breaker of holding a piece.

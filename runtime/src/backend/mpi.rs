@@ -517,7 +517,9 @@ impl<'u> MpiMesh<'u> {
             None => Ok(()),
             Some(d) => Err(RuntimeError::Mpi(format!(
                 "device {d} prepared another program than device 0 (its per-device ops or \
-                 argument types differ); every rank must run the same executable"
+                 argument types differ); every rank must run the same executable, compiled \
+                 from the same module with the same options (a compile stopped by a wall-time \
+                 limit on some ranks only differs: `compiler::Options::deterministic`)"
             ))),
         }
     }
