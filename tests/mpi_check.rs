@@ -41,8 +41,11 @@ fn main() -> ExitCode {
         if !selected("mpi_check") {
             return ExitCode::SUCCESS;
         }
+        // 30 minutes a world: every rank compiles every program to completion (work
+        // limits only, `Options::deterministic`), and 8 debug-built ranks on 2 cores of a
+        // slow host took over 10 minutes (2026-12-07).
         for ranks in WORLDS {
-            match relaunch(ranks, &[], 600) {
+            match relaunch(ranks, &[], 1800) {
                 Ok(s) if s.success() => {}
                 Ok(s) => {
                     eprintln!("mpi_check: mpirun -n {ranks} failed ({s})");
