@@ -367,7 +367,7 @@ fn different_programs(_: &Universe, mesh: &MpiMesh) {
         Err(e) => e,
     };
     // Every rank compares the programs' fingerprints with device 0's.
-    let want = "mpi: device 2 prepared another program than device 0 (its per-device ops or argument types differ); every rank must run the same executable";
+    let want = "mpi: device 2 prepared another program than device 0 (its per-device ops or argument types differ); every rank must run the same executable, compiled from the same module with the same options (a compile stopped by a wall-time limit on some ranks only differs: `compiler::Options::deterministic`)";
     assert_eq!(e.to_string(), want);
 }
 
