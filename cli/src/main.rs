@@ -1,7 +1,7 @@
 //! The `shardc` command line.
 //!
 //! ```text
-//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad] [--loops-whole] [--unroll-loops N] [--memory-per-device B]
+//! shardc compile FILE.mlir [--explain | --decisions] [--json] [--dump-dir DIR] [--bucket-bytes N] [--pad | --no-pad] [--loops-whole] [--unroll-loops N] [--memory-per-device B]
 //!                [--cost-profile FILE | --gpu-cluster]
 //! shardc calibrate [--mesh data=2,model=4] [--out FILE]
 //! shardc plan demo|gpt-1b|gpt-1b-moe|SHAPES.json --devices N [--topology FILE] [--memory-per-device B] [--top K] [--measure K]
@@ -14,7 +14,7 @@
 
 use clap::{Parser, Subcommand};
 use shardc::compiler::{CostModel, Options, Stage, compile};
-use shardc::{Mesh, ir};
+use shardc::Mesh;
 use shardc_train::models::{TransformerDims, transformer_stack};
 use shardc_train::strategy::axis::{DATA, MODEL};
 use std::path::PathBuf;
@@ -55,10 +55,15 @@ enum Command {
         /// `03-partitioned.mlir`, `04-explain.txt`).
         #[arg(long)]
         dump_dir: Option<PathBuf>,
-        /// Let shardings split dimensions their axes do not divide: each shard holds
-        /// ceil(n / shards) elements, the last ones padded (GSPMD's uneven shardings).
+        /// Let shardings split dimensions their axes do not divide anywhere: each shard
+        /// holds ceil(n / shards) elements, the last ones padded (GSPMD's uneven
+        /// shardings). Without it, a program whose annotations split a dimension unevenly
+        /// is padded as JAX pads it, with a note.
         #[arg(long)]
         pad: bool,
+        /// Refuse a program whose annotations split a dimension unevenly.
+        #[arg(long, conflicts_with = "pad")]
+        no_pad: bool,
         /// Compress the all-reduces of f32 sums over an axis: `data=bf16`, `data=int8`
         /// (64-value blocks, error feedback), `data=int8:128`, `data=powersgd:4`
         /// (`docs/topology.md`). Repeatable.
@@ -97,9 +102,14 @@ enum Command {
         /// exposed communication). The cpu and mpi backends.
         #[arg(long, default_value_t = 0)]
         steps: usize,
-        /// Let shardings split dimensions their axes do not divide (padded).
+        /// Let shardings split dimensions their axes do not divide anywhere (padded).
+        /// Without it, a program whose annotations split a dimension unevenly is padded as
+        /// JAX pads it, with a note.
         #[arg(long)]
         pad: bool,
+        /// Refuse a program whose annotations split a dimension unevenly.
+        #[arg(long, conflicts_with = "pad")]
+        no_pad: bool,
         /// Compress the all-reduces of f32 sums over an axis: `data=bf16`, `data=int8`
         /// (64-value blocks, error feedback), `data=int8:128`, `data=powersgd:4`
         /// (`docs/topology.md`). Repeatable.
@@ -235,6 +245,38 @@ struct PlanArgs {
     /// on its own).
     #[arg(long)]
     bucket_bytes: Option<usize>,
+}
+
+/// `--pad` and `--no-pad` as [`shardc_cli::run::read_program`] takes them.
+fn pad_choice(pad: bool, no_pad: bool) -> Option<bool> {
+    match (pad, no_pad) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    }
+}
+
+impl PlanArgs {
+    /// The compile options these flags, `--pad`, `--compress` and the cost flags ask for.
+    fn options(
+        &self,
+        pad: bool,
+        compress: Vec<(String, shardc::ir::compress::Compression)>,
+        cost: &CostArgs,
+    ) -> Result<Options, String> {
+        Ok(Options {
+            bucket_bytes: shardc_cli::peer::buckets(self.bucket_bytes),
+            pad_uneven: pad,
+            cost: cost.model()?,
+            compress,
+            partition_loops: !self.loops_whole,
+            unroll_loops: self.unroll_loops,
+            memory_per_device: self.memory_per_device,
+            follow_annotations: self.follow_annotations,
+            collective_matmul: self.collective_matmul,
+            ..Options::default()
+        })
+    }
 }
 
 /// Which machine the plan is optimised for.
@@ -558,22 +600,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             out,
             steps,
             pad,
+            no_pad,
             compress,
             plan,
             cost,
         } => {
-            let options = Options {
-                bucket_bytes: shardc_cli::peer::buckets(plan.bucket_bytes),
-                pad_uneven: pad,
-                cost: cost.model()?,
-                compress,
-                partition_loops: !plan.loops_whole,
-                unroll_loops: plan.unroll_loops,
-                memory_per_device: plan.memory_per_device,
-                follow_annotations: plan.follow_annotations,
-                collective_matmul: plan.collective_matmul,
-                ..Options::default()
-            };
+            let options = plan.options(pad, compress, &cost)?;
             // Each rank compiles the program: they must reach the same one.
             let options = match backend {
                 shardc_cli::run::Backend::Mpi => options.deterministic(),
@@ -589,7 +621,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 check_reference,
                 out,
                 options,
-                pad,
+                pad: pad_choice(pad, no_pad),
             })?;
             if outcome.prints {
                 emit(outcome.text.trim_end());
@@ -607,33 +639,18 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             json,
             dump_dir,
             pad,
+            no_pad,
             compress,
             plan,
             cost,
         } => {
             let text = read_text(&file)?;
-            let uneven = if pad {
-                ir::Uneven::Pad
-            } else {
-                ir::Uneven::Refuse
-            };
-            let m = ir::text::parse_module_with(&text, uneven)
+            let (m, padded, note) = shardc_cli::run::read_program(&text, pad_choice(pad, no_pad))
                 .map_err(|e| format!("{}:{e}", file.display()))?;
-            let c = compile(
-                &m,
-                &Options {
-                    bucket_bytes: shardc_cli::peer::buckets(plan.bucket_bytes),
-                    pad_uneven: pad,
-                    cost: cost.model()?,
-                    compress,
-                    partition_loops: !plan.loops_whole,
-                    unroll_loops: plan.unroll_loops,
-                    memory_per_device: plan.memory_per_device,
-                    follow_annotations: plan.follow_annotations,
-                    collective_matmul: plan.collective_matmul,
-                    ..Options::default()
-                },
-            )?;
+            if let Some(note) = note {
+                eprintln!("{}: {note}", file.display());
+            }
+            let c = compile(&m, &plan.options(padded, compress, &cost)?)?;
             if let Some(dir) = dump_dir {
                 std::fs::create_dir_all(&dir)?;
                 for (i, (stage, name)) in [

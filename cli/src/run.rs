@@ -46,8 +46,8 @@ pub struct Run {
     pub steps: usize,
     /// How to compile it.
     pub options: Options,
-    /// Let shardings split dimensions their axes do not divide (padded).
-    pub pad: bool,
+    /// Shardings that split a dimension their axes do not divide: see [`read_program`].
+    pub pad: Option<bool>,
 }
 
 /// What a run gave, for the caller to print: the text, and whether every check passed.
@@ -60,6 +60,47 @@ pub struct Outcome {
     pub prints: bool,
 }
 
+/// Reads an exported program (StableHLO + Shardy text). A sharding that splits a
+/// dimension its axes do not divide is padded, as JAX pads it (GSPMD's uneven shardings:
+/// each shard holds `ceil(n / shards)` elements, the last ones padding), with a note naming
+/// the first such value; `pad` `Some(true)` (`--pad`) pads without a note and lets
+/// propagation choose uneven layouts anywhere, `Some(false)` (`--no-pad`) refuses them.
+/// Returns the module, whether to compile it with `Options::pad_uneven`, and the note.
+pub fn read_program(
+    text: &str,
+    pad: Option<bool>,
+) -> Result<(Module, bool, Option<String>), shardc::ir::IrError> {
+    use shardc::ir::{IrError, Uneven, text::parse_module_with, verify_module_with};
+    if pad == Some(true) {
+        return Ok((parse_module_with(text, Uneven::Pad)?, true, None));
+    }
+    let refused = match parse_module_with(text, Uneven::Refuse) {
+        Ok(m) => return Ok((m, false, None)),
+        Err(e) if pad == Some(false) => return Err(e),
+        Err(e) => e,
+    };
+    // Another error than an uneven sharding is reported as read without padding.
+    let Ok(m) = parse_module_with(text, Uneven::Pad) else {
+        return Err(refused);
+    };
+    match verify_module_with(&m, Uneven::Refuse) {
+        Err(IrError::NotDivisible {
+            at,
+            dim,
+            size,
+            axes,
+            shards,
+        }) => {
+            let note = format!(
+                "note: dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide: padded as JAX pads it, each shard holding {} (`--pad` says so and silences this note; `--no-pad` refuses)",
+                size.div_ceil(shards)
+            );
+            Ok((m, true, Some(note)))
+        }
+        _ => Err(refused),
+    }
+}
+
 /// Runs `r`.
 pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     let text = std::fs::read(&r.file).map_err(|e| format!("{}: {e}", r.file.display()))?;
@@ -70,13 +111,12 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
             e.utf8_error().valid_up_to()
         )
     })?;
-    let uneven = if r.pad {
-        shardc::ir::Uneven::Pad
-    } else {
-        shardc::ir::Uneven::Refuse
+    let (m, padded, pad_note) =
+        read_program(&text, r.pad).map_err(|e| format!("{}:{e}", r.file.display()))?;
+    let options = Options {
+        pad_uneven: padded,
+        ..r.options.clone()
     };
-    let m = shardc::ir::text::parse_module_with(&text, uneven)
-        .map_err(|e| format!("{}:{e}", r.file.display()))?;
     let types = input_types(&m)?;
     let platform = platform_index_args(&m);
     let mut record = match &r.inputs {
@@ -89,6 +129,9 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     };
     // The platform is known now: compiled for it, its `case`s fold away.
     let mut notes = String::new();
+    if let Some(note) = pad_note {
+        writeln!(notes, "{note}")?;
+    }
     let m = if platform.is_empty() {
         m
     } else {
@@ -108,7 +151,7 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
         }
         fix_arguments(&m, &fixed)?
     };
-    let c = compile(&m, &r.options)?;
+    let c = compile(&m, &options)?;
     fits_this_host(r, &c, &input_types(&m)?)?;
     let args = match &record {
         Some(rec) => rec.inputs.clone(),

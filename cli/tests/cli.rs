@@ -1,9 +1,10 @@
 //! The `shardc` binary, run as a user runs it.
 
-/// `shardc compile --pad` compiles an uneven case; without `--pad` it is refused, with the
+/// A program whose annotations split a dimension unevenly is padded as JAX pads it, with a
+/// note naming the value; `--pad` pads without the note; `--no-pad` refuses it, with the
 /// position in the file and the fix.
 #[test]
-fn the_command_line_pads_on_request() {
+fn the_command_line_pads_as_jax_does_or_on_request() {
     let case = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/partition/padded_all_gather.mlir"
@@ -14,18 +15,65 @@ fn the_command_line_pads_on_request() {
             .output()
             .unwrap()
     };
+    let gathered = "all_gather {model} on %0: f32[10@model(pad 2),4] -> f32[10,4], 144 B/device";
     let padded = run(&["compile", case, "--pad", "--explain"]);
     assert!(padded.status.success());
     let out = String::from_utf8_lossy(&padded.stdout);
+    assert!(out.contains(gathered), "{out}");
+    assert!(padded.stderr.is_empty());
+    let auto = run(&["compile", case, "--explain"]);
+    assert!(auto.status.success());
+    assert!(String::from_utf8_lossy(&auto.stdout).contains(gathered));
+    let note = String::from_utf8_lossy(&auto.stderr);
     assert!(
-        out.contains("all_gather {model} on %0: f32[10@model(pad 2),4] -> f32[10,4], 144 B/device"),
-        "{out}"
+        note.contains("note: dimension 0 of %0 in @main has size 10, which \"model\" (4 shards) does not divide: padded as JAX pads it, each shard holding 3"),
+        "{note}"
     );
-    let refused = run(&["compile", case]);
+    let refused = run(&["compile", case, "--no-pad"]);
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("padded_all_gather.mlir:8:"), "{err}");
     assert!(err.contains("`--pad` on the command line"), "{err}");
+    // An error other than an uneven split is reported as it is, padding or not.
+    let dir = std::env::temp_dir().join(format!("shardc-pad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mlir");
+    let text = std::fs::read_to_string(case).unwrap();
+    std::fs::write(&bad, text.replace("func.func", "func.fun")).unwrap();
+    let bad = run(&["compile", bad.to_str().unwrap()]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!err.contains("note:"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `shardc run` on a JAX export whose `with_sharding_constraint`s split 10 rows and a
+/// vocabulary of 50 over 8 devices (`cli/tests/data/uneven.py`): padded as JAX pads them,
+/// its outputs match JAX's and the reference's, masked where a reduction crosses padding.
+#[test]
+fn run_pads_a_jax_programs_uneven_constraints_and_matches_jax() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+        .args([
+            "run",
+            &format!("{dir}/uneven_constraints_fwd.mlir"),
+            "--inputs",
+            &format!("{dir}/uneven_constraints_fwd.json"),
+            "--check-reference",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        text.contains("note: dimension 0 of %2 in @main has size 10, which \"data\" (8 shards) does not divide: padded as JAX pads it, each shard holding 2"),
+        "{text}"
+    );
+    assert!(text.contains("every result matches the reference interpreter"), "{text}");
+    assert!(
+        text.contains("every result matches the outputs recorded in"),
+        "{text}"
+    );
 }
 
 /// A file that is not UTF-8 is refused at the line and column of its first bad byte.

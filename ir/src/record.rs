@@ -114,7 +114,7 @@ struct Tolerance {
     rel: f64,
 }
 
-/// The element type of a numpy dtype name.
+/// The element type of a numpy dtype name (of a narrow type, the type holding its values).
 pub fn dtype_of_numpy(name: &str) -> Option<DType> {
     Some(match name {
         "float32" => DType::F32,
@@ -130,6 +130,10 @@ pub fn dtype_of_numpy(name: &str) -> Option<DType> {
         "uint32" => DType::U32,
         "uint64" => DType::U64,
         "bool" => DType::I1,
+        // Narrow types, in the types that hold them (`text/narrow.rs`).
+        "int4" => DType::I8,
+        "uint4" => DType::U8,
+        "float8_e4m3fn" | "float8_e5m2" => DType::F32,
         _ => return None,
     })
 }
@@ -154,7 +158,7 @@ fn literal(t: &JsonTensor, what: &str) -> Result<Literal, String> {
         }
         None => dtype_of_numpy(&t.dtype).ok_or_else(|| {
             format!(
-                "{what} has dtype {:?}, which shardc does not have (float16/32/64, bfloat16, int8..int64, uint8..uint64, bool, complex64/128 as pairs)",
+                "{what} has dtype {:?}, which shardc does not have (float16/32/64, bfloat16, int8..int64, uint8..uint64, bool, complex64/128 as pairs, int4/uint4 as int8/uint8, float8_e4m3fn/e5m2 as float32)",
                 t.dtype
             )
         })?,

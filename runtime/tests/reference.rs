@@ -2670,3 +2670,47 @@ fn sorts_by_one_compare_equal_the_interpreted_comparator() {
         }
     }
 }
+
+/// A public function's narrow arguments (`ir/src/text/narrow.rs`) are passed in the types
+/// that hold them and brought into their type on entry: an int4 argument's int8 value keeps
+/// its low 4 bits (sign-extended), a uint4's its low 4 bits, a float8 argument's f32 value
+/// is rounded to the format; private functions take narrow values as they are.
+#[test]
+fn narrow_public_arguments_are_narrowed_on_entry() {
+    let pretty = r#"func.func @main(%a: tensor<6xi4>, %u: tensor<6xui4>, %f: tensor<6xf8E4M3FN>) -> (tensor<6xi32>, tensor<6xi32>, tensor<6xf32>) {
+  %0 = stablehlo.convert %a : (tensor<6xi4>) -> tensor<6xi32>
+  %1 = stablehlo.convert %u : (tensor<6xui4>) -> tensor<6xi32>
+  %2 = call @twice(%f) : (tensor<6xf8E4M3FN>) -> tensor<6xf32>
+  return %0, %1, %2 : tensor<6xi32>, tensor<6xi32>, tensor<6xf32>
+}
+func.func private @twice(%f: tensor<6xf8E4M3FN>) -> tensor<6xf32> {
+  %0 = stablehlo.convert %f : (tensor<6xf8E4M3FN>) -> tensor<6xf32>
+  %1 = stablehlo.add %0, %0 : tensor<6xf32>
+  return %1 : tensor<6xf32>
+}"#;
+    let generic = r#""func.func"() <{function_type = (tensor<6xi4>, tensor<6xui4>, tensor<6xf8E4M3FN>) -> (tensor<6xi32>, tensor<6xi32>, tensor<6xf32>), sym_name = "main"}> ({
+^bb0(%a: tensor<6xi4>, %u: tensor<6xui4>, %f: tensor<6xf8E4M3FN>):
+  %0 = "stablehlo.convert"(%a) : (tensor<6xi4>) -> tensor<6xi32>
+  %1 = "stablehlo.convert"(%u) : (tensor<6xui4>) -> tensor<6xi32>
+  %2 = "stablehlo.convert"(%f) : (tensor<6xf8E4M3FN>) -> tensor<6xf32>
+  %3 = "stablehlo.add"(%2, %2) : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  "func.return"(%0, %1, %3) : (tensor<6xi32>, tensor<6xi32>, tensor<6xf32>) -> ()
+}) : () -> ()"#;
+    let a = lit(DType::I8, &[6], Elements::I8(vec![7, -8, 8, 9, -9, 127]));
+    let u = lit(DType::U8, &[6], Elements::U8(vec![15, 16, 17, 200, 0, 255]));
+    let f = f32s(&[6], &[0.3, 1.0625, 1.1875, 447.0, 465.0, 2e-3]);
+    for text in [pretty, generic] {
+        let m = shardc_ir::text::parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+        // Held as int8, uint8 and f32.
+        let main = m.function("main").unwrap();
+        let held = [ty(DType::I8, &[6]), ty(DType::U8, &[6]), ty(DType::F32, &[6])];
+        assert_eq!(main.arg_types(), held);
+        let out = reference::run(&m, "main", &[a.clone(), u.clone(), f.clone()]).unwrap();
+        assert_eq!(ints(&out[0]), [7, -8, -8, -7, 7, -1]);
+        assert_eq!(ints(&out[1]), [15, 0, 1, 8, 0, 15]);
+        // 0.3 -> 0.3125, ties to even (1.0625 -> 1.0, 1.1875 -> 1.25), 447 -> 448, 465 ->
+        // NaN (above 464 E4M3FN overflows), 2e-3 -> 2^-9 (the smallest subnormal).
+        let want = [0.625, 2.0, 2.5, 896.0, f64::NAN, 2.0 * 2f64.powi(-9)];
+        assert_exact(&out[2], &want);
+    }
+}

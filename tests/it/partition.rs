@@ -441,6 +441,11 @@ fn jax_fixture_decisions() {
         ),
         ("hf_big_bird_block_sparse_fwd", &[]),
         ("int8_quantized_matmul_fwd", &[]),
+        // Weight-only int4: the dequantized bf16 weight columns are gathered for the
+        // row-sharded matmul; the int4 weights (for the replicated results), the int4 max,
+        // the column sums and the requantized activations are gathered in their narrowest
+        // type (int8 holding int4, i32 sums).
+        ("int4_weight_only_quant_fwd", &["all_gather {data}"; 5]),
         ("jax_random_rbg_fwd", &[]),
         (
             "flax_logical_rules_sgd_step",

@@ -2,7 +2,7 @@
 //! dense literals, StableHLO's enum and struct attributes, Shardy meshes and shardings,
 //! and attribute dictionaries (unknown entries are kept as their source text).
 
-use super::float8::{self, Float8};
+use super::narrow::{self, Narrow};
 use super::lexer::Tok;
 use super::number::{parse_float_bits, parse_int};
 use super::parse::{GenericAttrs, PResult, Parser};
@@ -66,15 +66,15 @@ impl<'a> Parser<'a> {
             }
             None => (body.to_string(), false),
         };
-        // A float8 tensor is held as f32: see `float8.rs`.
+        // A narrow tensor (float8, int4) is held in a wider type: see `narrow.rs`.
         let element = body.rsplit_once('x').map_or(body.as_str(), |(_, e)| e);
-        let float8 = Float8::from_name(element.trim());
-        let body = match float8 {
-            Some(_) => format!("{}f32", &body[..body.len() - element.len()]),
+        let narrow = Narrow::from_name(element.trim());
+        let body = match narrow {
+            Some(t) => format!("{}{}", &body[..body.len() - element.len()], t.held_as()),
             None => body,
         };
         let mut ty = self.tensor_body(&body, body_offset)?;
-        self.float8.push(float8.map(|f| (f, self.tok.start)));
+        self.narrow.push(narrow.map(|f| (f, self.tok.start)));
         if complex {
             // A complex tensor is held as pairs (real, imaginary) in an innermost
             // dimension: see `complex.rs`.
@@ -116,10 +116,10 @@ impl<'a> Parser<'a> {
                     let fix = if p.starts_with("f8") || p.starts_with("f4") || p.starts_with("f6") {
                         format!(
                             ", and of the float8 types {}; compute in one of those or in bf16 (`x.astype(jnp.bfloat16)`)",
-                            float8::READ
+                            narrow::FLOAT8_READ
                         )
-                    } else if matches!(p, "i4" | "ui4" | "i2" | "ui2") {
-                        ": hold the sub-byte integers as int8 (`x.astype(jnp.int8)`) for shardc"
+                    } else if matches!(p, "i2" | "ui2") {
+                        ", and i4 and ui4 (held as int8); hold 2-bit integers as int8 (`x.astype(jnp.int8)`) for shardc"
                             .to_string()
                     } else {
                         String::new()

@@ -495,7 +495,7 @@ impl<'a> Emit<'a> {
         self.mark(v)
     }
 
-    fn bin(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
+    pub(super) fn bin(&mut self, op: BinaryOp, x: ValueId, y: ValueId) -> Result<ValueId, IrError> {
         self.push(OpKind::Binary(op), &[x, y])
     }
 

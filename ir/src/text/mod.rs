@@ -67,7 +67,7 @@ mod attr;
 mod chlo;
 mod complex;
 mod custom_call;
-mod float8;
+mod narrow;
 mod format;
 mod generic;
 mod lexer;

@@ -1738,8 +1738,8 @@ fn parse_while(p: &mut Parser<'_>, f: &mut FuncState, _: &str) -> PResult<Parsed
         .iter()
         .zip(&types)
         .map(|((n, o, u), t)| {
-            let float8 = f.float8.get(&u.id).copied();
-            (*n, *o, t.clone(), f.complex.contains(&u.id), float8)
+            let narrow = f.narrow.get(&u.id).copied();
+            (*n, *o, t.clone(), f.complex.contains(&u.id), narrow)
         })
         .collect();
     p.expect_ident(

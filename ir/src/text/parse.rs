@@ -9,7 +9,7 @@
 
 use super::attr::Entry;
 use super::chlo;
-use super::float8::{self, Float8};
+use super::narrow::{self, Narrow};
 use super::lexer::{Lexer, Tok, Token, error_at};
 use super::ops::{self, OpSyntax};
 use crate::builder::FunctionBuilder;
@@ -30,8 +30,8 @@ const CUSTOM_CALL: &str = "stablehlo.custom_call";
 pub(super) const MAX_REGION_DEPTH: usize = 16;
 
 /// A block argument as written: its name, offset, type, whether it is complex, and its
-/// float8 format (held as f32, see `float8.rs`).
-pub(super) type BlockArg<'a> = (&'a str, usize, TensorType, bool, Option<Float8>);
+/// narrow type (held in a wider one, see `narrow.rs`).
+pub(super) type BlockArg<'a> = (&'a str, usize, TensorType, bool, Option<Narrow>);
 
 /// A use of a value, as written.
 #[derive(Clone, Debug)]
@@ -119,8 +119,8 @@ pub(super) struct FuncState {
     scopes: Vec<HashMap<String, Binding>>,
     /// The values that hold complex numbers as pairs (see `complex.rs`).
     pub complex: HashSet<ValueId>,
-    /// The f32 values that hold float8 values (see `float8.rs`), with their format.
-    pub float8: HashMap<ValueId, Float8>,
+    /// The values that hold values of a narrow type (see `narrow.rs`), with that type.
+    pub narrow: HashMap<ValueId, Narrow>,
 }
 
 impl FuncState {
@@ -130,7 +130,7 @@ impl FuncState {
             name: name.to_string(),
             scopes: vec![HashMap::new()],
             complex: HashSet::new(),
-            float8: HashMap::new(),
+            narrow: HashMap::new(),
         }
     }
 
@@ -201,7 +201,7 @@ pub(super) struct Parser<'a> {
     pub complex: Vec<bool>,
     /// For each tensor type read so far, its float8 format and where it was written, if
     /// it was one (read as f32).
-    pub float8: Vec<Option<(Float8, usize)>>,
+    pub narrow: Vec<Option<(Narrow, usize)>>,
 }
 
 /// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
@@ -239,7 +239,7 @@ impl<'a> Parser<'a> {
             arg_locs: Vec::new(),
             op_locs: Vec::new(),
             complex: Vec::new(),
-            float8: Vec::new(),
+            narrow: Vec::new(),
         };
         p.file()?;
         p.run_deferred()?;
@@ -743,7 +743,7 @@ impl<'a> Parser<'a> {
         self.expect(Tok::LParen, "to open the function's arguments")?;
         let mut args: Vec<(&'a str, usize, TensorType, ValueAttrs, Option<usize>)> = Vec::new();
         let mut complex_args = Vec::new();
-        let float8_mark = self.float8.len();
+        let narrow_mark = self.narrow.len();
         if !self.eat(Tok::RParen)? {
             loop {
                 let offset = self.tok.start;
@@ -807,7 +807,7 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let float8_args = self.float8_signature(float8_mark, &name, visibility)?;
+        let narrow_args = self.narrow_signature(narrow_mark);
         if self.is_ident("attributes") {
             return self.err(format!(
                 "function attributes are not supported; remove `attributes {{...}}` from @{name}"
@@ -817,15 +817,13 @@ impl<'a> Parser<'a> {
         let mut b = FunctionBuilder::new(&name, &types);
         b.set_visibility(visibility);
         let mut f = FuncState::new(b, &name);
+        let entry = self.narrow_entry(&mut f, &narrow_args, name_offset)?;
         for (i, (arg, offset, ty, attrs, at)) in args.into_iter().enumerate() {
             let id = f.b.arg(i);
-            if let Some(format) = float8_args.get(i).copied().flatten() {
-                f.float8.insert(id, format);
-            }
             if complex_args[i] {
                 f.complex.insert(id);
             }
-            self.define(&mut f, arg, vec![id], offset)?;
+            self.define(&mut f, arg, vec![entry[i]], offset)?;
             if let (Some(s), Some(at)) = (&attrs.sharding, at) {
                 self.check_sharding(at, s, &ty, format!("argument {i} (%{arg}) of @{name}"))?;
             }
@@ -844,7 +842,7 @@ impl<'a> Parser<'a> {
         })?;
         self.check_new_function(&name, offset)?;
         let mark = self.complex.len();
-        let float8_mark = self.float8.len();
+        let narrow_mark = self.narrow.len();
         let (arg_types, result_types) = self.required_prop(
             &mut g,
             "function_type",
@@ -886,15 +884,11 @@ impl<'a> Parser<'a> {
                 super::complex::widen_attrs(self, attrs, *at, ty, &what)?;
             }
         }
-        let float8_args = self.float8_signature(float8_mark, &name, visibility)?;
+        let narrow_args = self.narrow_signature(narrow_mark);
         let mut b = FunctionBuilder::new(&name, &arg_types);
         b.set_visibility(visibility);
         let mut f = FuncState::new(b, &name);
-        for (i, format) in float8_args.into_iter().take(arg_types.len()).enumerate() {
-            if let Some(format) = format {
-                f.float8.insert(f.b.arg(i), format);
-            }
-        }
+        let entry = self.narrow_entry(&mut f, &narrow_args, offset)?;
         for (i, (attrs, at)) in arg_attrs.into_iter().enumerate() {
             if let (Some(s), Some(at)) = (&attrs.sharding, at) {
                 self.check_sharding(at, s, &arg_types[i], format!("argument {i} of @{name}"))?;
@@ -931,11 +925,10 @@ impl<'a> Parser<'a> {
                         ),
                     );
                 }
-                let id = f.b.arg(i);
                 if written.get(i) == Some(&true) {
-                    f.complex.insert(id);
+                    f.complex.insert(f.b.arg(i));
                 }
-                self.define(&mut f, arg, vec![id], at)?;
+                self.define(&mut f, arg, vec![entry[i]], at)?;
             }
         } else if !arg_types.is_empty() {
             return self.err(format!(
@@ -1190,9 +1183,9 @@ impl<'a> Parser<'a> {
             self.expect(Tok::Colon, &format!("after the block argument %{name}"))?;
             let ty = self.tensor_type(&format!("for the block argument %{name}"))?;
             let complex = self.complex.last() == Some(&true);
-            let float8 = self.float8.last().copied().flatten().map(|(f, _)| f);
+            let narrow = self.narrow.last().copied().flatten().map(|(f, _)| f);
             self.skip_loc()?;
-            out.push((name, offset, ty, complex, float8));
+            out.push((name, offset, ty, complex, narrow));
             if self.eat(Tok::Comma)? {
                 continue;
             }
@@ -1211,12 +1204,12 @@ impl<'a> Parser<'a> {
         let types: Vec<TensorType> = args.iter().map(|a| a.2.clone()).collect();
         let ids = f.b.begin_block(&types);
         f.scopes.push(HashMap::new());
-        for ((name, offset, _, complex, float8), id) in args.into_iter().zip(ids) {
+        for ((name, offset, _, complex, narrow), id) in args.into_iter().zip(ids) {
             if complex {
                 f.complex.insert(id);
             }
-            if let Some(format) = float8 {
-                f.float8.insert(id, format);
+            if let Some(format) = narrow {
+                f.narrow.insert(id, format);
             }
             self.define(f, name, vec![id], offset)?;
         }
@@ -1413,7 +1406,7 @@ impl<'a> Parser<'a> {
         let groups = self.result_groups(f)?;
         let name_offset = self.tok.start;
         let mark = self.complex.len();
-        let float8_mark = self.float8.len();
+        let narrow_mark = self.narrow.len();
         let first_op = f.b.func().ops.len();
         let part = match &self.tok.tok {
             Tok::Str(n) if super::complex::PARTS.contains(&n.as_str()) => Some((n.clone(), true)),
@@ -1423,7 +1416,7 @@ impl<'a> Parser<'a> {
         if let Some((name, generic)) = part {
             self.bump()?;
             let value = super::complex::parse_part(self, f, &name, name_offset, generic)?;
-            self.refuse_float8(float8_mark, name_offset, &name)?;
+            self.refuse_narrow(narrow_mark, name_offset, &name)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, &name, vec![value]);
         }
@@ -1436,7 +1429,7 @@ impl<'a> Parser<'a> {
             self.bump()?;
             let values = chlo::top_k(self, f, "chlo.top_k", name_offset, generic)?;
             self.refuse_complex(mark, name_offset, "chlo.top_k")?;
-            self.refuse_float8(float8_mark, name_offset, "chlo.top_k")?;
+            self.refuse_narrow(narrow_mark, name_offset, "chlo.top_k")?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, "chlo.top_k", values);
         }
@@ -1450,7 +1443,7 @@ impl<'a> Parser<'a> {
             let name = "stablehlo.reduce_precision";
             let values = chlo::reduce_precision(self, f, name, name_offset, generic)?;
             self.refuse_complex(mark, name_offset, name)?;
-            self.refuse_float8(float8_mark, name_offset, name)?;
+            self.refuse_narrow(narrow_mark, name_offset, name)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, name, values);
         }
@@ -1463,7 +1456,7 @@ impl<'a> Parser<'a> {
             self.bump()?;
             let values = super::custom_call::parse(self, f, CUSTOM_CALL, name_offset, generic)?;
             self.refuse_complex(mark, name_offset, CUSTOM_CALL)?;
-            self.refuse_float8(float8_mark, name_offset, CUSTOM_CALL)?;
+            self.refuse_narrow(narrow_mark, name_offset, CUSTOM_CALL)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, CUSTOM_CALL, values);
         }
@@ -1520,8 +1513,8 @@ impl<'a> Parser<'a> {
                     f.complex.insert(r);
                 }
             }
-        } else if float8::involved(f, &parsed, &self.float8[float8_mark..]) {
-            self.float8_op(f, &groups, syntax, name_offset, parsed, float8_mark)?;
+        } else if narrow::involved(f, &parsed, &self.narrow[narrow_mark..]) {
+            self.narrow_op(f, &groups, syntax, name_offset, parsed, narrow_mark)?;
         } else {
             self.finish_op(f, &groups, syntax, name_offset, parsed)?;
         }
@@ -1531,10 +1524,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Adds an op on float8 values (see `float8.rs`): it computes on the f32 values that
-    /// hold them, and each result its text types as float8 is rounded to that format,
+    /// Adds an op on values of a narrow type (see `narrow.rs`): it computes on the values
+    /// that hold them, and each result its text types as narrow is brought into that type,
     /// unless the op only moves values.
-    fn float8_op(
+    fn narrow_op(
         &mut self,
         f: &mut FuncState,
         groups: &[ResultGroup<'a>],
@@ -1544,38 +1537,52 @@ impl<'a> Parser<'a> {
         mark: usize,
     ) -> PResult<()> {
         let name = parsed.kind.name();
-        let computes = float8::computes(&parsed.kind).map_err(|why| {
-            let value = parsed
-                .operands
-                .iter()
-                .find(|u| f.float8.contains_key(&u.id))
-                .map_or_else(|| "a float8 value".to_string(), |u| u.name.clone());
-            self.error_at(offset, format!("{name} of {value} is not read: it {why}"))
-        })?;
-        // The formats of the results, from the types the text wrote last.
-        let written = &self.float8[mark..];
+        let narrow_operand = parsed
+            .operands
+            .iter()
+            .find(|u| f.narrow.contains_key(&u.id));
+        // The types of the results, from the types the text wrote last.
+        let written = &self.narrow[mark..];
         let n = parsed.result_types.len();
-        let mut formats: Vec<Option<Float8>> = written[written.len().saturating_sub(n)..]
+        let mut formats: Vec<Option<Narrow>> = written[written.len().saturating_sub(n)..]
             .iter()
             .map(|w| w.map(|(format, _)| format))
             .collect();
         formats.resize(n, None);
+        // The narrow type the op reads, or else the one it gives.
+        let subject = narrow_operand
+            .and_then(|u| f.narrow.get(&u.id))
+            .or(formats.iter().flatten().next())
+            .copied();
+        let computes = narrow::computes(&parsed.kind, subject).map_err(|why| {
+            let value = narrow_operand.map_or_else(
+                || "a value".to_string(),
+                |u| format!("{} ({})", u.name, f.narrow[&u.id].name()),
+            );
+            self.error_at(offset, format!("{name} of {value} is not read: it {why}"))
+        })?;
+        // A convert of a float to a 4-bit integer saturates, as to any integer type.
+        let from_float = matches!(parsed.kind, OpKind::Convert)
+            && parsed
+                .operands
+                .first()
+                .is_some_and(|u| f.b.ty(u.id).dtype.is_float());
         self.finish_op(f, groups, syntax, offset, parsed)?;
         let op = f.b.func().ops.len() - 1;
         let results = f.b.func().ops[op].results.clone();
         let mut values = Vec::with_capacity(n);
         for (r, format) in results.into_iter().zip(formats) {
             let v = match format {
-                Some(format) if computes => float8::round(&mut f.b, r, format)
+                Some(format) if computes => narrow::narrow(&mut f.b, r, format, from_float)
                     .map_err(|e| self.error_at(offset, e.to_string()))?,
                 _ => r,
             };
             if let Some(format) = format {
-                f.float8.insert(v, format);
+                f.narrow.insert(v, format);
             }
             values.push(v);
         }
-        // The names the text gives the results name the rounded values.
+        // The names the text gives the results name the narrowed values.
         let mut rest = values.as_slice();
         for g in groups {
             let (vals, tail) = rest.split_at(g.count.min(rest.len()));
@@ -1587,37 +1594,54 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// The float8 formats of a function's signature, read since `mark` (arguments first):
-    /// an error for a public function, whose callers pass and take bytes, where shardc
-    /// holds float8 values as f32 inside a program only.
-    fn float8_signature(
-        &self,
-        mark: usize,
-        function: &str,
-        visibility: Visibility,
-    ) -> PResult<Vec<Option<Float8>>> {
-        let written = &self.float8[mark..];
-        if visibility == Visibility::Public
-            && let Some((format, at)) = written.iter().flatten().next()
-        {
-            return self.err_at(
-                *at,
-                format!("@{function} takes or gives a tensor of {}: shardc reads float8 values inside a program only (held as f32, rounded where computed); pass and return them as bf16 or f32 (`x.astype(jnp.bfloat16)`)", format.name()),
-            );
-        }
-        Ok(written
+    /// The narrow types of a function's signature, read since `mark` (arguments first).
+    fn narrow_signature(&self, mark: usize) -> Vec<Option<Narrow>> {
+        self.narrow[mark..]
             .iter()
             .map(|w| w.map(|(format, _)| format))
-            .collect())
+            .collect()
+    }
+
+    /// The values a function's arguments are named by in its body: a public function's
+    /// narrow argument, passed in its holding type, is narrowed on entry (its callers may
+    /// pass any value of the holding type: an int4 argument is an int8 whose low 4 bits are
+    /// the value); a private function's callers pass narrow values already.
+    fn narrow_entry(
+        &self,
+        f: &mut FuncState,
+        formats: &[Option<Narrow>],
+        offset: usize,
+    ) -> PResult<Vec<ValueId>> {
+        let public = f.b.func().visibility == Visibility::Public;
+        let args = f.b.func().arg_attrs.len();
+        let mut out = Vec::with_capacity(args);
+        for i in 0..args {
+            let arg = f.b.arg(i);
+            let value = match formats.get(i).copied().flatten() {
+                Some(format) if public => {
+                    let v = narrow::narrow(&mut f.b, arg, format, false)
+                        .map_err(|e| self.error_at(offset, e.to_string()))?;
+                    f.narrow.insert(v, format);
+                    v
+                }
+                Some(format) => {
+                    f.narrow.insert(arg, format);
+                    arg
+                }
+                None => arg,
+            };
+            out.push(value);
+        }
+        Ok(out)
     }
 
     /// An error if an op read by its own reader (`chlo.top_k`, `custom_call`, ...) wrote a
-    /// float8 type since `mark`.
-    fn refuse_float8(&self, mark: usize, offset: usize, name: &str) -> PResult<()> {
-        if let Some((format, _)) = self.float8[mark..].iter().flatten().next() {
+    /// narrow type since `mark`.
+    fn refuse_narrow(&self, mark: usize, offset: usize, name: &str) -> PResult<()> {
+        if let Some((format, _)) = self.narrow[mark..].iter().flatten().next() {
             return self.err_at(
                 offset,
-                format!("{name} of {} values is not read: shardc holds float8 values as f32, rounded where computed, and reads {name} for other types only; convert to f32 before it (`x.astype(jnp.float32)`)", format.name()),
+                format!("{name} of {} values is not read: shardc holds {} values as {}, brought back into {} where computed, and reads {name} for other types only; convert before it (`x.astype(jnp.float32)`)", format.name(), format.name(), format.held_as(), format.name()),
             );
         }
         Ok(())
