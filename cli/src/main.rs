@@ -13,8 +13,8 @@
 //! ```
 
 use clap::{Parser, Subcommand};
-use shardc::compiler::{CostModel, Options, Stage, compile};
 use shardc::Mesh;
+use shardc::compiler::{CostModel, Options, Stage, compile};
 use shardc_train::models::{TransformerDims, transformer_stack};
 use shardc_train::strategy::axis::{DATA, MODEL};
 use std::path::PathBuf;

@@ -26,7 +26,7 @@ fn the_command_line_pads_as_jax_does_or_on_request() {
     assert!(String::from_utf8_lossy(&auto.stdout).contains(gathered));
     let note = String::from_utf8_lossy(&auto.stderr);
     assert!(
-        note.contains("note: dimension 0 of %0 in @main has size 10, which \"model\" (4 shards) does not divide: padded as JAX pads it, each shard holding 3"),
+        note.contains("note: dimension 0 of argument 0 (%arg0) of @main has size 10, which \"model\" (4 shards) does not divide: padded as JAX pads it, each shard holding 3"),
         "{note}"
     );
     let refused = run(&["compile", case, "--no-pad"]);
@@ -64,12 +64,19 @@ fn run_pads_a_jax_programs_uneven_constraints_and_matches_jax() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         text.contains("note: dimension 0 of %2 in @main has size 10, which \"data\" (8 shards) does not divide: padded as JAX pads it, each shard holding 2"),
         "{text}"
     );
-    assert!(text.contains("every result matches the reference interpreter"), "{text}");
+    assert!(
+        text.contains("every result matches the reference interpreter"),
+        "{text}"
+    );
     assert!(
         text.contains("every result matches the outputs recorded in"),
         "{text}"

@@ -2703,7 +2703,11 @@ func.func private @twice(%f: tensor<6xf8E4M3FN>) -> tensor<6xf32> {
         let m = shardc_ir::text::parse_module(text).unwrap_or_else(|e| panic!("{e}"));
         // Held as int8, uint8 and f32.
         let main = m.function("main").unwrap();
-        let held = [ty(DType::I8, &[6]), ty(DType::U8, &[6]), ty(DType::F32, &[6])];
+        let held = [
+            ty(DType::I8, &[6]),
+            ty(DType::U8, &[6]),
+            ty(DType::F32, &[6]),
+        ];
         assert_eq!(main.arg_types(), held);
         let out = reference::run(&m, "main", &[a.clone(), u.clone(), f.clone()]).unwrap();
         assert_eq!(ints(&out[0]), [7, -8, -8, -7, 7, -1]);

@@ -2,8 +2,8 @@
 //! dense literals, StableHLO's enum and struct attributes, Shardy meshes and shardings,
 //! and attribute dictionaries (unknown entries are kept as their source text).
 
-use super::narrow::{self, Narrow};
 use super::lexer::Tok;
+use super::narrow::{self, Narrow};
 use super::number::{parse_float_bits, parse_int};
 use super::parse::{GenericAttrs, PResult, Parser};
 use crate::dtype::{DType, TensorType};

@@ -166,7 +166,11 @@ pub(super) fn computes(kind: &OpKind, narrow: Option<Narrow>) -> Result<bool, St
 /// Why an op that reads the holding type's bits above a 4-bit integer's is refused.
 fn high_bits(narrow: Option<Narrow>, holding: DType) -> String {
     let name = narrow.map_or("narrow", Narrow::name);
-    let wide = if holding.is_unsigned() { "uint8" } else { "int8" };
+    let wide = if holding.is_unsigned() {
+        "uint8"
+    } else {
+        "int8"
+    };
     format!(
         "reads the bits above the 4 of {name} values, which shardc holds as {holding} values; compute it on {holding} (`x.astype(jnp.{wide})`) and convert back"
     )

@@ -9,8 +9,8 @@
 
 use super::attr::Entry;
 use super::chlo;
-use super::narrow::{self, Narrow};
 use super::lexer::{Lexer, Tok, Token, error_at};
+use super::narrow::{self, Narrow};
 use super::ops::{self, OpSyntax};
 use crate::builder::FunctionBuilder;
 use crate::dtype::{DType, TensorType};
