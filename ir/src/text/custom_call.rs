@@ -82,6 +82,12 @@ const TARGETS: &[(&str, Target)] = &[
             "GSPMD's exit from a manual region (shard_map with Shardy off); export with Shardy, which writes `sdy.manual_computation`",
         ),
     ),
+    (
+        "CustomSPMDPartitioning",
+        Target::Refused(
+            "jax.experimental.custom_partitioning: the body and its partitioning rule are Python functions held by the process that exported it (`backend_config` is their address, not their code); export the function without the `@custom_partitioning` decorator (shardc partitions its ops itself), or write its per-device body with `jax.shard_map`",
+        ),
+    ),
     ("lapack_spotrf_ffi", Target::Lapack(Routine::Potrf)),
     ("lapack_dpotrf_ffi", Target::Lapack(Routine::Potrf)),
     ("lapack_strsm_ffi", Target::Lapack(Routine::Trsm)),

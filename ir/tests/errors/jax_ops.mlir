@@ -277,6 +277,14 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// jax.experimental.custom_partitioning, as JAX exports it (its body is a Python function)
+func.func @main(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %0 = stablehlo.custom_call @CustomSPMDPartitioning(%x) {api_version = 2 : i32, backend_config = "140365577989840", sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i, j]) {i=16, j=8}, custom>} : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
 // a placement annotation that changes the type
 func.func @main(%x: tensor<4xf32>) -> tensor<8xf32> {
   %0 = stablehlo.custom_call @MoveToHost(%x) : (tensor<4xf32>) -> tensor<8xf32>
