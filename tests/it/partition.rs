@@ -446,6 +446,20 @@ fn jax_fixture_decisions() {
         // the column sums and the requantized activations are gathered in their narrowest
         // type (int8 holding int4, i32 sums).
         ("int4_weight_only_quant_fwd", &["all_gather {data}"; 5]),
+        // Data parallel without parameters to reduce: no collectives.
+        ("flax_max_pool_grad", &[]),
+        ("jax_dpa_causal_grad", &[]),
+        ("lax_cummax_grad", &[]),
+        ("flax_nnx_scan_remat_fwd", &[]),
+        // The body's own collectives, as written.
+        (
+            "shard_map_psum_scatter_dim1_fwd",
+            &[
+                "reduce_scatter {data}",
+                "collective_permute {data}",
+                "all_gather {data}",
+            ],
+        ),
         ("jax_random_rbg_fwd", &[]),
         (
             "flax_logical_rules_sgd_step",
