@@ -446,6 +446,15 @@ fn jax_fixture_decisions() {
         // the column sums and the requantized activations are gathered in their narrowest
         // type (int8 holding int4, i32 sums).
         ("int4_weight_only_quant_fwd", &["all_gather {data}"; 5]),
+        // Replicated scatters and gathers: nothing to move.
+        ("jnp_scatter_modes_fwd", &[]),
+        // The per-example sums of a constraint's model-split columns: one all-reduce.
+        ("jax_vmap_spmd_axis_fwd", &["all_reduce {model}"]),
+        // The explicit reshard to replicated columns is honoured: one gather.
+        (
+            "jax_explicit_einsum_out_sharding_fwd",
+            &["all_gather {model}"],
+        ),
         // Data parallel without parameters to reduce: no collectives.
         ("flax_max_pool_grad", &[]),
         ("jax_dpa_causal_grad", &[]),
