@@ -644,7 +644,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             plan,
             cost,
         } => {
-            let text = read_text(&file)?;
+            let text = shardc_cli::run::read_text(&file)?;
             let (m, padded, note) = shardc_cli::run::read_program(&text, pad_choice(pad, no_pad))
                 .map_err(|e| format!("{}:{e}", file.display()))?;
             if let Some(note) = note {
@@ -859,21 +859,6 @@ fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
 }
 
 /// Times each stage on stacks of transformer blocks; prints one JSON object per size.
-/// A program file as text; bytes that are not UTF-8 are an error at their line and column.
-fn read_text(file: &std::path::Path) -> Result<String, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
-        let col = good.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-        format!(
-            "{}:{line}:{col}: byte 0x{:02x} is not UTF-8; MLIR text is UTF-8 (re-save the file as UTF-8)",
-            file.display(),
-            e.as_bytes()[good.len()]
-        )
-    })
-}
-
 fn bench_compile(blocks: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let mesh = Mesh::new("mesh", &[(DATA, 2), (MODEL, 4)])?;
     let dims = TransformerDims {

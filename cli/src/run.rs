@@ -60,6 +60,29 @@ pub struct Outcome {
     pub prints: bool,
 }
 
+/// A program file as text. MLIR bytecode (what `jax.export`'s `mlir_module_serialized`
+/// holds) is refused naming how to print it as text; other bytes that are not UTF-8 are an
+/// error at their line and column.
+pub fn read_text(file: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    if bytes.starts_with(b"ML\xefR") {
+        return Err(format!(
+            "{}: this is MLIR bytecode (as `jax.export`'s `mlir_module_serialized` holds it), and shardc reads MLIR text; write the text instead (`exported.mlir_module()`, or `jax.jit(f).lower(...).as_text()`)",
+            file.display()
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = good.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+        format!(
+            "{}:{line}:{col}: byte 0x{:02x} is not UTF-8; MLIR text is UTF-8 (re-save the file as UTF-8)",
+            file.display(),
+            e.as_bytes()[good.len()]
+        )
+    })
+}
+
 /// Reads an exported program (StableHLO + Shardy text). A sharding that splits a
 /// dimension its axes do not divide is padded, as JAX pads it (GSPMD's uneven shardings:
 /// each shard holds `ceil(n / shards)` elements, the last ones padding), with a note naming
@@ -103,14 +126,7 @@ pub fn read_program(
 
 /// Runs `r`.
 pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
-    let text = std::fs::read(&r.file).map_err(|e| format!("{}: {e}", r.file.display()))?;
-    let text = String::from_utf8(text).map_err(|e| {
-        format!(
-            "{}: not UTF-8 text (byte {} is not valid)",
-            r.file.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
+    let text = read_text(&r.file)?;
     let (m, padded, pad_note) =
         read_program(&text, r.pad).map_err(|e| format!("{}:{e}", r.file.display()))?;
     let options = Options {

@@ -96,6 +96,23 @@ fn a_file_that_is_not_utf8_is_refused_where_it_breaks() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(":2:3: byte 0xff is not UTF-8"), "{err}");
+    // MLIR bytecode (`jax.export`'s serialized module starts so) is named, with the fix,
+    // by `compile` and `run` alike.
+    let path = std::env::temp_dir().join(format!("shardc-bc-{}.mlirbc", std::process::id()));
+    std::fs::write(&path, b"ML\xefR\x01\x0dMLIR22.0.0git\x00").unwrap();
+    for command in ["compile", "run"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .args([command, path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("this is MLIR bytecode (as `jax.export`'s `mlir_module_serialized` holds it), and shardc reads MLIR text"),
+            "{command}: {err}"
+        );
+    }
+    std::fs::remove_file(&path).ok();
 }
 
 /// A reader that stops early (`shardc compile --json | head`) ends the command quietly,
