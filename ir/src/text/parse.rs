@@ -199,8 +199,8 @@ pub(super) struct Parser<'a> {
     op_locs: Vec<(String, usize, Loc)>,
     /// For each tensor type read so far, whether it was complex (read as pairs).
     pub complex: Vec<bool>,
-    /// For each tensor type read so far, its float8 format and where it was written, if
-    /// it was one (read as f32).
+    /// For each tensor type read so far, its narrow type and where it was written, if it
+    /// was one (read as the type holding it, see `narrow.rs`).
     pub narrow: Vec<Option<(Narrow, usize)>>,
 }
 
