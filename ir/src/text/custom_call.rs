@@ -88,6 +88,12 @@ const TARGETS: &[(&str, Target)] = &[
             "jax.experimental.custom_partitioning: the body and its partitioning rule are Python functions held by the process that exported it (`backend_config` is their address, not their code); export the function without the `@custom_partitioning` decorator (shardc partitions its ops itself), or write its per-device body with `jax.shard_map`",
         ),
     ),
+    (
+        "ragged_all_to_all",
+        Target::Refused(
+            "jax.lax.ragged_all_to_all: an all-to-all whose blocks each device sizes at run time (dropless mixtures of experts), while shardc's all-to-all moves equal blocks; give each expert a fixed capacity (pad or drop tokens to it) and exchange with `jax.lax.all_to_all`",
+        ),
+    ),
     ("lapack_spotrf_ffi", Target::Lapack(Routine::Potrf)),
     ("lapack_dpotrf_ffi", Target::Lapack(Routine::Potrf)),
     ("lapack_strsm_ffi", Target::Lapack(Routine::Trsm)),

@@ -285,6 +285,14 @@ func.func @main(%x: tensor<16x8xf32>) -> tensor<16x8xf32> {
 
 // -----
 
+// jax.lax.ragged_all_to_all inside a shard_map body, as JAX exports it
+func.func @main(%x: tensor<8x4xf32>, %out: tensor<8x4xf32>, %a: tensor<8xi32>, %b: tensor<8xi32>, %c: tensor<8xi32>, %d: tensor<8xi32>) -> tensor<8x4xf32> {
+  %0 = stablehlo.custom_call @ragged_all_to_all(%x, %out, %a, %b, %c, %d) {api_version = 4 : i32, backend_config = {channel_id = 1 : i64, replica_groups = dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>}} : (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, tensor<8xi32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
 // a placement annotation that changes the type
 func.func @main(%x: tensor<4xf32>) -> tensor<8xf32> {
   %0 = stablehlo.custom_call @MoveToHost(%x) : (tensor<4xf32>) -> tensor<8xf32>
