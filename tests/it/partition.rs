@@ -446,6 +446,16 @@ fn jax_fixture_decisions() {
         // the column sums and the requantized activations are gathered in their narrowest
         // type (int8 holding int4, i32 sums).
         ("int4_weight_only_quant_fwd", &["all_gather {data}"; 5]),
+        ("jax_softmax_where_fwd", &[]),
+        // A grouped convolution's kernel gradient (batch groups) sums over the data batch:
+        // each device convolves its examples, then the kernel and bias gradients are
+        // all-reduced together (not the activations gathered, 33.6 KB a device).
+        ("flax_grouped_dilated_conv_grad", &["all_reduce {data}"; 2]),
+        // The body's bf16 pmax and int32 psum, as written.
+        (
+            "shard_map_pmax_bf16_psum_int_fold_in_fwd",
+            &["all_reduce {data}", "all_reduce {data}"],
+        ),
         // Replicated scatters and gathers: nothing to move.
         ("jnp_scatter_modes_fwd", &[]),
         // The per-example sums of a constraint's model-split columns: one all-reduce.
@@ -760,9 +770,9 @@ fn jax_fixture_decisions() {
         // gathered once.
         ("jnp_search_count_fwd", &["all_gather {data}"]),
         // The grouped conv's kernel gradient (a conv with batch_group_count, contracting
-        // the batch) is not split by batch: its two operands are gathered (XLA convolves
-        // locally and all-reduces the 576 B gradient; a conv rule for batch groups would).
-        ("lax_conv_variants_grad", &["all_gather {data}"; 2]),
+        // the batch) is split by batch: each device convolves its examples and the 576 B
+        // gradient is all-reduced, as XLA does (gathering both operands moved 25.5 KB).
+        ("lax_conv_variants_grad", &["all_reduce {data}"]),
         // The column sums over the batch (split over b) are all-reduced over b; the result
         // asked over (c, a), computed over (a, c), is permuted into that device order.
         (

@@ -770,8 +770,9 @@ fn scatter(x: &Instance, d: &ScatterDims) -> Result<RuleBuilder, RuleError> {
 /// its features, the partial outputs add up); the kernel's output features pass through to
 /// the output's; each spatial dimension of the input and output is a permutation factor
 /// (a window reads its neighbours; a 1-wide unstrided, unpadded, undilated window passes
-/// through), the kernel's spatial dimensions need replication. With feature or batch groups
-/// the grouped dimensions need replication (a group's slices must stay together).
+/// through), the kernel's spatial dimensions need replication. With feature groups the
+/// input features need replication, and with feature or batch groups the output features
+/// (a group's slices must stay together); batch groups leave the input features a sum.
 fn convolution(x: &Instance, d: &ConvDims) -> RuleBuilder {
     let (input, kernel, output) = (x.operand_shape(0), x.operand_shape(1), x.result_shape(0));
     let grouped = d.feature_group_count > 1 || d.batch_group_count > 1;
@@ -797,7 +798,10 @@ fn convolution(x: &Instance, d: &ConvDims) -> RuleBuilder {
             &[Some(d.output_batch)],
         );
     }
-    if grouped {
+    // Feature groups split the input features into groups, each contracted with its own
+    // slice of the kernel; batch groups leave them contracted whole (a batch-grouped
+    // convolution is a grouped convolution's kernel gradient, summed over the data batch).
+    if d.feature_group_count > 1 {
         b.factor(
             input[d.input_feature],
             NeedReplication,
@@ -810,12 +814,6 @@ fn convolution(x: &Instance, d: &ConvDims) -> RuleBuilder {
             &[None, Some(d.kernel_input_feature)],
             &[],
         );
-        b.factor(
-            kernel[d.kernel_output_feature],
-            NeedReplication,
-            &[None, Some(d.kernel_output_feature)],
-            &[Some(d.output_feature)],
-        );
     } else {
         b.factor(
             input[d.input_feature],
@@ -823,13 +821,18 @@ fn convolution(x: &Instance, d: &ConvDims) -> RuleBuilder {
             &[Some(d.input_feature), Some(d.kernel_input_feature)],
             &[],
         );
-        b.factor(
-            kernel[d.kernel_output_feature],
-            PassThrough,
-            &[None, Some(d.kernel_output_feature)],
-            &[Some(d.output_feature)],
-        );
     }
+    // Either grouping pairs the output features with the groups.
+    b.factor(
+        kernel[d.kernel_output_feature],
+        if grouped {
+            NeedReplication
+        } else {
+            PassThrough
+        },
+        &[None, Some(d.kernel_output_feature)],
+        &[Some(d.output_feature)],
+    );
     for s in 0..d.input_spatial.len() {
         let (id, kd, od) = (d.input_spatial[s], d.kernel_spatial[s], d.output_spatial[s]);
         let pointwise = kernel[kd] == 1
