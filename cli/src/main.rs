@@ -645,9 +645,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             cost,
         } => {
             let text = shardc_cli::run::read_text(&file)?;
-            let (m, padded, note) = shardc_cli::run::read_program(&text, pad_choice(pad, no_pad))
+            let (m, padded, notes) = shardc_cli::run::read_program(&text, pad_choice(pad, no_pad))
                 .map_err(|e| format!("{}:{e}", file.display()))?;
-            if let Some(note) = note {
+            for note in notes {
                 eprintln!("{}: {note}", file.display());
             }
             let c = compile(&m, &plan.options(padded, compress, &cost)?)?;

@@ -88,22 +88,26 @@ pub fn read_text(file: &Path) -> Result<String, String> {
 /// each shard holds `ceil(n / shards)` elements, the last ones padding), with a note naming
 /// the first such value; `pad` `Some(true)` (`--pad`) pads without a note and lets
 /// propagation choose uneven layouts anywhere, `Some(false)` (`--no-pad`) refuses them.
-/// Returns the module, whether to compile it with `Options::pad_uneven`, and the note.
+/// Returns the module, whether to compile it with `Options::pad_uneven`, and the notes
+/// for the user: that one, then the reader's
+/// ([`parse_module_noted`](shardc::ir::text::parse_module_noted): callbacks left out,
+/// equinox's checks).
 pub fn read_program(
     text: &str,
     pad: Option<bool>,
-) -> Result<(Module, bool, Option<String>), shardc::ir::IrError> {
-    use shardc::ir::{IrError, Uneven, text::parse_module_with, verify_module_with};
+) -> Result<(Module, bool, Vec<String>), shardc::ir::IrError> {
+    use shardc::ir::{IrError, Uneven, text::parse_module_noted, verify_module_with};
     if pad == Some(true) {
-        return Ok((parse_module_with(text, Uneven::Pad)?, true, None));
+        let (m, notes) = parse_module_noted(text, Uneven::Pad)?;
+        return Ok((m, true, notes));
     }
-    let refused = match parse_module_with(text, Uneven::Refuse) {
-        Ok(m) => return Ok((m, false, None)),
+    let refused = match parse_module_noted(text, Uneven::Refuse) {
+        Ok((m, notes)) => return Ok((m, false, notes)),
         Err(e) if pad == Some(false) => return Err(e),
         Err(e) => e,
     };
     // Another error than an uneven sharding is reported as read without padding.
-    let Ok(m) = parse_module_with(text, Uneven::Pad) else {
+    let Ok((m, mut notes)) = parse_module_noted(text, Uneven::Pad) else {
         return Err(refused);
     };
     match verify_module_with(&m, Uneven::Refuse) {
@@ -114,11 +118,11 @@ pub fn read_program(
             axes,
             shards,
         }) => {
-            let note = format!(
+            notes.insert(0, format!(
                 "note: dimension {dim} of {at} has size {size}, which {axes} ({shards} shards) does not divide: padded as JAX pads it, each shard holding {} (`--pad` says so and silences this note; `--no-pad` refuses)",
                 size.div_ceil(shards)
-            );
-            Ok((m, true, Some(note)))
+            ));
+            Ok((m, true, notes))
         }
         _ => Err(refused),
     }
@@ -127,7 +131,7 @@ pub fn read_program(
 /// Runs `r`.
 pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     let text = read_text(&r.file)?;
-    let (m, padded, pad_note) =
+    let (m, padded, read_notes) =
         read_program(&text, r.pad).map_err(|e| format!("{}:{e}", r.file.display()))?;
     let options = Options {
         pad_uneven: padded,
@@ -145,7 +149,7 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     };
     // The platform is known now: compiled for it, its `case`s fold away.
     let mut notes = String::new();
-    if let Some(note) = pad_note {
+    for note in read_notes {
         writeln!(notes, "{note}")?;
     }
     let m = if platform.is_empty() {

@@ -2718,3 +2718,66 @@ func.func private @twice(%f: tensor<6xf8E4M3FN>) -> tensor<6xf32> {
         assert_exact(&out[2], &want);
     }
 }
+
+/// Equinox's runtime check (`eqx.error_if`, as JAX lowers it: a `case` on whether any
+/// element fails whose failing branch calls Python) is read as `EQX_ON_ERROR=nan` reads
+/// it: the guarded values pass through when the check holds and become NaN, the integer
+/// type's largest value or true when it fails; a `jax.debug.print` is left out; both are
+/// noted. A callback with results anywhere else is refused by name.
+#[test]
+fn equinox_checks_read_as_eqx_on_error_nan() {
+    let text = r#"func.func @main(%x: tensor<3xf32>, %n: tensor<2xui16>, %fail: tensor<3xi1>) -> (tensor<3xf32>, tensor<2xui16>, tensor<i1>) {
+  %0:3 = call @branched_error_if_impl_0(%x, %n, %fail) : (tensor<3xf32>, tensor<2xui16>, tensor<3xi1>) -> (tensor<3xf32>, tensor<2xui16>, tensor<i1>)
+  stablehlo.custom_call @xla_ffi_python_cpu_callback(%x) {has_side_effect = true} : (tensor<3xf32>) -> ()
+  return %0#0, %0#1, %0#2 : tensor<3xf32>, tensor<2xui16>, tensor<i1>
+}
+func.func private @branched_error_if_impl_0(%x: tensor<3xf32>, %n: tensor<2xui16>, %fail: tensor<3xi1>) -> (tensor<3xf32>, tensor<2xui16>, tensor<i1>) {
+  %c = stablehlo.constant dense<false> : tensor<i1>
+  %0 = stablehlo.reduce(%fail init: %c) applies stablehlo.or across dimensions = [0] : (tensor<3xi1>, tensor<i1>) -> tensor<i1>
+  %1 = stablehlo.convert %0 : (tensor<i1>) -> tensor<i32>
+  %2:3 = "stablehlo.case"(%1) ({
+    stablehlo.return %x, %n, %c : tensor<3xf32>, tensor<2xui16>, tensor<i1>
+  }, {
+    %i = stablehlo.constant dense<0> : tensor<i32>
+    %3:3 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%i) {mhlo.backend_config = {index = 0 : ui64}} : (tensor<i32>) -> (tensor<3xf32>, tensor<2xui16>, tensor<i1>)
+    %4:3 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%3#0, %3#1, %3#2, %i) {mhlo.backend_config = {index = 1 : ui64}} : (tensor<3xf32>, tensor<2xui16>, tensor<i1>, tensor<i32>) -> (tensor<3xf32>, tensor<2xui16>, tensor<i1>)
+    stablehlo.return %4#0, %4#1, %4#2 : tensor<3xf32>, tensor<2xui16>, tensor<i1>
+  }) : (tensor<i32>) -> (tensor<3xf32>, tensor<2xui16>, tensor<i1>)
+  return %2#0, %2#1, %2#2 : tensor<3xf32>, tensor<2xui16>, tensor<i1>
+}"#;
+    let (m, notes) = shardc_ir::text::parse_module_noted(text, shardc_ir::Uneven::Refuse)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    // In the order first met.
+    assert!(
+        notes[0].starts_with("note: the Python callback at line 3 (jax.debug.print"),
+        "{}",
+        notes[0]
+    );
+    assert!(
+        notes[1].starts_with("note: equinox's runtime checks (eqx.error_if")
+            && notes[1].contains("at lines 14, 15 read as `EQX_ON_ERROR=nan`"),
+        "{}",
+        notes[1]
+    );
+    let x = f32s(&[3], &[1.5, -2.0, 0.25]);
+    let n = lit(DType::U16, &[2], Elements::U16(vec![7, 9]));
+    let flags = |v: [bool; 3]| lit(DType::I1, &[3], Elements::I1(v.to_vec()));
+    let held = reference::run(&m, "main", &[x.clone(), n.clone(), flags([false; 3])]).unwrap();
+    assert_eq!(held[0], x);
+    assert_eq!(held[1], n);
+    assert_eq!(bools_of(&held[2]), [false]);
+    let failed = reference::run(&m, "main", &[x, n, flags([false, true, false])]).unwrap();
+    assert_exact(&failed[0], &[f64::NAN; 3]);
+    assert_eq!(failed[1].to_f64_vec(), [65535.0, 65535.0]);
+    assert_eq!(bools_of(&failed[2]), [true]);
+    // The same call outside the check has no meaning shardc can give it.
+    let outside = text.replace("branched_error_if_impl_0", "my_function");
+    let e = shardc_ir::text::parse_module(&outside)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("14:") && e.contains("is not supported: it is a Python callback with results (jax.pure_callback, io_callback)"),
+        "{e}"
+    );
+}

@@ -1076,9 +1076,54 @@ fn jax_fixture_decisions() {
         ("lax_scan_stacked_rows_fwd", &[]),
         // Solvers on replicated operands: every device runs them whole, none (XLA: none).
         ("jax_scipy_iterative_solvers_fwd", &[]),
+        // Beyond Flax (2026-12-08): equinox, haiku and diffrax programs. Batch-split
+        // equinox and haiku forwards whose weights are replicated: none (XLA: none).
+        ("eqx_attention_conv_fwd", &[]),
+        ("haiku_deep_rnn_fwd", &[]),
+        // An equinox MLP Adam step, the hidden layers' rows over model: the batch's rows
+        // gathered over model where the column-split layer needs them whole (and its
+        // output's gradient reduce-scattered), the row-split layer's partial sums
+        // all-reduced over model, the loss and the replicated leaves' gradients over data
+        // (XLA: 3 all-reduces, 5 all-gathers).
+        (
+            "eqx_mlp_adam_tp_step",
+            &[
+                "all_gather {model}",
+                "all_reduce {model}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "reduce_scatter {model}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_reduce {data}",
+                "all_gather {model}",
+                "all_gather {model}",
+                "all_gather {model}",
+            ],
+        ),
+        // Adaptive step control reads an error norm over every state: the 16 x 4 initial
+        // state (256 B) gathered once and the solve run whole on each device, where XLA
+        // all-reduces the norm at every step (5 all-reduces in the loop); the neural ODE's
+        // gradient likewise gathers its states.
+        ("diffrax_tsit5_adaptive_fwd", &["all_gather {data}"]),
+        ("diffrax_neural_ode_grad", &["all_gather {data}"; 3]),
+        // ormqr batched over data runs on each device's matrices; the optimistix solves
+        // run whole on replicated operands, or gather the 16 unknowns (a 64 B vector) once for
+        // the Newton step's dense Jacobian solve.
+        ("lax_ormqr_fwd", &[]),
+        ("optx_levenberg_marquardt_fwd", &[]),
+        ("optx_newton_root_fwd", &["all_gather {data}"]),
+        // The loss and the gradient summed over data; the debug print left out.
+        ("jax_debug_print_step", &["all_reduce {data}"; 2]),
     ];
     // Programs with too many collectives to list one by one: how many of each kind.
     let counted: &[(&str, &[(&str, usize)])] = &[
+        // A haiku ResNet's data-parallel step: the gradient of each of its leaves and the
+        // batch norms' batch statistics (mean and mean square, forward and backward)
+        // summed over data (XLA: 20 all-reduces, after combining them).
+        ("haiku_resnet_bn_sgd_step", &[("all_reduce {data}", 81)]),
         // Flax BART with every 2-D weight split by columns over model (a tensor-parallel
         // layout that does not follow the layers' structure): the activations gathered
         // over model before the layers that need their whole width, partial sums

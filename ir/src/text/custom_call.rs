@@ -3,14 +3,15 @@
 //! offload, which leave their operands' values as they are, so the call's results *are*
 //! its operands; and the LAPACK routines JAX's CPU lowering calls for Cholesky, LU, QR,
 //! triangular solves, symmetric eigendecompositions and SVDs, read as `stablehlo.cholesky`,
-//! `shardc.lu`, `shardc.geqrf` with `shardc.householder_product`,
+//! `shardc.lu`, `shardc.geqrf` with `shardc.householder_product` (and `ormqr` as that
+//! product and a `dot_general`),
 //! `stablehlo.triangular_solve`, `shardc.eigh` and `shardc.svd`; and `ApproxTopK`, read as
 //! the exact top k (a sort and a slice) — and refuses every
 //! other target by name, saying what it is (a GSPMD sharding, another linear-algebra
 //! routine, a Python callback, a hand-written kernel) and what to do instead.
 
 use super::lexer::Tok;
-use super::parse::{FuncState, PResult, Parser};
+use super::parse::{FuncState, Notice, PResult, Parser};
 use crate::dtype::{DType, TensorType};
 use crate::literal::{Literal, Scalar};
 use crate::op::{BinaryOp, ComparisonDirection, ComparisonType, OpKind, SolveTranspose, UnaryOp};
@@ -27,9 +28,19 @@ enum Target {
     /// XLA's CPU and GPU backends compute for it (`is_fallback`: a sort and a slice) and an
     /// answer of perfect recall on any backend.
     ApproxTopK,
+    /// A Python callback (`jax.pure_callback`, `jax.debug.print`, `io_callback`), whose
+    /// function lives in the process that exported the program: left out when it has no
+    /// results, read as `EQX_ON_ERROR=nan` reads it inside equinox's runtime check, and
+    /// refused elsewhere.
+    PythonCallback,
     /// Refused, with why and the fix.
     Refused(&'static str),
 }
+
+/// The functions in which JAX lowers equinox's runtime check (`eqx.error_if` and
+/// `eqx.branched_error_if`, which diffrax, optimistix and lineax use): `jax.jit` of
+/// `branched_error_if_impl`, numbered.
+const EQUINOX_CHECK: &str = "branched_error_if_impl";
 
 /// The LAPACK routines read (`s`: f32, `d`: f64).
 #[derive(Copy, Clone)]
@@ -46,6 +57,12 @@ enum Routine {
     Geqrf,
     /// The product of `geqrf`'s reflections: `(reflectors, taus) -> q`.
     Orgqr,
+    /// A matrix multiplied by the orthogonal `q` of `geqrf`'s reflections
+    /// (`jax.lax.linalg.ormqr`: lineax's QR solves, optimistix's least squares):
+    /// `(reflectors, taus, c) -> q c`, `qᵀ c`, `c q` or `c qᵀ` by `left` and `transpose`;
+    /// read as the full `q` (`shardc.householder_product` of the reflectors padded to a
+    /// square) and a `dot_general`.
+    Ormqr,
     /// Symmetric eigendecomposition: `(a) -> (vectors, values, status)`; `uplo` says which
     /// triangle is read; `mode` `N` (values only) still gives vectors, which JAX ignores.
     Syevd,
@@ -104,6 +121,8 @@ const TARGETS: &[(&str, Target)] = &[
     ("lapack_dgeqrf_ffi", Target::Lapack(Routine::Geqrf)),
     ("lapack_sorgqr_ffi", Target::Lapack(Routine::Orgqr)),
     ("lapack_dorgqr_ffi", Target::Lapack(Routine::Orgqr)),
+    ("lapack_sormqr_ffi", Target::Lapack(Routine::Ormqr)),
+    ("lapack_dormqr_ffi", Target::Lapack(Routine::Ormqr)),
     ("lapack_ssyevd_ffi", Target::Lapack(Routine::Syevd)),
     ("lapack_dsyevd_ffi", Target::Lapack(Routine::Syevd)),
     ("lapack_sgesdd_ffi", Target::Lapack(Routine::Gesdd)),
@@ -113,7 +132,7 @@ const TARGETS: &[(&str, Target)] = &[
     (
         "lapack_*",
         Target::Refused(
-            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr`, triangular solves `trsm`, symmetric eigendecomposition `syevd`, SVD `gesdd` and tridiagonal solves `gtsv`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, eigh, eigvalsh, svd, pinv, norm(ord=2), jax.scipy.linalg.solve_triangular, cho_solve, jax.lax.linalg.tridiagonal_solve, the orthogonal initializer; not general eigenproblems `geev`, the QR-iteration SVD `gesvd`, Schur forms, or complex matrices); keep that linear algebra outside the jitted step, or write it with these",
+            "a LAPACK routine of XLA's CPU runtime that shardc does not implement (it reads real Cholesky `potrf`, LU `getrf`, QR `geqrf` + `orgqr` or `ormqr`, triangular solves `trsm`, symmetric eigendecomposition `syevd`, SVD `gesdd` and tridiagonal solves `gtsv`: jnp.linalg.cholesky, qr, solve, inv, det, slogdet, eigh, eigvalsh, svd, pinv, norm(ord=2), jax.scipy.linalg.solve_triangular, cho_solve, jax.lax.linalg.tridiagonal_solve, the orthogonal initializer; not general eigenproblems `geev`, the QR-iteration SVD `gesvd`, Schur forms, or complex matrices); keep that linear algebra outside the jitted step, or write it with these",
         ),
     ),
     ("ApproxTopK", Target::ApproxTopK),
@@ -129,18 +148,8 @@ const TARGETS: &[(&str, Target)] = &[
             "a CUDA routine of XLA's GPU runtime (jax.random on GPU, jnp.linalg), which shardc does not implement; export on the CPU platform, whose lowering is plain StableHLO",
         ),
     ),
-    (
-        "xla_python_*",
-        Target::Refused(
-            "a Python callback (jax.pure_callback, jax.debug.print, io_callback), which cannot run outside the Python process; remove it from the exported function",
-        ),
-    ),
-    (
-        "xla_ffi_python_*",
-        Target::Refused(
-            "a Python callback (jax.pure_callback, jax.debug.print, io_callback), which cannot run outside the Python process; remove it from the exported function",
-        ),
-    ),
+    ("xla_python_*", Target::PythonCallback),
+    ("xla_ffi_python_*", Target::PythonCallback),
     (
         "tpu_custom_call",
         Target::Refused(
@@ -213,6 +222,9 @@ pub(super) fn parse(
             let ids: Vec<ValueId> = operands.iter().map(|u| u.id).collect();
             return approx_top_k(p, f, name, target_offset, &ids);
         }
+        Some(Target::PythonCallback) => {
+            return python_callback(p, f, name, &target, target_offset, &operands);
+        }
         Some(Target::Refused(why)) => {
             return p.err_at(
                 target_offset,
@@ -253,6 +265,63 @@ pub(super) fn parse(
         );
     }
     Ok(operands.into_iter().map(|u| u.id).collect())
+}
+
+/// Reads the rest of a Python callback: left out when it has no results (its operands
+/// are read, nothing is computed); inside equinox's runtime check, each result is what
+/// equinox's `EQX_ON_ERROR=nan` gives in its place (NaN, an integer type's largest value,
+/// true), since the check's branch that calls it runs only when the check fails; refused
+/// elsewhere. Both readings are noted for the user.
+fn python_callback(
+    p: &mut Parser<'_>,
+    f: &mut FuncState,
+    name: &str,
+    target: &str,
+    at: usize,
+    operands: &[super::parse::Use],
+) -> PResult<Vec<ValueId>> {
+    if p.is(&Tok::LBrace) {
+        p.op_attrs()?;
+    }
+    p.expect(Tok::Colon, &format!("before the type of {name}"))?;
+    let (ins, outs) = p.function_type("(the op's type)")?;
+    let given: Vec<TensorType> = operands.iter().map(|u| f.b.ty(u.id).clone()).collect();
+    if ins != given {
+        return p.err_at(
+            at,
+            format!(
+                "{name} @{target}: its operands are ({}) but its type says ({})",
+                list(&given),
+                list(&ins)
+            ),
+        );
+    }
+    if outs.is_empty() {
+        p.notice(Notice::CallbackDropped, at);
+        return Ok(Vec::new());
+    }
+    if !f.name.starts_with(EQUINOX_CHECK) {
+        return p.err_at(
+            at,
+            format!(
+                "{name} @{target} is not supported: it is a Python callback with results (jax.pure_callback, io_callback), whose function lives in the process that exported the program; compute its results with JAX ops inside the function, or call it outside the jitted function and pass its results in as arguments"
+            ),
+        );
+    }
+    p.notice(Notice::ErrorCheckAsNan, at);
+    Ok(outs
+        .into_iter()
+        .map(|ty| {
+            let value = match ty.dtype {
+                d if d.is_float() => Scalar::Float(f64::NAN),
+                DType::I1 => Scalar::Bool(true),
+                // The largest value, as bits (a `ui64`'s is all ones: -1 as i64).
+                d if d.is_unsigned() => Scalar::Int((u64::MAX >> (64 - d.bit_width())) as i64),
+                d => Scalar::Int(i64::MAX >> (64 - d.bit_width())),
+            };
+            f.b.constant(Literal::splat(ty, value))
+        })
+        .collect())
 }
 
 /// Reads the rest of an `ApproxTopK` call — operands `(x, positions, init value, init
@@ -427,7 +496,8 @@ fn lapack(
     routine: Routine,
     operands: &[super::parse::Use],
 ) -> PResult<Vec<ValueId>> {
-    // BLAS's one-letter options, from `mhlo.backend_config = {uplo = 76 : ui8, ...}`.
+    // BLAS's one-letter options, from `mhlo.backend_config = {uplo = 76 : ui8, ...}`, and
+    // flags (`left = true`) as 1 or 0.
     let mut options: Vec<(String, u8)> = Vec::new();
     if p.is(&Tok::LBrace) {
         for e in p.dict_entries()? {
@@ -440,8 +510,12 @@ fn lapack(
                 let Some((k, v)) = entry.split_once('=') else {
                     continue;
                 };
-                let digits: String = v.trim().chars().take_while(char::is_ascii_digit).collect();
-                if let Ok(c) = digits.parse::<u8>() {
+                let v = v.trim();
+                let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
+                let flag = [("true", 1), ("false", 0)]
+                    .into_iter()
+                    .find_map(|(word, c)| v.starts_with(word).then_some(c));
+                if let Some(c) = digits.parse::<u8>().ok().or(flag) {
                     options.push((k.trim().to_string(), c));
                 }
             }
@@ -458,6 +532,7 @@ fn lapack(
     let given: Vec<TensorType> = operands.iter().map(|u| f.b.ty(u.id).clone()).collect();
     let arity = match routine {
         Routine::Trsm | Routine::Orgqr => 2,
+        Routine::Ormqr => 3,
         Routine::Gtsv => 4,
         _ => 1,
     };
@@ -512,6 +587,13 @@ fn lapack(
                 .map(|op| f.b.func().op(op).results.clone())
         }
         Routine::Orgqr => f.b.push1(OpKind::HouseholderProduct, &ids).map(|x| vec![x]),
+        Routine::Ormqr => ormqr(
+            &mut f.b,
+            &ids,
+            option("left", 1) == 1,
+            option("transpose", 0) == 1,
+        )
+        .map(|x| vec![x]),
         Routine::Gtsv => {
             f.b.push(OpKind::TridiagonalSolve, &ids, None, Vec::new())
                 .map(|op| f.b.func().op(op).results.clone())
@@ -545,6 +627,56 @@ fn lapack(
 /// triangle, `a`'s own values in the other (LAPACK leaves them), and the status per
 /// matrix: 0, or 1 where the factor is not finite (`a` not positive definite: LAPACK gives
 /// the failing column, JAX only tests for 0).
+/// `ormqr(reflectors, taus, c)`: the full `q` of the reflectors (an `m x m` product of
+/// the reflectors padded or cut to `m` columns, the missing ones scaled by no tau: the
+/// identity), then `q c`, `qᵀ c`, `c q` or `c qᵀ`.
+fn ormqr(
+    b: &mut crate::builder::FunctionBuilder,
+    ids: &[ValueId],
+    left: bool,
+    transpose: bool,
+) -> Result<ValueId, IrError> {
+    let (a, taus, c) = (ids[0], ids[1], ids[2]);
+    let ty = b.ty(a).clone();
+    let r = ty.rank();
+    if r < 2 {
+        // Not reflectors: the product's typing rule says what it takes.
+        return b.push1(OpKind::HouseholderProduct, &[a, taus]);
+    }
+    let (m, cols) = (ty.shape[r - 2], ty.shape[r - 1]);
+    let mut high = vec![0i64; r];
+    high[r - 1] = m as i64 - cols as i64;
+    let zero = b.constant(Literal::scalar(ty.dtype, Scalar::Float(0.0)));
+    let square = b.push1(
+        OpKind::Pad {
+            low: vec![0; r],
+            high,
+            interior: vec![0; r],
+        },
+        &[a, zero],
+    )?;
+    let q = b.push1(OpKind::HouseholderProduct, &[square, taus])?;
+    let batch: Vec<usize> = (0..r - 2).collect();
+    // The dimension of q contracted: its rows for qᵀ c and c q, its columns otherwise.
+    let q_dim = if left == transpose { r - 2 } else { r - 1 };
+    let (lhs, rhs, lhs_contracting, rhs_contracting) = if left {
+        (q, c, q_dim, r - 2)
+    } else {
+        (c, q, r - 1, q_dim)
+    };
+    b.push1(
+        OpKind::DotGeneral(crate::op::DotDims {
+            lhs_batch: batch.clone(),
+            rhs_batch: batch,
+            lhs_contracting: vec![lhs_contracting],
+            rhs_contracting: vec![rhs_contracting],
+            precision: Vec::new(),
+            algorithm: None,
+        }),
+        &[lhs, rhs],
+    )
+}
+
 fn potrf(
     b: &mut crate::builder::FunctionBuilder,
     a: ValueId,

@@ -92,6 +92,28 @@ pub fn parse_module_with(src: &str, uneven: crate::Uneven) -> Result<Module, IrE
     parse::Parser::parse_with(src, true, uneven)
 }
 
+/// [`parse_module_with`], and notes on what the reader did that changes what the program
+/// does at run time, for the user to read (one line each, `note: ...`): Python callbacks
+/// with no results (`jax.debug.print`) left out, and equinox's runtime checks
+/// (`eqx.error_if`) read as `EQX_ON_ERROR=nan` reads them.
+///
+/// ```
+/// let text = r#"func.func @main(%x: tensor<f32>) -> tensor<f32> {
+///   stablehlo.custom_call @xla_ffi_python_cpu_callback(%x) {has_side_effect = true} : (tensor<f32>) -> ()
+///   return %x : tensor<f32>
+/// }"#;
+/// let (m, notes) = shardc_ir::text::parse_module_noted(text, shardc_ir::Uneven::Refuse)?;
+/// assert_eq!(m.entry().unwrap().ops.len(), 0);
+/// assert!(notes[0].starts_with("note: the Python callback at line 2 (jax.debug.print"));
+/// # Ok::<(), shardc_ir::IrError>(())
+/// ```
+pub fn parse_module_noted(
+    src: &str,
+    uneven: crate::Uneven,
+) -> Result<(Module, Vec<String>), IrError> {
+    parse::Parser::parse_noted(src, true, uneven)
+}
+
 /// Parses a module without the verifier's checks (syntax, names and op typing rules are
 /// still checked), for tests that want to hand the verifier something invalid.
 pub fn parse_module_unverified(src: &str) -> Result<Module, IrError> {

@@ -9,7 +9,7 @@
 
 use super::attr::Entry;
 use super::chlo;
-use super::lexer::{Lexer, Tok, Token, error_at};
+use super::lexer::{Lexer, Tok, Token, error_at, position};
 use super::narrow::{self, Narrow};
 use super::ops::{self, OpSyntax};
 use crate::builder::FunctionBuilder;
@@ -202,6 +202,38 @@ pub(super) struct Parser<'a> {
     /// For each tensor type read so far, its narrow type and where it was written, if it
     /// was one (read as the type holding it, see `narrow.rs`).
     pub narrow: Vec<Option<(Narrow, usize)>>,
+    /// What the reader did that the user should know, by kind: the lines of each kind.
+    notes: Vec<(Notice, Vec<usize>)>,
+}
+
+/// Something the reader did that changes what a program does at run time, which the
+/// user is told of ([`Parser::notice`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(super) enum Notice {
+    /// A Python callback with no results (`jax.debug.print`, `jax.debug.callback`) left
+    /// out.
+    CallbackDropped,
+    /// Equinox's runtime check (`eqx.error_if`) read as `EQX_ON_ERROR=nan` reads it.
+    ErrorCheckAsNan,
+}
+
+impl Notice {
+    fn text(self, lines: &[usize]) -> String {
+        let at = lines
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let s = if lines.len() == 1 { "" } else { "s" };
+        match self {
+            Notice::CallbackDropped => format!(
+                "note: the Python callback{s} at line{s} {at} (jax.debug.print, jax.debug.callback) left out: a callback's function lives in the process that exported the program, and one with no results cannot change what the program computes"
+            ),
+            Notice::ErrorCheckAsNan => format!(
+                "note: equinox's runtime check{s} (eqx.error_if, as diffrax, optimistix and lineax use it) at line{s} {at} read as `EQX_ON_ERROR=nan` reads them: a failing check gives NaN (integers: their largest value; booleans: true) in the value it guards instead of raising, as its message lives in the process that exported the program"
+            ),
+        }
+    }
 }
 
 /// The name part of a location: `loc("x")` or `loc("jit(f)/dot"(#loc3))`, or an alias.
@@ -221,6 +253,16 @@ impl<'a> Parser<'a> {
     /// [`parse`](Self::parse), with `uneven` saying whether the verifier's checks accept
     /// shardings that do not divide their dimensions.
     pub fn parse_with(src: &'a str, verify: bool, uneven: Uneven) -> Result<Module, IrError> {
+        Parser::parse_noted(src, verify, uneven).map(|(m, _)| m)
+    }
+
+    /// [`parse_with`](Self::parse_with), and the notes on what the reader did that changes
+    /// what the program does at run time (one line each).
+    pub fn parse_noted(
+        src: &'a str,
+        verify: bool,
+        uneven: Uneven,
+    ) -> Result<(Module, Vec<String>), IrError> {
         let mut lex = Lexer::new(src);
         let tok = lex
             .next_token()
@@ -240,6 +282,7 @@ impl<'a> Parser<'a> {
             op_locs: Vec::new(),
             complex: Vec::new(),
             narrow: Vec::new(),
+            notes: Vec::new(),
         };
         p.file()?;
         p.run_deferred()?;
@@ -248,7 +291,17 @@ impl<'a> Parser<'a> {
         if verify {
             verify::verify_module_with(&p.module, uneven)?;
         }
-        Ok(p.module)
+        let notes = p.notes.iter().map(|(n, lines)| n.text(lines)).collect();
+        Ok((p.module, notes))
+    }
+
+    /// Records `notice` for the op at byte `offset`.
+    pub fn notice(&mut self, notice: Notice, offset: usize) {
+        let line = position(self.src, offset).line;
+        match self.notes.iter_mut().find(|(n, _)| *n == notice) {
+            Some((_, lines)) => lines.push(line),
+            None => self.notes.push((notice, vec![line])),
+        }
     }
 
     /// `true` when the verifier's checks run as the text is read.
