@@ -139,9 +139,12 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     };
     let types = input_types(&m)?;
     let platform = platform_index_args(&m);
-    let mut record = match &r.inputs {
-        None => None,
-        Some(p) => Some(read_inputs(p, &types, &platform)?),
+    let (mut record, input_notes) = match &r.inputs {
+        None => (None, Vec::new()),
+        Some(p) => {
+            let (record, notes) = read_inputs(p, &types, &platform)?;
+            (Some(record), notes)
+        }
     };
     let platform_value = |k: usize| match &record {
         Some(rec) => rec.inputs[k].clone(),
@@ -149,7 +152,7 @@ pub fn run(r: &Run) -> Result<Outcome, Box<dyn std::error::Error>> {
     };
     // The platform is known now: compiled for it, its `case`s fold away.
     let mut notes = String::new();
-    for note in read_notes {
+    for note in read_notes.iter().chain(&input_notes) {
         writeln!(notes, "{note}")?;
     }
     let m = if platform.is_empty() {
@@ -585,8 +588,13 @@ fn compare(
 
 /// The inputs in `path`: a recorded run (`.json`) or a safetensors file whose tensors are
 /// named `0`, `1`, ... or `arg0`, `arg1`, ... (one per argument of the entry function).
-/// Platform index arguments (`platform`) the inputs leave out are 0.
-fn read_inputs(path: &Path, types: &[TensorType], platform: &[usize]) -> Result<Record, String> {
+/// Platform index arguments (`platform`) the inputs leave out are 0. A 64-bit input for a
+/// 32-bit argument is given in 32 bits, as JAX gives it ([`in_32_bits`]), with a note.
+fn read_inputs(
+    path: &Path,
+    types: &[TensorType],
+    platform: &[usize],
+) -> Result<(Record, Vec<String>), String> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let record = match ext {
         "json" => Record::read(path)?,
@@ -617,14 +625,14 @@ fn read_inputs(path: &Path, types: &[TensorType], platform: &[usize]) -> Result<
                     })?,
                     view.shape(),
                 );
-                if &got != ty {
+                if &got != ty && !runs_in_32_bits(&got, ty) {
                     return Err(format!(
                         "{}: argument {k} is {ty}, but the file's tensor is {got}",
                         path.display()
                     ));
                 }
                 inputs.push(
-                    Literal::from_le_bytes(ty, view.data())
+                    Literal::from_le_bytes(&got, view.data())
                         .map_err(|e| format!("{}: argument {k}: {e}", path.display()))?,
                 );
             }
@@ -668,16 +676,82 @@ fn read_inputs(path: &Path, types: &[TensorType], platform: &[usize]) -> Result<
                 .join(", ")
         ));
     }
-    for (k, (got, want)) in record.inputs.iter().zip(types).enumerate() {
-        if &got.ty != want {
-            return Err(format!(
-                "{}: input {k} is {}, but the program's argument {k} is {want}",
-                path.display(),
-                got.ty
-            ));
+    let mut notes = Vec::new();
+    for (k, (got, want)) in record.inputs.iter_mut().zip(types).enumerate() {
+        if &got.ty == want {
+            continue;
+        }
+        match in_32_bits(got, want) {
+            Some(Ok(narrowed)) => {
+                notes.push(format!(
+                    "note: input {k} is {}, given to argument {k} ({want}) in 32 bits, as JAX runs 64-bit arrays with `jax_enable_x64` off",
+                    got.ty
+                ));
+                *got = narrowed;
+            }
+            Some(Err(e)) => return Err(format!("{}: input {k}: {e}", path.display())),
+            None => {
+                return Err(format!(
+                    "{}: input {k} is {}, but the program's argument {k} is {want}",
+                    path.display(),
+                    got.ty
+                ));
+            }
         }
     }
-    Ok(record)
+    Ok((record, notes))
+}
+
+/// Whether JAX runs an array of type `got` given for an argument of type `want` in 32 bits
+/// (see [`in_32_bits`]).
+fn runs_in_32_bits(got: &TensorType, want: &TensorType) -> bool {
+    let narrowing = [
+        (DType::I64, DType::I32),
+        (DType::U64, DType::U32),
+        (DType::F64, DType::F32),
+    ];
+    got.shape == want.shape && narrowing.contains(&(got.dtype, want.dtype))
+}
+
+/// A 64-bit input for a 32-bit argument of the same shape, in 32 bits, as JAX with
+/// `jax_enable_x64` off (its default) runs the 64-bit arrays a jitted function is given
+/// (`i64` as `i32`, `ui64` as `ui32`, `f64` rounded to `f32`): a record written from
+/// NumPy holds a Python int as an int64. `None` for other pairs of types; an error when
+/// an integer does not fit.
+fn in_32_bits(got: &Literal, want: &TensorType) -> Option<Result<Literal, String>> {
+    if !runs_in_32_bits(&got.ty, want) {
+        return None;
+    }
+    let elements = if want.dtype.is_float() {
+        shardc::ir::Elements::from_f64(want.dtype, &got.to_f64_vec())
+    } else {
+        let range = if want.dtype == DType::I32 {
+            i64::from(i32::MIN)..=i64::from(i32::MAX)
+        } else {
+            0..=i64::from(u32::MAX)
+        };
+        let n = got.ty.num_elements();
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            // A ui64 above i64::MAX reads as a negative i64: out of range either way.
+            let v = got.get(i).as_i64();
+            if !range.contains(&v) {
+                return Some(Err(format!(
+                    "element {i} is {}, which the argument's {} cannot hold (JAX with `jax_enable_x64` off would wrap it); give it as {} or export with `jax_enable_x64` on",
+                    if got.ty.dtype == DType::U64 {
+                        (v as u64).to_string()
+                    } else {
+                        v.to_string()
+                    },
+                    want.dtype,
+                    want.dtype
+                )));
+            }
+            values.push(shardc::ir::Scalar::Int(v));
+        }
+        shardc::ir::Elements::from_scalars(want.dtype, &values)
+    };
+    Some(Literal::new(want.clone(), elements).map_err(|e| e.to_string()))
 }
 
 fn write_safetensors(path: &Path, outputs: &[Literal]) -> Result<(), String> {

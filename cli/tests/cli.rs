@@ -1107,3 +1107,65 @@ fn collective_matmul_runs_the_gather_and_the_scatter_as_ring_steps() {
     assert!(err.contains("off, auto") && err.contains("always"), "{err}");
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// A record written from NumPy holds a Python int as an int64 and floats as float64s: for
+/// 32-bit arguments `shardc run` gives them in 32 bits, as JAX with `jax_enable_x64` off
+/// runs them, with a note; an integer that does not fit is refused, naming it.
+#[test]
+fn sixty_four_bit_inputs_run_in_32_bits_as_jax_runs_them() {
+    let tmp = std::env::temp_dir().join(format!("shardc-x64-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let program = tmp.join("p.mlir");
+    std::fs::write(
+        &program,
+        r#"func.func @main(%n: tensor<2xi32>, %x: tensor<2xf32>) -> (tensor<2xi32>, tensor<2xf32>) {
+  %0 = stablehlo.add %n, %n : tensor<2xi32>
+  %1 = stablehlo.add %x, %x : tensor<2xf32>
+  return %0, %1 : tensor<2xi32>, tensor<2xf32>
+}"#,
+    )
+    .unwrap();
+    let record = |n: &str| {
+        format!(
+            r#"{{"inputs": [{{"shape": [2], "dtype": "int64", "data": [{n}, -4]}}, {{"shape": [2], "dtype": "float64", "data": [0.1, 1e-50]}}],
+  "outputs": [{{"shape": [2], "dtype": "int32", "data": [6, -8]}}, {{"shape": [2], "dtype": "float32", "data": [0.2, 0.0]}}],
+  "tolerance": {{"abs": 0.0, "rel": 0.0}}}}"#
+        )
+    };
+    let run = |n: &str| {
+        let inputs = tmp.join(format!("in{n}.json"));
+        std::fs::write(&inputs, record(n)).unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_shardc"))
+            .arg("run")
+            .arg(&program)
+            .arg("--inputs")
+            .arg(&inputs)
+            .output()
+            .unwrap()
+    };
+    let ok = run("3");
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(
+        text.contains("note: input 0 is tensor<2xi64>, given to argument 0 (tensor<2xi32>) in 32 bits, as JAX runs 64-bit arrays with `jax_enable_x64` off")
+            && text.contains("note: input 1 is tensor<2xf64>, given to argument 1 (tensor<2xf32>) in 32 bits"),
+        "{text}"
+    );
+    // 0.1 rounded to f32 and doubled is exactly 2 * 0.1f32; 1e-50 is 0 in f32.
+    assert!(
+        text.contains("every result matches the outputs recorded"),
+        "{text}"
+    );
+    let bad = run("3000000000");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success());
+    assert!(
+        err.contains("input 0: element 0 is 3000000000, which the argument's i32 cannot hold"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -1115,6 +1115,11 @@ fn jax_fixture_decisions() {
         ("lax_ormqr_fwd", &[]),
         ("optx_levenberg_marquardt_fwd", &[]),
         ("optx_newton_root_fwd", &["all_gather {data}"]),
+        // flax.training: a TrainState step sums the loss and its MLP's 4 gradients over
+        // data (the clipping norm then computed on every device); the f16 DynamicScale
+        // step the loss and its one gradient.
+        ("flax_train_state_clip_adamw_step", &["all_reduce {data}"; 5]),
+        ("flax_dynamic_scale_f16_step", &["all_reduce {data}"; 2]),
         // The loss and the gradient summed over data; the debug print left out.
         ("jax_debug_print_step", &["all_reduce {data}"; 2]),
     ];
