@@ -1118,8 +1118,15 @@ fn jax_fixture_decisions() {
         // flax.training: a TrainState step sums the loss and its MLP's 4 gradients over
         // data (the clipping norm then computed on every device); the f16 DynamicScale
         // step the loss and its one gradient.
-        ("flax_train_state_clip_adamw_step", &["all_reduce {data}"; 5]),
+        (
+            "flax_train_state_clip_adamw_step",
+            &["all_reduce {data}"; 5],
+        ),
         ("flax_dynamic_scale_f16_step", &["all_reduce {data}"; 2]),
+        // Replicated linear algebra: none. NNX's Megatron split: the row-parallel
+        // layer's partial sums all-reduced over model.
+        ("jnp_linalg_norms_lstsq_fwd", &[]),
+        ("nnx_with_partitioning_fwd", &["all_reduce {model}"]),
         // The loss and the gradient summed over data; the debug print left out.
         ("jax_debug_print_step", &["all_reduce {data}"; 2]),
     ];

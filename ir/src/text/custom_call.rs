@@ -71,7 +71,8 @@ enum Routine {
     Gtsv,
     /// Singular value decomposition: `(a) -> (a', s, u, vt, status)`, `a'` being what
     /// LAPACK leaves in `a` (unspecified: shardc gives `a`); `mode` `S` gives the thin `u`
-    /// and `vt`, `A` and `N` (values only: JAX ignores the vectors) the full ones.
+    /// and `vt`, `A` the full ones, `N` (values only: JAX ignores the vectors) those its
+    /// type says.
     Gesdd,
 }
 
@@ -603,7 +604,16 @@ fn lapack(
             decomposition(&mut f.b, OpKind::Eigh { lower }, ids[0])
         }
         Routine::Gesdd => {
-            let full_matrices = option("mode", b'A') != b'S';
+            let square = |t: Option<&TensorType>| {
+                t.is_some_and(|t| t.rank() >= 2 && t.shape[t.rank() - 1] == t.shape[t.rank() - 2])
+            };
+            let full_matrices = match option("mode", b'A') {
+                b'S' => false,
+                b'A' => true,
+                // Values only (`N`): JAX ignores the vectors, whose type says which shapes
+                // (both square: full).
+                _ => square(outs.get(2)) && square(outs.get(3)),
+            };
             decomposition(&mut f.b, OpKind::Svd { full_matrices }, ids[0])
         }
     };
