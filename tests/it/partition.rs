@@ -1127,6 +1127,11 @@ fn jax_fixture_decisions() {
         // layer's partial sums all-reduced over model.
         ("jnp_linalg_norms_lstsq_fwd", &[]),
         ("nnx_with_partitioning_fwd", &["all_reduce {model}"]),
+        // shard_alike's group is a hint left out: the product computed on each device's
+        // rows and gathered for the replicated result. An unreduced
+        // einsum's partial sum held through its constraint, then summed over data.
+        ("jax_shard_alike_fwd", &["all_gather {data}"]),
+        ("jax_unreduced_einsum_fwd", &["all_reduce {data}"]),
         // The loss and the gradient summed over data; the debug print left out.
         ("jax_debug_print_step", &["all_reduce {data}"; 2]),
     ];

@@ -6,7 +6,8 @@
 //! all_reduce(x) + all_reduce(y) = all_reduce(x + y)        add, subtract: jointly linear
 //! f(all_reduce(x))              = all_reduce(f(x))         f linear in x: negate, reshape,
 //!                                                          transpose, broadcast, slice, convert,
-//!                                                          dynamic_slice (complete offsets)
+//!                                                          dynamic_slice (complete offsets),
+//!                                                          sharding_constraint
 //! dus(all_reduce(x), all_reduce(u), i)                     dynamic_update_slice: jointly
 //!                               = all_reduce(dus(x, u, i)) linear in operand and update
 //! all_reduce(x) * y             = all_reduce(x * y)        multiply, dot_general: linear in
@@ -46,7 +47,10 @@ pub fn linearity(op: &Op) -> Linearity {
         | OpKind::Slice { .. }
         | OpKind::Reverse { .. }
         | OpKind::Convert
-        | OpKind::DynamicSlice { .. } => Linearity::Each(vec![0]),
+        | OpKind::DynamicSlice { .. }
+        // An identity: a constraint that leaves a value unreduced (JAX's
+        // `out_sharding=P(..., unreduced={"x"})`) holds the partial sum as it is.
+        | OpKind::ShardingConstraint(_) => Linearity::Each(vec![0]),
         OpKind::Binary(BinaryOp::Multiply) | OpKind::DotGeneral(_) => Linearity::Each(vec![0, 1]),
         // all_reduce(x) / y = all_reduce(x / y): a mean is a sum over a count.
         OpKind::Binary(BinaryOp::Divide) => Linearity::Each(vec![0]),

@@ -26,6 +26,8 @@ pub(super) type PResult<T> = Result<T, ParseError>;
 
 /// `stablehlo.custom_call`, read by `custom_call.rs`.
 const CUSTOM_CALL: &str = "stablehlo.custom_call";
+/// `jax.experimental.shard_alike`'s hint that values share a sharding.
+const SHARDING_GROUP: &str = "sdy.sharding_group";
 /// Deepest nesting of regions (a reduce in the reducer of a reduce in ...).
 pub(super) const MAX_REGION_DEPTH: usize = 16;
 
@@ -1169,6 +1171,45 @@ impl<'a> Parser<'a> {
     }
 
     /// A use of a value.
+    /// Reads the rest of an `sdy.sharding_group` (`%x group_id=0 : t`, or generic
+    /// `(%x) <{group_id = 0 : i64}> : (t) -> ()`): `jax.experimental.shard_alike`'s hint
+    /// that values share a sharding. It changes no value, and shardc's propagation chooses
+    /// each value's layout by cost, so it is read and left out.
+    fn sharding_group(&mut self, f: &FuncState, generic: bool) -> PResult<()> {
+        let context = format!("(the type of {SHARDING_GROUP})");
+        if generic {
+            self.operand_parens(f)?;
+            if self.eat(Tok::Less)? {
+                self.dict_entries()?;
+                self.expect(Tok::Greater, "to close the properties `<{...}>`")?;
+            }
+            if self.is(&Tok::LBrace) {
+                self.op_attrs()?;
+            }
+            self.expect(Tok::Colon, &format!("before the type of {SHARDING_GROUP}"))?;
+            self.function_type(&context)?;
+        } else {
+            self.operand(f)?;
+            self.expect_ident(
+                "group_id",
+                &format!("after the operand of {SHARDING_GROUP}"),
+            )?;
+            self.expect(Tok::Equal, "after `group_id`")?;
+            match self.tok.tok {
+                Tok::Int(_) => {
+                    self.bump()?;
+                }
+                _ => return self.err("expected the group's number after `group_id=`"),
+            }
+            if self.is(&Tok::LBrace) {
+                self.op_attrs()?;
+            }
+            self.expect(Tok::Colon, &format!("before the type of {SHARDING_GROUP}"))?;
+            self.tensor_type(&context)?;
+        }
+        Ok(())
+    }
+
     pub fn operand(&mut self, f: &FuncState) -> PResult<Use> {
         let Tok::Value { name, index } = self.tok.tok else {
             return self.err(format!("expected a value (%name), found {}", self.tok.tok));
@@ -1499,6 +1540,17 @@ impl<'a> Parser<'a> {
             self.refuse_narrow(narrow_mark, name_offset, name)?;
             self.skip_loc()?;
             return self.bind_results(f, &groups, name, values);
+        }
+        let sharding_group = match &self.tok.tok {
+            Tok::Str(n) if n == SHARDING_GROUP => Some(true),
+            Tok::Ident(SHARDING_GROUP) => Some(false),
+            _ => None,
+        };
+        if let Some(generic) = sharding_group {
+            self.bump()?;
+            self.sharding_group(f, generic)?;
+            self.skip_loc()?;
+            return self.bind_results(f, &groups, SHARDING_GROUP, Vec::new());
         }
         let custom_call = match &self.tok.tok {
             Tok::Str(n) if n == CUSTOM_CALL => Some(true),

@@ -367,3 +367,11 @@ func.func @main(%dl: tensor<8xf32>, %d: tensor<8xf32>, %du: tensor<7xf32>, %b: t
   %0:5 = shardc.tridiagonal_solve %dl, %d, %du, %b : (tensor<8xf32>, tensor<8xf32>, tensor<7xf32>, tensor<8x3xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<7xf32>, tensor<8x3xf32>, tensor<i32>)
   return %0#3 : tensor<8x3xf32>
 }
+
+// -----
+
+// shard_alike's sharding_group without its group
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  sdy.sharding_group %x : tensor<4xf32>
+  return %x : tensor<4xf32>
+}
